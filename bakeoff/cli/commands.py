@@ -1,0 +1,31 @@
+"""The list of command modules. Each module exposes `COMMANDS`, a list of click commands."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# One module per command group; each is owned by the component it fronts.
+COMMAND_MODULES = (
+    "bakeoff.cli.corpus",  # generate, calibrate
+    "bakeoff.cli.sandbox",  # sandbox build / check
+    "bakeoff.cli.score",  # score
+    "bakeoff.cli.models",  # models, ask
+    "bakeoff.cli.batch",  # run, status, demo
+    "bakeoff.cli.report",  # analyze, report
+    "bakeoff.cli.review",  # review
+)
+
+
+def all_commands() -> list[click.Command]:
+    commands: list[click.Command] = []
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # that command group is not written yet
+                continue
+            raise
+        commands.extend(module.COMMANDS)
+    return commands

@@ -1,0 +1,1 @@
+"""Model backends: llama.cpp in process, OpenAI-compatible HTTP, scripted replay."""

@@ -1,0 +1,62 @@
+"""The model backend contract every stage uses.
+
+Stages never import llama_cpp or httpx: they receive a `ModelBackend`.
+A backend never raises for a model's silence: an answer that did not come
+back is a `Completion` with `error` set, so the capture audit can count it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "system", "user" or "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+    timeout_s: float = 600.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer, or the record of its absence."""
+
+    text: str
+    finish_reason: str  # "stop", "length", or "error"
+    prompt_tokens: int
+    completion_tokens: int
+    prompt_seconds: float  # prompt processing
+    generation_seconds: float
+    backend: str  # the backend's identity, e.g. "gguf:/path/model.gguf"
+    error: str | None = None  # set when nothing came back (timeout, transport error...)
+    cached_prompt_tokens: int = 0  # prompt tokens served from a reused prefix
+    model_info: dict = field(default_factory=dict)  # sha256, quantization, n_ctx, offload, versions
+
+
+@runtime_checkable
+class ModelBackend(Protocol):
+    """Anything that can answer a chat."""
+
+    @property
+    def identity(self) -> str: ...
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        key: str,
+        settings: GenerationSettings,
+    ) -> Completion:
+        """Answer `messages`. `key` names the conversation and turn (used by replay and prefix reuse)."""
+        ...
+
+    def close(self) -> None: ...

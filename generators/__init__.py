@@ -1,0 +1,1 @@
+"""Seeded corpus generators and the calibration reference pipelines."""

@@ -1,0 +1,1 @@
+"""Isolation for model-written code: Docker first, bubblewrap where Docker is absent."""
