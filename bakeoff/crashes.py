@@ -1,0 +1,180 @@
+"""Telling why a submission's script failed, from what it printed.
+
+The class names are a stable vocabulary shared by records and reports:
+module_not_found, pickle_class_missing, file_not_found, column_missing,
+syntax_error, type_error, value_error, other; plus timeout and
+out_of_memory, which come from the sandbox's own report, never from text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sandbox.base import ExecResult
+
+MODULE_NOT_FOUND = "module_not_found"
+PICKLE_CLASS_MISSING = "pickle_class_missing"
+FILE_NOT_FOUND = "file_not_found"
+COLUMN_MISSING = "column_missing"
+SYNTAX_ERROR = "syntax_error"
+TYPE_ERROR = "type_error"
+VALUE_ERROR = "value_error"
+OTHER = "other"
+TIMEOUT = "timeout"
+OUT_OF_MEMORY = "out_of_memory"
+
+CRASH_CLASSES = (
+    MODULE_NOT_FOUND,
+    PICKLE_CLASS_MISSING,
+    FILE_NOT_FOUND,
+    COLUMN_MISSING,
+    SYNTAX_ERROR,
+    TYPE_ERROR,
+    VALUE_ERROR,
+    OTHER,
+)
+
+TAIL_LINES = 30
+TAIL_CHARS = 4000
+
+_TRACEBACK_HEADER = "Traceback (most recent call last):"
+_FRAME_LINE = re.compile(r'^\s+File "')
+_EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
+_MISSING_MODULE = re.compile(r"No module named '([^']+)'")
+_PICKLED_NAME = re.compile(r"Can't get attribute '([^']+)' on <module '__main__'")
+_MISSING_PATH = re.compile(r"No such file or directory: '([^']*)'")
+_QUOTED = re.compile(r"'([^']*)'")
+# scikit-learn's messages when the columns at predict time differ from fit time
+_SKLEARN_COLUMNS = ("columns are missing", "feature names should match", "Feature names seen at fit time")
+
+
+@dataclass(frozen=True)
+class CrashInfo:
+    """Why one execution failed: a class from the vocabulary above, a short detail, the traceback's end."""
+
+    crash_class: str
+    detail: str
+    traceback_tail: str
+    exception_type: str = ""  # as printed, e.g. "ModuleNotFoundError"
+
+
+@dataclass(frozen=True)
+class RaisedException:
+    """The last exception of a Python traceback, as printed."""
+
+    type_name: str
+    message: str  # the exception line's text plus any lines the message continued on
+    passed_through_pandas: bool
+
+
+def classify(result: ExecResult) -> CrashInfo:
+    """Classify a failed execution; limits reported by the sandbox win over anything printed."""
+    tail = traceback_tail(result.stderr)
+    if result.oom_killed:
+        return CrashInfo(OUT_OF_MEMORY, "killed by the memory cap", tail)
+    if result.timed_out:
+        return CrashInfo(TIMEOUT, "killed by the wall-clock timeout", tail)
+    raised = last_exception(result.stderr)
+    if raised is None:
+        return CrashInfo(OTHER, _no_traceback_detail(result), tail)
+    crash_class, detail = classify_exception(raised)
+    return CrashInfo(crash_class, detail, tail, raised.type_name)
+
+
+def classify_exception(raised: RaisedException) -> tuple[str, str]:
+    """(crash class, detail) for an exception read off a traceback."""
+    short_type = raised.type_name.rsplit(".", 1)[-1]
+    message = raised.message
+    first_line = message.splitlines()[0] if message else ""
+    if short_type in ("ModuleNotFoundError", "ImportError") and _MISSING_MODULE.search(message):
+        return MODULE_NOT_FOUND, _MISSING_MODULE.search(message).group(1)
+    if short_type == "AttributeError" and _PICKLED_NAME.search(message):
+        return PICKLE_CLASS_MISSING, _PICKLED_NAME.search(message).group(1)
+    if short_type == "FileNotFoundError":
+        found = _MISSING_PATH.search(message)
+        return FILE_NOT_FOUND, found.group(1) if found else first_line
+    if short_type == "KeyError" and raised.passed_through_pandas:
+        return COLUMN_MISSING, _column_detail(first_line)
+    if short_type == "ValueError" and any(marker in message for marker in _SKLEARN_COLUMNS):
+        return COLUMN_MISSING, first_line
+    if short_type in ("SyntaxError", "IndentationError", "TabError"):
+        return SYNTAX_ERROR, first_line
+    if short_type == "TypeError":
+        return TYPE_ERROR, first_line
+    if short_type == "ValueError":
+        return VALUE_ERROR, first_line
+    return OTHER, f"{raised.type_name}: {first_line}" if first_line else raised.type_name
+
+
+def _column_detail(first_line: str) -> str:
+    # pandas says KeyError: 'col', or "None of [Index(['a', 'b'], ...)] are in the [columns]",
+    # or "['a'] not in index": the quoted names are the missing columns.
+    names = _QUOTED.findall(first_line)
+    if not names:
+        return first_line
+    if "dtype=" in first_line:
+        names = [name for name in names if name not in ("object", "str")]
+    return ", ".join(names) if names else first_line
+
+
+def _no_traceback_detail(result: ExecResult) -> str:
+    last_line = next((line for line in reversed(result.stderr.splitlines()) if line.strip()), "")
+    code = result.exit_code
+    if code is not None and (code < 0 or code > 128):
+        signal_number = -code if code < 0 else code - 128
+        prefix = f"killed by signal {signal_number}"
+    else:
+        prefix = f"exit code {code}"
+    return f"{prefix}: {last_line.strip()[:200]}" if last_line else prefix
+
+
+def last_exception(stderr: str) -> RaisedException | None:
+    """The final exception of the last Python traceback in `stderr`, or None if there is none."""
+    lines = stderr.splitlines()
+    start = _last_traceback_start(lines)
+    if start is None:
+        return None
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if not line.strip() or line[0].isspace():
+            continue  # frames, source lines and carets are indented
+        match = _EXCEPTION_LINE.match(line)
+        if match is None:
+            return None
+        continuation = _message_continuation(lines[index + 1 :])
+        message = "\n".join(filter(None, [match.group("message") or "", *continuation]))
+        frames = "\n".join(lines[start:index])
+        return RaisedException(match.group("type"), message, "/pandas/" in frames)
+    return None
+
+
+def _last_traceback_start(lines: list[str]) -> int | None:
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith(_TRACEBACK_HEADER):
+            return index
+    # A script that does not compile prints a bare frame, no "Traceback" header.
+    for index, line in enumerate(lines):
+        if _FRAME_LINE.match(line):
+            return index
+    return None
+
+
+def _message_continuation(lines: list[str]) -> list[str]:
+    # Multi-line messages (scikit-learn's feature-name report) continue until a blank line.
+    kept = []
+    for line in lines[:20]:
+        if not line.strip():
+            break
+        kept.append(line)
+    return kept
+
+
+def traceback_tail(stderr: str) -> str:
+    """The end of the output from the last traceback on, bounded in lines and characters."""
+    lines = stderr.rstrip().splitlines()
+    start = _last_traceback_start(lines)
+    if start is not None:
+        lines = lines[start:]
+    tail = "\n".join(lines[-TAIL_LINES:])
+    return tail[-TAIL_CHARS:]

@@ -1,0 +1,7 @@
+"""Entry point for `python -m scorer`."""
+
+import sys
+
+from scorer.cli import main
+
+sys.exit(main())
