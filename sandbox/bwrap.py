@@ -59,9 +59,9 @@ class BwrapSandbox(Sandbox):
         cgroups: CgroupTree | None = None,
     ) -> None:
         super().__init__(spec)
-        self.bwrap = bwrap_path or shutil.which("bwrap")
+        self.bwrap = shutil.which(bwrap_path or "bwrap")
         if not self.bwrap:
-            raise SandboxUnavailable("bubblewrap is not installed (apt-get install bubblewrap)")
+            raise SandboxUnavailable(f"bubblewrap not found as {bwrap_path or 'bwrap'} (apt-get install bubblewrap)")
         _check_spec(spec, wheelhouse)
         self.cgroups = cgroups or find_tree()
         self.host_env = host_env or ensure_host_env(cache_dir)

@@ -113,8 +113,9 @@ def ensure_host_env(
     try:
         report(f"creating the sandbox Python environment from {base_python}")
         _run([str(base_python), "-m", "venv", str(build_dir)], "create the virtual environment")
-        report("installing " + ", ".join(packages) + (f" from {wheelhouse}" if wheelhouse else ""))
-        _run(_pip_install_argv(build_dir, packages, wheelhouse), "install the sandbox packages")
+        if packages:
+            report("installing " + ", ".join(packages) + (f" from {wheelhouse}" if wheelhouse else ""))
+            _run(_pip_install_argv(build_dir, packages, wheelhouse), "install the sandbox packages")
         env = _retarget(build_dir, final_dir, base_python, packages)
         try:
             build_dir.rename(final_dir)

@@ -1,0 +1,154 @@
+"""The no-isolation driver: runs commands directly on the host.
+
+For machines with neither Docker nor bubblewrap, and for debugging. It has
+no filesystem, network, memory or process isolation at all: model-written
+code can read the answer key, reach the network and harm the host. It
+refuses to open unless told `i_understand_this_is_unsafe=True`, and every
+result it returns says isolation="none" so that records show it.
+
+What it still does: the workspace is the current folder; the spec's mounts
+are shown through symlinks (relative ones inside the workspace, absolute
+ones under a private folder, with command arguments naming them rewritten to
+that folder); /deps is a private folder on PYTHONPATH; the wall-clock
+timeout kills the command's whole process group; output is capped like the
+other drivers. A process that leaves its group (setsid) escapes the kill.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from sandbox.base import ExecResult, Sandbox, SandboxSpec
+from sandbox.errors import SandboxError
+from sandbox.hostproc import run_capped
+
+DEPS = "/deps"
+WHEELS = "/wheels"
+WORKSPACE = "/workspace"
+
+
+class UnsafeRefused(SandboxError):
+    """The no-isolation driver was asked for without the explicit unsafe flag."""
+
+
+class UnsafeSandbox(Sandbox):
+    """Runs commands on the host, unisolated; only with an explicit acknowledgement."""
+
+    kind = "none"
+
+    def __init__(
+        self,
+        spec: SandboxSpec,
+        *,
+        i_understand_this_is_unsafe: bool = False,
+        wheelhouse: Path | None = None,
+        python_bin_dir: Path | None = None,
+    ) -> None:
+        if i_understand_this_is_unsafe is not True:
+            raise UnsafeRefused(
+                "the 'none' sandbox runs model-written code on this machine with no isolation; "
+                "it needs the explicit unsafe flag"
+            )
+        super().__init__(spec)
+        if not spec.workspace.is_dir():
+            raise SandboxError(f"workspace {spec.workspace} is not a folder")
+        # Python of the running bakeoff: it has the data-science stack as dependencies.
+        self.python_bin_dir = python_bin_dir or Path(sys.executable).parent
+        self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-unsafe-"))
+        self.deps_dir = self.private_dir / "deps"
+        self.deps_dir.mkdir()
+        self.view_dir = self.private_dir / "view"  # absolute sandbox paths, shown as symlinks
+        self.aliases = self._build_aliases(wheelhouse)
+        self.closed = False
+
+    def _build_aliases(self, wheelhouse: Path | None) -> dict[str, str]:
+        """Sandbox path -> host path, for argument rewriting; makes the symlinks as it goes."""
+        aliases = {WORKSPACE: str(self.spec.workspace), DEPS: str(self.deps_dir)}
+        if wheelhouse is not None:
+            aliases[WHEELS] = str(wheelhouse)
+        for mount in self.spec.mounts:
+            if not mount.host_path.exists():
+                raise SandboxError(f"mount source {mount.host_path} does not exist")
+            if mount.sandbox_path.startswith("/"):
+                link = self.view_dir / mount.sandbox_path.lstrip("/")
+                aliases[mount.sandbox_path] = str(link)
+            else:
+                link = self.spec.workspace / mount.sandbox_path
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(mount.host_path.resolve())
+        return aliases
+
+    def exec(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ExecResult:
+        if self.closed:
+            raise SandboxError("this sandbox is closed")
+        if not argv:
+            raise SandboxError("empty command")
+        limits = self.spec.limits
+        host_argv = [self.host_path(arg) for arg in argv]
+        run = run_capped(
+            host_argv,
+            env=self.environment(env or {}),
+            cwd=str(self.spec.workspace),
+            timeout_s=limits.timeout_s if timeout_s is None else timeout_s,
+            output_cap=limits.output_bytes,
+            kill_all=_kill_process_group,
+        )
+        return ExecResult(
+            argv=tuple(argv),
+            exit_code=run.returncode,
+            stdout=run.stdout.text,
+            stderr=run.stderr.text,
+            timed_out=run.timed_out,
+            oom_killed=False,  # no memory cap here, so no engine report to read
+            duration_s=run.duration_s,
+            stdout_dropped_bytes=run.stdout.dropped_bytes,
+            stderr_dropped_bytes=run.stderr.dropped_bytes,
+            isolation=self.kind,
+        )
+
+    def host_path(self, arg: str) -> str:
+        """Rewrite an argument naming a sandbox path (e.g. /holdout/x.csv) to where it is on the host."""
+        for sandbox_path, host in sorted(self.aliases.items(), key=lambda item: -len(item[0])):
+            if arg == sandbox_path or arg.startswith(sandbox_path + "/"):
+                return host + arg[len(sandbox_path):]
+        return arg
+
+    def environment(self, extra_env: Mapping[str, str]) -> dict[str, str]:
+        env = {
+            "PATH": f"{self.python_bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "PYTHONPATH": str(self.deps_dir),
+            "HOME": os.environ.get("HOME", str(self.private_dir)),
+            "LANG": "C.UTF-8",
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+        env.update(self.spec.env)
+        env.update(extra_env)
+        return env
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def _kill_process_group(proc: subprocess.Popen) -> None:
+    """The command leads its own session (start_new_session): kill that whole group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
