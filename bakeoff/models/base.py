@@ -7,7 +7,7 @@ back is a `Completion` with `error` set, so the capture audit can count it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
 
@@ -40,6 +40,36 @@ class Completion:
     error: str | None = None  # set when nothing came back (timeout, transport error...)
     cached_prompt_tokens: int = 0  # prompt tokens served from a reused prefix
     model_info: dict = field(default_factory=dict)  # sha256, quantization, n_ctx, offload, versions
+    # Why nothing came back, as a name the capture audit counts by:
+    # "timeout", "transport_error" or "backend_error" (None when `error` is None).
+    error_kind: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+ERROR_KINDS = ("timeout", "transport_error", "backend_error")
+
+
+def turn_key(conversation: str, turn: int) -> str:
+    """The key a caller passes to `chat()`: "<conversation>#<turn>", turns counted from 1.
+
+    The scripted backend looks answers up by this key, so a resumed or
+    re-ordered run is served the answer recorded for the same turn.
+    """
+    if "#" in conversation:
+        raise ValueError(f"a conversation name may not contain '#': {conversation!r}")
+    if turn < 1:
+        raise ValueError(f"turns are counted from 1, got {turn}")
+    return f"{conversation}#{turn}"
+
+
+def split_key(key: str) -> tuple[str, int | None]:
+    """("<conversation>", turn) from a key; turn is None when the key names no turn."""
+    conversation, sep, turn = key.rpartition("#")
+    if sep and turn.isdigit():
+        return conversation, int(turn)
+    return key, None
 
 
 @runtime_checkable

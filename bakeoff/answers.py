@@ -1,0 +1,203 @@
+"""Reading model answers: the files they contain, their claimed F1, and the capture audit.
+
+The audit keeps two outcomes apart, each with a reason name:
+- uncaptured: nothing came back (empty, whitespace_only, timeout, transport_error,
+  backend_error). Recorded, never graded, dropped from the model's scores.
+- unusable: an answer came back but cannot be used (cut_off, no_code, no_verdict).
+  The model's failure, graded as such.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from bakeoff.models.base import Completion
+
+# --- fenced blocks and files -------------------------------------------------
+
+_FENCE_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
+# A file name: a relative path of plain segments with an extension (or a
+# well-known extensionless name). No spaces, no "..", nothing absolute.
+_FILE_NAME = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.[A-Za-z0-9]{1,8}$")
+_EXTENSIONLESS = frozenset({"Dockerfile", "Makefile"})
+_IN_BLOCK_NAME = re.compile(r"^\s*(?:#|//|--)\s*(?:file(?:name)?|path)\s*:\s*(?P<name>\S+)\s*$", re.IGNORECASE)
+_INFO_NAME = re.compile(r"""(?:title|file(?:name)?|path)\s*=\s*["']?(?P<name>[^"'\s]+)["']?""", re.IGNORECASE)
+_HEADING_PREFIX = re.compile(r"^\s*(?:#{1,6}\s*|\d+[.)]\s*|[-*+]\s+)?", re.UNICODE)
+_LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
+_BACKTICKED = re.compile(r"`([^`\s]+)`")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of an answer."""
+
+    language: str  # "" when the fence names none
+    name: str | None  # the file name attached to it, if any
+    content: str
+    closed: bool  # False when the answer ended inside the block (cut off)
+    start_line: int  # 1-based line of the opening fence
+
+
+@dataclass(frozen=True)
+class CodeFile:
+    path: str
+    content: str
+
+
+def is_file_name(candidate: str) -> bool:
+    if candidate in _EXTENSIONLESS:
+        return True
+    if not _FILE_NAME.match(candidate):
+        return False
+    return ".." not in candidate.split("/")
+
+
+def _name_from_info(info: str) -> tuple[str, str | None]:
+    """The language and file name in a fence's info string ("python train.py", "train.py", 'python title="x.py"')."""
+    labelled = _INFO_NAME.search(info)
+    words = info.split()
+    language = words[0] if words and not is_file_name(words[0]) and "=" not in words[0] else ""
+    if labelled and is_file_name(labelled.group("name")):
+        return language, labelled.group("name")
+    for word in words:
+        word = word.strip("{}:,")
+        if is_file_name(word):
+            return language, word
+    return language, None
+
+
+def _name_from_label_line(line: str) -> str | None:
+    """A file name that a line just before a fence stands for: '### train.py', '**File: x.py**', 'Here is `x.py`:'."""
+    plain = _HEADING_PREFIX.sub("", line.strip())
+    plain = plain.strip("*_ ").rstrip(":").strip("*_` ")
+    plain = _LABEL.sub("", plain).strip("*_` ")
+    if is_file_name(plain):
+        return plain
+    stripped = line.strip()
+    named = [token for token in _BACKTICKED.findall(stripped) if is_file_name(token)]
+    if stripped.rstrip("*_ ").endswith(":") and len(set(named)) == 1:
+        return named[0]
+    return None
+
+
+def _previous_text_line(lines: list[str], index: int) -> str:
+    """The nearest non-blank line above `index`, looking past at most one blank line."""
+    for back in (1, 2):
+        if index - back >= 0 and lines[index - back].strip():
+            return lines[index - back]
+    return ""
+
+
+def extract_blocks(text: str) -> list[Block]:
+    """Every fenced block (``` or ~~~), with the file name attached to it if there is one."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    index = 0
+    while index < len(lines):
+        opening = _FENCE_OPEN.match(lines[index])
+        if not opening:
+            index += 1
+            continue
+        fence = opening.group("fence")
+        language, name = _name_from_info(opening.group("info"))
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        body_start = index + 1
+        end = body_start
+        while end < len(lines) and not closing.match(lines[end]):
+            end += 1
+        body = lines[body_start:end]
+        if name is None and body:
+            in_block = _IN_BLOCK_NAME.match(body[0])
+            if in_block and is_file_name(in_block.group("name")):
+                name, body = in_block.group("name"), body[1:]
+        if name is None:
+            name = _name_from_label_line(_previous_text_line(lines, index))
+        content = "\n".join(body) + ("\n" if body else "")
+        blocks.append(Block(language, name, content, closed=end < len(lines), start_line=index + 1))
+        index = end + 1
+    return blocks
+
+
+def extract_files(text: str) -> dict[str, str]:
+    """The files an answer writes: closed, named, non-empty fenced blocks. A later block of the same name wins."""
+    files: dict[str, str] = {}
+    for block in extract_blocks(text):
+        if block.name and block.closed and block.content.strip():
+            files[block.name] = block.content
+    return files
+
+
+# --- the claimed estimate ------------------------------------------------------
+
+_EXPECTED_F1 = re.compile(
+    r"^[\s>*_`#-]*EXPECTED_F1[*_`\s]*[:=][*_`\s]*(?P<value>\d*\.?\d+)\s*(?P<percent>%?)",
+    re.MULTILINE,
+)
+
+
+def parse_expected_f1(text: str) -> float | None:
+    """The last `EXPECTED_F1: 0.812` line's value (0..1; "81.2%" reads as 0.812), or None."""
+    value = None
+    for match in _EXPECTED_F1.finditer(text or ""):
+        number = float(match.group("value"))
+        if match.group("percent"):
+            number /= 100
+        if 0.0 <= number <= 1.0:
+            value = number
+    return value
+
+
+# --- the capture audit -------------------------------------------------------
+
+CAPTURED = "captured"
+UNCAPTURED = "uncaptured"
+UNUSABLE = "unusable"
+UNCAPTURED_REASONS = ("empty", "whitespace_only", "timeout", "transport_error", "backend_error")
+UNUSABLE_REASONS = ("cut_off", "no_code", "no_verdict")
+_VERDICT = re.compile(r"\b(OK|PROBLEM)\b")
+
+
+@dataclass(frozen=True)
+class Capture:
+    status: str  # "captured", "uncaptured" or "unusable"
+    reason: str  # "ok", or one of UNCAPTURED_REASONS / UNUSABLE_REASONS
+    detail: str = ""
+
+    @property
+    def graded(self) -> bool:
+        """Uncaptured answers are never graded; captured and unusable ones are."""
+        return self.status != UNCAPTURED
+
+
+def _default_has_verdict(text: str) -> bool:
+    return bool(_VERDICT.search(text))
+
+
+def audit(
+    completion: Completion,
+    expect: str = "text",
+    has_verdict: Callable[[str], bool] | None = None,
+) -> Capture:
+    """Classify one completion. `expect` is "code", "verdict" or "text".
+
+    `has_verdict` lets the review task supply its own verdict parser; the
+    default looks for a bare OK or PROBLEM.
+    """
+    if expect not in ("code", "verdict", "text"):
+        raise ValueError(f"expect must be 'code', 'verdict' or 'text', not {expect!r}")
+    if completion.error is not None:
+        kind = completion.error_kind if completion.error_kind in UNCAPTURED_REASONS else "backend_error"
+        return Capture(UNCAPTURED, kind, completion.error)
+    if completion.text == "":
+        return Capture(UNCAPTURED, "empty")
+    if not completion.text.strip():
+        return Capture(UNCAPTURED, "whitespace_only")
+    if completion.finish_reason == "length":
+        return Capture(UNUSABLE, "cut_off", f"stopped at the token limit after {completion.completion_tokens} tokens")
+    if expect == "code" and not extract_files(completion.text):
+        return Capture(UNUSABLE, "no_code", "no closed, named, fenced file in the answer")
+    if expect == "verdict" and not (has_verdict or _default_has_verdict)(completion.text):
+        return Capture(UNUSABLE, "no_verdict")
+    return Capture(CAPTURED, "ok")

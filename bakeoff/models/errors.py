@@ -1,0 +1,29 @@
+"""Errors of the model layer that a user can act on.
+
+A model's silence is never an error (it is a `Completion` with `error` set);
+these are raised for bad specs, missing files and models that cannot be loaded.
+"""
+
+from __future__ import annotations
+
+from bakeoff.errors import BakeoffError
+
+
+class ModelSpecError(BakeoffError):
+    """A model spec string that names no backend, or names one badly."""
+
+
+class ModelFileNotFound(BakeoffError):
+    """A GGUF or scripted file that does not exist."""
+
+
+class ModelFileInvalid(BakeoffError):
+    """A file that is not what its spec says (not a GGUF file, bad JSONL...)."""
+
+
+class ModelDoesNotFit(BakeoffError):
+    """The weights and context would not fit in the GPU's free memory: refused before loading."""
+
+
+class BackendUnavailable(BakeoffError):
+    """A library a backend needs is not installed, or the model failed to load."""

