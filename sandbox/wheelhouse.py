@@ -1,0 +1,177 @@
+"""A host-side wheelhouse: wheels fetched with `pip download` for the sandbox's platform.
+
+Containers reach no package index, so every Python package a sandbox needs
+(the image's data-science stack, a submission's declared requirements) is
+downloaded on the host, for the sandbox's interpreter (CPython 3.11 on
+manylinux x86_64), into one cached folder, then installed inside with
+`pip install --no-index --find-links`.
+
+A download of a given requirement set is remembered in a stamp file, so a
+second request for the same set costs no network and no pip run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from sandbox.errors import SandboxError
+
+STAMP_FOLDER = ".stamps"
+LOG_TAIL_CHARS = 4000
+
+
+def _manylinux_tags(newest_glibc_minor: int, oldest_glibc_minor: int = 17) -> tuple[str, ...]:
+    """Every manylinux tag a glibc 2.<newest> system accepts, newest first (plus the legacy aliases)."""
+    tags = [f"manylinux_2_{minor}_x86_64" for minor in range(newest_glibc_minor, oldest_glibc_minor - 1, -1)]
+    tags += ["manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
+    return tuple(tags)
+
+
+@dataclass(frozen=True)
+class TargetPlatform:
+    """The interpreter and platform the wheels are for: the sandbox's, not the host's."""
+
+    python_version: str = "3.11"
+    implementation: str = "cp"
+    abi: str = "cp311"
+    # Debian bookworm (both image bases) has glibc 2.36.
+    platforms: tuple[str, ...] = field(default_factory=lambda: _manylinux_tags(36))
+
+    def pip_arguments(self) -> list[str]:
+        arguments = [
+            "--python-version", self.python_version,
+            "--implementation", self.implementation,
+            "--abi", self.abi,
+            "--only-binary=:all:",  # pip requires it when the platform is not the host's
+        ]
+        for platform in self.platforms:
+            arguments += ["--platform", platform]
+        return arguments
+
+
+@dataclass(frozen=True)
+class DownloadResult:
+    """What one `pip download` of a requirement set gave."""
+
+    requirements: tuple[str, ...]
+    ok: bool
+    files: tuple[str, ...]  # wheel file names now in the wheelhouse for this set (empty when not ok)
+    cached: bool  # True when a stamp answered and pip did not run
+    log_tail: str = ""  # the end of pip's output, for a failure's reason
+
+
+def default_wheelhouse(environ: dict[str, str] | None = None) -> Path:
+    """Where the wheelhouse lives unless told otherwise: $BAKEOFF_CACHE/wheelhouse or the XDG cache."""
+    environ = dict(os.environ if environ is None else environ)
+    if environ.get("BAKEOFF_CACHE"):
+        return Path(environ["BAKEOFF_CACHE"]) / "wheelhouse"
+    cache_home = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache_home) / "bakeoff" / "wheelhouse"
+
+
+def requirement_set_key(requirements: Sequence[str], target: TargetPlatform) -> str:
+    """A stable name for 'these requirements for this platform' (order and blank lines do not matter)."""
+    payload = json.dumps(
+        {"requirements": sorted({r.strip() for r in requirements if r.strip()}), "target": target.pip_arguments()},
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def wheel_names(wheelhouse: Path) -> list[str]:
+    """The wheel files in the wheelhouse, sorted."""
+    if not wheelhouse.is_dir():
+        return []
+    return sorted(p.name for p in wheelhouse.iterdir() if p.suffix == ".whl" and p.is_file())
+
+
+def _stamp_path(wheelhouse: Path, key: str) -> Path:
+    return wheelhouse / STAMP_FOLDER / f"{key}.json"
+
+
+def _read_stamp(wheelhouse: Path, key: str) -> tuple[str, ...] | None:
+    """The files a previous download of this set produced, if they are all still there."""
+    try:
+        files = tuple(json.loads(_stamp_path(wheelhouse, key).read_text())["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if all((wheelhouse / name).is_file() for name in files):
+        return files
+    return None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(temp, path)
+
+
+def _run_pip_download(
+    requirements: Sequence[str], into: Path, wheelhouse: Path, target: TargetPlatform, with_deps: bool, python: str
+) -> subprocess.CompletedProcess[str]:
+    argv = [python, "-m", "pip", "download", "--disable-pip-version-check", "--no-input", "--progress-bar", "off"]
+    argv += target.pip_arguments()
+    # Wheels already in the wheelhouse are taken from it instead of the network.
+    argv += ["--find-links", str(wheelhouse), "--dest", str(into)]
+    if not with_deps:
+        argv.append("--no-deps")
+    argv += list(requirements)
+    return subprocess.run(argv, capture_output=True, text=True, check=False)
+
+
+def download_wheels(
+    requirements: Sequence[str],
+    wheelhouse: Path,
+    *,
+    target: TargetPlatform = TargetPlatform(),
+    with_deps: bool = True,
+    python: str | None = None,
+) -> DownloadResult:
+    """Fetch wheels for `requirements` (pip requirement specifiers) and their dependencies into `wheelhouse`.
+
+    Files land in the wheelhouse one by one with an atomic rename, so a
+    wheelhouse never holds a half-written wheel. A failed download is data
+    (`ok=False` with pip's reason), not an exception: a requirement that cannot
+    be had is an outcome for the caller to record.
+    """
+    requirements = tuple(r.strip() for r in requirements if r.strip())
+    key = requirement_set_key(requirements, target)
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    cached_files = _read_stamp(wheelhouse, key)
+    if cached_files is not None:
+        return DownloadResult(requirements, ok=True, files=cached_files, cached=True)
+    if not requirements:
+        return DownloadResult(requirements, ok=True, files=(), cached=False)
+
+    with tempfile.TemporaryDirectory(dir=wheelhouse, prefix=".incoming-") as incoming:
+        completed = _run_pip_download(
+            requirements, Path(incoming), wheelhouse, target, with_deps, python or sys.executable
+        )
+        log_tail = (completed.stdout + completed.stderr)[-LOG_TAIL_CHARS:]
+        if completed.returncode != 0:
+            return DownloadResult(requirements, ok=False, files=(), cached=False, log_tail=log_tail)
+        files = tuple(sorted(p.name for p in Path(incoming).iterdir() if p.suffix == ".whl"))
+        for name in files:
+            os.replace(Path(incoming) / name, wheelhouse / name)
+    _write_atomically(_stamp_path(wheelhouse, key), json.dumps({"requirements": list(requirements), "files": list(files)}))
+    return DownloadResult(requirements, ok=True, files=files, cached=False, log_tail=log_tail)
+
+
+def require_wheels(requirements: Sequence[str], wheelhouse: Path, **options: object) -> DownloadResult:
+    """`download_wheels`, but a failure raises: for the image's own stack, which must be complete."""
+    result = download_wheels(requirements, wheelhouse, **options)  # type: ignore[arg-type]
+    if not result.ok:
+        raise SandboxError(
+            f"could not download wheels for {', '.join(requirements)} into {wheelhouse}:\n{result.log_tail}"
+        )
+    return result
