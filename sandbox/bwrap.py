@@ -83,6 +83,7 @@ class BwrapSandbox(Sandbox):
         if not argv:
             raise SandboxError("empty command")
         limits = self.spec.limits
+        placeholders = _missing_mountpoints(self.spec)
         group = self.cgroups.create(limits)
         try:
             run = run_capped(
@@ -99,6 +100,7 @@ class BwrapSandbox(Sandbox):
             raise SandboxError(f"could not start bwrap in its cgroup: {exc}") from exc
         finally:
             group.remove()
+            _remove_placeholders(placeholders)
         killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(
             argv=tuple(argv),
@@ -197,6 +199,32 @@ def _mount_args(mount: Mount) -> list[str]:
     if not target.startswith("/"):
         target = f"{WORKSPACE}/{target}"
     return ["--ro-bind" if mount.read_only else "--bind", str(mount.host_path), target]
+
+
+def _missing_mountpoints(spec: SandboxSpec) -> list[Path]:
+    """Workspace paths bwrap will create as mount points (a folder, an empty file), outermost first."""
+    missing: list[Path] = []
+    for mount in spec.mounts:
+        if mount.sandbox_path.startswith("/"):
+            continue
+        path = spec.workspace
+        for part in Path(mount.sandbox_path).parts:
+            path = path / part
+            if not path.exists() and path not in missing:
+                missing.append(path)
+    return missing
+
+
+def _remove_placeholders(paths: list[Path]) -> None:
+    """Remove the mount points bwrap left in the host workspace, unless the command filled them."""
+    for path in reversed(paths):
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()  # fails, and so is kept, if the command wrote files into it
+            elif path.is_file() and path.stat().st_size == 0:
+                path.unlink()
+        except OSError:
+            pass
 
 
 def _write_identity_files(folder: Path) -> None:

@@ -1,0 +1,203 @@
+"""The bubblewrap driver, run for real: what the sandbox sees, what it may write, how results read."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from sandbox.base import ExecResult, Limits, Mount, SandboxSpec
+from sandbox.bwrap import BwrapSandbox
+from sandbox.cgroups import find_tree
+from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.factory import open_sandbox
+from sandbox.hostenv import ensure_host_env
+
+pytestmark = pytest.mark.bwrap
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def host_env():
+    return ensure_host_env()
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "train.csv").write_text("id,label\n1,0\n")
+    (folder / "holdout.csv").write_text("id\n7\n")
+    (folder / "holdout_answers.csv").write_text("id,label\n7,1\n")
+    return folder
+
+
+@pytest.fixture()
+def sandbox(tmp_path: Path, corpus: Path, host_env):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    spec = SandboxSpec(
+        workspace=workspace,
+        mounts=(
+            Mount(corpus / "train.csv", "data/train.csv"),
+            Mount(corpus / "holdout.csv", "/holdout/holdout.csv"),
+        ),
+        limits=Limits(memory_bytes=1024**3, pids=128, output_bytes=64 * 1024, timeout_s=120),
+    )
+    box = open_sandbox("bwrap", spec, host_env=host_env)
+    yield box
+    box.close()
+
+
+def run_python(box, code: str, **kwargs) -> ExecResult:
+    return box.exec(["python", "-c", code], **kwargs)
+
+
+def test_the_factory_opens_a_bwrap_sandbox_and_results_say_bwrap(sandbox):
+    assert isinstance(sandbox, BwrapSandbox)
+    result = run_python(sandbox, "print('hello')")
+    assert result.ok and result.stdout == "hello\n" and result.isolation == "bwrap"
+
+
+def test_only_the_needed_paths_exist_inside(sandbox):
+    probe = (
+        "import os, json\n"
+        "print(json.dumps({'root': sorted(os.listdir('/')), 'cwd': os.getcwd(),"
+        " 'exists': {p: os.path.exists(p) for p in ['/root', '/work', '/home', '/var', '/sys', %r]}}))"
+        % str(REPO_ROOT)
+    )
+    seen = json.loads(run_python(sandbox, probe).stdout)
+    assert set(seen["root"]) <= {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt",
+                                 "workspace", "deps", "tmp", "proc", "dev", "holdout"}
+    assert seen["cwd"] == "/workspace"
+    assert not any(seen["exists"].values()), seen["exists"]
+
+
+def test_etc_holds_only_loader_files_and_a_sandbox_passwd(sandbox):
+    listing = run_python(sandbox, "import os; print(sorted(os.listdir('/etc')))").stdout
+    assert "shadow" not in listing and "hostname" not in listing
+    assert "nobody:x:65534" in run_python(sandbox, "print(open('/etc/passwd').read())").stdout
+
+
+def test_corpus_files_are_readable_and_read_only_and_their_siblings_absent(sandbox, corpus):
+    code = (
+        "import os\n"
+        "print(open('data/train.csv').read().splitlines()[1])\n"
+        "print(open('/holdout/holdout.csv').read().splitlines()[1])\n"
+        "print(sorted(os.listdir('/holdout')))\n"
+        "for p in ['data/train.csv', '/holdout/holdout.csv']:\n"
+        "    try:\n"
+        "        open(p, 'a').write('x')\n"
+        "        print('WROTE', p)\n"
+        "    except OSError as e:\n"
+        "        print('refused', e.errno)\n"
+    )
+    result = run_python(sandbox, code)
+    assert result.ok, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["1,0", "7", "['holdout.csv']"]
+    assert lines[3:] == ["refused 30", "refused 30"]  # EROFS
+    assert (corpus / "train.csv").read_text() == "id,label\n1,0\n"
+
+
+def test_the_workspace_is_writable_and_shared_with_the_host(sandbox):
+    result = run_python(sandbox, "open('model.txt', 'w').write('trained')")
+    assert result.ok, result.stderr
+    assert (sandbox.spec.workspace / "model.txt").read_text() == "trained"
+
+
+def test_python_is_the_venv_with_the_data_science_stack(sandbox):
+    code = "import sys, numpy, pandas, sklearn, scipy, joblib; print(sys.executable); print(sys.prefix)"
+    result = run_python(sandbox, code)
+    assert result.ok, result.stderr
+    assert result.stdout.splitlines() == ["/opt/venv/bin/python", "/opt/venv"]
+
+
+def test_deps_is_writable_on_the_path_and_lasts_for_the_sandbox(sandbox):
+    wrote = run_python(sandbox, "open('/deps/leftpad_bakeoff.py', 'w').write('VALUE = 42')")
+    assert wrote.ok, wrote.stderr
+    used = run_python(sandbox, "import leftpad_bakeoff; print(leftpad_bakeoff.VALUE)")
+    assert used.stdout == "42\n"
+
+
+def test_the_command_runs_unprivileged_without_capabilities(sandbox):
+    code = "import os; print(os.getuid()); print([l.split()[1] for l in open('/proc/self/status') if l.startswith('CapEff')][0])"
+    assert run_python(sandbox, code).stdout.splitlines() == ["65534", "0000000000000000"]
+
+
+def test_the_host_environment_does_not_leak_in(sandbox, monkeypatch):
+    monkeypatch.setenv("BAKEOFF_HOST_SECRET", "s3cret")
+    result = run_python(sandbox, "import os; print(sorted(os.environ))", env={"EXTRA": "1"})
+    assert "BAKEOFF_HOST_SECRET" not in result.stdout and "'EXTRA'" in result.stdout
+
+
+def test_exit_status_and_stderr_come_back(sandbox):
+    result = run_python(sandbox, "import sys; print('bad', file=sys.stderr); sys.exit(3)")
+    assert (result.exit_code, result.stderr, result.timed_out, result.oom_killed) == (3, "bad\n", False, False)
+    assert not result.ok
+
+
+def test_output_keeps_head_and_tail_within_the_cap_and_counts_the_rest(sandbox):
+    cap = sandbox.spec.limits.output_bytes
+    code = "import sys; sys.stdout.write('HEAD' + 'x' * 300000 + 'TAIL')"
+    result = run_python(sandbox, code)
+    kept = len(result.stdout.encode())
+    assert kept <= cap
+    assert kept + result.stdout_dropped_bytes == 300008
+    assert result.stdout.startswith("HEAD") and result.stdout.endswith("TAIL")
+
+
+def test_timeout_kills_and_says_so(sandbox):
+    result = run_python(sandbox, "import time; time.sleep(600)", timeout_s=1)
+    assert result.timed_out and result.exit_code is None and not result.oom_killed
+
+
+def test_memory_cap_is_reported_as_out_of_memory(tmp_path, host_env):
+    spec = SandboxSpec(workspace=tmp_path, limits=Limits(memory_bytes=256 * 1024**2))
+    with BwrapSandbox(spec, host_env=host_env) as box:
+        result = run_python(box, "chunks = [b'x' * (64 * 2**20) for _ in range(64)]")
+    assert result.oom_killed and not result.timed_out and result.exit_code is None
+
+
+def test_each_execution_group_is_removed_afterwards(sandbox):
+    tree = find_tree()
+    parent = tree.parents["pids"] if tree.version == 1 else tree.parent
+    mine = f"bakeoff-{os.getpid()}-"
+    run_python(sandbox, "pass")
+    assert not [p for p in parent.iterdir() if p.name.startswith(mine)]
+
+
+def test_a_closed_sandbox_refuses_and_cleans_its_private_folder(sandbox):
+    private = sandbox.private_dir
+    sandbox.close()
+    sandbox.close()
+    assert not private.exists()
+    with pytest.raises(SandboxError):
+        run_python(sandbox, "pass")
+
+
+def test_missing_bwrap_is_unavailable_not_a_crash(tmp_path, host_env):
+    with pytest.raises(SandboxUnavailable, match="bubblewrap"):
+        BwrapSandbox(SandboxSpec(workspace=tmp_path), host_env=host_env, bwrap_path="/nonexistent/bwrap")
+
+
+def test_a_missing_mount_source_is_a_sandbox_error(tmp_path, host_env):
+    spec = SandboxSpec(workspace=tmp_path, mounts=(Mount(tmp_path / "absent.csv", "data/train.csv"),))
+    with pytest.raises(SandboxError, match="absent.csv"):
+        BwrapSandbox(spec, host_env=host_env)
+
+
+def test_mount_points_bwrap_creates_in_the_workspace_are_removed_after(sandbox):
+    result = run_python(sandbox, "import os; print(os.path.getsize('data/train.csv'))")
+    assert result.stdout == "13\n"
+    assert not (sandbox.spec.workspace / "data").exists()
+
+
+def test_a_folder_the_command_filled_around_a_mount_point_is_kept(sandbox):
+    result = run_python(sandbox, "open('data/features.csv', 'w').write('f')")
+    assert result.ok, result.stderr
+    kept = sandbox.spec.workspace / "data"
+    assert sorted(p.name for p in kept.iterdir()) == ["features.csv"]
