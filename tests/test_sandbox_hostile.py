@@ -1,0 +1,298 @@
+"""Hostile submissions against the real isolating drivers (Docker and bubblewrap), run as root.
+
+Each case must be contained (the host and later executions are unharmed) and
+classified in its ExecResult (timed out, out of memory, output dropped...).
+Every sandboxed process carries a unique token in its command line, so the
+test can look for survivors in the host's own /proc.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+from sandbox.base import ExecResult, Limits, Mount, SandboxSpec
+from sandbox.factory import open_sandbox
+
+KINDS = [
+    pytest.param("docker", marks=pytest.mark.docker),
+    pytest.param("bwrap", marks=pytest.mark.bwrap),
+]
+FORK_BOMB_CEILING = 5000  # the bomb stops by itself here, so a broken cap fails instead of hanging
+PIDS_CAP = 64
+MEMORY_CAP = 512 * 1024**2
+OUTPUT_CAP = 1024**2
+GIB = 1024**3
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def token() -> str:
+    return "bakeoff-hostile-" + uuid.uuid4().hex
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path, token: str) -> Path:
+    """A corpus folder as the harness has it: features mounted, the answer key beside them, never mounted."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "train.csv").write_text("id,label\n1,0\n")
+    (folder / "holdout.csv").write_text("id\n7\n")
+    (folder / f"answers-{token}.csv").write_text(f"id,label\n7,1\n# {token}\n")
+    return folder
+
+
+@pytest.fixture()
+def open_box(tmp_path: Path, corpus: Path):
+    opened = []
+
+    def opener(kind: str, **limit_overrides):
+        workspace = tmp_path / f"workspace-{len(opened)}"
+        workspace.mkdir()
+        limits = dict(memory_bytes=MEMORY_CAP, pids=PIDS_CAP, cpus=1.0, output_bytes=OUTPUT_CAP, timeout_s=300)
+        limits.update(limit_overrides)
+        spec = SandboxSpec(
+            workspace=workspace,
+            mounts=(
+                Mount(corpus / "train.csv", "data/train.csv"),
+                Mount(corpus / "holdout.csv", "/holdout/holdout.csv"),
+            ),
+            limits=Limits(**limits),
+        )
+        box = open_sandbox(kind, spec)
+        opened.append(box)
+        return box
+
+    yield opener
+    for box in opened:
+        box.close()
+
+
+def run_python(box, code: str, token: str, **kwargs) -> ExecResult:
+    """Run `code` with the token as an argument, so the process (and its forks) can be found on the host."""
+    return box.exec(["python", "-c", code, token], **kwargs)
+
+
+def host_processes_with(token: str) -> list[int]:
+    """Pids on the host whose command line holds `token` (sandboxed processes are host processes too)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if token.encode() in handle.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def assert_still_healthy(box, token: str) -> None:
+    """The same sandbox runs the next command normally and sees no survivor of the last one."""
+    code = (
+        "import os, sys\n"
+        "token = sys.argv[1].encode()\n"
+        "mine, pid = set(), os.getpid()\n"
+        "while pid > 0:  # this process and its ancestors (a driver's own init) carry the token too\n"
+        "    mine.add(str(pid))\n"
+        "    status = open(f'/proc/{pid}/status').read()\n"
+        "    pid = int(status.split('PPid:')[1].split()[0])\n"
+        "left = []\n"
+        "for p in os.listdir('/proc'):\n"
+        "    if p.isdigit() and p not in mine:\n"
+        "        try:\n"
+        "            if token in open(f'/proc/{p}/cmdline', 'rb').read(): left.append(p)\n"
+        "        except OSError: pass\n"
+        "print('left', len(left), 6 * 7)\n"
+    )
+    result = box.exec(["python", "-c", code, token], timeout_s=60)
+    assert result.ok, result
+    assert result.stdout == "left 0 42\n"
+    assert host_processes_with(token) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_answer_key_and_host_folders_cannot_be_read(kind, open_box, corpus, token):
+    box = open_box(kind)
+    key = corpus / f"answers-{token}.csv"
+    code = (
+        "import os, sys, json\n"
+        "token = sys.argv[1]\n"
+        "targets = json.loads(sys.argv[2])\n"
+        "report = {}\n"
+        "for t in targets:\n"
+        "    try:\n"
+        "        report[t] = open(t).read() if not t.endswith('/') else sorted(os.listdir(t))\n"
+        "    except OSError as e:\n"
+        "        report[t] = None\n"
+        "names = []\n"
+        "for top, dirs, files in os.walk('/'):\n"
+        "    if top in ('/proc', '/sys', '/dev'):\n"
+        "        dirs[:] = []\n"
+        "        continue\n"
+        "    names += [os.path.join(top, f) for f in files if token in f]\n"
+        "print(json.dumps({'read': report, 'found_by_name': names}))\n"
+    )
+    targets = [str(key), str(corpus) + "/", "/root/", "/holdout/", str(REPO_ROOT) + "/", str(REPO_ROOT / "pyproject.toml")]
+    result = box.exec(["python", "-c", code, token, json.dumps(targets)], timeout_s=180)
+    assert result.ok, result
+    seen = json.loads(result.stdout)
+    assert seen["found_by_name"] == []
+    assert seen["read"]["/holdout/"] == ["holdout.csv"]  # the features only, not the key beside them
+    for target in targets:
+        if target != "/holdout/":
+            assert seen["read"][target] in (None, []), (target, seen["read"][target])
+    assert "7,1" not in result.stdout  # the key's content never came out
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_network_reaches_a_listener_on_the_hosts_loopback(kind, open_box, token):
+    box = open_box(kind)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    code = (
+        "import socket, sys\n"
+        "devices = sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:])\n"
+        "print('devices', ','.join(devices))\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', int(sys.argv[2])), timeout=5).close()\n"
+        "    print('CONNECTED')\n"
+        "except OSError as e:\n"
+        "    print('failed', type(e).__name__)\n"
+    )
+    try:
+        result = box.exec(["python", "-c", code, token, str(port)], timeout_s=60)
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody ever knocked
+    finally:
+        listener.close()
+    assert result.ok, result
+    lines = result.stdout.splitlines()
+    assert lines[0] == "devices lo"
+    assert lines[1].startswith("failed")
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_writing_outside_the_workspace_fails_and_nothing_reaches_the_host(kind, open_box, tmp_path, token):
+    box = open_box(kind)
+    host_target = tmp_path / f"escaped-{token}"
+    repo_target = REPO_ROOT / f"escaped-{token}"
+    targets = [
+        str(host_target), str(repo_target), f"/escaped-{token}", f"/usr/escaped-{token}",
+        f"/opt/venv/escaped-{token}", f"/etc/escaped-{token}", "/holdout/holdout.csv", f"/holdout/escaped-{token}",
+    ]
+    code = (
+        "import sys\n"
+        "for t in sys.argv[2:]:\n"
+        "    try:\n"
+        "        with open(t, 'a') as f: f.write('pwned')\n"
+        "        print('WROTE', t)\n"
+        "    except OSError as e:\n"
+        "        print('refused', t)\n"
+    )
+    result = box.exec(["python", "-c", code, token, *targets], timeout_s=60)
+    assert result.ok, result
+    assert "WROTE" not in result.stdout, result.stdout
+    assert not host_target.exists() and not repo_target.exists()
+    assert "pwned" not in (tmp_path / "corpus" / "holdout.csv").read_text()
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_fork_bomb_is_stopped_by_the_process_cap(kind, open_box, token):
+    box = open_box(kind)
+    code = (
+        "import os, sys, time\n"
+        f"ceiling = {FORK_BOMB_CEILING}\n"
+        "forked = 0\n"
+        "while forked < ceiling:\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError as e:\n"
+        "        print('fork refused after', forked, flush=True)\n"
+        "        break\n"
+        "    if pid == 0:\n"
+        "        time.sleep(120)\n"
+        "        os._exit(0)\n"
+        "    forked += 1\n"
+        "print('forked', forked, flush=True)\n"
+    )
+    result = run_python(box, code, token, timeout_s=240)
+    assert "fork refused after" in result.stdout, result
+    forked = int(result.stdout.split("forked", 1)[1].split()[-1])
+    assert forked < PIDS_CAP < FORK_BOMB_CEILING
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_allocating_10_gb_is_classified_out_of_memory(kind, open_box, token):
+    box = open_box(kind)
+    code = "chunks = []\nfor _ in range(100):\n    chunks.append(b'x' * (100 * 2**20))\nprint('ALLOCATED 10 GB')\n"
+    result = run_python(box, code, token, timeout_s=240)
+    assert result.oom_killed, result
+    assert not result.timed_out
+    assert "ALLOCATED" not in result.stdout
+    assert not result.ok
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_infinite_loop_times_out_and_nothing_survives(kind, open_box, token):
+    box = open_box(kind)
+    code = (
+        "import os, sys\n"
+        "if os.fork() == 0:\n"
+        "    while True: pass\n"  # a child spinning too: the timeout must take it as well
+        "while True: pass\n"
+    )
+    result = run_python(box, code, token, timeout_s=3)
+    assert result.timed_out and result.exit_code is None and not result.oom_killed
+    assert host_processes_with(token) == []
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_printing_1_gb_keeps_at_most_the_cap_and_counts_the_rest(kind, open_box, token):
+    box = open_box(kind)
+    code = (
+        "import sys\n"
+        "block = b'x' * 2**20\n"
+        "for _ in range(1024):\n"
+        "    sys.stdout.buffer.write(block)\n"
+        "sys.stdout.buffer.write(b'END')\n"
+    )
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    result = run_python(box, code, token, timeout_s=300)
+    peak_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    assert result.ok, (result.exit_code, result.stderr, result.timed_out)
+    kept = len(result.stdout.encode())
+    assert kept <= OUTPUT_CAP
+    assert kept + result.stdout_dropped_bytes == GIB + 3
+    assert peak_after - peak_before < 256 * 1024**2  # the harness streamed it, it did not hold 1 GB
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_background_process_left_behind_is_gone_after_the_execution(kind, open_box, token):
+    box = open_box(kind)
+    code = (
+        "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', sys.argv[1]],\n"
+        "                 start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print('left one behind')\n"
+    )
+    result = run_python(box, code, token, timeout_s=60)
+    assert result.ok and result.stdout == "left one behind\n", result
+    assert_still_healthy(box, token)
