@@ -1,0 +1,134 @@
+"""`bakeoff run`, `bakeoff status`, `bakeoff demo`: unattended batches of runs, and the first-run demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bakeoff.errors import BakeoffError
+
+SANDBOXES = ("docker", "bwrap", "none")
+
+
+class UnsafeNotAcknowledged(BakeoffError):
+    """The plan asks for no isolation without the explicit unsafe flag."""
+
+
+def _check_models(plan) -> None:
+    from bakeoff.models.registry import parse_spec
+
+    for model in plan.models:
+        parse_spec(model.spec)  # a bad spec is the user's to fix before hours of runs, not a failed run
+
+
+def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: bool):
+    from bakeoff.runner.batch import BatchOptions
+    from sandbox.wheelhouse import default_wheelhouse
+
+    if plan.sandbox == "none" and not unsafe:
+        raise UnsafeNotAcknowledged(
+            "sandbox 'none' runs model-written code on this machine with no isolation; "
+            "add --unsafe-no-isolation to accept that (every record will say isolation=none)"
+        )
+    wheelhouse = (wheelhouse or default_wheelhouse()).resolve()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    options = {"i_understand_this_is_unsafe": True} if plan.sandbox == "none" else {}
+    return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options)
+
+
+def _execute(plan, options) -> None:
+    from rich.console import Console
+
+    from bakeoff.runner.batch import run_batch
+    from bakeoff.runner.progress import LiveProgress
+
+    with LiveProgress() as progress:
+        result = run_batch(plan, options, progress)
+    console = Console()
+    console.print(f"batch folder: {result.batch_dir}")
+    console.print(f"runs: {len(result.records)}, harness failures: {result.failed}")
+
+
+@click.command("run")
+@click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="TOML plan file (see docs/running.md).")
+@click.option("--model", "models", multiple=True, help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, scripted:FILE.")
+@click.option("--runs", type=click.IntRange(min=1), default=None, help="Runs per model (with --model; default 5).")
+@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help="Corpus folder (with --model; default: runs/corpus-default, generated once).")
+@click.option("--sandbox", type=click.Choice(SANDBOXES), default=None, help="Isolation (with --model; default docker).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Batch seed (with --model; default 0).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Batch folder; start again on it to resume. Default: runs/batch-<plan hash>.")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), help="Host wheelhouse for submissions' requirements.")
+@click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow sandbox 'none' (no isolation at all).")
+def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe) -> None:
+    """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
+
+    Give either --plan FILE or --model SPEC (repeatable). Started again on the same
+    --out folder, a batch continues where it stopped; a changed plan is refused.
+    """
+    from bakeoff.runner.plan import PlanError, load_plan, plan_from_mapping
+
+    if plan_file and (models or runs or corpus or sandbox or seed is not None):
+        raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed, not both")
+    if plan_file:
+        plan, plan_text = load_plan(plan_file), plan_file.read_text(encoding="utf-8")
+    elif models:
+        from bakeoff.runner.corpus import ensure_corpus
+
+        corpus = corpus or ensure_corpus(Path("runs/corpus-default"))
+        raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or "docker", "seed": seed or 0}
+        plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
+    else:
+        raise PlanError("nothing to run: give --plan FILE or --model SPEC")
+    _check_models(plan)
+    out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
+    _execute(plan, _batch_options(out, plan, plan_text, wheelhouse, unsafe))
+
+
+@click.command("status")
+@click.argument("batch_dir", type=click.Path(file_okay=False, path_type=Path))
+def status_command(batch_dir: Path) -> None:
+    """Show a batch's state (works while it runs, from another terminal)."""
+    from rich.console import Console
+
+    from bakeoff.runner.status import format_seconds, read_status, status_table
+
+    status = read_status(batch_dir)
+    console = Console()
+    console.print(status_table(status))
+    if status.last_event:
+        event = status.last_event
+        console.print(f"last event: {event['at']} {event['event']} {event.get('run_id', '')} {event.get('stage', '')}")
+    console.print(f"estimated time left: {format_seconds(status.seconds_left())}")
+
+
+@click.command("demo")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"), show_default=True, help="Batch folder for the demo.")
+@click.option("--sandbox", type=click.Choice(("docker", "bwrap")), default="docker", show_default=True, help="Isolation.")
+@click.option("--model", "model", default="default", show_default=True, help="Model spec.")
+def demo_command(out: Path, sandbox: str, model: str) -> None:
+    """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
+    from bakeoff.runner.corpus import DEMO_HOLDOUT_ROWS, DEMO_ROWS, ensure_corpus
+    from bakeoff.runner.plan import plan_from_mapping
+
+    out = out.resolve()
+    click.echo(f"generating a small corpus ({DEMO_ROWS} + {DEMO_HOLDOUT_ROWS} rows) in {out / 'corpus'}", err=True)
+    corpus = ensure_corpus(out / "corpus", rows=DEMO_ROWS, holdout_rows=DEMO_HOLDOUT_ROWS)
+    plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox}, out)
+    _check_models(plan)
+    _execute(plan, _batch_options(out, plan, None, None, unsafe=False))
+    _report_if_available(out)
+
+
+def _report_if_available(batch_dir: Path) -> None:
+    """Run `bakeoff report` on the batch when that command exists; else say where the records are."""
+    from bakeoff.cli import main
+
+    report = main.commands.get("report")
+    if report is None:
+        click.echo(f"results: {batch_dir}/runs/*/run.json (layout: docs/records.md)")
+        return
+    click.get_current_context().invoke(report, batch_dir=batch_dir)
+
+
+COMMANDS = [run_command, status_command, demo_command]

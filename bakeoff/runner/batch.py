@@ -1,0 +1,174 @@
+"""Unattended batches: interleaved runs, one backend per block of a model's runs, resume, refusal of a changed plan.
+
+A batch folder holds batch.json (the plan it was started with); starting again on
+the same folder continues where it stopped. A failing run, model or sandbox is
+recorded and the batch goes on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import groupby
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol
+
+from bakeoff.runner.context import CorpusFiles
+from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
+from bakeoff.runner.records import Journal, WriteCounter, read_json, utc_now, write_atomic_text, write_json
+from bakeoff.runner.run import BatchEnv, execute_run, is_finished
+from bakeoff.runner.summary import run_summary
+from bakeoff.runner.task import load_task
+
+BATCH_SCHEMA = "bakeoff.batch/1"
+
+
+class ProgressSink(Protocol):
+    """Told what the batch is doing (the live display implements it; tests may ignore it)."""
+
+    def batch_started(self, slots: list[RunSlot], finished: set[str]) -> None: ...
+    def run_started(self, slot: RunSlot) -> None: ...
+    def stage_started(self, run_id: str, stage: str) -> None: ...
+    def run_finished(self, slot: RunSlot, record: Mapping[str, Any]) -> None: ...
+
+
+class SilentProgress:
+    def batch_started(self, slots, finished) -> None:
+        pass
+
+    def run_started(self, slot) -> None:
+        pass
+
+    def stage_started(self, run_id, stage) -> None:
+        pass
+
+    def run_finished(self, slot, record) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    out_dir: Path
+    plan_text: str | None = None  # the plan file as given, copied into the batch folder
+    wheelhouse: Path | None = None
+    sandbox_options: Mapping[str, Any] = field(default_factory=dict)
+    evaluate_hooks: Mapping[str, Callable] = field(default_factory=dict)
+    open_backend: Callable[[str, Mapping[str, Any]], Any] | None = None  # tests may count loads through it
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    batch_dir: Path
+    records: tuple[Mapping[str, Any], ...]
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.records if r.get("status") != "finished")
+
+
+def code_version() -> dict[str, Any]:
+    """bakeoff's version and, when it runs from a git checkout, the commit (recorded with every result)."""
+    from bakeoff import __version__
+
+    version: dict[str, Any] = {"version": __version__, "git_commit": None, "dirty": None}
+    try:
+        import git
+
+        repo = git.Repo(Path(__file__).resolve().parents[2])
+        version["git_commit"] = repo.head.commit.hexsha
+        version["dirty"] = repo.is_dirty(untracked_files=False)
+    except Exception:  # noqa: BLE001 - an installed copy has no repository; the version is enough
+        pass
+    return version
+
+
+def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter) -> dict[str, Any]:
+    """Create the batch folder, or check that an existing one was started with this very plan."""
+    batch_json = options.out_dir / "batch.json"
+    if batch_json.is_file():
+        stored = read_json(batch_json)
+        if stored["plan_sha256"] != plan.sha256():
+            changes = plan_differences(stored["plan"], plan.to_dict())
+            raise PlanChanged(
+                f"{options.out_dir} was started with another plan; refusing to mix results. "
+                f"Changed: {'; '.join(changes)}. Use a new --out folder, or the original plan."
+            )
+        return stored
+    options.out_dir.mkdir(parents=True, exist_ok=True)
+    if options.plan_text is not None:
+        write_atomic_text(options.out_dir / "plan.toml", options.plan_text, counter)
+    batch = {
+        "schema": BATCH_SCHEMA,
+        "plan": plan.to_dict(),
+        "plan_sha256": plan.sha256(),
+        "order": [slot.run_id for slot in run_order(plan)],
+        "created_at": utc_now(),
+        "code_version": code_version(),
+    }
+    write_json(batch_json, batch, counter)
+    return batch
+
+
+def _default_open_backend(spec: str, model_options: Mapping[str, Any]):
+    from bakeoff.models.registry import BackendOptions, open_backend
+
+    return open_backend(spec, BackendOptions(**dict(model_options)))
+
+
+def _record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> dict:
+    """A run that could not start (its model failed to load): recorded, so the batch moves on."""
+    from bakeoff.runner.run import finished_stages
+
+    run_dir = env.run_dir(slot.run_id)
+    record = run_summary(env, slot, finished_stages(run_dir), utc_now(), error, env.plan.sandbox, None)
+    write_json(run_dir / "run.json", record, env.counter)
+    env.journal.append("run_failed", run_id=slot.run_id, error=error)
+    return record
+
+
+def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+    progress = progress or SilentProgress()
+    counter = WriteCounter.from_environment()
+    batch = open_batch_folder(plan, options, counter)
+    journal = Journal(options.out_dir / "events.jsonl", counter)
+    env = BatchEnv(
+        plan=plan,
+        task=load_task(plan.task, plan.task_settings),
+        corpus=CorpusFiles.from_folder(Path(plan.corpus)),
+        batch_dir=options.out_dir,
+        journal=journal,
+        counter=counter,
+        code_version=batch["code_version"],
+        wheelhouse=options.wheelhouse,
+        sandbox_options=options.sandbox_options,
+        evaluate_hooks=options.evaluate_hooks,
+    )
+    slots = run_order(plan)
+    finished = {slot.run_id for slot in slots if is_finished(env.run_dir(slot.run_id))}
+    progress.batch_started(slots, finished)
+    journal.append("batch_started", runs=len(slots), already_finished=len(finished))
+    opener = options.open_backend or _default_open_backend
+    for model, block in groupby(slots, key=lambda slot: slot.model):
+        pending = [slot for slot in block if not is_finished(env.run_dir(slot.run_id))]
+        if pending:
+            _run_block(env, model.spec, pending, opener, progress)
+    records = tuple(read_json(env.run_dir(slot.run_id) / "run.json") for slot in slots)
+    journal.append("batch_done", failed=sum(1 for r in records if r["status"] != "finished"))
+    return BatchResult(options.out_dir, records)
+
+
+def _run_block(env: BatchEnv, spec: str, slots: list[RunSlot], opener, progress: ProgressSink) -> None:
+    """The model is loaded once for this block of its runs; a model that fails to load fails its runs only."""
+    try:
+        backend = opener(spec, env.plan.model_options)
+    except Exception as exc:  # noqa: BLE001 - a broken model is recorded, the batch goes on
+        for slot in slots:
+            progress.run_started(slot)
+            progress.run_finished(slot, _record_unstarted_failure(env, slot, f"model failed to load: {type(exc).__name__}: {exc}"))
+        return
+    try:
+        for slot in slots:
+            progress.run_started(slot)
+            record = execute_run(env, slot, backend, on_stage=progress.stage_started)
+            progress.run_finished(slot, record)
+    finally:
+        backend.close()

@@ -1,0 +1,115 @@
+"""Building each stage's conversation within the context budget, and recording what was cut.
+
+Every conversation starts with the same system message (system text, statement,
+data excerpt), so a backend that reuses a processed prefix reads it only once per run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from string import Template
+from typing import Mapping, Sequence
+
+from bakeoff.models.base import Message
+
+CUT_MARK = "\n[... {n} characters cut ...]\n"
+MIN_PART_CHARS = 400  # a variable part is never cut below this (a traceback's tail must survive)
+
+
+@dataclass(frozen=True)
+class Cut:
+    part: str
+    original_chars: int
+    kept_chars: int
+
+
+@dataclass(frozen=True)
+class Conversation:
+    key: str
+    messages: tuple[Message, ...]
+    shared_prefix_chars: int
+    cuts: tuple[Cut, ...] = ()
+
+    @property
+    def chars(self) -> int:
+        return sum(len(m.content) for m in self.messages)
+
+    def to_dict(self) -> dict:
+        return {
+            "key": self.key,
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "chars": self.chars,
+            "shared_prefix_chars": self.shared_prefix_chars,
+            "cut": [{"part": c.part, "original_chars": c.original_chars, "kept_chars": c.kept_chars} for c in self.cuts],
+        }
+
+
+def shorten(text: str, limit: int) -> str:
+    """Keep the head and the tail (where a traceback's cause is) of a text longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    marker = CUT_MARK.format(n=len(text) - limit)
+    room = max(0, limit - len(marker))
+    head = room // 3
+    tail = room - head
+    return text[:head] + marker + (text[-tail:] if tail else "")
+
+
+def fit_parts(parts: Mapping[str, str], room: int) -> tuple[dict[str, str], list[Cut]]:
+    """Share `room` characters between the parts: short parts keep all, long ones split what is left."""
+    room = max(room, MIN_PART_CHARS * len(parts))
+    fitted: dict[str, str] = {}
+    cuts: list[Cut] = []
+    pending = sorted(parts.items(), key=lambda item: len(item[1]))
+    remaining = room
+    for position, (name, text) in enumerate(pending):
+        share = remaining // (len(pending) - position)
+        kept = text if len(text) <= share else shorten(text, share)
+        if kept is not text:
+            cuts.append(Cut(name, len(text), len(kept)))
+        fitted[name] = kept
+        remaining -= len(kept)
+    return fitted, cuts
+
+
+def shared_system_message(system: str, statement: str, excerpt: str) -> Message:
+    content = f"{system.strip()}\n\n{statement.strip()}\n\nThe first lines of data/train.csv:\n\n{excerpt.strip()}\n"
+    return Message("system", content)
+
+
+def stage_conversation(
+    key: str,
+    shared: Message,
+    template: str,
+    parts: Mapping[str, str],
+    budget_chars: int,
+) -> Conversation:
+    """One stage's conversation: the shared system message and the stage prompt with `parts` filled in.
+
+    The parts are cut to the budget left after the fixed text.
+    """
+    fixed = len(shared.content) + len(render(template, **{name: "" for name in parts}))
+    fitted, cuts = fit_parts(parts, budget_chars - fixed) if parts else ({}, [])
+    user = Message("user", render(template, **fitted))
+    return Conversation(key, (shared, user), len(shared.content), tuple(cuts))
+
+
+def continued_conversation(
+    key: str,
+    earlier: Sequence[Message],
+    answer: str,
+    follow_up_template: str,
+    parts: Mapping[str, str],
+    budget_chars: int,
+) -> Conversation:
+    """The earlier conversation, the model's answer, and a follow-up (repair continues implement)."""
+    history = (*earlier, Message("assistant", answer))
+    fixed = sum(len(m.content) for m in history) + len(render(follow_up_template, **{n: "" for n in parts}))
+    fitted, cuts = fit_parts(parts, budget_chars - fixed)
+    follow_up = Message("user", render(follow_up_template, **fitted))
+    return Conversation(key, (*history, follow_up), len(earlier[0].content), tuple(cuts))
+
+
+def render(template: str, **parts: str) -> str:
+    """Fill a prompt template's $placeholders (prompts are data: task_specs/<task>/prompts/)."""
+    return Template(template).substitute(parts)

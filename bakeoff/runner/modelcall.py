@@ -1,0 +1,75 @@
+"""Asking the model one turn, timing it, auditing the answer, and writing the files it gave."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any, Callable
+
+from bakeoff.models.base import Completion, GenerationSettings
+from bakeoff.runner.context import RunContext, StageClock
+from bakeoff.runner.conversation import Conversation
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One model turn: the completion and its capture audit, or why the harness could not ask."""
+
+    completion: Completion | None
+    capture: Any  # bakeoff.answers.Capture
+    harness_error: str | None = None
+
+    @property
+    def captured(self) -> bool:
+        return self.capture is not None and self.capture.status == "captured"
+
+    def completion_dict(self) -> dict[str, Any] | None:
+        if self.completion is None:
+            return None
+        data = self.completion.to_dict()
+        data["model_info"] = dict(data.get("model_info") or {})
+        return data
+
+    def capture_dict(self) -> dict[str, Any] | None:
+        if self.capture is None:
+            return None
+        return {"status": self.capture.status, "reason": self.capture.reason, "detail": self.capture.detail}
+
+
+def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: str, expect: str) -> Answer:
+    """One chat turn. A backend that raises is a harness failure, never the model's."""
+    from bakeoff.answers import audit
+
+    settings = GenerationSettings(
+        max_tokens=ctx.task.settings.max_tokens_for(stage),
+        temperature=ctx.temperature,
+        seed=ctx.seed,
+    )
+    started = time.monotonic()
+    try:
+        completion = ctx.backend.chat(conversation.messages, key=conversation.key, settings=settings)
+    except Exception as exc:  # noqa: BLE001 - any backend fault is recorded as the harness's
+        return Answer(None, None, f"{type(exc).__name__}: {exc}")
+    finally:
+        clock.model_s += time.monotonic() - started
+    return Answer(completion, audit(completion, expect=expect))
+
+
+def _is_submission_path(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return bool(parts) and parts[0] not in (DATA_DIR, SCRATCH_DIR, ".git") and not path.startswith("/")
+
+
+def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bool]) -> list[dict[str, Any]]:
+    """Write the answer's files that `keep` accepts (never into data/, the scratch folder or .git)."""
+    written = []
+    for path, content in sorted(files.items()):
+        if not (keep(path) and _is_submission_path(path)):
+            continue
+        ctx.repo.write_file(path, content)
+        data = content.encode("utf-8")
+        written.append({"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    return written

@@ -1,0 +1,195 @@
+"""The batch plan: which models, how many runs, which task, corpus, sandbox and limits.
+
+A plan is read from TOML (see docs/running.md) or built from CLI shortcuts, and
+resolved into a frozen `Plan`. Its canonical JSON is stored in the batch folder;
+a restart with a plan that differs is refused with the list of differences.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from bakeoff.errors import BakeoffError
+from bakeoff.runner.records import to_jsonable
+
+SANDBOX_CHOICES = ("docker", "bwrap", "none")
+PLAN_KEYS = {"models", "runs", "task", "corpus", "sandbox", "seed", "limits", "task_settings", "model_options"}
+
+
+class PlanError(BakeoffError):
+    """The plan file or the run options are invalid."""
+
+
+class PlanChanged(BakeoffError):
+    """A batch folder was started with another plan; resuming it with this one would mix results."""
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    label: str  # names the model's runs: <label>-r01
+    spec: str  # a backend spec string: default, gguf:PATH, openai:URL#MODEL, scripted:FILE
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """Caps of every execution in a run's sandbox."""
+
+    memory_mb: int = 4096
+    pids: int = 512
+    cpus: float = 2.0
+    output_kb: int = 1024
+
+
+@dataclass(frozen=True)
+class Plan:
+    models: tuple[ModelEntry, ...]
+    corpus: str  # absolute path of a corpus folder (generators' layout)
+    runs: int = 5
+    task: str = "spam_classifier"
+    sandbox: str = "docker"
+    seed: int = 0
+    limits: RunLimits = field(default_factory=RunLimits)
+    task_settings: Mapping[str, Any] = field(default_factory=dict)
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "models": [{"label": m.label, "spec": m.spec} for m in self.models],
+            "corpus": self.corpus,
+            "runs": self.runs,
+            "task": self.task,
+            "sandbox": self.sandbox,
+            "seed": self.seed,
+            "limits": to_jsonable(self.limits),
+            "task_settings": to_jsonable(dict(self.task_settings)),
+            "model_options": to_jsonable(dict(self.model_options)),
+        }
+
+    def sha256(self) -> str:
+        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunSlot:
+    """One run of the batch: model, 1-based index, seed."""
+
+    model: ModelEntry
+    index: int
+    seed: int
+
+    @property
+    def run_id(self) -> str:
+        return f"{self.model.label}-r{self.index:02d}"
+
+
+def run_order(plan: Plan) -> list[RunSlot]:
+    """Interleaved: run 1 of every model, then run 2... so machine drift does not follow the model."""
+    return [
+        RunSlot(model, index, run_seed(plan.seed, index))
+        for index in range(1, plan.runs + 1)
+        for model in plan.models
+    ]
+
+
+def run_seed(batch_seed: int, index: int) -> int:
+    # The same index gets the same seed for every model: runs are compared pairwise across models.
+    return (batch_seed * 1_000_003 + index) % (2**31 - 1)
+
+
+def label_for_spec(spec: str) -> str:
+    """A short file-name-safe name for a model spec (the stem of a file, the model of an endpoint)."""
+    kind, _, rest = spec.partition(":")
+    if not rest:
+        base = kind
+    elif kind == "openai":
+        base = rest.rpartition("#")[2] or rest
+    else:
+        base = Path(rest).name
+        for suffix in (".gguf", ".jsonl", ".json"):
+            base = base.removesuffix(suffix)
+    slug = re.sub(r"[^A-Za-z0-9._]+", "-", base).strip("-.").lower()
+    return slug or "model"
+
+
+def _models_from(raw: Any) -> tuple[ModelEntry, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise PlanError("the plan must name at least one model: models = [\"default\"]")
+    entries = []
+    for item in raw:
+        if isinstance(item, str):
+            entries.append(ModelEntry(label_for_spec(item), item))
+        elif isinstance(item, Mapping) and isinstance(item.get("spec"), str):
+            label = str(item.get("label") or label_for_spec(item["spec"]))
+            if not re.fullmatch(r"[A-Za-z0-9._-]+", label):
+                raise PlanError(f"model label {label!r} may hold only letters, digits, '.', '_' and '-'")
+            entries.append(ModelEntry(label, item["spec"]))
+        else:
+            raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
+    labels = [e.label for e in entries]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
+    return tuple(entries)
+
+
+def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
+    unknown = sorted(set(raw) - PLAN_KEYS)
+    if unknown:
+        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}")
+    if "corpus" not in raw:
+        raise PlanError("the plan must name a corpus folder: corpus = \"path/to/corpus\"")
+    runs = raw.get("runs", 5)
+    if not isinstance(runs, int) or runs < 1:
+        raise PlanError(f"runs must be a whole number >= 1, got {runs!r}")
+    sandbox = raw.get("sandbox", "docker")
+    if sandbox not in SANDBOX_CHOICES:
+        raise PlanError(f"sandbox must be one of {', '.join(SANDBOX_CHOICES)}, got {sandbox!r}")
+    seed = raw.get("seed", 0)
+    if not isinstance(seed, int) or seed < 0:
+        raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
+    try:
+        limits = RunLimits(**dict(raw.get("limits", {})))
+    except TypeError as exc:
+        raise PlanError(f"bad [limits]: {exc}") from None
+    corpus = (base_dir / str(raw["corpus"])).resolve()
+    return Plan(
+        models=_models_from(raw.get("models")),
+        corpus=str(corpus),
+        runs=runs,
+        task=str(raw.get("task", "spam_classifier")),
+        sandbox=sandbox,
+        seed=seed,
+        limits=limits,
+        task_settings=dict(raw.get("task_settings", {})),
+        model_options=dict(raw.get("model_options", {})),
+    )
+
+
+def load_plan(path: Path) -> Plan:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanError(f"no plan file at {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PlanError(f"{path} is not valid TOML: {exc}") from None
+    return plan_from_mapping(raw, path.resolve().parent)
+
+
+def plan_differences(stored: Mapping[str, Any], current: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Human-readable differences between two plan dicts: 'runs: 5 -> 3'."""
+    differences = []
+    for key in sorted(set(stored) | set(current)):
+        name = f"{prefix}{key}"
+        old, new = stored.get(key), current.get(key)
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            differences.extend(plan_differences(old, new, prefix=f"{name}."))
+        elif old != new:
+            differences.append(f"{name}: {json.dumps(old)} -> {json.dumps(new)}")
+    return differences

@@ -1,0 +1,76 @@
+"""The live progress display of a batch (rich): each run's stage and outcome, and the time left."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping
+
+from bakeoff.runner.plan import RunSlot
+from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.runner.status import describe_outcome, format_seconds
+
+
+class LiveProgress:
+    """A ProgressSink drawing a table that updates in place (plain lines when not on a terminal)."""
+
+    def __init__(self, console=None) -> None:
+        from rich.console import Console
+
+        self.console = console or Console(stderr=True)
+        self._rows: dict[str, list[str]] = {}
+        self._durations: list[float] = []
+        self._run_started = 0.0
+        self._left = 0
+        self._live = None
+
+    def __enter__(self) -> "LiveProgress":
+        from rich.live import Live
+
+        self._live = Live(self._render(), console=self.console, refresh_per_second=2, transient=False)
+        self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._live is not None:
+            self._live.update(self._render())
+            self._live.__exit__(*exc_info)
+
+    def _render(self):
+        from rich.table import Table
+
+        left = self._left * (sum(self._durations) / len(self._durations)) if self._durations else None
+        table = Table(title=f"bakeoff batch: {self._left} runs left, about {format_seconds(left)} to go")
+        for column in ("run", "stage", "outcome"):
+            table.add_column(column)
+        for run_id, (stage, outcome) in self._rows.items():
+            table.add_row(run_id, stage, outcome)
+        return table
+
+    def _refresh(self) -> None:
+        if self._live is not None:
+            self._live.update(self._render())
+
+    def batch_started(self, slots: list[RunSlot], finished: set[str]) -> None:
+        for slot in slots:
+            self._rows[slot.run_id] = ["done" if slot.run_id in finished else "waiting", ""]
+        self._left = len(slots) - len(finished)
+        self._refresh()
+
+    def run_started(self, slot: RunSlot) -> None:
+        self._run_started = time.monotonic()
+        self._rows[slot.run_id] = ["starting", ""]
+        self._refresh()
+
+    def stage_started(self, run_id: str, stage: str) -> None:
+        self._rows[run_id] = [f"{STAGE_NAMES.index(stage) + 1}/{len(STAGE_NAMES)} {stage}", ""]
+        self._refresh()
+
+    def run_finished(self, slot: RunSlot, record: Mapping[str, Any]) -> None:
+        self._durations.append(time.monotonic() - self._run_started)
+        self._left = max(0, self._left - 1)
+        if record.get("status") == "finished":
+            outcome = describe_outcome(record["outcome"])
+        else:
+            outcome = f"harness failure: {record.get('error')}"
+        self._rows[slot.run_id] = ["done", outcome]
+        self._refresh()

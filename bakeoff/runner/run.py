@@ -1,0 +1,186 @@
+"""One run, resumable: a fresh repo, the six stages in order, a record per stage, a run record at the end.
+
+Resume rule: a stage whose record exists is never executed again; an unfinished
+stage restarts from its beginning after the repo is reset to the last finished
+stage's commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from bakeoff.models.base import ModelBackend
+from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
+from bakeoff.runner.conversation import shared_system_message
+from bakeoff.runner.plan import Plan, RunSlot
+from bakeoff.runner.records import Journal, WriteCounter, read_json, utc_now, write_json
+from bakeoff.runner.resources import PeakSampler
+from bakeoff.runner.seeding import install_seed_hook, seeded_env
+from bakeoff.runner.stages import HARNESS_ERROR, STAGE_NAMES, StageOutcome, stage_functions
+from bakeoff.runner.summary import run_summary
+from bakeoff.runner.task import TaskSpec
+from bakeoff.runner.transcript import write_transcript
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, RunRepo
+
+STAGE_SCHEMA = "bakeoff.stage/1"
+WHEELS_IN_SANDBOX = "/wheels"
+
+
+@dataclass(frozen=True)
+class BatchEnv:
+    """What every run of a batch shares."""
+
+    plan: Plan
+    task: TaskSpec
+    corpus: CorpusFiles
+    batch_dir: Path
+    journal: Journal
+    counter: WriteCounter
+    code_version: Mapping[str, Any]
+    wheelhouse: Path | None = None
+    sandbox_options: Mapping[str, Any] = field(default_factory=dict)
+    evaluate_hooks: Mapping[str, Callable] = field(default_factory=dict)
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.batch_dir / "runs" / run_id
+
+
+def stage_record_path(run_dir: Path, index: int, stage: str) -> Path:
+    return run_dir / "stages" / f"{index}-{stage}.json"
+
+
+def finished_stages(run_dir: Path) -> dict[str, dict]:
+    """The records of the stages already done, in order (a gap ends the list: later ones are re-run)."""
+    done: dict[str, dict] = {}
+    for index, stage in enumerate(STAGE_NAMES, start=1):
+        path = stage_record_path(run_dir, index, stage)
+        if not path.is_file():
+            break
+        done[stage] = read_json(path)
+    return done
+
+
+def is_finished(run_dir: Path) -> bool:
+    return (run_dir / "run.json").is_file()
+
+
+def _sandbox_spec(env: BatchEnv, repo: RunRepo, seed: int):
+    from sandbox.base import MIB, Limits, Mount, SandboxSpec
+
+    hook = install_seed_hook(repo.scratch())
+    relative_hook = hook.relative_to(repo.path).as_posix()
+    # Inside docker and bwrap the workspace is /workspace; the unisolated driver runs in the host folder.
+    hook_path = str(hook) if env.plan.sandbox == "none" else f"{WORKSPACE_IN_SANDBOX}/{relative_hook}"
+    limits = env.plan.limits
+    mounts = [
+        Mount(env.corpus.train, f"{DATA_DIR}/train.csv", read_only=True),
+        Mount(env.corpus.holdout, HOLDOUT_IN_SANDBOX, read_only=True),
+    ]
+    if env.plan.sandbox == "docker" and env.wheelhouse is not None:
+        mounts.append(Mount(env.wheelhouse, WHEELS_IN_SANDBOX, read_only=True))
+    return SandboxSpec(
+        workspace=repo.path,
+        mounts=tuple(mounts),
+        limits=Limits(memory_bytes=limits.memory_mb * MIB, pids=limits.pids, cpus=limits.cpus,
+                      output_bytes=limits.output_kb * 1024),
+        env=seeded_env(seed, hook_path),
+    )
+
+
+def _sandbox_options(env: BatchEnv) -> dict[str, Any]:
+    """Driver options: bwrap and the unisolated driver bind the wheelhouse themselves."""
+    options = dict(env.sandbox_options)
+    if env.plan.sandbox in ("bwrap", "none") and env.wheelhouse is not None:
+        options.setdefault("wheelhouse", env.wheelhouse)
+    return options
+
+
+def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, dict]) -> RunRepo:
+    repo_dir = run_dir / "repo"
+    if not done:
+        return RunRepo.create(repo_dir, env.task.template_dir, env.corpus.excerpt)
+    repo = RunRepo(repo_dir)
+    last = list(done.values())[-1]
+    repo.reset_to(last["commit"]["sha"])
+    return repo
+
+
+def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, commit, timings, peaks) -> dict:
+    from bakeoff.runner.records import to_jsonable
+
+    return {
+        "schema": STAGE_SCHEMA,
+        "run_id": slot.run_id,
+        "stage": stage,
+        "index": index,
+        **to_jsonable(outcome),
+        "commit": {"sha": commit.sha, "message": commit.message, "date": commit.date},
+        "timings": timings,
+        "resources": to_jsonable(peaks),
+    }
+
+
+def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: Callable[[str, str], None] | None = None) -> dict:
+    """Run (or finish) one run and return its run record. Harness failures end the run, never the batch."""
+    from sandbox.errors import SandboxError
+    from sandbox.factory import open_sandbox
+
+    run_dir = env.run_dir(slot.run_id)
+    if is_finished(run_dir):
+        return read_json(run_dir / "run.json")
+    done = finished_stages(run_dir)
+    env.journal.append("run_started", run_id=slot.run_id, resumed_after=list(done))
+    started_at = utc_now()
+    error: str | None = None
+    isolation = env.plan.sandbox
+    try:
+        repo = _prepare_repo(env, run_dir, done)
+        spec = _sandbox_spec(env, repo, slot.seed)
+        with open_sandbox(env.plan.sandbox, spec, **_sandbox_options(env)) as sandbox:
+            isolation = getattr(sandbox, "kind", "") or isolation
+            ctx = RunContext(
+                run_id=slot.run_id, seed=slot.seed, task=env.task, repo=repo, run_dir=run_dir, sandbox=sandbox,
+                backend=backend, corpus=env.corpus,
+                shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8")),
+                env=spec.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
+            )
+            error = _run_stages(env, slot, ctx, done, on_stage)
+    except (SandboxError, OSError) as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - one broken run must not stop the batch; it is recorded
+        error = f"{type(exc).__name__}: {exc}"
+    record = run_summary(env, slot, finished_stages(run_dir), started_at, error, isolation, backend)
+    write_json(run_dir / "run.json", record, env.counter)
+    env.journal.append("run_failed" if error else "run_done", run_id=slot.run_id)
+    return record
+
+
+def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, dict], on_stage) -> str | None:
+    """The stages not yet done, in order; returns a harness error that ended the run, or None."""
+    from sandbox.errors import SandboxError
+
+    functions = stage_functions(env.evaluate_hooks)
+    for index, stage in enumerate(STAGE_NAMES, start=1):
+        if stage in done:
+            continue
+        if on_stage:
+            on_stage(slot.run_id, stage)
+        env.journal.append("stage_started", run_id=slot.run_id, stage=stage)
+        clock = StageClock()
+        started_at = utc_now()
+        with PeakSampler() as sampler:
+            try:
+                outcome = functions[stage](ctx, clock, done)
+            except SandboxError as exc:
+                outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
+        commit = ctx.repo.commit(stage)
+        record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
+        write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
+        done[stage] = record
+        write_transcript(ctx.run_dir / "transcript.jsonl", done.values(), env.counter)
+        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record["attribution"])
+        if record["attribution"] == HARNESS_ERROR:
+            return f"stage {stage}: {record['attribution_reason']}"
+    return None

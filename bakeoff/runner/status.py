@@ -1,0 +1,103 @@
+"""A batch's state read from its folder alone (what `bakeoff status DIR` shows from another terminal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bakeoff.errors import BakeoffError
+from bakeoff.runner.records import Journal, read_json
+from bakeoff.runner.stages import STAGE_NAMES
+
+
+class NotABatch(BakeoffError):
+    """The folder holds no batch (no batch.json)."""
+
+
+@dataclass(frozen=True)
+class RunState:
+    run_id: str
+    state: str  # finished, harness_failed, in_progress, pending
+    stages_done: int
+    current_stage: str | None
+    outcome: str | None  # e.g. "scored f1=0.812" or "crashed (module_not_found)"
+    wall_s: float | None
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    folder: Path
+    runs: tuple[RunState, ...]
+    last_event: dict | None
+
+    @property
+    def finished(self) -> int:
+        return sum(1 for run in self.runs if run.state in ("finished", "harness_failed"))
+
+    def seconds_left(self) -> float | None:
+        """Mean wall time of the finished runs times the runs left (None before any run finished)."""
+        walls = [run.wall_s for run in self.runs if run.wall_s]
+        if not walls:
+            return None
+        return sum(walls) / len(walls) * (len(self.runs) - self.finished)
+
+
+def describe_outcome(outcome: dict) -> str:
+    if outcome.get("status") == "scored":
+        return f"scored f1={outcome['f1']:.3f}"
+    crash = outcome.get("crash_class")
+    return f"{outcome.get('status')} ({crash})" if crash else str(outcome.get("status"))
+
+
+def _current_stages(journal: Journal) -> dict[str, str]:
+    current: dict[str, str] = {}
+    for entry in journal.entries():
+        if entry.get("event") == "stage_started":
+            current[entry["run_id"]] = entry["stage"]
+        elif entry.get("event") in ("stage_done", "run_done", "run_failed"):
+            current.pop(entry.get("run_id"), None)
+    return current
+
+
+def read_status(folder: Path) -> BatchStatus:
+    batch_json = folder / "batch.json"
+    if not batch_json.is_file():
+        raise NotABatch(f"{folder} is not a batch folder (no batch.json); start one with `bakeoff run`")
+    batch = read_json(batch_json)
+    journal = Journal(folder / "events.jsonl")
+    current = _current_stages(journal)
+    runs = []
+    for run_id in batch["order"]:
+        run_dir = folder / "runs" / run_id
+        done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if (run_dir / "stages" / f"{i}-{s}.json").is_file())
+        if (run_dir / "run.json").is_file():
+            record = read_json(run_dir / "run.json")
+            state = "finished" if record["status"] == "finished" else "harness_failed"
+            outcome = describe_outcome(record["outcome"]) if state == "finished" else record.get("error")
+            runs.append(RunState(run_id, state, done, None, outcome, record["timings"].get("wall_s")))
+        else:
+            state = "in_progress" if done or run_id in current else "pending"
+            runs.append(RunState(run_id, state, done, current.get(run_id), None, None))
+    entries = journal.entries()
+    return BatchStatus(folder, tuple(runs), entries[-1] if entries else None)
+
+
+def status_table(status: BatchStatus):
+    """A rich Table of the runs."""
+    from rich.table import Table
+
+    table = Table(title=f"batch {status.folder}  ({status.finished}/{len(status.runs)} runs done)")
+    for column in ("run", "state", "stages", "now", "outcome"):
+        table.add_column(column)
+    for run in status.runs:
+        table.add_row(run.run_id, run.state, f"{run.stages_done}/{len(STAGE_NAMES)}", run.current_stage or "",
+                      run.outcome or "")
+    return table
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"

@@ -1,0 +1,102 @@
+"""A run's git repository: made fresh from the task template, one commit per stage.
+
+The repository is the submission: what the model wrote and what its training
+produced. `data/` (the training file's mount point and the excerpt) and the
+harness's scratch folder `.bakeoff/` are git-ignored, so no data and no
+harness file is ever committed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, smoke-test input)
+DATA_DIR = "data"
+_KEEP_ON_RESET = (f"{DATA_DIR}/", f"{SCRATCH_DIR}/")
+_COMMITTER = {
+    "GIT_AUTHOR_NAME": "bakeoff",
+    "GIT_AUTHOR_EMAIL": "runner@bakeoff.invalid",
+    "GIT_COMMITTER_NAME": "bakeoff",
+    "GIT_COMMITTER_EMAIL": "runner@bakeoff.invalid",
+}
+
+
+@dataclass(frozen=True)
+class StageCommit:
+    sha: str
+    message: str
+    date: str
+
+
+class RunRepo:
+    """The git repository of one run (GitPython)."""
+
+    def __init__(self, path: Path) -> None:
+        import git
+
+        self.path = path
+        self._repo = git.Repo(path)
+
+    @classmethod
+    def create(cls, path: Path, template_dir: Path, excerpt: Path | None) -> "RunRepo":
+        """A new repository holding the task template; files named dot-X become .X."""
+        import git
+
+        if path.exists():
+            shutil.rmtree(path)  # a half-made repo from a killed start: make it again
+        path.mkdir(parents=True)
+        for source in sorted(template_dir.rglob("*")):
+            if source.is_file():
+                relative = source.relative_to(template_dir)
+                name = "." + relative.name[4:] if relative.name.startswith("dot-") else relative.name
+                target = path / relative.parent / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+        (path / DATA_DIR).mkdir(exist_ok=True)
+        if excerpt is not None and excerpt.exists():
+            shutil.copyfile(excerpt, path / DATA_DIR / "excerpt.txt")
+        git.Repo.init(path, initial_branch="main")
+        repo = cls(path)
+        repo.commit("template")
+        return repo
+
+    def commit(self, message: str) -> StageCommit:
+        """Commit everything that is not ignored, even when nothing changed (one commit per stage)."""
+        git_cmd = self._repo.git
+        git_cmd.add("-A")
+        git_cmd.commit("--allow-empty", "--no-verify", "-q", "-m", message, env=_COMMITTER)
+        head = self._repo.head.commit
+        return StageCommit(head.hexsha, message, head.committed_datetime.isoformat())
+
+    def reset_to(self, sha: str) -> None:
+        """Back to a stage's commit: what an unfinished stage wrote is removed, data/ and scratch stay."""
+        git_cmd = self._repo.git
+        git_cmd.reset("--hard", "-q", sha)
+        excludes = [arg for keep in _KEEP_ON_RESET for arg in ("-e", keep)]
+        git_cmd.clean("-ffdxq", *excludes)
+
+    def head_sha(self) -> str:
+        return self._repo.head.commit.hexsha
+
+    def commit_messages(self) -> list[str]:
+        """Oldest first."""
+        return [c.message.strip() for c in reversed(list(self._repo.iter_commits()))]
+
+    def write_file(self, relative: str, content: str) -> Path:
+        target = (self.path / relative).resolve()
+        if self.path.resolve() not in target.parents:
+            raise ValueError(f"{relative!r} is outside the repository")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        return target
+
+    def read_file(self, relative: str) -> str | None:
+        target = self.path / relative
+        return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+
+    def scratch(self) -> Path:
+        folder = self.path / SCRATCH_DIR
+        folder.mkdir(exist_ok=True)
+        return folder
