@@ -1,0 +1,128 @@
+"""Scoring one submission repository: `bakeoff score` as a library call.
+
+`score_submission` copies the repository into a scratch workspace, opens a
+sandbox over it with the corpus's holdout features (never its answers)
+mounted read-only, grades it there (bakeoff.submission_grading) and scores
+on the host. The stage runner grades inside its own sandbox with
+`grade_in_sandbox` directly.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+from bakeoff.errors import BakeoffError
+from bakeoff.submission_grading import GradingRequest, grade_in_sandbox
+from bakeoff.submission_outcome import STATUSES, SubmissionOutcome
+from bakeoff.submission_workspace import copy_working_tree, find_corpus_files
+from sandbox.base import Limits, SandboxSpec
+from sandbox.errors import SandboxUnavailable
+
+UNSAFE_KIND = "none"
+
+__all__ = [
+    "STATUSES",
+    "GradingRequest",
+    "ScoreOptions",
+    "ScoringUnavailable",
+    "SubmissionOutcome",
+    "grade_in_sandbox",
+    "score_submission",
+]
+
+
+class ScoringUnavailable(BakeoffError):
+    """bakeoff cannot grade here (no engine, no image, no bwrap, no unsafe consent)."""
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How to grade: which isolation, whether to train, the per-command time limit."""
+
+    sandbox_kind: str = "docker"
+    unsafe_no_isolation: bool = False  # must be set to use the "none" kind
+    train: bool = False
+    timeout_s: float = 600.0
+    wheelhouse: Path | None = None  # None: sandbox.wheelhouse.default_wheelhouse()
+    limits: Limits = field(default_factory=Limits)
+    sandbox_options: Mapping[str, object] = field(default_factory=dict)  # driver-specific, e.g. an image name
+    scratch_parent: Path | None = None  # where the scratch workspace is made; None: the system's temp folder
+
+
+def score_submission(
+    repo: Path,
+    corpus: Path,
+    options: ScoreOptions = ScoreOptions(),
+    on_stage: Callable[[str], None] | None = None,
+) -> SubmissionOutcome:
+    """Grade the submission in `repo` on the corpus's hidden holdout; `repo` itself is never touched."""
+    kind = _checked_kind(options)
+    corpus_files = find_corpus_files(corpus, need_train=options.train)
+    wheelhouse = _wheelhouse(options)
+    scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-", dir=options.scratch_parent))
+    try:
+        workspace = scratch / "workspace"
+        copy_working_tree(repo, workspace)
+        spec = SandboxSpec(
+            workspace=workspace,
+            mounts=corpus_files.mounts(),
+            limits=_limits(options),
+        )
+        request = GradingRequest(
+            features_in_sandbox="/holdout/holdout.csv",
+            answers=corpus_files.holdout_answers,
+            wheelhouse=wheelhouse,
+            train=options.train,
+            timeout_s=options.timeout_s,
+        )
+        with _open(kind, spec, wheelhouse, options) as sandbox:
+            return grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _checked_kind(options: ScoreOptions) -> str:
+    if options.unsafe_no_isolation:
+        return UNSAFE_KIND
+    if options.sandbox_kind == UNSAFE_KIND:
+        raise ScoringUnavailable("running without isolation needs the explicit --unsafe-no-isolation flag")
+    return options.sandbox_kind
+
+
+def _limits(options: ScoreOptions) -> Limits:
+    base = options.limits
+    return Limits(
+        memory_bytes=base.memory_bytes,
+        pids=base.pids,
+        cpus=base.cpus,
+        output_bytes=base.output_bytes,
+        timeout_s=options.timeout_s,
+    )
+
+
+def _wheelhouse(options: ScoreOptions) -> Path:
+    from sandbox.wheelhouse import default_wheelhouse
+
+    wheelhouse = options.wheelhouse or default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    return wheelhouse
+
+
+def _open(kind: str, spec: SandboxSpec, wheelhouse: Path, options: ScoreOptions):
+    from sandbox.factory import open_sandbox
+
+    driver_options = dict(options.sandbox_options)
+    driver_options["wheelhouse"] = wheelhouse
+    if kind == UNSAFE_KIND:
+        driver_options["i_understand_this_is_unsafe"] = True
+    try:
+        return open_sandbox(kind, spec, **driver_options)
+    except SandboxUnavailable as exc:
+        raise ScoringUnavailable(
+            f"{exc}. Run `bakeoff sandbox check` to see which isolation works here"
+            + ("" if kind == "bwrap" else ", or choose another with --sandbox bwrap")
+        ) from exc

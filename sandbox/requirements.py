@@ -1,0 +1,224 @@
+"""Installing a submission's declared requirements: resolved on the host, installed offline inside.
+
+Sandboxes reach no package index. Each requirement line is therefore
+resolved on the host (`pip download` of the line and its dependencies into
+the cached wheelhouse, see sandbox.wheelhouse), then the wheels the sandbox's
+environment lacks are installed inside with `pip install --no-index --no-deps
+--target /deps`. Every line's fate is recorded (sandbox.requirements_lines).
+
+A line that cannot be had is an outcome for the caller to report (the
+submission's `dependency_unavailable`), not an error. Only a package index
+that cannot be reached at all raises: that is the grader's failure.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox.base import ExecResult, Sandbox
+from sandbox.errors import SandboxError
+from sandbox.requirements_lines import (
+    IGNORED,
+    INSTALLED,
+    INVALID_LINE,
+    PENDING,
+    PROVIDED_BY_IMAGE,
+    UNAVAILABLE,
+    RequirementLine,
+    normalize_name,
+    parse_requirements,
+    pinned_version,
+)
+from sandbox.wheelhouse import download_wheels
+
+DEPS_IN_SANDBOX = "/deps"
+WHEELS_IN_SANDBOX = "/wheels"
+INSTALL_TIMEOUT_S = 600.0
+OUTPUT_TAIL_CHARS = 4000
+
+# pip's words when the index itself could not be reached (as opposed to a name it does not know).
+_NETWORK_FAILURE_MARKERS = (
+    "NewConnectionError",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+    "Max retries exceeded",
+    "ConnectTimeoutError",
+    "Could not fetch URL",
+)
+
+# Lists the distributions of the sandbox's own environment, leaving out /deps
+# (what an earlier install put there is not provided by the image).
+_LIST_ENVIRONMENT = (
+    "import importlib.metadata as m, json, os, sys\n"
+    "skip = set(filter(None, os.environ.get('PYTHONPATH', '').split(os.pathsep)))\n"
+    "paths = [p for p in sys.path if p not in skip]\n"
+    "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions(path=paths) if d.metadata['Name']}))\n"
+)
+
+
+class PackageIndexUnreachable(SandboxError):
+    """The host could not reach the package index, so no requirement could be judged."""
+
+
+@dataclass(frozen=True)
+class RequirementsReport:
+    """What became of a submission's requirements.txt, line by line."""
+
+    lines: tuple[RequirementLine, ...]
+    present: bool  # False when the submission declares no requirements.txt
+    install_exit_code: int | None = None  # of the offline pip install; None when none ran
+    install_output: str = ""  # the end of its output
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when every line was met (installed, provided, or harmlessly ignored)."""
+        return not self.unmet
+
+    @property
+    def unmet(self) -> tuple[RequirementLine, ...]:
+        return tuple(line for line in self.lines if line.fate in (UNAVAILABLE, INVALID_LINE))
+
+    def summary(self) -> str:
+        """One line naming the unmet requirements and why, for an outcome's detail."""
+        return "; ".join(f"{line.text}: {line.reason}" for line in self.unmet)
+
+    def to_dict(self) -> dict:
+        return {
+            "present": self.present,
+            "ok": self.ok,
+            "lines": [line.to_dict() for line in self.lines],
+            "install_exit_code": self.install_exit_code,
+            "install_output": self.install_output,
+            "duration_s": self.duration_s,
+        }
+
+
+def install_requirements(
+    sandbox: Sandbox,
+    requirements_file: Path,
+    wheelhouse: Path,
+    *,
+    wheels_in_sandbox: str = WHEELS_IN_SANDBOX,
+    deps_in_sandbox: str = DEPS_IN_SANDBOX,
+    timeout_s: float = INSTALL_TIMEOUT_S,
+) -> RequirementsReport:
+    """Resolve `requirements_file` (a host path) into `wheelhouse` and install what is missing in `sandbox`.
+
+    `wheelhouse` must be the host folder the sandbox shows at `wheels_in_sandbox`.
+    """
+    started = time.monotonic()
+    if not requirements_file.is_file():
+        return RequirementsReport(lines=(), present=False)
+    text = requirements_file.read_text(encoding="utf-8", errors="replace")
+    lines = list(parse_requirements(text))
+    if any(line.fate == PENDING for line in lines):
+        provided = environment_distributions(sandbox)
+        lines = [_judge_against_image(line, provided) for line in lines]
+        lines = [_resolve_on_host(line, wheelhouse) for line in lines]
+        lines, install = _install_offline(sandbox, lines, provided, wheels_in_sandbox, deps_in_sandbox, timeout_s)
+    else:
+        install = None
+    return RequirementsReport(
+        lines=tuple(lines),
+        present=True,
+        install_exit_code=install.exit_code if install else None,
+        install_output=_tail(install.stdout + install.stderr) if install else "",
+        duration_s=time.monotonic() - started,
+    )
+
+
+def environment_distributions(sandbox: Sandbox) -> dict[str, str]:
+    """{normalized name: version} of what the sandbox's Python environment already has."""
+    result = sandbox.exec(["python", "-c", _LIST_ENVIRONMENT], timeout_s=120)
+    if not result.ok:
+        raise SandboxError(f"could not list the sandbox's Python packages: {_tail(result.stderr)}")
+    try:
+        listed = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:
+        raise SandboxError(f"unreadable package list from the sandbox: {result.stdout[:200]!r}") from exc
+    return {normalize_name(name): version for name, version in listed.items()}
+
+
+def _judge_against_image(line: RequirementLine, provided: dict[str, str]) -> RequirementLine:
+    if line.fate != PENDING or line.name not in provided:
+        return line
+    # The image's version is used even when the line pins another: installing a second
+    # numpy or pandas next to the image's would be slow and break its compiled stack.
+    version = provided[line.name]
+    pinned = pinned_version(line)
+    reason = f"the image has {line.name} {version}"
+    if pinned and pinned != version:
+        reason += f" (the line pins {pinned}; the image's version is used)"
+    return line.with_fate(PROVIDED_BY_IMAGE, reason)
+
+
+def _resolve_on_host(line: RequirementLine, wheelhouse: Path) -> RequirementLine:
+    if line.fate != PENDING:
+        return line
+    download = download_wheels([line.text], wheelhouse)
+    if download.ok and not download.files:
+        return line.with_fate(IGNORED, "its environment marker excludes it for the sandbox's Python")
+    if download.ok:
+        # The wheels are kept on the line until the install decides their fate.
+        return line.with_fate(PENDING, line.reason, download.files)
+    if any(marker in download.log_tail for marker in _NETWORK_FAILURE_MARKERS):
+        raise PackageIndexUnreachable(
+            f"the package index could not be reached to resolve {line.text!r}; check the network "
+            f"or fill the wheelhouse {wheelhouse} beforehand:\n{_tail(download.log_tail, 800)}"
+        )
+    return line.with_fate(UNAVAILABLE, _pip_reason(download.log_tail))
+
+
+def _install_offline(
+    sandbox: Sandbox,
+    lines: list[RequirementLine],
+    provided: dict[str, str],
+    wheels_in_sandbox: str,
+    deps_in_sandbox: str,
+    timeout_s: float,
+) -> tuple[list[RequirementLine], ExecResult | None]:
+    pending = [line for line in lines if line.fate == PENDING]
+    for_line = {line.line_number: _missing_wheels(line.wheels, provided) for line in pending}
+    wheels = sorted({name for names in for_line.values() for name in names})
+    if not wheels:
+        # Resolved, but nothing to add: e.g. a marker excluded the line for Python 3.11.
+        return [_settle(line, INSTALLED, "nothing to add to the image", ()) for line in lines], None
+    argv = ["python", "-m", "pip", "install", "--no-index", "--no-deps", "--upgrade", "--target", deps_in_sandbox]
+    argv += ["--disable-pip-version-check", "--no-warn-script-location"]
+    argv += [f"{wheels_in_sandbox}/{name}" for name in wheels]
+    result = sandbox.exec(argv, timeout_s=timeout_s)
+    if result.ok:
+        settled = [_settle(line, INSTALLED, line.reason, for_line.get(line.line_number, ())) for line in lines]
+    else:
+        why = "the offline install failed: " + _last_error_line(result.stdout + result.stderr)
+        settled = [_settle(line, UNAVAILABLE, why, for_line.get(line.line_number, ())) for line in lines]
+    return settled, result
+
+
+def _settle(line: RequirementLine, fate: str, reason: str, wheels: tuple[str, ...]) -> RequirementLine:
+    return line.with_fate(fate, reason, wheels) if line.fate == PENDING else line
+
+
+def _missing_wheels(files: tuple[str, ...], provided: dict[str, str]) -> tuple[str, ...]:
+    # A wheel file name starts with its project name (underscored): numpy-2.1.3-cp311-...
+    return tuple(name for name in files if normalize_name(name.split("-", 1)[0]) not in provided)
+
+
+def _pip_reason(log: str) -> str:
+    line = _last_error_line(log)
+    return f"pip could not get it: {line}" if line else "pip could not get it"
+
+
+def _last_error_line(log: str) -> str:
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ERROR:")]
+    chosen = errors[-1] if errors else (lines[-1] if lines else "")
+    return chosen[:300]
+
+
+def _tail(text: str, limit: int = OUTPUT_TAIL_CHARS) -> str:
+    return text[-limit:]

@@ -1,0 +1,14 @@
+import argparse
+
+import joblib
+import pandas as pd
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--input", required=True)
+parser.add_argument("--output", required=True)
+args = parser.parse_args()
+
+features = pd.read_csv(args.input)
+model = joblib.load("model.joblib")
+labels = model.predict(features[["moderator_flagged", "n_links"]])
+pd.DataFrame({"id": features["id"], "label": labels}).to_csv(args.output, index=False)
