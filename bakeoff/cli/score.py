@@ -1,0 +1,102 @@
+"""`bakeoff score REPO --corpus DIR`: grade one submission on the hidden holdout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+SANDBOXES = ("docker", "bwrap")
+STAGE_WORDS = {
+    "install": "installing requirements",
+    "train": "training (python train.py)",
+    "predict": "predicting on the holdout (python predict.py)",
+    "score": "scoring on the host",
+}
+
+
+@click.command("score")
+@click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--corpus", required=True, type=click.Path(file_okay=False, path_type=Path), help="Corpus folder made by `bakeoff generate` (holdout.csv, holdout_answers.csv, train.csv).")
+@click.option("--train", "train", is_flag=True, help="Run `python train.py` before predicting (otherwise the repository's saved model is used).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True, help="Wall-clock limit in seconds for each command (install, train, predict).")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(SANDBOXES), default="docker", show_default=True, help="Isolation for the submission's code.")
+@click.option("--unsafe-no-isolation", is_flag=True, help="Run the submission directly on this machine, with no isolation at all (it can read the answer key). Recorded in the outcome.")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Folder of cached wheels for declared requirements (default: the bakeoff cache).")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
+def score(
+    repo: Path,
+    corpus: Path,
+    train: bool,
+    timeout_s: float,
+    sandbox_kind: str,
+    unsafe_no_isolation: bool,
+    wheelhouse: Path | None,
+    as_json: bool,
+) -> None:
+    """Grade the submission in REPO: install its requirements, optionally train, predict, score.
+
+    REPO's working tree (untracked files included, .git left out) is copied to
+    a scratch folder; REPO itself is never changed. The exit status is 0
+    whenever the submission was graded, whatever the outcome; it is non-zero
+    only when bakeoff could not grade (no engine, no image, bad corpus path).
+    """
+    from bakeoff.submission import ScoreOptions, score_submission
+
+    options = ScoreOptions(
+        sandbox_kind=sandbox_kind,
+        unsafe_no_isolation=unsafe_no_isolation,
+        train=train,
+        timeout_s=timeout_s,
+        wheelhouse=wheelhouse.resolve() if wheelhouse else None,
+    )
+    outcome = _run_with_progress(lambda on_stage: score_submission(repo, corpus, options, on_stage))
+    if as_json:
+        click.echo(json.dumps(outcome.to_dict()))
+    else:
+        click.echo(format_outcome(outcome))
+
+
+def _run_with_progress(work):
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("preparing the sandbox") as status:
+        return work(lambda stage: status.update(STAGE_WORDS.get(stage, stage)))
+
+
+def format_outcome(outcome) -> str:
+    """A short human summary of a SubmissionOutcome."""
+    lines = [f"status: {outcome.status}  (stage {outcome.stage}, ladder rung {outcome.rung}/5)"]
+    if outcome.crash_class:
+        lines.append(f"crash: {outcome.crash_class}")
+    if outcome.detail:
+        lines.append(f"detail: {outcome.detail}")
+    metrics = outcome.metrics
+    if metrics is not None and metrics.ok:
+        lines.append(
+            f"f1 {metrics.f1:.4f}  precision {metrics.precision:.4f}  recall {metrics.recall:.4f}  "
+            f"accuracy {metrics.accuracy:.4f}  predicted spam rate {metrics.predicted_positive_rate:.3f} "
+            f"(actual {metrics.actual_positive_rate:.3f})"
+        )
+    else:
+        lines.append(f"f1 {outcome.f1:.4f}")
+    if outcome.requirements is not None and outcome.requirements.lines:
+        for line in outcome.requirements.lines:
+            reason = f" ({line.reason})" if line.reason else ""
+            lines.append(f"requirement {line.text!r}: {line.fate}{reason}")
+    if outcome.traceback_tail:
+        lines.append("traceback (end):")
+        lines.extend("  " + text for text in outcome.traceback_tail.splitlines()[-8:])
+    timings = outcome.timings
+    lines.append(
+        f"time: install {timings.install_s:.1f}s  train {timings.train_s:.1f}s  "
+        f"predict {timings.predict_s:.1f}s  score {timings.score_s:.2f}s  total {timings.total_s:.1f}s"
+    )
+    isolation = outcome.isolation if outcome.isolation != "none" else "none (UNSAFE: no isolation)"
+    lines.append(f"isolation: {isolation}")
+    return "\n".join(lines)
+
+
+COMMANDS = [score]
