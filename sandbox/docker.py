@@ -1,0 +1,265 @@
+"""The Docker sandbox: model-written commands in a locked-down container.
+
+Design (see docs/sandbox.md):
+- One container per sandbox by default (`reuse=True`): opened here, each
+  `exec` is a `docker exec`, removed in `close`. `reuse=False` starts a fresh
+  container for every execution instead (slower; same guarantees).
+- Every execution goes through `sandbox/supervisor.py`, run as root inside the
+  container: it runs the command as an unprivileged uid, enforces the
+  timeout, then kills every process that uid still has and empties /tmp,
+  /var/tmp and /dev/shm, so nothing survives into the next execution. It
+  reports exit status, timeout and OOM kills (from the cgroup's own counter)
+  in a status line the command cannot forge.
+- The container: no network (loopback only), memory capped with no swap,
+  pids and CPUs capped, read-only root filesystem, no new privileges, a few
+  capabilities dropped, no core dumps. Captured output is streamed and
+  capped per stream; the rest is counted, never held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from sandbox import docker_mounts
+from sandbox.base import ExecResult, Sandbox, SandboxSpec
+from sandbox.docker_capture import CappedStream, split_status
+from sandbox.errors import SandboxError, SandboxUnavailable
+
+DEFAULT_IMAGE = "bakeoff-sandbox:latest"
+SANDBOX_UID = 10001  # the image's `sandbox` user; used when bakeoff runs as root
+CONTAINER_PYTHON = "/opt/venv/bin/python"
+SUPERVISOR_TARGET = "/opt/bakeoff/supervisor.py"
+SUPERVISOR_SOURCE = Path(__file__).with_name("supervisor.py")
+NONCE_VARIABLE = "BAKEOFF_STATUS_NONCE"
+BACKSTOP_GRACE_S = 20.0  # the supervisor enforces the timeout; the host steps in only if it cannot
+DROPPED_CAPABILITIES = ["NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT", "NET_BIND_SERVICE", "SETFCAP", "SETPCAP"]
+CONTAINER_LABEL = "org.bakeoff.sandbox"
+
+
+def connect(client=None):
+    """A docker-py client for the local engine; SandboxUnavailable when there is none."""
+    if client is not None:
+        return client
+    import docker
+
+    try:
+        return docker.from_env()
+    except docker.errors.DockerException as exc:
+        raise SandboxUnavailable(
+            f"the Docker engine is not reachable ({exc}); start it (e.g. `dockerd`) or choose --sandbox bwrap"
+        ) from None
+
+
+def require_image(client, image: str) -> None:
+    import docker
+
+    try:
+        client.images.get(image)
+    except docker.errors.ImageNotFound:
+        raise SandboxUnavailable(
+            f"the sandbox image {image} is missing; build it with `bakeoff sandbox build` "
+            "(add --bootstrap where no registry is reachable)"
+        ) from None
+
+
+def default_identity() -> tuple[int, int]:
+    """The uid:gid commands run as: the caller's own, or an unprivileged one when the caller is root."""
+    if os.geteuid() == 0:
+        return SANDBOX_UID, SANDBOX_UID
+    return os.geteuid(), os.getegid()
+
+
+class DockerSandbox(Sandbox):
+    kind = "docker"
+
+    def __init__(
+        self,
+        spec: SandboxSpec,
+        *,
+        image: str = DEFAULT_IMAGE,
+        reuse: bool = True,
+        client=None,
+        run_as: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(spec)
+        self.image = image
+        self.reuse = reuse
+        self._uid, self._gid = run_as or default_identity()
+        self._mounts = docker_mounts.resolve_mounts(spec)
+        self._client = connect(client)
+        require_image(self._client, image)
+        self._lock = threading.Lock()
+        self._closed = False
+        self._container = None
+        self._placeholders = docker_mounts.missing_placeholders(spec.workspace.resolve(), self._mounts)
+        self._deps_dir = Path(tempfile.mkdtemp(prefix="bakeoff-deps-"))
+        self._grant_access()
+        if reuse:
+            self._container = self._start_container()
+
+    # -- host-side preparation -------------------------------------------------------------
+
+    def _grant_access(self) -> None:
+        """Let the unprivileged uid write the workspace and /deps and read the read-only inputs."""
+        os.chown(self._deps_dir, self._uid, self._gid)
+        if os.geteuid() != 0:
+            return
+        docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
+        for mount in self._mounts:
+            if mount.read_only and mount.target != f"{docker_mounts.WORKSPACE_IN_SANDBOX}/.git":
+                docker_mounts.make_world_readable(mount.source)
+
+    def _docker_mounts(self) -> list:
+        from docker.types import Mount as DockerMount
+
+        binds = [(m.source, m.target, m.read_only) for m in self._mounts]
+        binds += [(SUPERVISOR_SOURCE, SUPERVISOR_TARGET, True), (self._deps_dir, "/deps", False)]
+        return [DockerMount(target, str(source), type="bind", read_only=ro) for source, target, ro in binds]
+
+    def _start_container(self):
+        from docker.types import Ulimit
+
+        limits = self.spec.limits
+        scratch = f"rw,nosuid,nodev,size={limits.memory_bytes},mode=1777"
+        container = self._client.containers.create(
+            self.image,
+            command=[CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "init"],
+            user="0",
+            working_dir=docker_mounts.WORKSPACE_IN_SANDBOX,
+            environment={"USER": "sandbox", "LOGNAME": "sandbox", **self.spec.env},
+            network_mode="none",
+            mem_limit=limits.memory_bytes,
+            memswap_limit=limits.memory_bytes,  # equal: no swap
+            pids_limit=limits.pids,
+            nano_cpus=int(min(limits.cpus, os.cpu_count() or 1) * 1e9),
+            read_only=True,
+            tmpfs={"/tmp": scratch, "/var/tmp": scratch},
+            mounts=self._docker_mounts(),
+            security_opt=["no-new-privileges"],
+            cap_drop=DROPPED_CAPABILITIES,
+            ulimits=[Ulimit(name="core", soft=0, hard=0)],
+            labels={CONTAINER_LABEL: "1"},
+        )
+        try:
+            container.start()
+        except Exception:
+            container.remove(force=True)
+            raise
+        return container
+
+    # -- executions ---------------------------------------------------------------------------
+
+    def exec(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ExecResult:
+        argv = tuple(str(a) for a in argv)
+        if not argv:
+            raise SandboxError("exec needs a command")
+        timeout = float(self.spec.limits.timeout_s if timeout_s is None else timeout_s)
+        with self._lock:
+            if self._closed:
+                raise SandboxError("this sandbox is closed")
+            if self._container is None:
+                self._container = self._start_container()
+            try:
+                return self._run_supervised(self._container, argv, timeout, env or {})
+            finally:
+                if not self.reuse:
+                    self._discard_container()
+
+    def _run_supervised(self, container, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
+        api = self._client.api
+        nonce = secrets.token_hex(16)
+        command = [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "run",
+                   str(self._uid), str(self._gid), repr(timeout), "--", *argv]
+        environment = {**self.spec.env, **env, NONCE_VARIABLE: nonce}
+        cap = self.spec.limits.output_bytes
+        stdout, stderr = CappedStream(cap), CappedStream(cap)
+        started = time.monotonic()
+        exec_id = api.exec_create(container.id, command, user="0", environment=environment,
+                                  workdir=docker_mounts.WORKSPACE_IN_SANDBOX)["Id"]
+        backstop_fired = threading.Event()
+        backstop = threading.Timer(timeout + BACKSTOP_GRACE_S, self._backstop, args=(container, backstop_fired))
+        backstop.daemon = True
+        backstop.start()
+        try:
+            for out_chunk, err_chunk in api.exec_start(exec_id, stream=True, demux=True):
+                if out_chunk:
+                    stdout.feed(out_chunk)
+                if err_chunk:
+                    stderr.feed(err_chunk)
+        finally:
+            backstop.cancel()
+        duration = time.monotonic() - started
+        status_text, err_text, err_dropped = split_status(stderr, nonce)
+        if status_text is None:
+            return self._unreported(argv, api, exec_id, stdout, err_text, err_dropped, duration, backstop_fired)
+        status = json.loads(status_text)
+        if status.get("leftovers"):
+            self._discard_container()  # processes resisted the sweep: never reuse that container
+        return ExecResult(
+            argv=argv,
+            exit_code=status["exit_code"],
+            stdout=stdout.text(),
+            stderr=err_text,
+            timed_out=bool(status["timed_out"]),
+            oom_killed=bool(status["oom_kills"]),
+            duration_s=duration,
+            stdout_dropped_bytes=stdout.dropped,
+            stderr_dropped_bytes=err_dropped,
+            isolation="docker",
+        )
+
+    def _unreported(self, argv, api, exec_id, stdout, err_text, err_dropped, duration, backstop_fired) -> ExecResult:
+        """The supervisor never reported: either the host backstop killed the container, or it broke."""
+        self._discard_container()
+        if backstop_fired.is_set():
+            return ExecResult(argv=argv, exit_code=None, stdout=stdout.text(), stderr=err_text, timed_out=True,
+                              oom_killed=False, duration_s=duration, stdout_dropped_bytes=stdout.dropped,
+                              stderr_dropped_bytes=err_dropped, isolation="docker")
+        exit_code = api.exec_inspect(exec_id).get("ExitCode")
+        raise SandboxError(
+            f"the sandbox supervisor ended without a status (exit {exit_code}); stderr ends with: {err_text[-500:]!r}"
+        )
+
+    def _backstop(self, container, fired: threading.Event) -> None:
+        """Last resort when the supervisor itself overran: kill the whole container."""
+        fired.set()
+        try:
+            container.kill()
+        except Exception:  # already gone: nothing left to stop
+            pass
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def _discard_container(self) -> None:
+        container, self._container = self._container, None
+        if container is None:
+            return
+        import docker
+
+        try:
+            container.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._discard_container()
+            docker_mounts.remove_placeholders(self._placeholders)
+            shutil.rmtree(self._deps_dir, ignore_errors=True)

@@ -1,0 +1,156 @@
+"""Host-side preparation of what a Docker sandbox mounts: checks, permissions, placeholders.
+
+Kept apart from the driver so that the rules are readable on their own:
+- the answer key and truth.csv are never mounted, whatever a caller asks;
+- when bakeoff runs as root, commands run as an unprivileged uid, so the
+  workspace is handed to that uid's group and read-only inputs are made
+  world-readable (they are task data, never secrets);
+- mount points Docker has to create inside the workspace are removed again
+  when the sandbox closes, so a workspace is left as it was found.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from sandbox.base import Mount, SandboxSpec
+from sandbox.errors import SandboxError
+
+WORKSPACE_IN_SANDBOX = "/workspace"
+NEVER_MOUNTED = frozenset({"holdout_answers.csv", "truth.csv"})
+
+
+@dataclass(frozen=True)
+class BindMount:
+    """A resolved bind mount: host source, absolute target inside the container."""
+
+    source: Path
+    target: str
+    read_only: bool
+
+
+def sandbox_target(sandbox_path: str) -> str:
+    """The absolute in-container path for a mount (relative paths are under the workspace)."""
+    path = PurePosixPath(sandbox_path)
+    if ".." in path.parts:
+        raise SandboxError(f"mount target {sandbox_path!r} must not contain '..'")
+    absolute = path if path.is_absolute() else PurePosixPath(WORKSPACE_IN_SANDBOX) / path
+    if str(absolute) in ("/", WORKSPACE_IN_SANDBOX):
+        raise SandboxError(f"mount target {sandbox_path!r} would hide the root or the workspace")
+    return str(absolute)
+
+
+def refuse_secrets(source: Path) -> None:
+    """Refuse a mount that is, or directly holds, the answer key or the truth file."""
+    names = {source.name}
+    if source.is_dir():
+        names |= {child.name for child in source.iterdir()}
+    leaked = sorted(names & NEVER_MOUNTED)
+    if leaked:
+        raise SandboxError(f"refusing to mount {source}: it exposes {', '.join(leaked)}, which never enters a sandbox")
+
+
+def resolve_mounts(spec: SandboxSpec) -> list[BindMount]:
+    """The workspace and the spec's mounts as bind mounts, checked."""
+    workspace = spec.workspace.resolve()
+    if not workspace.is_dir():
+        raise SandboxError(f"workspace {spec.workspace} is not a folder")
+    refuse_secrets(workspace)
+    mounts = [BindMount(workspace, WORKSPACE_IN_SANDBOX, read_only=False)]
+    if (workspace / ".git").is_dir():
+        # The repository's own metadata stays read-only: a command must not plant hooks the host would run.
+        mounts.append(BindMount(workspace / ".git", f"{WORKSPACE_IN_SANDBOX}/.git", read_only=True))
+    for mount in spec.mounts:
+        mounts.append(_resolve_one(mount))
+    return mounts
+
+
+def _resolve_one(mount: Mount) -> BindMount:
+    source = Path(mount.host_path).resolve()
+    if not source.exists():
+        raise SandboxError(f"mount source {mount.host_path} does not exist")
+    refuse_secrets(source)
+    return BindMount(source, sandbox_target(mount.sandbox_path), read_only=mount.read_only)
+
+
+def missing_placeholders(workspace: Path, mounts: list[BindMount]) -> list[Path]:
+    """The topmost host paths Docker will create inside the workspace as mount points."""
+    created: list[Path] = []
+    prefix = WORKSPACE_IN_SANDBOX + "/"
+    for mount in mounts:
+        if not mount.target.startswith(prefix):
+            continue
+        relative = PurePosixPath(mount.target[len(prefix):])
+        host = workspace
+        for part in relative.parts:
+            host = host / part
+            if not os.path.lexists(host):
+                if host not in created:
+                    created.append(host)
+                break
+    return created
+
+
+def remove_placeholders(paths: list[Path]) -> None:
+    """Remove mount points Docker created, only while they are still empty."""
+    for path in paths:
+        if path.is_symlink():
+            continue
+        if path.is_file() and path.stat().st_size == 0:
+            path.unlink(missing_ok=True)
+        elif path.is_dir():
+            _remove_empty_tree(path)
+
+
+def _remove_empty_tree(folder: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(folder, topdown=False):
+        for name in filenames:
+            file = Path(dirpath) / name
+            if file.is_file() and not file.is_symlink() and file.stat().st_size == 0:
+                file.unlink()
+        try:
+            os.rmdir(dirpath)
+        except OSError:
+            pass  # something real is inside: leave it
+
+
+def share_workspace_with_group(workspace: Path, gid: int) -> None:
+    """Give `gid` read-write access to the workspace tree (but not .git), keeping owners as they are.
+
+    Owners are not changed on purpose: git refuses to work in a repository
+    owned by another user, and the host still owns everything it wrote.
+    """
+    for dirpath, dirnames, filenames in os.walk(workspace):
+        if Path(dirpath) == workspace and ".git" in dirnames:
+            dirnames.remove(".git")
+        _add_group_access(Path(dirpath), gid, is_dir=True)
+        for name in filenames:
+            _add_group_access(Path(dirpath) / name, gid, is_dir=False)
+
+
+def _add_group_access(path: Path, gid: int, *, is_dir: bool) -> None:
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return  # never follow a link a command may have planted
+    if info.st_gid != gid:
+        os.chown(path, -1, gid, follow_symlinks=False)
+    wanted = stat.S_IRGRP | stat.S_IWGRP | (stat.S_IXGRP | stat.S_ISGID if is_dir else 0)
+    if info.st_mode & wanted != wanted:
+        os.chmod(path, info.st_mode | wanted)
+
+
+def make_world_readable(source: Path) -> None:
+    """Let any uid read a read-only input (file, or folder tree)."""
+    paths = [source]
+    if source.is_dir():
+        paths += [Path(d) / n for d, dirs, files in os.walk(source) for n in dirs + files]
+    for path in paths:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            continue
+        wanted = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(info.st_mode) else 0)
+        if info.st_mode & wanted != wanted:
+            os.chmod(path, info.st_mode | wanted)
