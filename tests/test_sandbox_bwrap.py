@@ -201,3 +201,10 @@ def test_a_folder_the_command_filled_around_a_mount_point_is_kept(sandbox):
     assert result.ok, result.stderr
     kept = sandbox.spec.workspace / "data"
     assert sorted(p.name for p in kept.iterdir()) == ["features.csv"]
+
+
+def test_pip_runs_inside_both_as_a_module_and_as_a_script(sandbox):
+    for argv in (["python", "-m", "pip", "--version"], ["pip", "--version"]):
+        result = sandbox.exec(argv)
+        assert result.ok, result.stderr
+        assert "/opt/venv/lib/python" in result.stdout
