@@ -18,6 +18,7 @@ Design (see docs/sandbox.md):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from sandbox import docker_mounts
-from sandbox.base import ExecResult, Sandbox, SandboxSpec
+from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
 from sandbox.docker_capture import CappedStream, split_status
 from sandbox.errors import SandboxError, SandboxUnavailable
 
@@ -39,6 +40,7 @@ CONTAINER_PYTHON = "/opt/venv/bin/python"
 SUPERVISOR_TARGET = "/opt/bakeoff/supervisor.py"
 SUPERVISOR_SOURCE = Path(__file__).with_name("supervisor.py")
 NONCE_VARIABLE = "BAKEOFF_STATUS_NONCE"
+WHEELS_TARGET = "/wheels"
 BACKSTOP_GRACE_S = 20.0  # the supervisor enforces the timeout; the host steps in only if it cannot
 DROPPED_CAPABILITIES = ["NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT", "NET_BIND_SERVICE", "SETFCAP", "SETPCAP"]
 CONTAINER_LABEL = "org.bakeoff.sandbox"
@@ -70,6 +72,13 @@ def require_image(client, image: str) -> None:
         ) from None
 
 
+def _with_wheelhouse(spec: SandboxSpec, wheelhouse: Path | None) -> SandboxSpec:
+    """Accept the wheelhouse as an option too (as bwrap does): a read-only mount at /wheels."""
+    if wheelhouse is None or any(m.sandbox_path.rstrip("/") == WHEELS_TARGET for m in spec.mounts):
+        return spec
+    return dataclasses.replace(spec, mounts=(*spec.mounts, Mount(Path(wheelhouse), WHEELS_TARGET, read_only=True)))
+
+
 def default_identity() -> tuple[int, int]:
     """The uid:gid commands run as: the caller's own, or an unprivileged one when the caller is root."""
     if os.geteuid() == 0:
@@ -88,8 +97,10 @@ class DockerSandbox(Sandbox):
         reuse: bool = True,
         client=None,
         run_as: tuple[int, int] | None = None,
+        wheelhouse: Path | None = None,
     ) -> None:
         super().__init__(spec)
+        spec = self.spec = _with_wheelhouse(spec, wheelhouse)
         self.image = image
         self.reuse = reuse
         self._uid, self._gid = run_as or default_identity()

@@ -1,0 +1,61 @@
+"""Which isolation is usable on this machine, and why not: what `bakeoff sandbox check` prints."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox.base import SandboxSpec
+from sandbox.errors import SandboxError
+
+
+@dataclass(frozen=True)
+class Availability:
+    kind: str
+    usable: bool
+    detail: str  # what works, or what is missing and how to fix it
+
+
+def check_docker(image: str) -> Availability:
+    """Engine reachable, image present and current, and a real command runs in a real sandbox."""
+    from sandbox.docker import DockerSandbox, connect
+    from sandbox.image import BuildOptions, image_status
+
+    try:
+        client = connect()
+        version = client.version().get("Version", "?")
+        status = image_status(client, BuildOptions(image_tag=image))
+        if not status.present:
+            return Availability("docker", False, f"engine {version} runs, but {status.detail}: run `bakeoff sandbox build --bootstrap`")
+        with tempfile.TemporaryDirectory(prefix="bakeoff-check-") as workspace:
+            with DockerSandbox(SandboxSpec(workspace=Path(workspace)), image=image, client=client) as box:
+                probe = box.exec(["python", "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)
+    except SandboxError as exc:
+        return Availability("docker", False, str(exc))
+    if not probe.ok:
+        return Availability("docker", False, f"the image cannot import its stack: {probe.stderr.strip()[-300:]}")
+    return Availability("docker", True, f"engine {version}; {status.detail}; a test command ran")
+
+
+def check_bwrap() -> Availability:
+    """bubblewrap installed, a cgroup hierarchy to cap it with, and namespaces that open."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return Availability("bwrap", False, "bubblewrap is not installed (apt-get install bubblewrap)")
+    try:
+        from sandbox.cgroups import find_tree
+
+        find_tree()
+    except SandboxError as exc:
+        return Availability("bwrap", False, str(exc))
+    except ImportError:
+        return Availability("bwrap", False, "this bakeoff has no bwrap driver")
+    # Namespaces only: this probe runs `true`, nothing else, so binding the root read-only is harmless.
+    argv = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "true"]
+    probe = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        return Availability("bwrap", False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[-300:]}")
+    return Availability("bwrap", True, f"{binary}; cgroups and namespaces work")
