@@ -1,0 +1,113 @@
+"""`bakeoff generate` and `bakeoff calibrate`: the spam corpus and its reference pipelines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bakeoff.errors import BakeoffError
+
+DEFAULTS = {
+    "seed": 0,
+    "rows": 208_000,
+    "holdout_rows": 50_000,
+    "spam_rate": 0.18,
+    "flip_rate": 0.03,
+    "dup_rate": 0.04,
+}
+
+
+class InvalidSweepPoints(BakeoffError):
+    """--sweep-points is not a comma-separated list of numbers."""
+
+
+@click.command()
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder to write the corpus into.")
+@click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True, help="Random seed; same seed and options give byte-identical files.")
+@click.option("--rows", type=int, default=DEFAULTS["rows"], show_default=True, help="Training rows.")
+@click.option("--holdout-rows", type=int, default=DEFAULTS["holdout_rows"], show_default=True, help="Holdout rows.")
+@click.option("--contamination", type=float, default=None, help="How often a piece of a message is written in the other class's voice [0, 0.5] (default: the calibrated value).")
+@click.option("--spam-rate", type=float, default=DEFAULTS["spam_rate"], show_default=True, help="Share of spam.")
+@click.option("--flip-rate", type=float, default=DEFAULTS["flip_rate"], show_default=True, help="Share of training labels flipped (half each way).")
+@click.option("--dup-rate", type=float, default=DEFAULTS["dup_rate"], show_default=True, help="Share of near-duplicate rows per split.")
+@click.option("--noise-rate", type=float, default=None, help="Share of messages with mojibake, and separately with HTML entities (default: 0.01).")
+@click.option("--force", is_flag=True, help="Replace a non-empty output folder.")
+def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contamination: float | None, spam_rate: float,
+             flip_rate: float, dup_rate: float, noise_rate: float | None, force: bool) -> None:
+    """Generate the seeded spam corpus (train, holdout, answer key, truth, excerpt, manifest)."""
+    from rich.console import Console
+
+    from generators.spam import CorpusParams, generate_corpus
+
+    overrides = {"contamination": contamination, "noise_rate": noise_rate}
+    params = CorpusParams(
+        seed=seed, rows=rows, holdout_rows=holdout_rows, spam_rate=spam_rate, flip_rate=flip_rate,
+        dup_rate=dup_rate, **{key: value for key, value in overrides.items() if value is not None},
+    )
+    console = Console(stderr=True)
+    with console.status("generating corpus") as status:
+        manifest = generate_corpus(params, out_dir, force=force, progress=lambda step: status.update(step))
+    measured = manifest.measured
+    click.echo(
+        f"wrote {out_dir}: {measured.train_rows} training rows, {measured.holdout_rows} holdout rows, "
+        f"spam {measured.train_spam_rate:.3f}, flips {measured.flip_rate:.3f}, "
+        f"near-duplicates {measured.train_dup_rate:.3f}, flag/label correlation {measured.flag_label_correlation:.3f}"
+    )
+
+
+def _parse_points(text: str | None) -> tuple[float, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InvalidSweepPoints(f"--sweep-points must be numbers separated by commas, got {text!r}") from None
+
+
+def _print_tables(calibration) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"calibration of {calibration.corpus}")
+    for column in ("reference", "local F1", "holdout F1", "precision", "recall", "predicted spam rate"):
+        table.add_column(column, justify="left" if column == "reference" else "right")
+    for r in calibration.references:
+        table.add_row(r.variant, f"{r.local_f1:.3f}", f"{r.holdout_f1:.3f}", f"{r.holdout_precision:.3f}",
+                      f"{r.holdout_recall:.3f}", f"{r.predicted_positive_rate:.3f}")
+    console.print(table)
+    for name, ok in calibration.checks.to_dict().items():
+        console.print(f"  {'ok  ' if ok else 'FAIL'} {name}")
+    if calibration.sweep:
+        variants = [r.variant for r in calibration.sweep[0].results]
+        sweep_table = Table(title="holdout F1 by contamination")
+        sweep_table.add_column("contamination", justify="right")
+        for variant in variants:
+            sweep_table.add_column(variant, justify="right")
+        for point in calibration.sweep:
+            sweep_table.add_row(f"{point.contamination:.3f}", *(f"{point.holdout_f1(v):.3f}" for v in variants))
+        console.print(sweep_table)
+        console.print(f"  text_only falls monotonically: {calibration.sweep_falls_monotonically}")
+
+
+@click.command()
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=Path), help="A corpus folder written by `bakeoff generate`.")
+@click.option("--sweep", is_flag=True, help="Also regenerate at several contamination settings and tabulate holdout F1.")
+@click.option("--sweep-points", default=None, help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20,0.25,0.30).")
+def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None) -> None:
+    """Run the careless, text-only and careful references; write calibration.json and print a table."""
+    from rich.console import Console
+
+    from generators.calibration import calibrate as run_calibration, write_calibration
+    from generators.calibration.sweep import DEFAULT_POINTS
+
+    points = _parse_points(sweep_points) or DEFAULT_POINTS
+    with Console(stderr=True).status("calibrating") as status:
+        calibration = run_calibration(corpus_dir, sweep=sweep, sweep_points=points, progress=lambda s: status.update(s))
+    path = write_calibration(calibration, corpus_dir)
+    _print_tables(calibration)
+    click.echo(f"wrote {path}")
+
+
+COMMANDS = [generate, calibrate]

@@ -1,0 +1,57 @@
+"""Difficulty sweep: regenerate the corpus at several contamination settings and
+record each reference's holdout F1. Text-only F1 should fall as contamination rises."""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from generators.calibration.runner import ReferenceResult, run_reference
+from generators.spam import CorpusParams, generate_corpus
+
+DEFAULT_POINTS = (0.10, 0.15, 0.20, 0.25, 0.30)
+DEFAULT_SWEEP_VARIANTS = ("text_only", "careful")
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    contamination: float
+    results: tuple[ReferenceResult, ...]
+
+    def holdout_f1(self, variant: str) -> float | None:
+        return next((r.holdout_f1 for r in self.results if r.variant == variant), None)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"contamination": self.contamination, "results": [r.to_dict() for r in self.results]}
+
+
+def falls_monotonically(points: Sequence[SweepPoint], variant: str = "text_only") -> bool:
+    """True when the variant's holdout F1 strictly decreases as contamination rises."""
+    ordered = sorted(points, key=lambda point: point.contamination)
+    scores = [point.holdout_f1(variant) for point in ordered]
+    return all(a is not None and b is not None and a > b for a, b in zip(scores, scores[1:]))
+
+
+def run_sweep(
+    base: CorpusParams,
+    contaminations: Sequence[float] = DEFAULT_POINTS,
+    variants: Sequence[str] = DEFAULT_SWEEP_VARIANTS,
+    progress: Callable[[str], None] = lambda _: None,
+) -> tuple[SweepPoint, ...]:
+    """One corpus per contamination (other params as `base`), each scored by `variants`."""
+    points = []
+    with tempfile.TemporaryDirectory(prefix="bakeoff-sweep-") as scratch:
+        for contamination in contaminations:
+            params = dataclasses.replace(base, contamination=contamination)
+            corpus = Path(scratch) / f"contamination-{contamination:.3f}"
+            progress(f"sweep: generating contamination {contamination:.3f}")
+            generate_corpus(params, corpus)
+            results = []
+            for variant in variants:
+                progress(f"sweep: contamination {contamination:.3f}, {variant}")
+                results.append(run_reference(variant, corpus))
+            points.append(SweepPoint(contamination=contamination, results=tuple(results)))
+    return tuple(points)

@@ -1,0 +1,35 @@
+"""The calibration reference submissions: careless, text_only, careful.
+
+All three share one source (`source/train.py`, `source/predict.py`); a variant
+folder holds links to those files plus `variant.txt`. `materialize` writes a
+self-contained copy (real files, no links) that runs anywhere the submission
+interface is honoured: use it whenever a reference leaves this repository
+(a sandbox workspace, a run's repository).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from generators.errors import GeneratorError
+
+VARIANTS = ("careless", "text_only", "careful")
+SOURCE = Path(__file__).resolve().parent / "source"
+SUBMISSION_FILES = ("train.py", "predict.py")
+
+
+class UnknownReference(GeneratorError):
+    """A reference variant name that does not exist."""
+
+
+def materialize(variant: str, dest: Path) -> Path:
+    """Write the `variant` submission (train.py, predict.py, variant.txt) into `dest`; return dest."""
+    if variant not in VARIANTS:
+        raise UnknownReference(f"no reference named {variant!r}; choose one of: {', '.join(VARIANTS)}")
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in SUBMISSION_FILES:
+        shutil.copyfile(SOURCE / name, dest / name)
+    (dest / "variant.txt").write_text(variant + "\n", encoding="utf-8")
+    return dest

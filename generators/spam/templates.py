@@ -1,0 +1,208 @@
+"""Message templates: subjects, greetings, body sentences and sign-offs, per style.
+
+A *style* is the voice a piece of text is written in: "ham" (work, school,
+family life) or "spam" (prizes, pills, money, urgency). "neutral" sentences
+fit either. Slots such as {first} or {snoun} are filled from the vocabulary
+(see `text.SLOT_VALUES`). The templates were written for this project.
+"""
+
+from __future__ import annotations
+
+HAM_SUBJECTS = (
+    "{hadj} {hnoun} for {day}",
+    "{hnoun} from {first}",
+    "Question about the {hnoun}",
+    "{hteam} {hnoun} for {month}",
+    "Can we {hverb} the {hnoun}?",
+    "Notes from the {hnoun} on {day}",
+    "{hleisure} on {day}?",
+    "{hnoun} in {city}",
+    "Reminder: {hnoun} at {time}",
+    "Draft {hnoun} attached",
+    "{company} {hnoun}",
+    "{hfood} in the {hplace} on {day}",
+    "Please {hverb} the {hadj} {hnoun}",
+    "Updated {hnoun} and {hnoun2}",
+    "{first}'s {hnoun}",
+    "Quick question about {hnoun}",
+    "{hnoun} for the {hteam} team",
+    "Moving the {hnoun} to {day}",
+    "{month} {hnoun}",
+    "Trip to {city} in {month}",
+    "Thoughts on the {hadj} {hnoun}?",
+    "Follow up: {hnoun} with {company}",
+)
+
+SPAM_SUBJECTS = (
+    "{sadj} {snoun} waiting for you",
+    "You have been selected for a {snoun}",
+    "Your {snoun} expires {surg}",
+    "Claim your {money} {snoun}",
+    "{brand}: {pct} off every {snoun}",
+    "Final notice about your {snoun}",
+    "{brand} {snoun}, {sadj} offer",
+    "Action required: {snoun} {snoun2}",
+    "{first}, your {snoun} is ready",
+    "{sadj} {snoun} inside",
+    "{sverb} your {sadj} {snoun} {surg}",
+    "Last chance: {snoun} ends {surg}",
+    "{pct} {snoun} for new members",
+    "We tried to reach you about your {snoun}",
+    "{money} {snoun} has been approved",
+    "Your {snoun} from {brand}",
+    "Do not miss this {sadj} {snoun}",
+    "Security alert on your {snoun}",
+    "{num} people want your {snoun}",
+    "Re: your {sadj} {snoun}",
+)
+
+HAM_GREETINGS = (
+    "Hi {first},",
+    "Hello {first},",
+    "Hey {first},",
+    "Dear {first},",
+    "Morning {first},",
+    "Hi all,",
+    "Hi team,",
+    "Hi {first} and {first2},",
+    "Good afternoon {first},",
+    "Dear {first} {last},",
+)
+
+SPAM_GREETINGS = (
+    "Dear customer,",
+    "Dear friend,",
+    "Congratulations!",
+    "Attention {first},",
+    "Dear valued member,",
+    "Hello winner,",
+    "Greetings,",
+    "Dear account holder,",
+    "Dear {first} {last},",
+    "Hello lucky {first},",
+)
+
+HAM_SENTENCES = (
+    "I have attached the {hadj} {hnoun} for {day}.",
+    "Could you {hverb} the {hnoun} before {time}?",
+    "The {hteam} team wants to {hverb} the {hnoun} next week.",
+    "We moved the {hnoun} to the {hplace}, same time as usual.",
+    "{first} will {hverb} the {hnoun} while I am in {city}.",
+    "Can you send me the {hnoun} from the {hadj} {hnoun2}?",
+    "I think the {hnoun} needs one more pass before we {hverb} it.",
+    "There is {hfood} left over in the {hplace} if anyone wants some.",
+    "Are you still up for {hleisure} on {day}?",
+    "The {hnoun} with {company} is on {day} at {time}.",
+    "I spoke to {first} {last} about the {hnoun} and they are happy to {hverb} it.",
+    "Please {hverb} your {hnoun} by the end of {month}.",
+    "My flight to {city} lands at {time}, so I might miss the {hnoun}.",
+    "The {hadj} {hnoun} is in the shared folder under {hteam}.",
+    "We need {num} more people for the {hnoun} on {day}.",
+    "I left a few comments on the {hnoun}, mostly about the {hnoun2}.",
+    "{first} asked whether we could {hverb} the {hnoun} instead.",
+    "The invoice from {company} came to {money}, which matches the {hnoun}.",
+    "Let us {hverb} the {hnoun} and the {hnoun2} together on {day}.",
+    "The kids have {hleisure} after school, so I will be offline until {time}.",
+    "Room {num} in the {hplace} is booked for the {hnoun}.",
+    "I could not open the {hnoun}, could you {hverb} it again?",
+    "We are {pct} through the {hnoun} and on track for {month}.",
+    "{first} from {company} wants to {hverb} the {hadj} {hnoun}.",
+    "The {hnoun} for {city} still needs a {hnoun2} from {hteam}.",
+    "I will bring {hfood} for the {hnoun} on {day}.",
+    "Thanks for covering the {hnoun} while I was out.",
+    "The {hadj} {hnoun} looks good to me, just {hverb} the {hnoun2}.",
+    "Our {hnoun} with {first} {last} moved to {time} on {day}.",
+    "Mum says the {hleisure} club meets in the {hplace} this {day}.",
+    "The {hteam} {hnoun} is due in {month}, can we {hverb} it early?",
+    "I booked a table for {num} in {city} after the {hnoun}.",
+    "Do you still have the {hnoun} from the {hadj} {hnoun2}?",
+    "Parking near the {hplace} is closed on {day}, so plan ahead.",
+)
+
+SPAM_SENTENCES = (
+    "You have been selected to receive a {sadj} {snoun} worth {money}.",
+    "{sverb} your {snoun} {surg} before it expires.",
+    "Our {sadj} {snoun} helps you {sverb} up to {pct} in {num} days.",
+    "This {sadj} {snoun} is only available to {num} lucky customers.",
+    "Click the link below to {sverb} your {snoun}.",
+    "Your {snoun} has been suspended, {sverb} your details {surg}.",
+    "{brand} is giving away {money} in {snoun} this week.",
+    "Doctors hate this {sadj} {snoun} from {brand}.",
+    "Reply with your {snoun} details to {sverb} your {snoun2}.",
+    "Earn {money} a week from home with our {sadj} {snoun}.",
+    "Get {pct} off {sadj} {snoun} when you order {surg}.",
+    "No credit check, {sadj} {snoun} approved in minutes.",
+    "We detected unusual activity on your {snoun}, {sverb} it {surg}.",
+    "Meet {sadj} singles near {city} {surg}.",
+    "Our {snoun} is {sadj} and ships worldwide in {num} days.",
+    "Join {num} members who already {sverb} with {brand}.",
+    "Your {snoun} of {money} is waiting, {sverb} it {surg}.",
+    "This {sadj} {snoun} will {sverb} your {snoun2} overnight.",
+    "Invest {money} in {snoun} and see {pct} returns.",
+    "Call our {sadj} hotline {surg} to {sverb} your {snoun}.",
+    "{first} {last} made {money} last month with this {snoun}.",
+    "Limited stock: {sadj} {snoun} at the lowest price ever.",
+    "Send a small fee of {money} to release your {snoun}.",
+    "Act {surg} or lose your {sadj} {snoun} forever.",
+    "Order {num} bottles of {brand} {snoun} and get {num2} free.",
+    "You are our {num}th visitor, {sverb} your {snoun} now.",
+    "Confirm your {snoun} to keep your {sadj} {snoun2}.",
+    "Unsubscribe is not needed, this {sadj} {snoun} is for you.",
+    "We guarantee {pct} more {snoun} or your money back.",
+    "Your {sadj} {snoun} from {brand} is ready to ship.",
+    "Update your {snoun} {surg} to avoid a {money} charge.",
+    "Hot {snoun} deals in {city}, {sverb} {surg}.",
+    "{brand} {snoun} is the {sadj} way to {sverb} more.",
+    "Only {num} {snoun} left at this {sadj} price.",
+)
+
+NEUTRAL_SENTENCES = (
+    "Let me know if you have any questions.",
+    "Thanks in advance.",
+    "See the details below.",
+    "Please reply to this email.",
+    "Talk soon.",
+    "More information on {day}.",
+    "Hope you are well.",
+    "Sorry for the short notice.",
+    "Looking forward to hearing from you.",
+    "Have a great {day}.",
+    "This message was sent on {day} at {time}.",
+    "Feel free to forward this to {first}.",
+)
+
+HAM_SIGNOFFS = (
+    "Thanks, {first}",
+    "Best, {first} {last}",
+    "Cheers, {first}",
+    "Regards, {first} {last}, {hteam}",
+    "See you {day}, {first}",
+    "Thanks again, {first}",
+    "Speak soon, {first}",
+    "{first} {last} | {company}",
+)
+
+SPAM_SIGNOFFS = (
+    "The {brand} team",
+    "Customer service, {brand}",
+    "{brand} rewards desk",
+    "Yours sincerely, {first} {last}, claims officer",
+    "Billing department",
+    "{brand} security center",
+    "Your friends at {brand}",
+    "Promotions team, {brand}",
+)
+
+PARTS = ("subject", "greeting", "sentence", "signoff")
+
+TEMPLATES = {
+    ("ham", "subject"): HAM_SUBJECTS,
+    ("spam", "subject"): SPAM_SUBJECTS,
+    ("ham", "greeting"): HAM_GREETINGS,
+    ("spam", "greeting"): SPAM_GREETINGS,
+    ("ham", "sentence"): HAM_SENTENCES,
+    ("spam", "sentence"): SPAM_SENTENCES,
+    ("ham", "signoff"): HAM_SIGNOFFS,
+    ("spam", "signoff"): SPAM_SIGNOFFS,
+    ("neutral", "sentence"): NEUTRAL_SENTENCES,
+}

@@ -1,0 +1,129 @@
+"""Writing a corpus folder atomically: everything goes into a temporary folder beside the
+target, which is renamed into place only once complete. A failed or interrupted run leaves
+no folder that looks like a corpus."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
+from generators.spam.corpus import CorpusTables, Progress, _no_progress, build_tables
+from generators.spam.measure import MeasuredRates, measure_corpus
+from generators.spam.params import GENERATOR_VERSION, CorpusParams
+
+EXCERPT_LINES = 10
+DATA_FILES = ("train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What manifest.json records: how the corpus was made and what it measured."""
+
+    generator_version: str
+    params: CorpusParams
+    sha256: dict[str, str]
+    measured: MeasuredRates
+
+    @property
+    def seed(self) -> int:
+        return self.params.seed
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "generator_version": self.generator_version,
+            "seed": self.params.seed,
+            "params": self.params.to_dict(),
+            "sha256": dict(self.sha256),
+            "measured": self.measured.to_dict(),
+        }
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_csv(frame, path: Path) -> None:
+    frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
+
+
+def _write_excerpt(train_csv: Path, excerpt: Path) -> None:
+    with train_csv.open(encoding="utf-8", newline="") as source:
+        lines = [next(source) for _ in range(EXCERPT_LINES)]
+    excerpt.write_text("".join(lines), encoding="utf-8", newline="")
+
+
+def write_tables(tables: CorpusTables, folder: Path) -> None:
+    _write_csv(tables.train, folder / "train.csv")
+    _write_csv(tables.holdout, folder / "holdout.csv")
+    _write_csv(tables.holdout_answers, folder / "holdout_answers.csv")
+    _write_csv(tables.truth, folder / "truth.csv")
+    _write_excerpt(folder / "train.csv", folder / "excerpt.txt")
+
+
+def _check_target(out_dir: Path, force: bool) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputFolderNotWritable(f"{out_dir} exists and is not a folder")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
+        raise OutputFolderNotEmpty(f"{out_dir} is not empty; pass --force to replace it")
+    parent = out_dir.parent
+    if not parent.is_dir():
+        raise OutputFolderNotWritable(f"parent folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputFolderNotWritable(f"cannot write in {parent}")
+
+
+def _replace_folder(staging: Path, out_dir: Path) -> None:
+    """Move the finished staging folder to out_dir, replacing whatever was there."""
+    if out_dir.exists():
+        retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        os.rename(out_dir, retired / "corpus")
+        os.rename(staging, out_dir)
+        shutil.rmtree(retired)
+    else:
+        os.rename(staging, out_dir)
+
+
+def generate_corpus(
+    params: CorpusParams, out_dir: Path, force: bool = False, progress: Progress = _no_progress
+) -> Manifest:
+    """Generate the corpus for `params` into `out_dir` and return its manifest."""
+    out_dir = Path(out_dir).absolute()
+    _check_target(out_dir, force)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    except OSError as exc:
+        raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
+    try:
+        tables = build_tables(params, progress)
+        progress("writing files")
+        write_tables(tables, staging)
+        del tables
+        progress("measuring the written files")
+        manifest = Manifest(
+            generator_version=GENERATOR_VERSION,
+            params=params,
+            sha256={name: _sha256(staging / name) for name in DATA_FILES},
+            measured=measure_corpus(staging),
+        )
+        text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"
+        (staging / "manifest.json").write_text(text, encoding="utf-8")
+        _replace_folder(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def read_manifest(folder: Path) -> dict[str, object]:
+    """The manifest of an existing corpus folder, as written (a plain JSON object)."""
+    return json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))
