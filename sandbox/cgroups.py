@@ -91,6 +91,7 @@ class ExecGroup(abc.ABC):
 
     def kill_all(self) -> None:
         """SIGKILL every member until none is left (new forks are bounded by the pids cap)."""
+        pause = 0.0005
         for _ in range(KILL_ROUNDS):
             pids = self.members()
             if not pids:
@@ -100,7 +101,8 @@ class ExecGroup(abc.ABC):
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.005)
+            time.sleep(pause)  # killed processes leave the group a moment later
+            pause = min(pause * 2, 0.02)
 
     def remove(self) -> None:
         """Kill what is left and delete the folders (a group can only go once empty)."""

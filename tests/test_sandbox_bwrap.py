@@ -208,3 +208,26 @@ def test_pip_runs_inside_both_as_a_module_and_as_a_script(sandbox):
         result = sandbox.exec(argv)
         assert result.ok, result.stderr
         assert "/opt/venv/lib/python" in result.stdout
+
+
+class UnjoinableTree:
+    """A cgroup tree whose groups cannot be joined: the driver must say so, not run uncapped."""
+
+    version = 1
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def create(self, limits, name=None):
+        from sandbox.cgroups import V1Group
+
+        missing = self.folder / "not-a-cgroup"
+        return V1Group((missing / "memory", missing / "pids", missing / "cpu"))
+
+
+def test_failing_to_join_the_cgroup_is_a_sandbox_error_not_an_uncapped_run(tmp_path, host_env):
+    box = BwrapSandbox(SandboxSpec(workspace=tmp_path), host_env=host_env, cgroups=UnjoinableTree(tmp_path))
+    with pytest.raises(SandboxError, match="cgroup"):
+        run_python(box, "open('ran', 'w').write('uncapped')")
+    assert not (tmp_path / "ran").exists()
+    box.close()
