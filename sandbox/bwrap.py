@@ -97,12 +97,12 @@ class BwrapSandbox(Sandbox):
                 output_cap=limits.output_bytes,
                 kill_all=lambda proc: _kill_group(group, proc),
             )
-            oom = group.oom_kills() > 0
+            if run.returncode == ENTER_FAILED and nonce in run.stderr.text:
+                raise SandboxError(f"could not move the command into its cgroup: {run.stderr.text.strip()}")
+            oom = _read_oom_kills(group) > 0
         finally:
             group.remove()
             _remove_placeholders(placeholders)
-        if run.returncode == ENTER_FAILED and nonce in run.stderr.text:
-            raise SandboxError(f"could not move the command into its cgroup: {run.stderr.text.strip()}")
         killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(
             argv=tuple(argv),
@@ -248,6 +248,13 @@ def _enter_group_argv(group: ExecGroup, nonce: str) -> list[str]:
         'shift; exec "$@"' % ENTER_FAILED
     )
     return ["/bin/sh", "-c", script, "bakeoff-enter-cgroup", nonce, *group.procs_files, "--"]
+
+
+def _read_oom_kills(group: ExecGroup) -> int:
+    try:
+        return group.oom_kills()
+    except (OSError, ValueError) as exc:
+        raise SandboxError(f"cannot read the cgroup's OOM report: {exc}") from exc
 
 
 def _kill_group(group: ExecGroup, proc: subprocess.Popen) -> None:
