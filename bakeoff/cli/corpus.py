@@ -23,7 +23,7 @@ class InvalidSweepPoints(BakeoffError):
 
 
 @click.command()
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder to write the corpus into.")
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Folder to write the corpus into.")
 @click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True, help="Random seed; same seed and options give byte-identical files.")
 @click.option("--rows", type=int, default=DEFAULTS["rows"], show_default=True, help="Training rows.")
 @click.option("--holdout-rows", type=int, default=DEFAULTS["holdout_rows"], show_default=True, help="Holdout rows.")

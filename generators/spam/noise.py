@@ -34,7 +34,11 @@ def _change_number(text: str, position: float, replacement: int) -> str:
     if not found:
         return _punctuation(text, position)
     match = found[int(position * len(found))]
-    new = str(replacement) if str(replacement) != match.group() else str(replacement + 1)
+    # Keep the digit count so that "17:00" stays a time and "$250" a plausible price.
+    width = len(match.group())
+    new = str(replacement % 10**width).zfill(width)
+    if new == match.group():
+        new = str((replacement + 1) % 10**width).zfill(width)
     return text[: match.start()] + new + text[match.end() :]
 
 

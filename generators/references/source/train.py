@@ -51,7 +51,7 @@ def build_model(extra_columns: list) -> object:
         parts.append(("numeric", numeric, extra_columns))
     return make_pipeline(
         ColumnTransformer(parts),
-        LogisticRegression(C=4.0, solver="liblinear", max_iter=1000),
+        LogisticRegression(C=4.0, solver="liblinear", max_iter=1000, random_state=SEED),
     )
 
 

@@ -1,0 +1,86 @@
+"""Calibration: the reference submissions, their ordering on a small corpus, and named failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bakeoff.cli import main
+from generators.calibration.runner import ReferenceResult, run_reference
+from generators.calibration.sweep import SweepPoint, falls_monotonically
+from generators.errors import ReferenceFailed
+from generators.references import SOURCE, VARIANTS, UnknownReference, materialize
+from generators.spam import CorpusParams, generate_corpus
+
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+
+
+def test_each_reference_folder_is_a_submission_built_from_one_source():
+    for variant in VARIANTS:
+        folder = REFERENCES / variant
+        assert (folder / "variant.txt").read_text().strip() == variant
+        for name in ("train.py", "predict.py"):
+            assert (folder / name).resolve() == (SOURCE / name).resolve()
+
+
+def test_materialize_writes_real_files(tmp_path):
+    out = materialize("careful", tmp_path / "sub")
+    assert sorted(p.name for p in out.iterdir()) == ["predict.py", "train.py", "variant.txt"]
+    assert not any(p.is_symlink() for p in out.iterdir())
+    assert (out / "train.py").read_text() == (SOURCE / "train.py").read_text()
+    with pytest.raises(UnknownReference):
+        materialize("reckless", tmp_path / "nope")
+
+
+def _result(variant: str, holdout_f1: float) -> ReferenceResult:
+    return ReferenceResult(variant, 0.0, holdout_f1, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def test_monotonic_fall_is_strict():
+    falling = [SweepPoint(c, (_result("text_only", f1),)) for c, f1 in [(0.3, 0.6), (0.1, 0.9), (0.2, 0.8)]]
+    assert falls_monotonically(falling)
+    bumpy = falling + [SweepPoint(0.4, (_result("text_only", 0.65),))]
+    assert not falls_monotonically(bumpy)
+
+
+def test_calibrate_refuses_a_folder_that_is_not_a_corpus(tmp_path):
+    result = CliRunner().invoke(main, ["calibrate", "--corpus", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "error: CorpusNotFound:" in result.output
+
+
+def test_bad_sweep_points_are_a_named_error(tmp_path):
+    result = CliRunner().invoke(main, ["calibrate", "--corpus", str(tmp_path), "--sweep", "--sweep-points", "a,b"])
+    assert result.exit_code != 0
+    assert "error: InvalidSweepPoints:" in result.output
+
+
+def test_a_reference_that_crashes_is_a_named_failure(tmp_path):
+    corpus = tmp_path / "corpus"
+    generate_corpus(CorpusParams(rows=300, holdout_rows=100), corpus)
+    (corpus / "train.csv").write_text("id,label\n1,0\n2,1\n")  # the text columns are gone
+    with pytest.raises(ReferenceFailed, match="train.py exited"):
+        run_reference("text_only", corpus)
+
+
+@pytest.mark.slow
+def test_calibration_ordering_on_a_small_corpus(tmp_path):
+    """careless: best local F1 (>= 0.95) and worst holdout F1; careful beats text-only by >= 0.02."""
+    corpus = tmp_path / "corpus"
+    generate_corpus(CorpusParams(seed=11, rows=20_000, holdout_rows=5_000), corpus)
+    result = CliRunner().invoke(main, ["calibrate", "--corpus", str(corpus)])
+    assert result.exit_code == 0, result.output
+    assert "holdout F1" in result.output
+    saved = json.loads((corpus / "calibration.json").read_text())
+    by_name = {entry["variant"]: entry for entry in saved["references"]}
+    careless, text_only, careful = by_name["careless"], by_name["text_only"], by_name["careful"]
+    assert careless["local_f1"] >= 0.95
+    assert careless["local_f1"] > max(text_only["local_f1"], careful["local_f1"])
+    assert careless["holdout_f1"] < min(text_only["holdout_f1"], careful["holdout_f1"])
+    assert careful["holdout_f1"] >= text_only["holdout_f1"] + 0.02
+    assert 0.6 < text_only["holdout_f1"] < 0.95, "the text alone neither fails nor solves the task"
+    assert saved["checks"]["ordering_holds"] is True
+    assert not list(corpus.glob(".calibration-*")), "no temporary file left behind"
