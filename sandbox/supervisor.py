@@ -72,9 +72,17 @@ def live_pids_of(uid: int) -> list[int]:
     return pids
 
 
-def signal_everything_of(uid: int, gid: int, signum: int) -> None:
-    """kill(-1) from a child that became `uid`: reaches every process of that uid, and nothing else."""
-    child = os.fork()
+def signal_everything_of(uid: int, gid: int, signum: int) -> bool:
+    """kill(-1) from a child that became `uid`: reaches every process of that uid, and nothing else.
+
+    One system call covers processes forked while we look, which a pid list
+    cannot. Returns False when no child could be forked (the pids cap is
+    exhausted, as under a fork bomb).
+    """
+    try:
+        child = os.fork()
+    except OSError:
+        return False
     if child == 0:
         try:
             os.setgroups([])
@@ -85,6 +93,15 @@ def signal_everything_of(uid: int, gid: int, signum: int) -> None:
             pass
         os._exit(0)
     os.waitpid(child, 0)
+    return True
+
+
+def signal_each(pids: list[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass  # already gone
 
 
 def sweep(uid: int, gid: int) -> int:
@@ -93,7 +110,8 @@ def sweep(uid: int, gid: int) -> int:
     for _ in range(SWEEP_ROUNDS):
         if not left:
             return 0
-        signal_everything_of(uid, gid, signal.SIGSTOP)
+        signal_each(left, signal.SIGSTOP)  # stopped processes fork no more, and free no pid for us either
+        signal_each(left, signal.SIGKILL)  # frees pids, so the kill(-1) below can fork
         signal_everything_of(uid, gid, signal.SIGKILL)
         time.sleep(0.002)
         left = live_pids_of(uid)
