@@ -19,9 +19,8 @@ from bakeoff.errors import BakeoffError
 from bakeoff.submission_grading import GradingRequest, grade_in_sandbox
 from bakeoff.submission_outcome import STATUSES, SubmissionOutcome
 from bakeoff.submission_workspace import HOLDOUT_IN_SANDBOX, copy_working_tree, find_corpus_files
-from sandbox.base import Limits, Mount, SandboxSpec
+from sandbox.base import Limits, SandboxSpec
 from sandbox.errors import SandboxUnavailable
-from sandbox.requirements import WHEELS_IN_SANDBOX
 
 UNSAFE_KIND = "none"
 
@@ -70,7 +69,7 @@ def score_submission(
         copy_working_tree(repo, workspace)
         spec = SandboxSpec(
             workspace=workspace,
-            mounts=corpus_files.mounts() + _wheelhouse_mounts(kind, wheelhouse),
+            mounts=corpus_files.mounts(),
             limits=_limits(options),
         )
         request = GradingRequest(
@@ -113,18 +112,11 @@ def _wheelhouse(options: ScoreOptions) -> Path:
     return wheelhouse
 
 
-def _wheelhouse_mounts(kind: str, wheelhouse: Path) -> tuple[Mount, ...]:
-    # The Docker driver shows the wheelhouse as an ordinary mount; bwrap and the
-    # unisolated driver take it as an option and bind it themselves.
-    return (Mount(wheelhouse, WHEELS_IN_SANDBOX, read_only=True),) if kind == "docker" else ()
-
-
 def _open(kind: str, spec: SandboxSpec, wheelhouse: Path, options: ScoreOptions):
     from sandbox.factory import open_sandbox
 
     driver_options = dict(options.sandbox_options)
-    if kind != "docker":
-        driver_options["wheelhouse"] = wheelhouse
+    driver_options["wheelhouse"] = wheelhouse  # every driver shows it read-only at /wheels
     if kind == UNSAFE_KIND:
         driver_options["i_understand_this_is_unsafe"] = True
     try:
