@@ -44,6 +44,15 @@ WHEELS_TARGET = "/wheels"
 BACKSTOP_GRACE_S = 20.0  # the supervisor enforces the timeout; the host steps in only if it cannot
 DROPPED_CAPABILITIES = ["NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT", "NET_BIND_SERVICE", "SETFCAP", "SETPCAP"]
 CONTAINER_LABEL = "org.bakeoff.sandbox"
+OWNER_PID_LABEL = "org.bakeoff.owner-pid"
+BOOT_LABEL = "org.bakeoff.boot-id"
+
+
+def docker_errors():
+    """docker-py's error module, imported only when a sandbox is used."""
+    import docker.errors
+
+    return docker.errors
 
 
 def connect(client=None):
@@ -70,6 +79,45 @@ def require_image(client, image: str) -> None:
             f"the sandbox image {image} is missing; build it with `bakeoff sandbox build` "
             "(add --bootstrap where no registry is reachable)"
         ) from None
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def owner_labels() -> dict[str, str]:
+    """Labels naming the process that owns a sandbox container, so that orphans can be found."""
+    return {CONTAINER_LABEL: "1", OWNER_PID_LABEL: str(os.getpid()), BOOT_LABEL: _boot_id()}
+
+
+def _owner_is_gone(labels: Mapping[str, str]) -> bool:
+    if labels.get(BOOT_LABEL) != _boot_id():
+        return True  # made before the last reboot: its owner is certainly gone
+    try:
+        os.kill(int(labels.get(OWNER_PID_LABEL, "0")), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, ValueError):
+        return False
+    return False
+
+
+def remove_orphaned_containers(client) -> int:
+    """Remove sandbox containers whose owning bakeoff process died without closing them; return how many."""
+    import docker
+
+    removed = 0
+    for container in client.containers.list(all=True, filters={"label": CONTAINER_LABEL}):
+        if _owner_is_gone(container.labels):
+            try:
+                container.remove(force=True)
+                removed += 1
+            except docker.errors.APIError:
+                pass  # another process removed it first
+    return removed
 
 
 def _with_wheelhouse(spec: SandboxSpec, wheelhouse: Path | None) -> SandboxSpec:
@@ -107,6 +155,7 @@ class DockerSandbox(Sandbox):
         self._mounts = docker_mounts.resolve_mounts(spec)
         self._client = connect(client)
         require_image(self._client, image)
+        remove_orphaned_containers(self._client)
         self._lock = threading.Lock()
         self._closed = False
         self._container = None
@@ -157,7 +206,7 @@ class DockerSandbox(Sandbox):
             security_opt=["no-new-privileges"],
             cap_drop=DROPPED_CAPABILITIES,
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
-            labels={CONTAINER_LABEL: "1"},
+            labels=owner_labels(),
         )
         try:
             container.start()
@@ -182,10 +231,16 @@ class DockerSandbox(Sandbox):
         with self._lock:
             if self._closed:
                 raise SandboxError("this sandbox is closed")
-            if self._container is None:
-                self._container = self._start_container()
+            if os.geteuid() == 0:
+                # Files the host wrote since the last execution become writable for the sandbox's group too.
+                docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
             try:
+                if self._container is None:
+                    self._container = self._start_container()
                 return self._run_supervised(self._container, argv, timeout, env or {})
+            except docker_errors().APIError as exc:
+                self._discard_container()
+                raise SandboxError(f"the Docker engine failed to run {argv[0]!r}: {exc}") from exc
             finally:
                 if not self.reuse:
                     self._discard_container()
@@ -263,8 +318,8 @@ class DockerSandbox(Sandbox):
 
         try:
             container.remove(force=True)
-        except docker.errors.NotFound:
-            pass
+        except docker.errors.APIError:
+            pass  # already gone, or the engine is: nothing more to release here
 
     def close(self) -> None:
         with self._lock:

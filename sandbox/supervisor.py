@@ -138,6 +138,18 @@ def empty_scratch_folders() -> None:
                     pass
 
 
+def _prefer_as_oom_victim() -> None:
+    """Make the command (and all it starts) the OOM killer's first choice, before the supervisor or init.
+
+    Raising one's own score needs no privilege; descendants inherit it.
+    """
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+
+
 def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str]) -> int:
     """Fork and exec ARGV as uid:gid in its own session, stdin empty, stdout and stderr shared with us.
 
@@ -149,6 +161,7 @@ def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str]) -> int:
         return pid
     try:
         os.setsid()
+        _prefer_as_oom_victim()
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)

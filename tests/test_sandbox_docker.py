@@ -233,3 +233,39 @@ def test_installed_dependencies_persist_in_deps_for_the_sandbox(reused):
     assert first.exit_code == 0, first.stderr
     result = reused.exec(["python", "-c", "import demo; print(demo.VALUE)"])
     assert result.stdout == "7\n"
+
+
+def test_containers_of_a_dead_owner_are_removed_at_the_next_open(tmp_path):
+    import subprocess
+
+    import docker
+
+    from sandbox.docker import OWNER_PID_LABEL, owner_labels
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    client = docker.from_env()
+    labels = {**owner_labels(), OWNER_PID_LABEL: str(dead.pid)}
+    orphan = client.containers.create("bakeoff-sandbox:latest", ["true"], labels=labels, network_mode="none")
+    mine = client.containers.create("bakeoff-sandbox:latest", ["true"], labels=owner_labels(), network_mode="none")
+    try:
+        with DockerSandbox(SandboxSpec(workspace=tmp_path, limits=SMALL), client=client):
+            pass
+        with pytest.raises(docker.errors.NotFound):
+            orphan.reload()
+        mine.reload()  # a live owner's container is left alone
+    finally:
+        for container in (orphan, mine):
+            try:
+                container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
+
+
+def test_files_the_host_writes_between_executions_stay_writable(reused, tmp_path):
+    assert reused.exec(["sh", "-c", "echo 1 > model.txt"]).exit_code == 0
+    (tmp_path / "train.py").write_text("print('host wrote this')\n")
+    os.chmod(tmp_path / "train.py", 0o644)
+    result = reused.exec(["sh", "-c", "echo 2 >> train.py && echo 3 >> model.txt"])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "train.py").read_text().endswith("2\n")
