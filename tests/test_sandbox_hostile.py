@@ -20,9 +20,11 @@ import pytest
 from sandbox.base import ExecResult, Limits, Mount, SandboxSpec
 from sandbox.factory import open_sandbox
 
-KINDS = [
-    pytest.param("docker", marks=pytest.mark.docker),
-    pytest.param("bwrap", marks=pytest.mark.bwrap),
+# (kind, driver options): Docker both with its reused container (the default) and a fresh one per exec.
+DRIVERS = [
+    pytest.param(("docker", {}), marks=pytest.mark.docker, id="docker"),
+    pytest.param(("docker", {"reuse": False}), marks=pytest.mark.docker, id="docker-fresh"),
+    pytest.param(("bwrap", {}), marks=pytest.mark.bwrap, id="bwrap"),
 ]
 FORK_BOMB_CEILING = 5000  # the bomb stops by itself here, so a broken cap fails instead of hanging
 PIDS_CAP = 64
@@ -52,7 +54,8 @@ def corpus(tmp_path: Path, token: str) -> Path:
 def open_box(tmp_path: Path, corpus: Path):
     opened = []
 
-    def opener(kind: str, **limit_overrides):
+    def opener(driver: tuple[str, dict], **limit_overrides):
+        kind, options = driver
         workspace = tmp_path / f"workspace-{len(opened)}"
         workspace.mkdir()
         limits = dict(memory_bytes=MEMORY_CAP, pids=PIDS_CAP, cpus=1.0, output_bytes=OUTPUT_CAP, timeout_s=300)
@@ -65,7 +68,7 @@ def open_box(tmp_path: Path, corpus: Path):
             ),
             limits=Limits(**limits),
         )
-        box = open_sandbox(kind, spec)
+        box = open_sandbox(kind, spec, **options)
         opened.append(box)
         return box
 
@@ -118,9 +121,9 @@ def assert_still_healthy(box, token: str) -> None:
     assert host_processes_with(token) == []
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_the_answer_key_and_host_folders_cannot_be_read(kind, open_box, corpus, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_answer_key_and_host_folders_cannot_be_read(driver, open_box, corpus, token):
+    box = open_box(driver)
     key = corpus / f"answers-{token}.csv"
     code = (
         "import os, sys, json\n"
@@ -153,9 +156,9 @@ def test_the_answer_key_and_host_folders_cannot_be_read(kind, open_box, corpus, 
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_no_network_reaches_a_listener_on_the_hosts_loopback(kind, open_box, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_no_network_reaches_a_listener_on_the_hosts_loopback(driver, open_box, token):
+    box = open_box(driver)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
@@ -184,9 +187,9 @@ def test_no_network_reaches_a_listener_on_the_hosts_loopback(kind, open_box, tok
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_writing_outside_the_workspace_fails_and_nothing_reaches_the_host(kind, open_box, tmp_path, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_writing_outside_the_workspace_fails_and_nothing_reaches_the_host(driver, open_box, tmp_path, token):
+    box = open_box(driver)
     host_target = tmp_path / f"escaped-{token}"
     repo_target = REPO_ROOT / f"escaped-{token}"
     targets = [
@@ -210,9 +213,9 @@ def test_writing_outside_the_workspace_fails_and_nothing_reaches_the_host(kind, 
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_fork_bomb_is_stopped_by_the_process_cap(kind, open_box, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_fork_bomb_is_stopped_by_the_process_cap(driver, open_box, token):
+    box = open_box(driver)
     code = (
         "import os, sys, time\n"
         f"ceiling = {FORK_BOMB_CEILING}\n"
@@ -236,9 +239,9 @@ def test_a_fork_bomb_is_stopped_by_the_process_cap(kind, open_box, token):
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_allocating_10_gb_is_classified_out_of_memory(kind, open_box, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_allocating_10_gb_is_classified_out_of_memory(driver, open_box, token):
+    box = open_box(driver)
     code = "chunks = []\nfor _ in range(100):\n    chunks.append(b'x' * (100 * 2**20))\nprint('ALLOCATED 10 GB')\n"
     result = run_python(box, code, token, timeout_s=240)
     assert result.oom_killed, result
@@ -248,9 +251,9 @@ def test_allocating_10_gb_is_classified_out_of_memory(kind, open_box, token):
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_an_infinite_loop_times_out_and_nothing_survives(kind, open_box, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_an_infinite_loop_times_out_and_nothing_survives(driver, open_box, token):
+    box = open_box(driver)
     code = (
         "import os, sys\n"
         "if os.fork() == 0:\n"
@@ -263,9 +266,9 @@ def test_an_infinite_loop_times_out_and_nothing_survives(kind, open_box, token):
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_printing_1_gb_keeps_at_most_the_cap_and_counts_the_rest(kind, open_box, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_printing_1_gb_keeps_at_most_the_cap_and_counts_the_rest(driver, open_box, token):
+    box = open_box(driver)
     code = (
         "import sys\n"
         "block = b'x' * 2**20\n"
@@ -284,9 +287,9 @@ def test_printing_1_gb_keeps_at_most_the_cap_and_counts_the_rest(kind, open_box,
     assert_still_healthy(box, token)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_background_process_left_behind_is_gone_after_the_execution(kind, open_box, token):
-    box = open_box(kind)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_background_process_left_behind_is_gone_after_the_execution(driver, open_box, token):
+    box = open_box(driver)
     code = (
         "import subprocess, sys\n"
         "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', sys.argv[1]],\n"
