@@ -1,0 +1,75 @@
+"""Acceptance: the leak probe and the seed retrains on the reference submissions, a real corpus,
+in the real Docker sandbox."""
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bakeoff.analysis import probes
+from bakeoff.analysis.probes import probe_submission
+from bakeoff.analysis.retrain import retrain_submission
+from generators.spam import generate_corpus
+from generators.spam.params import CorpusParams
+from sandbox.base import Mount, SandboxSpec
+from sandbox.factory import open_sandbox
+
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("probe") / "corpus"
+    generate_corpus(CorpusParams(seed=11, rows=6000, holdout_rows=1500), folder)
+    return folder
+
+
+def _trained_sandbox(corpus: Path, reference: str, workspace: Path):
+    shutil.copytree(REFERENCES / reference, workspace)
+    (workspace / "data").mkdir()
+    spec = SandboxSpec(
+        workspace=workspace,
+        mounts=(
+            Mount(corpus / "train.csv", "data/train.csv"),
+            Mount(corpus / "holdout.csv", "/holdout/holdout.csv"),
+        ),
+    )
+    sandbox = open_sandbox("docker", spec)
+    trained = sandbox.exec(["python", "train.py"], timeout_s=600)
+    assert trained.ok, trained.stderr
+    return sandbox
+
+
+@pytest.mark.parametrize(
+    "reference, verdict",
+    [("careless", probes.USES_LEAK), ("text_only", probes.DOES_NOT_USE), ("careful", probes.DOES_NOT_USE)],
+)
+def test_leak_probe_on_the_reference_submissions(corpus, tmp_path, reference, verdict):
+    with _trained_sandbox(corpus, reference, tmp_path / reference) as sandbox:
+        result = probe_submission(sandbox, corpus, rows=800, seed=5)
+    assert result.verdict == verdict, result.reason
+    assert result.rows == 800
+    assert all(v.ok for v in result.variants)
+    assert not (tmp_path / reference / probes.PROBE_DIR).exists()  # the probe's inputs are cleaned up
+
+
+def test_retrains_score_other_seeds_without_touching_the_run_model(corpus, tmp_path):
+    workspace = tmp_path / "careful"
+    with _trained_sandbox(corpus, "careful", workspace) as sandbox:
+        model_hash = hashlib.sha256((workspace / "model.joblib").read_bytes()).hexdigest()
+        result = retrain_submission(
+            sandbox,
+            corpus,
+            seed=1,
+            original_f1=0.5,
+            env_for_seed=lambda s: {"BAKEOFF_SEED": str(s), "PYTHONHASHSEED": str(s)},
+        )
+    assert [r.status for r in result.retrains] == ["scored", "scored"]
+    assert {r.seed for r in result.retrains}.isdisjoint({1})
+    assert all(0.3 < r.f1 < 1.0 for r in result.retrains)
+    assert result.spread == pytest.approx(max(result.scored_f1s) - min(result.scored_f1s))
+    assert result.spread > 0  # the original F1 given (0.5) is far from what the reference really scores
+    assert hashlib.sha256((workspace / "model.joblib").read_bytes()).hexdigest() == model_hash
