@@ -25,7 +25,7 @@ import signal
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
 from sandbox.cgroups import CgroupTree, ExecGroup, find_tree
@@ -59,6 +59,7 @@ class BwrapSandbox(Sandbox):
         cache_dir: Path | None = None,
         bwrap_path: str | None = None,
         cgroups: CgroupTree | None = None,
+        report: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(spec)
         self.bwrap = shutil.which(bwrap_path or "bwrap")
@@ -66,7 +67,8 @@ class BwrapSandbox(Sandbox):
             raise SandboxUnavailable(f"bubblewrap not found as {bwrap_path or 'bwrap'} (apt-get install bubblewrap)")
         _check_spec(spec, wheelhouse)
         self.cgroups = cgroups or find_tree()
-        self.host_env = host_env or ensure_host_env(cache_dir)
+        # The first use builds the environment (about half a minute); `report` tells the user why we wait.
+        self.host_env = host_env or ensure_host_env(cache_dir, report=report or (lambda message: None))
         self.wheelhouse = wheelhouse
         self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-"))
         (self.private_dir / "deps").mkdir()
