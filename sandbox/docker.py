@@ -249,7 +249,7 @@ class DockerSandbox(Sandbox):
         api = self._client.api
         nonce = secrets.token_hex(16)
         command = [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "run",
-                   str(self._uid), str(self._gid), repr(timeout), "--", *argv]
+                   str(self._uid), str(self._gid), repr(timeout), str(self.spec.limits.output_bytes), "--", *argv]
         environment = {**self.spec.env, **env, NONCE_VARIABLE: nonce}
         cap = self.spec.limits.output_bytes
         stdout, stderr = CappedStream(cap), CappedStream(cap)
@@ -283,8 +283,9 @@ class DockerSandbox(Sandbox):
             timed_out=bool(status["timed_out"]),
             oom_killed=bool(status["oom_kills"]),
             duration_s=duration,
-            stdout_dropped_bytes=stdout.dropped,
-            stderr_dropped_bytes=err_dropped,
+            # The supervisor caps output inside the container; the host cap only guards against a broken one.
+            stdout_dropped_bytes=stdout.dropped + int(status.get("stdout_dropped", 0)),
+            stderr_dropped_bytes=err_dropped + int(status.get("stderr_dropped", 0)),
             isolation="docker",
         )
 

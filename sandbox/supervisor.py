@@ -6,8 +6,9 @@ submission installs. Two roles:
 
 * `init`: the container's PID 1. It only reaps orphans, so that processes a
   command leaves behind can be killed and do not linger as zombies.
-* `run UID GID TIMEOUT -- ARGV...`: one execution. Runs ARGV as the
-  unprivileged UID in /workspace, waits at most TIMEOUT seconds, then kills
+* `run UID GID TIMEOUT OUTPUT_CAP -- ARGV...`: one execution. Runs ARGV as
+  the unprivileged UID in /workspace, passes on at most OUTPUT_CAP bytes of
+  each output stream (counting the rest), waits at most TIMEOUT seconds, then kills
   every process that UID still has (the command's children, grandchildren,
   daemons that escaped its session), empties the scratch folders, and reports
   what happened in one status line at the very end of stderr.
@@ -150,8 +151,8 @@ def _prefer_as_oom_victim() -> None:
         pass
 
 
-def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str]) -> int:
-    """Fork and exec ARGV as uid:gid in its own session, stdin empty, stdout and stderr shared with us.
+def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str], out_fd: int, err_fd: int) -> int:
+    """Fork and exec ARGV as uid:gid in its own session: stdin empty, stdout and stderr to the given pipes.
 
     A plain fork and exec (not subprocess) keeps the supervisor's start-up
     cost, paid on every execution, as small as it can be.
@@ -162,11 +163,13 @@ def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str]) -> int:
     try:
         os.setsid()
         _prefer_as_oom_victim()
+        os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
         os.chdir("/workspace")
-        os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
         os.execvpe(argv[0], argv, env)
     except OSError as exc:
         # Reported the way a shell would: 127 for a missing program, 126 for one that cannot run.
@@ -175,30 +178,70 @@ def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str]) -> int:
     os._exit(126)  # not reached: execvpe either replaces us or raises
 
 
-def wait_with_deadline(pid: int, timeout_s: float) -> int | None:
-    """Wait for `pid`; its wait status, or None when the deadline came first. Blocks on a pidfd, no polling."""
+class CappedRelay:
+    """Copies one of the command's pipes to our own stream: the first `cap` bytes pass, the rest is counted.
+
+    Capping here, inside the container, means a command printing a gigabyte
+    never pushes that gigabyte through the Docker engine.
+    """
+
+    def __init__(self, source: int, target: int, cap: int) -> None:
+        self.source, self.target, self.room, self.dropped = source, target, cap, 0
+
+    def pump(self) -> bool:
+        """Move what is there; False at end of file."""
+        data = os.read(self.source, 1 << 16)
+        if not data:
+            os.close(self.source)
+            return False
+        passed = data[: max(self.room, 0)]
+        self.room -= len(passed)
+        self.dropped += len(data) - len(passed)
+        view = memoryview(passed)
+        while view:
+            view = view[os.write(self.target, view):]
+        return True
+
+
+def _open_pidfd(pid: int) -> int | None:
     try:
-        pidfd = os.pidfd_open(pid)
+        return os.pidfd_open(pid)
     except (AttributeError, OSError):
-        return _poll_with_deadline(pid, timeout_s)
-    try:
-        ready, _, _ = select.select([pidfd], [], [], timeout_s)
-    finally:
-        os.close(pidfd)
-    return os.waitpid(pid, 0)[1] if ready else None
+        return None  # an old kernel: fall back to polling
 
 
-def _poll_with_deadline(pid: int, timeout_s: float) -> int | None:
+def relay_until_exit(pid: int, relays: dict[int, CappedRelay], timeout_s: float) -> int | None:
+    """Relay output until `pid` exits (its wait status) or the deadline passes (None)."""
     deadline = time.monotonic() + timeout_s
-    delay = 0.001
-    while True:
-        done, wait_status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return wait_status
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(min(delay, max(deadline - time.monotonic(), 0)))
-        delay = min(delay * 2, 0.05)
+    pidfd = _open_pidfd(pid)
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            watched = list(relays) + ([pidfd] if pidfd is not None else [])
+            ready, _, _ = select.select(watched, [], [], remaining if pidfd is not None else min(remaining, 0.02))
+            for fd in ready:
+                if fd in relays and not relays[fd].pump():
+                    del relays[fd]
+            done, wait_status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return wait_status
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def drain(relays: dict[int, CappedRelay], patience_s: float = 2.0) -> None:
+    """After the sweep every writer is dead: read what is left in the pipes, to their end."""
+    deadline = time.monotonic() + patience_s
+    while relays and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(relays), [], [], max(deadline - time.monotonic(), 0))
+        for fd in ready:
+            if not relays[fd].pump():
+                del relays[fd]
+    for fd in relays:
+        os.close(fd)
 
 
 def _json_scalar(value: object) -> str:
@@ -215,15 +258,22 @@ def report(nonce: str, status: dict) -> None:
     os.write(2, STATUS_PREFIX + nonce.encode() + b" {" + body.encode() + b"}\n")
 
 
-def run(uid: int, gid: int, timeout_s: float, argv: list[str]) -> int:
+def run(uid: int, gid: int, timeout_s: float, output_cap: int, argv: list[str]) -> int:
     nonce = os.environ.pop(NONCE_VARIABLE, "")
     status: dict = {"exit_code": None, "signal": None, "timed_out": False}
     oom_before = oom_kill_count()
     started = time.monotonic()
-    pid = spawn(uid, gid, argv, dict(os.environ))
-    wait_status = wait_with_deadline(pid, timeout_s)
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    pid = spawn(uid, gid, argv, dict(os.environ), out_write, err_write)
+    os.close(out_write)
+    os.close(err_write)
+    out_relay, err_relay = CappedRelay(out_read, 1, output_cap), CappedRelay(err_read, 2, output_cap)
+    relays = {out_read: out_relay, err_read: err_relay}
+    wait_status = relay_until_exit(pid, relays, timeout_s)
     status["timed_out"] = wait_status is None
     status["leftovers"] = sweep(uid, gid)
+    drain(relays)
     if wait_status is None:
         wait_status = os.waitpid(pid, 0)[1]
     if os.WIFSIGNALED(wait_status):
@@ -231,6 +281,7 @@ def run(uid: int, gid: int, timeout_s: float, argv: list[str]) -> int:
     elif not status["timed_out"]:
         status["exit_code"] = os.waitstatus_to_exitcode(wait_status)
     status["command_s"] = round(time.monotonic() - started, 6)
+    status["stdout_dropped"], status["stderr_dropped"] = out_relay.dropped, err_relay.dropped
     oom_after = oom_kill_count()
     status["oom_kills"] = None if oom_before is None or oom_after is None else oom_after - oom_before
     empty_scratch_folders()
@@ -257,9 +308,10 @@ def main(arguments: list[str]) -> int:
     if arguments[:1] == ["init"]:
         reap_forever()
         return 0
-    if len(arguments) >= 6 and arguments[0] == "run" and arguments[4] == "--":
-        return run(int(arguments[1]), int(arguments[2]), float(arguments[3]), arguments[5:])
-    os.write(2, b"usage: supervisor.py init | run UID GID TIMEOUT -- ARGV...\n")
+    if len(arguments) >= 7 and arguments[0] == "run" and arguments[5] == "--":
+        uid, gid, timeout_s, output_cap = int(arguments[1]), int(arguments[2]), float(arguments[3]), int(arguments[4])
+        return run(uid, gid, timeout_s, output_cap, arguments[6:])
+    os.write(2, b"usage: supervisor.py init | run UID GID TIMEOUT OUTPUT_CAP -- ARGV...\n")
     return 2
 
 

@@ -269,3 +269,10 @@ def test_files_the_host_writes_between_executions_stay_writable(reused, tmp_path
     result = reused.exec(["sh", "-c", "echo 2 >> train.py && echo 3 >> model.txt"])
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "train.py").read_text().endswith("2\n")
+
+
+def test_a_background_writer_does_not_hold_the_execution_open(reused):
+    # The leftover keeps stdout open; the execution still ends when the command does, and the leftover dies.
+    result = reused.exec(["sh", "-c", "(sleep 100; echo late) & echo now"], timeout_s=30)
+    assert not result.timed_out and result.exit_code == 0
+    assert result.stdout == "now\n"
