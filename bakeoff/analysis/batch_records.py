@@ -1,0 +1,130 @@
+"""Reading a batch folder's records (layout and fields: docs/records.md). Nothing here writes.
+
+The records are JSON written by the runner; they are read as the plain mappings
+they are and handed to the signal rules, which pick the fields they need.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from bakeoff.errors import BakeoffError
+
+ANALYSIS_FILE = "analysis.json"  # written by `bakeoff analyze` beside run.json
+ANALYSIS_SCHEMA = "bakeoff.analysis/1"
+STAGES = ("explore", "decide", "implement", "repair", "evaluate", "docs")
+
+
+class BatchFolderError(BakeoffError):
+    """The folder is not a batch folder, or one of its records cannot be read."""
+
+
+@dataclass(frozen=True)
+class RunRecords:
+    """Everything recorded about one run."""
+
+    run_id: str
+    folder: Path
+    run: Mapping[str, Any] | None  # run.json; None while the run is unfinished
+    stages: Mapping[str, Mapping[str, Any]]  # stage name -> its record
+    analysis: Mapping[str, Any] | None  # analysis.json, when `bakeoff analyze` has run
+    design_text: str | None  # the design document the run ended with (repo/DESIGN.md, else the decide answer)
+
+    @property
+    def finished(self) -> bool:
+        return self.run is not None
+
+
+@dataclass(frozen=True)
+class BatchRecords:
+    folder: Path
+    batch: Mapping[str, Any]
+    runs: tuple[RunRecords, ...]  # in the batch's execution order
+    calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
+    reviews: Mapping[str, Any] | None  # claim-review results, when the batch holds them
+
+    def model_labels(self) -> list[str]:
+        labels = [m.get("label") for m in self.batch.get("plan", {}).get("models", [])]
+        seen = [label for label in labels if label]
+        for run in self.runs:
+            label = run_model_label(run)
+            if label not in seen:
+                seen.append(label)
+        return seen
+
+
+def run_model_label(run: RunRecords) -> str:
+    if run.run and run.run.get("model", {}).get("label"):
+        return run.run["model"]["label"]
+    return run.run_id.rsplit("-r", 1)[0]
+
+
+def read_json_file(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BatchFolderError(f"cannot read record {path}: {exc}") from None
+
+
+def read_batch(folder: Path) -> BatchRecords:
+    folder = Path(folder)
+    batch_file = folder / "batch.json"
+    if not batch_file.is_file():
+        raise BatchFolderError(f"{folder} is not a batch folder (no batch.json)")
+    batch = read_json_file(batch_file)
+    runs_dir = folder / "runs"
+    ordered = list(batch.get("order") or [])
+    present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+    run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
+    runs = tuple(read_run(runs_dir / run_id) for run_id in run_ids)
+    return BatchRecords(folder, batch, runs, _calibration(folder, batch), _reviews(folder))
+
+
+def read_run(folder: Path) -> RunRecords:
+    stages: dict[str, Mapping[str, Any]] = {}
+    stage_dir = folder / "stages"
+    for index, stage in enumerate(STAGES, start=1):
+        path = stage_dir / f"{index}-{stage}.json"
+        if path.is_file():
+            stages[stage] = read_json_file(path)
+    run_file, analysis_file = folder / "run.json", folder / ANALYSIS_FILE
+    return RunRecords(
+        run_id=folder.name,
+        folder=folder,
+        run=read_json_file(run_file) if run_file.is_file() else None,
+        stages=stages,
+        analysis=read_json_file(analysis_file) if analysis_file.is_file() else None,
+        design_text=_design_text(folder, stages),
+    )
+
+
+def _design_text(folder: Path, stages: Mapping[str, Mapping[str, Any]]) -> str | None:
+    design = folder / "repo" / "DESIGN.md"
+    if design.is_file():
+        return design.read_text(encoding="utf-8", errors="replace")
+    completion = (stages.get("decide") or {}).get("completion") or {}
+    return completion.get("text")
+
+
+def _calibration(folder: Path, batch: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """calibration.json beside the batch, in its own corpus/, or in the plan's corpus folder."""
+    candidates = [folder / "calibration.json", folder / "corpus" / "calibration.json"]
+    corpus = batch.get("plan", {}).get("corpus")
+    if isinstance(corpus, str) and corpus:
+        candidates.append(Path(corpus) / "calibration.json")
+    elif isinstance(corpus, Mapping) and corpus.get("path"):
+        candidates.append(Path(corpus["path"]) / "calibration.json")
+    for path in candidates:
+        if path.is_file():
+            return read_json_file(path)
+    return None
+
+
+def _reviews(folder: Path) -> Mapping[str, Any] | None:
+    for path in (folder / "review" / "results.json", folder / "review.json"):
+        if path.is_file():
+            return read_json_file(path)
+    return None

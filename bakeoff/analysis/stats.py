@@ -1,0 +1,46 @@
+"""Uncertainty: percentile bootstrap intervals from an explicit, seeded numpy Generator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+BOOTSTRAP_SAMPLES = 10_000
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its bootstrap interval over n values."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
+
+
+def bootstrap_mean(values: Sequence[float], rng, samples: int = BOOTSTRAP_SAMPLES, level: float = LEVEL) -> Estimate | None:
+    """The mean of `values` and a percentile bootstrap interval; None for no values.
+
+    One value gives a zero-width interval: there is no spread to resample.
+    """
+    import numpy as np
+
+    data = np.asarray(list(values), dtype=float)
+    if data.size == 0:
+        return None
+    mean = float(data.mean())
+    if data.size == 1:
+        return Estimate(mean, mean, mean, 1)
+    draws = rng.integers(0, data.size, size=(samples, data.size))
+    means = data[draws].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return Estimate(mean, float(low), float(high), int(data.size))
+
+
+def rate(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None

@@ -1,0 +1,158 @@
+"""Every per-run signal and per-model aggregate on records with known answers."""
+
+import numpy as np
+import pytest
+
+from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
+from bakeoff.analysis import design, signals
+from bakeoff.analysis.aggregate import summarise_batch
+from bakeoff.analysis.batch_records import BatchFolderError, read_batch
+from bakeoff.analysis.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.analysis.signals import run_signals
+from bakeoff.analysis.stats import bootstrap_mean
+
+
+def _signals(tmp_path, *runs):
+    batch = read_batch(write_batch(tmp_path / "batch", list(runs)))
+    return {r.run_id: run_signals(r) for r in batch.runs}, batch
+
+
+def _summary(tmp_path, *runs):
+    by_id, batch = _signals(tmp_path, *runs)
+    return summarise_batch(list(by_id.values()), batch.model_labels(), bootstrap_seed=7)
+
+
+def test_a_design_that_keeps_the_column_while_the_code_ignores_it_is_a_divergence(tmp_path):
+    by_id, _ = _signals(tmp_path, FakeRun("m", 1, design=KEEPS_DESIGN, probe=DOES_NOT_USE))
+    run = by_id["m-r01"]
+    assert run.design.stance == design.KEPT
+    assert run.divergence == signals.KEEPS_BUT_IGNORES
+    assert run.diverges is True
+    assert run.leak_caught is False
+
+
+def test_a_design_that_asserts_the_column_is_available_and_code_that_uses_it(tmp_path):
+    by_id, _ = _signals(tmp_path, FakeRun("m", 1, design=ASSERTS_DESIGN, probe=USES_LEAK))
+    run = by_id["m-r01"]
+    assert run.design.stance == design.ASSERTED_AVAILABLE
+    assert run.divergence == signals.CONSISTENT and run.diverges is False
+    assert run.leak_caught is False
+
+
+def test_excluded_in_the_design_and_absent_from_the_code_is_a_caught_leak(tmp_path):
+    by_id, _ = _signals(tmp_path, FakeRun("m", 1), FakeRun("m", 2, probe=USES_LEAK), FakeRun("m", 3, probe=INCONCLUSIVE))
+    assert by_id["m-r01"].leak_caught is True
+    assert by_id["m-r02"].divergence == signals.EXCLUDES_BUT_USES
+    assert by_id["m-r02"].leak_caught is False
+    assert by_id["m-r03"].leak_caught is None and by_id["m-r03"].divergence is None
+
+
+def test_design_signals_metric_and_imbalance(tmp_path):
+    by_id, _ = _signals(tmp_path, FakeRun("m", 1), FakeRun("m", 2, design=KEEPS_DESIGN), FakeRun("m", 3, design=None))
+    assert (by_id["m-r01"].design.metric, by_id["m-r01"].design.imbalance_named) == ("f1", True)
+    assert (by_id["m-r02"].design.metric, by_id["m-r02"].design.metric_right) == ("accuracy", False)
+    assert by_id["m-r03"].design.present is False
+
+
+def test_exploration_executed_crashed_or_uncaptured(tmp_path):
+    by_id, _ = _signals(tmp_path, FakeRun("m", 1), FakeRun("m", 2, explore_exit=1), FakeRun("m", 3, explore_exit=None))
+    assert [by_id[f"m-r0{i}"].exploration for i in (1, 2, 3)] == ["executed", "crashed", "uncaptured"]
+
+
+def test_a_repair_turn_that_broke_a_working_pipeline_is_a_regression(tmp_path):
+    broken = FakeRun("m", 1, f1=None, rung=2, status="crashed", crash_class="pickle_class_missing",
+                     turns=[(5, 0.74, 2, None, "regressed")])
+    rescued = FakeRun("m", 2, turns=[(0, None, 5, 0.78, "rescued")])
+    summary = _summary(tmp_path, broken, rescued)
+    run = next(r for r in summary.runs if r.run_id == "m-r01")
+    assert run.repair_turns[0].before_rung == 5 and run.repair_turns[0].after_rung == 2
+    assert run.crash_class == "pickle_class_missing" and run.f1 is None
+    model = summary.models[0]
+    (turn,) = model.turns
+    assert (turn.granted, turn.rescued, turn.regressed) == (2, 1, 1)
+    assert turn.regression_rate == 0.5 and turn.rescue_rate == 0.5
+    assert model.crash_taxonomy == {"pickle_class_missing": 1}
+
+
+def test_a_model_whose_every_answer_was_uncaptured_is_never_scored_as_zero(tmp_path):
+    lost = {"calls": 3, "captured": 0, "uncaptured": 3, "unusable": 0}
+    runs = [FakeRun("silent", i, f1=None, rung=0, status="no_train_script", implement_attribution="uncaptured",
+                    capture=lost, design=None, probe=None, explore_exit=None) for i in (1, 2)]
+    summary = _summary(tmp_path, FakeRun("works", 1), FakeRun("works", 2), *runs)
+    silent = next(m for m in summary.models if m.model == "silent")
+    assert silent.all_uncaptured
+    assert silent.graded == 0 and silent.uncaptured_runs == 2
+    assert silent.f1_with_crashes is None and silent.f1_scored is None
+    assert silent.crash_rate is None and silent.capture_rate == 0.0
+    pair = summary.pairs[0]
+    assert pair.seeds == () and pair.difference is None  # nothing to compare against a model with no graded run
+
+
+def test_crashes_count_as_zero_in_one_mean_and_are_left_out_of_the_other(tmp_path):
+    summary = _summary(tmp_path, FakeRun("m", 1, f1=0.8), FakeRun("m", 2, f1=None, rung=3, status="bad_output",
+                                                                    crash_class=None))
+    model = summary.models[0]
+    assert model.f1_with_crashes.mean == pytest.approx(0.4)
+    assert model.f1_scored.mean == pytest.approx(0.8) and model.f1_scored.n == 1
+    assert model.crash_rate == 0.5
+    assert model.crash_taxonomy == {"bad_output": 1}  # no crash class: the outcome status names it
+
+
+def test_capture_and_unusable_rates_are_their_own_columns(tmp_path):
+    capture = {"calls": 5, "captured": 3, "uncaptured": 1, "unusable": 1}
+    summary = _summary(tmp_path, FakeRun("m", 1, capture=capture))
+    model = summary.models[0]
+    assert (model.capture_rate, model.unusable_rate, model.uncaptured_rate) == (0.6, 0.2, 0.2)
+
+
+def test_harness_failures_are_excluded_and_counted_apart(tmp_path):
+    summary = _summary(tmp_path, FakeRun("m", 1, f1=0.7), FakeRun("m", 2, run_status="harness_failed"))
+    model = summary.models[0]
+    assert model.graded == 1 and model.harness_failed_runs == 1
+    assert model.f1_with_crashes.mean == pytest.approx(0.7)
+
+
+def test_rates_claims_and_retrain_spread(tmp_path):
+    summary = _summary(
+        tmp_path,
+        FakeRun("m", 1, f1=0.6, claimed_f1=0.95, predicted_rate=0.05, retrain_f1s=(0.7, 0.66)),
+        FakeRun("m", 2, f1=0.8, claimed_f1=0.75, predicted_rate=0.15),
+        FakeRun("m", 3, f1=0.7, claimed_f1=None),
+    )
+    run = next(r for r in summary.runs if r.run_id == "m-r01")
+    assert run.calibration_error == pytest.approx(0.35)
+    assert (run.predicted_rate, run.true_rate) == (0.05, 0.18)
+    assert run.retrain.spread == pytest.approx(0.1)
+    model = summary.models[0]
+    assert model.claims == 2
+    assert model.calibration_bias == pytest.approx((0.35 - 0.05) / 2)
+    assert model.calibration_abs_error == pytest.approx((0.35 + 0.05) / 2)
+    assert model.predicted_rate_mean == pytest.approx((0.05 + 0.15 + 0.17) / 3) and model.true_rate == pytest.approx(0.18)
+    assert model.retrain_spread_mean == pytest.approx(0.1) and model.retrained == 1
+
+
+def test_paired_comparison_on_shared_seeds(tmp_path):
+    runs = [FakeRun("a", i, f1=0.8) for i in (1, 2, 3)] + [FakeRun("b", i, f1=0.6) for i in (1, 2)]
+    runs.append(FakeRun("b", 3, f1=None, rung=1, status="crashed", crash_class="module_not_found"))
+    summary = _summary(tmp_path, *runs)
+    (pair,) = summary.pairs
+    assert (pair.model_a, pair.model_b, len(pair.seeds)) == ("a", "b", 3)
+    assert (pair.a_wins, pair.b_wins, pair.ties) == (3, 0, 0)
+    assert pair.difference.mean == pytest.approx((0.2 + 0.2 + 0.8) / 3)
+    assert pair.difference.low >= 0.2 - 1e-9 and pair.difference.high <= 0.8 + 1e-9
+
+
+def test_bootstrap_interval_is_seeded_and_brackets_the_mean():
+    values = [0.5, 0.7, 0.9, 0.6, 0.8]
+    first = bootstrap_mean(values, np.random.default_rng(3))
+    again = bootstrap_mean(values, np.random.default_rng(3))
+    assert first == again
+    assert first.low < first.mean < first.high
+    assert 0.5 <= first.low and first.high <= 0.9
+    assert bootstrap_mean([0.4], np.random.default_rng(0)).low == 0.4
+    assert bootstrap_mean([], np.random.default_rng(0)) is None
+
+
+def test_a_folder_without_batch_json_is_a_named_error(tmp_path):
+    with pytest.raises(BatchFolderError):
+        read_batch(tmp_path)
