@@ -11,14 +11,13 @@ the model between calls, and the chat template is the one stored in the GGUF
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from bakeoff.models.base import Completion, GenerationSettings, Message
-from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
+from bakeoff.models.errors import BackendUnavailable, ModelFileInvalid, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe, check_fits
@@ -34,25 +33,20 @@ class GgufSettings:
 
 
 class _Deadline:
-    """A logits processor that, once the time is up, leaves only end-of-sequence to sample.
+    """A stopping criterion that ends the answer at the first token past the deadline.
 
-    llama.cpp's decode cannot be interrupted from Python; ending the answer at
-    the next token is the earliest clean stop, and the Llama state stays usable.
+    llama.cpp's decode cannot be interrupted from Python; stopping at the next
+    token is the earliest clean stop, and the Llama state stays usable.
     """
 
-    def __init__(self, deadline: float, eos_token: int) -> None:
+    def __init__(self, deadline: float) -> None:
         self.deadline = deadline
-        self.eos_token = eos_token
         self.fired = False
 
-    def __call__(self, input_ids, scores):
-        if not self.fired and time.perf_counter() < self.deadline:
-            return scores
-        self.fired = True
-        forced = scores.copy()
-        forced[:] = -math.inf
-        forced[self.eos_token] = 0.0
-        return forced
+    def __call__(self, input_ids, logits) -> bool:
+        if time.perf_counter() >= self.deadline:
+            self.fired = True
+        return self.fired
 
 
 def _common_prefix(previous: list[int], current: list[int]) -> int:
@@ -82,6 +76,7 @@ class GgufBackend:
         requested_layers = settings.n_gpu_layers if self.gpu_offload_supported or gpu_probe else 0
         self.estimate: MemoryEstimate = check_fits(self.info, settings.n_ctx, requested_layers, self.gpu)
         self._llm = self._load()
+        self._formatter = self._chat_formatter()
         self._model_info = self._describe()
 
     def _load(self):
@@ -112,7 +107,7 @@ class GgufBackend:
             "offloaded_layers": self.estimate.offloaded_layers if self.gpu_offload_supported else 0,
             "gpu": self.gpu.name if self.gpu else None,
             "estimated_gpu_bytes": self.estimate.total_bytes if self.gpu_offload_supported else 0,
-            "chat_format": self._llm.chat_format,
+            "chat_template": "gguf",
             "llama_cpp_python_version": llama_cpp.__version__,
             "llama_cpp_system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
         }
@@ -126,48 +121,78 @@ class GgufBackend:
         """The loaded llama_cpp.Llama (for benchmarks; stages never touch it)."""
         return self._llm
 
-    def _perf(self):
-        return self._llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+    def _chat_formatter(self):
+        """The chat template stored in the GGUF, rendered the way llama-cpp-python renders it."""
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelFileInvalid(f"{self.path} has no chat template in its metadata (a base model?)")
+        model = self._llm._model
+        eos_id, bos_id = self._llm.token_eos(), self._llm.token_bos()
+        return Jinja2ChatFormatter(
+            template=template,
+            eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
+            bos_token=model.token_get_text(bos_id) if bos_id != -1 else "",
+            stop_token_ids=[eos_id],
+        )
+
+    def _prefill(self, tokens: list[int]) -> int:
+        """Evaluate all but the last prompt token, reusing the longest cached prefix.
+
+        The last token is left for llama-cpp-python's generate() to evaluate on
+        its own, cold or warm alike: so the logits the first answer token is
+        sampled from come from the same computation whatever the cache held,
+        and the same seed gives the same text. Returns the tokens reused.
+        """
+        llm = self._llm
+        reused = _common_prefix(llm._input_ids.tolist(), tokens[:-1])
+        llm.n_tokens = reused
+        if len(tokens) - 1 > reused:
+            llm.eval(tokens[reused:-1])
+        return reused
 
     def chat(self, messages: Sequence[Message], *, key: str, settings: GenerationSettings) -> Completion:
         llm = self._llm
-        previous_tokens = llm._input_ids.tolist()
-        deadline = _Deadline(time.perf_counter() + settings.timeout_s, llm.token_eos())
-        self._llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
         started = time.perf_counter()
+        deadline = _Deadline(started + settings.timeout_s)
         try:
-            response = llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],
+            rendered = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+            tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+            if len(tokens) >= llm.n_ctx():
+                return self._failure(f"prompt of {len(tokens)} tokens does not fit n_ctx={llm.n_ctx()}", 0.0)
+            reused = self._prefill(tokens)
+            prefilled = time.perf_counter()
+            stopping = list(rendered.stopping_criteria or []) + [deadline]
+            response = llm.create_completion(
+                prompt=tokens,
                 max_tokens=settings.max_tokens,
                 temperature=settings.temperature,
                 seed=settings.seed,
-                stop=list(settings.stop) or None,
-                logits_processor=[deadline],
+                stop=list(rendered.stop or []) + list(settings.stop),
+                stopping_criteria=self._llama_cpp.StoppingCriteriaList(stopping),
             )
         except (ValueError, RuntimeError) as exc:
-            # Prompt longer than the context, a failed decode: nothing came back.
             return self._failure(f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
-        perf = self._perf()
-        usage = response.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        finished = time.perf_counter()
         choice = response["choices"][0]
-        cached = min(_common_prefix(previous_tokens, llm._input_ids[:prompt_tokens].tolist()), max(prompt_tokens - 1, 0))
+        usage = response.get("usage") or {}
         if deadline.fired:
             return self._failure(
                 f"timed out after {settings.timeout_s:g} s (answer ended at the deadline)",
-                time.perf_counter() - started,
+                finished - started,
                 kind="timeout",
-                partial_text=choice["message"].get("content") or "",
+                partial_text=choice.get("text") or "",
             )
         return Completion(
-            text=choice["message"].get("content") or "",
+            text=choice.get("text") or "",
             finish_reason=choice.get("finish_reason") or "stop",
-            prompt_tokens=prompt_tokens,
+            prompt_tokens=len(tokens),
             completion_tokens=int(usage.get("completion_tokens") or 0),
-            prompt_seconds=perf.t_p_eval_ms / 1000.0,
-            generation_seconds=perf.t_eval_ms / 1000.0,
+            prompt_seconds=prefilled - started,
+            generation_seconds=finished - prefilled,
             backend=self.identity,
-            cached_prompt_tokens=cached,
+            cached_prompt_tokens=reused,
             model_info=dict(self._model_info),
         )
 
