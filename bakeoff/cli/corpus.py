@@ -94,17 +94,21 @@ def _print_tables(calibration) -> None:
 @click.command()
 @click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=Path), help="A corpus folder written by `bakeoff generate`.")
 @click.option("--sweep", is_flag=True, help="Also regenerate at several contamination settings and tabulate holdout F1.")
-@click.option("--sweep-points", default=None, help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20,0.25,0.30).")
-def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None) -> None:
+@click.option("--sweep-points", default=None, help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20, the calibrated default, 0.30).")
+@click.option("--sweep-variant", "sweep_variants", multiple=True, type=click.Choice(["text_only", "careful", "careless"]), help="References run at each sweep point (repeatable; default: text_only).")
+def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_variants: tuple[str, ...]) -> None:
     """Run the careless, text-only and careful references; write calibration.json and print a table."""
     from rich.console import Console
 
     from generators.calibration import calibrate as run_calibration, write_calibration
-    from generators.calibration.sweep import DEFAULT_POINTS
+    from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
     points = _parse_points(sweep_points) or DEFAULT_POINTS
+    variants = sweep_variants or DEFAULT_SWEEP_VARIANTS
     with Console(stderr=True).status("calibrating") as status:
-        calibration = run_calibration(corpus_dir, sweep=sweep, sweep_points=points, progress=lambda s: status.update(s))
+        calibration = run_calibration(
+            corpus_dir, sweep=sweep, sweep_points=points, sweep_variants=variants, progress=lambda s: status.update(s)
+        )
     path = write_calibration(calibration, corpus_dir)
     _print_tables(calibration)
     click.echo(f"wrote {path}")

@@ -66,7 +66,7 @@ def calibrate(
         results.append(run_reference(variant, corpus))
     points: tuple[SweepPoint, ...] = ()
     if sweep:
-        points = run_sweep(params, sweep_points, sweep_variants, progress)
+        points = run_sweep(params, sweep_points, sweep_variants, progress, known=results)
     return Calibration(str(corpus), params, tuple(results), evaluate(results), points)
 
 

@@ -12,8 +12,9 @@ from typing import Callable, Sequence
 from generators.calibration.runner import ReferenceResult, run_reference
 from generators.spam import CorpusParams, generate_corpus
 
-DEFAULT_POINTS = (0.10, 0.15, 0.20, 0.25, 0.30)
-DEFAULT_SWEEP_VARIANTS = ("text_only", "careful")
+# Around the calibrated default, which the sweep takes from the corpus itself rather than regenerating.
+DEFAULT_POINTS = (0.10, 0.15, 0.20, CorpusParams.contamination, 0.30)
+DEFAULT_SWEEP_VARIANTS = ("text_only",)
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,20 @@ def run_sweep(
     contaminations: Sequence[float] = DEFAULT_POINTS,
     variants: Sequence[str] = DEFAULT_SWEEP_VARIANTS,
     progress: Callable[[str], None] = lambda _: None,
+    known: Sequence[ReferenceResult] = (),
 ) -> tuple[SweepPoint, ...]:
-    """One corpus per contamination (other params as `base`), each scored by `variants`."""
+    """One corpus per contamination (other params as `base`), each scored by `variants`.
+
+    `known` holds results already measured on the `base` corpus itself; the point at
+    base.contamination reuses them instead of generating the same corpus again.
+    """
     points = []
+    reusable = tuple(r for r in known if r.variant in variants)
     with tempfile.TemporaryDirectory(prefix="bakeoff-sweep-") as scratch:
         for contamination in contaminations:
+            if contamination == base.contamination and len(reusable) == len(variants):
+                points.append(SweepPoint(contamination=contamination, results=reusable))
+                continue
             params = dataclasses.replace(base, contamination=contamination)
             corpus = Path(scratch) / f"contamination-{contamination:.3f}"
             progress(f"sweep: generating contamination {contamination:.3f}")
