@@ -151,7 +151,10 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
         error = f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # noqa: BLE001 - one broken run must not stop the batch; it is recorded
         error = f"{type(exc).__name__}: {exc}"
-    record = run_summary(env, slot, finished_stages(run_dir), started_at, error, isolation, backend)
+    stages = finished_stages(run_dir)
+    if stages:  # a kill between a stage record and its transcript write left the transcript behind
+        write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
+    record = run_summary(env, slot, stages, started_at, error, isolation, backend)
     write_json(run_dir / "run.json", record, env.counter)
     env.journal.append("run_failed" if error else "run_done", run_id=slot.run_id)
     return record
