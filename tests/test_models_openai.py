@@ -213,11 +213,14 @@ def test_real_llama_cpp_server_answers(llama_server):
     backend = open_backend(f"openai:{llama_server}#smollm2")
     settings = GenerationSettings(max_tokens=24, temperature=0.8, seed=7)
     first = backend.chat(HELLO, key="a#1", settings=settings)
-    again = backend.chat(HELLO, key="a#1", settings=settings)
     assert first.error is None and first.text.strip()
+    assert first.finish_reason in ("stop", "length")
     assert first.prompt_tokens > 5 and 0 < first.completion_tokens <= 24
     assert first.generation_seconds > 0
-    assert first.text == again.text  # the seed travels to the server
+    assert first.model_info["served_model"] == "smollm2" and first.model_info["attempts"] == 1
+    # A second turn of the same conversation over the same kept-alive connection.
+    second = backend.chat(HELLO + [Message("assistant", first.text), Message("user", "Again.")], key="a#2", settings=settings)
+    assert second.error is None and second.prompt_tokens > first.prompt_tokens
 
 
 @pytest.mark.llama

@@ -1,0 +1,146 @@
+"""The capture audit: every uncaptured and unusable reason, through real backends where it can be provoked."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from bakeoff.answers import CAPTURED, UNCAPTURED, UNUSABLE, audit
+from bakeoff.models.base import GenerationSettings, Message
+from bakeoff.models.registry import BackendOptions, open_backend
+
+HELLO = [Message("user", "Write a Python script that prints hello.")]
+GOOD_CODE = "Here:\n```python train.py\nprint('hello')\n```\n"
+
+
+def scripted(tmp_path, rows):
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return open_backend(f"scripted:{path}")
+
+
+def answer(backend, settings=GenerationSettings()):
+    return backend.chat(HELLO, key="t#1", settings=settings)
+
+
+# --- through the scripted backend ------------------------------------------------
+
+@pytest.mark.parametrize(
+    "row, expect, status, reason",
+    [
+        ({"text": ""}, "code", UNCAPTURED, "empty"),
+        ({"text": "  \n\t "}, "text", UNCAPTURED, "whitespace_only"),
+        ({"error": "model crashed"}, "code", UNCAPTURED, "backend_error"),
+        ({"error": "read timed out", "error_kind": "timeout"}, "code", UNCAPTURED, "timeout"),
+        ({"error": "connection refused", "error_kind": "transport_error"}, "text", UNCAPTURED, "transport_error"),
+        ({"text": GOOD_CODE, "finish_reason": "length"}, "code", UNUSABLE, "cut_off"),
+        ({"text": "I would use pandas and a logistic regression."}, "code", UNUSABLE, "no_code"),
+        ({"text": "```python\nprint('unnamed')\n```"}, "code", UNUSABLE, "no_code"),
+        ({"text": "The split looks fine to me."}, "verdict", UNUSABLE, "no_verdict"),
+        ({"text": GOOD_CODE}, "code", CAPTURED, "ok"),
+        ({"text": "PROBLEM: the scaler is fit on the test set."}, "verdict", CAPTURED, "ok"),
+        ({"text": "Any prose at all."}, "text", CAPTURED, "ok"),
+    ],
+)
+def test_reasons_through_the_scripted_backend(tmp_path, row, expect, status, reason):
+    capture = audit(answer(scripted(tmp_path, [row])), expect=expect)
+    assert (capture.status, capture.reason) == (status, reason)
+    assert capture.graded == (status != UNCAPTURED)
+
+
+def test_caller_supplied_verdict_parser(tmp_path):
+    backend = scripted(tmp_path, [{"text": "Verdict: sound"}, {"text": "Verdict: sound"}])
+    assert audit(answer(backend), expect="verdict").reason == "no_verdict"
+    assert audit(answer(backend), expect="verdict", has_verdict=lambda t: "Verdict:" in t).status == CAPTURED
+
+
+def test_unknown_expectation_is_refused(tmp_path):
+    with pytest.raises(ValueError):
+        audit(answer(scripted(tmp_path, [{"text": "x"}])), expect="poem")
+
+
+# --- through the real OpenAI-compatible backend on loopback ------------------------
+
+def test_unreachable_loopback_port_is_uncaptured_transport_error():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    backend = open_backend(f"openai:http://127.0.0.1:{port}/v1#m", BackendOptions(max_retries=1, backoff_s=0.01))
+    capture = audit(answer(backend), expect="code")
+    assert (capture.status, capture.reason) == (UNCAPTURED, "transport_error")
+
+
+class _Server:
+    """A loopback server that answers every POST after `delay` seconds with `status`."""
+
+    def __init__(self, status: int, delay: float):
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                time.sleep(delay)
+                try:
+                    self.send_response(status)
+                    self.send_header("content-length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"{}")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_slow_loopback_server_is_uncaptured_timeout():
+    server = _Server(200, delay=3.0)
+    try:
+        completion = answer(open_backend(f"openai:{server.url}#m"), GenerationSettings(timeout_s=0.3))
+    finally:
+        server.close()
+    assert (audit(completion).status, audit(completion).reason) == (UNCAPTURED, "timeout")
+
+
+def test_http_400_is_uncaptured_backend_error():
+    server = _Server(400, delay=0)
+    try:
+        completion = answer(open_backend(f"openai:{server.url}#m"))
+    finally:
+        server.close()
+    assert (audit(completion).status, audit(completion).reason) == (UNCAPTURED, "backend_error")
+
+
+# --- through the real llama.cpp backend ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def default_backend(tmp_path_factory):
+    backend = open_backend("default", BackendOptions(n_ctx=1024, hash_cache_file=tmp_path_factory.mktemp("h") / "h.json"))
+    yield backend
+    backend.close()
+
+
+@pytest.mark.llama
+def test_tiny_token_limit_is_unusable_cut_off(default_backend):
+    completion = answer(default_backend, GenerationSettings(max_tokens=3, temperature=0.0))
+    assert completion.finish_reason == "length" and completion.completion_tokens == 3
+    capture = audit(completion, expect="code")
+    assert (capture.status, capture.reason) == (UNUSABLE, "cut_off")
+
+
+@pytest.mark.llama
+def test_in_process_deadline_is_uncaptured_timeout(default_backend):
+    completion = answer(default_backend, GenerationSettings(max_tokens=400, temperature=0.8, seed=1, timeout_s=0.05))
+    capture = audit(completion, expect="code")
+    assert (capture.status, capture.reason) == (UNCAPTURED, "timeout")
