@@ -1,0 +1,122 @@
+"""The runner's small parts: ladder effects, context budget cuts, task settings, git repo, atomic records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bakeoff.models.base import Message
+from bakeoff.runner.conversation import continued_conversation, shorten, shared_system_message, stage_conversation
+from bakeoff.runner.ladder import LadderCheck, turn_effect
+from bakeoff.runner.task import TaskSpecError, load_task
+
+
+def check(rung, f1=None):
+    return LadderCheck(rung=rung, status="scored" if rung == 5 else "crashed", failed_step=None, f1=f1)
+
+
+@pytest.mark.parametrize(
+    "before, after, effect",
+    [
+        (check(1), check(5, 0.7), "rescued"),
+        (check(5, 0.7), check(3), "regressed"),
+        (check(5, 0.80), check(5, 0.78), "regressed"),  # F1 fell by more than 0.01
+        (check(5, 0.80), check(5, 0.795), "unchanged"),
+        (check(5, 0.70), check(5, 0.75), "rescued"),
+        (check(2), check(2), "unchanged"),
+    ],
+)
+def test_turn_effects(before, after, effect):
+    assert turn_effect(before, after) == effect
+
+
+def test_ladder_check_round_trips_through_its_record():
+    original = LadderCheck(5, "scored", None, 0.8, visible_ok=True, metrics={"f1": 0.8}, requirements=({"line": 1},),
+                           train_output="EXPECTED_F1: 0.8")
+    assert LadderCheck.from_dict(json.loads(json.dumps(original.to_dict()))) == original
+
+
+def test_shorten_keeps_head_and_tail():
+    text = "HEAD" + "x" * 5000 + "Traceback: the cause"
+    cut = shorten(text, 500)
+    assert len(cut) <= 500 and cut.startswith("HEAD") and cut.endswith("the cause")
+    assert shorten("short", 500) == "short"
+
+
+def test_stage_prompt_is_cut_to_budget_and_the_cut_recorded():
+    task = load_task("spam_classifier")
+    shared = shared_system_message(task.system, task.statement, "id,subject\n1,hello")
+    exploration = "line of output\n" * 2000
+    conversation = stage_conversation("decide#1", shared, task.prompts["decide"], {"exploration_output": exploration}, 6000)
+    assert conversation.chars <= 6000
+    assert conversation.messages[0] == shared and conversation.shared_prefix_chars == len(shared.content)
+    (cut,) = conversation.cuts
+    assert cut.part == "exploration_output" and cut.original_chars == len(exploration) and cut.kept_chars < 3000
+    roomy = stage_conversation("decide#1", shared, task.prompts["decide"], {"exploration_output": "tiny"}, 60000)
+    assert roomy.cuts == () and "tiny" in roomy.messages[1].content
+
+
+def test_every_stage_starts_with_the_same_shared_message():
+    task = load_task("spam_classifier")
+    shared = shared_system_message(task.system, task.statement, "excerpt")
+    first = stage_conversation("explore#1", shared, task.prompts["explore"], {}, 20000)
+    repair = continued_conversation("implement#2", first.messages, "answer", task.prompts["repair"], {"failure": "boom"}, 20000)
+    assert repair.messages[0] == first.messages[0]
+    assert repair.messages[2] == Message("assistant", "answer") and "boom" in repair.messages[3].content
+
+
+def test_task_statement_says_messages_are_scored_on_arrival():
+    task = load_task("spam_classifier")
+    assert "before any person has looked at it" in task.statement
+    assert "EXPECTED_F1" in task.system
+
+
+def test_task_settings_overrides_and_errors():
+    task = load_task("spam_classifier", {"repair_turns": 3, "max_tokens": {"docs": 50}})
+    assert task.settings.repair_turns == 3
+    assert task.settings.max_tokens_for("docs") == 50 and task.settings.max_tokens_for("implement") == 1400
+    with pytest.raises(TaskSpecError, match="unknown task setting"):
+        load_task("spam_classifier", {"repair_turn": 3})
+    with pytest.raises(TaskSpecError, match="no task named"):
+        load_task("no_such_task")
+
+
+def test_run_repo_commits_every_stage_and_resets_unfinished_work(tmp_path):
+    from bakeoff.runner.workspace import RunRepo
+
+    excerpt = tmp_path / "excerpt.txt"
+    excerpt.write_text("id,label\n")
+    repo = RunRepo.create(tmp_path / "repo", load_task("spam_classifier").template_dir, excerpt)
+    assert (repo.path / ".gitignore").is_file() and (repo.path / "data" / "excerpt.txt").is_file()
+    repo.write_file("explore.py", "print(1)\n")
+    first = repo.commit("explore")
+    empty = repo.commit("decide")  # nothing changed: still one commit for the stage
+    assert first.sha != empty.sha
+    repo.write_file("train.py", "half written")
+    (repo.path / "model.pkl").write_bytes(b"partial")
+    repo.reset_to(empty.sha)
+    assert not (repo.path / "train.py").exists() and not (repo.path / "model.pkl").exists()
+    assert (repo.path / "data" / "excerpt.txt").is_file()  # data/ survives a reset
+    assert repo.commit_messages() == ["template", "explore", "decide"]
+    with pytest.raises(ValueError):
+        repo.write_file("../escape.py", "x")
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path):
+    from bakeoff.runner.records import WriteCounter, read_json, write_json
+
+    counter = WriteCounter()
+    write_json(tmp_path / "r.json", {"a": Path("/x"), "b": (1, 2)}, counter)
+    write_json(tmp_path / "r.json", {"a": 2}, counter)
+    assert read_json(tmp_path / "r.json") == {"a": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    assert counter.count == 2
+
+
+def test_kill_hook_reads_its_environment_variable():
+    from bakeoff.runner.records import WriteCounter
+
+    assert WriteCounter.from_environment({}).kill_after is None
+    assert WriteCounter.from_environment({"BAKEOFF_KILL_AFTER_WRITES": "4"}).kill_after == 4
