@@ -19,13 +19,14 @@ it. Out-of-memory is read from the container cgroup's own OOM-kill counter,
 before and after, never guessed from an exit status.
 """
 
-from __future__ import annotations
-
+# No `from __future__` and no `signal` module here: this file is started on
+# every execution, and those imports (enum, functools, collections) would cost
+# more than everything else it does. `_signal` is the C module beneath `signal`.
 import os
 import select
-import signal
 import sys
 import time
+from _signal import SIGKILL, SIGSTOP
 
 NONCE_VARIABLE = "BAKEOFF_STATUS_NONCE"
 STATUS_PREFIX = b"\n\x1ebakeoff-status "
@@ -111,9 +112,9 @@ def sweep(uid: int, gid: int) -> int:
     for _ in range(SWEEP_ROUNDS):
         if not left:
             return 0
-        signal_each(left, signal.SIGSTOP)  # stopped processes fork no more, and free no pid for us either
-        signal_each(left, signal.SIGKILL)  # frees pids, so the kill(-1) below can fork
-        signal_everything_of(uid, gid, signal.SIGKILL)
+        signal_each(left, SIGSTOP)  # stopped processes fork no more, and free no pid for us either
+        signal_each(left, SIGKILL)  # frees pids, so the kill(-1) below can fork
+        signal_everything_of(uid, gid, SIGKILL)
         time.sleep(0.002)
         left = live_pids_of(uid)
     return len(left)
@@ -291,6 +292,8 @@ def run(uid: int, gid: int, timeout_s: float, output_cap: int, argv: list[str]) 
 
 def reap_forever() -> None:
     """PID 1: reap every child that is reparented to us; leave on SIGTERM."""
+    import signal
+
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     while True:
