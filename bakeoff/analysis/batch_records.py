@@ -44,7 +44,7 @@ class BatchRecords:
     batch: Mapping[str, Any]
     runs: tuple[RunRecords, ...]  # in the batch's execution order
     calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
-    reviews: Mapping[str, Any] | None  # claim-review results, when the batch holds them
+    reviews: tuple[tuple[str, Mapping[str, Any]], ...]  # (folder name, metrics) of claim-review results in the batch
 
     def model_labels(self) -> list[str]:
         labels = [m.get("label") for m in self.batch.get("plan", {}).get("models", [])]
@@ -123,8 +123,16 @@ def _calibration(folder: Path, batch: Mapping[str, Any]) -> Mapping[str, Any] | 
     return None
 
 
-def _reviews(folder: Path) -> Mapping[str, Any] | None:
-    for path in (folder / "review" / "results.json", folder / "review.json"):
-        if path.is_file():
-            return read_json_file(path)
-    return None
+REVIEW_FOLDERS = ("review", "reviews")
+REVIEW_METRICS_FILE = "metrics.json"
+
+
+def _reviews(folder: Path) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """Every `bakeoff review --out` folder kept under BATCH/review/ or BATCH/reviews/ (found by its metrics.json)."""
+    found = []
+    for name in REVIEW_FOLDERS:
+        base = folder / name
+        if base.is_dir():
+            for path in sorted(base.rglob(REVIEW_METRICS_FILE)):
+                found.append((path.parent.relative_to(folder).as_posix(), read_json_file(path)))
+    return tuple(found)

@@ -1,0 +1,104 @@
+"""`bakeoff report DIR`: read a batch's records, summarise, write the report folder atomically.
+
+The report folder (default DIR/report/) holds report.md, report.html, summary.json,
+plots/<name>.svg and tables/<name>.csv. It is assembled in a temporary folder beside
+its target and renamed into place, so a report folder that exists is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bakeoff.analysis.aggregate import BatchSummary, summarise_batch
+from bakeoff.analysis.batch_records import BatchRecords, read_batch
+from bakeoff.analysis.signals import run_signals
+from bakeoff.report.findings import findings
+from bakeoff.report.plots import all_plots
+from bakeoff.report.render import render_html, render_markdown
+from bakeoff.report.review import review_tables
+from bakeoff.report.tables import all_tables
+
+REPORT_DIR = "report"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    folder: Path
+    markdown: Path
+    html: Path
+    plots: tuple[Path, ...]
+    tables: tuple[Path, ...]
+
+
+def summarise(records: BatchRecords, bootstrap_seed: int = 0) -> BatchSummary:
+    signals = [run_signals(run) for run in records.runs]
+    return summarise_batch(signals, records.model_labels(), bootstrap_seed)
+
+
+def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
+    plan = records.batch.get("plan", {})
+    finished = sum(r.finished for r in records.runs)
+    facts = [
+        f"Batch {records.folder.name}: {len(summary.models)} models, {len(records.runs)} runs ({finished} finished).",
+        f"Task {plan.get('task', '?')}, sandbox {plan.get('sandbox', '?')}, corpus {plan.get('corpus', '?')}.",
+        f"Intervals: 95% percentile bootstrap, seed {summary.bootstrap_seed}. Uncaptured runs are never graded.",
+    ]
+    version = records.batch.get("code_version") or {}
+    if version:
+        facts.append(f"bakeoff {version.get('version', '?')} at {str(version.get('git_commit', '?'))[:12]}.")
+    return facts
+
+
+def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+    records = read_batch(batch_dir)
+    summary = summarise(records, bootstrap_seed)
+    target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
+    title = f"bakeoff report: {Path(batch_dir).resolve().name}"
+    tables = all_tables(summary, review_tables(records.reviews))
+    plots = all_plots(summary, records.calibration)
+    facts, found = _facts(records, summary), findings(summary)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    try:
+        (staging / "plots").mkdir()
+        (staging / "tables").mkdir()
+        for name, (_, svg) in plots.items():
+            (staging / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
+        for table in tables:
+            (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
+        (staging / "report.md").write_text(render_markdown(title, facts, found, tables, plots), encoding="utf-8")
+        (staging / "report.html").write_text(render_html(title, facts, found, tables, plots), encoding="utf-8")
+        (staging / "summary.json").write_text(json.dumps(summary_dict(tables), indent=1), encoding="utf-8")
+        os.chmod(staging, 0o755)
+        _replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return ReportFiles(
+        folder=target,
+        markdown=target / "report.md",
+        html=target / "report.html",
+        plots=tuple(target / "plots" / f"{name}.svg" for name in plots),
+        tables=tuple(target / "tables" / f"{t.name}.csv" for t in tables),
+    )
+
+
+def summary_dict(tables) -> dict:
+    """The tables as JSON records, for tools that prefer JSON to CSV."""
+    return {t.name: [dict(zip((c.name for c in t.columns), row)) for row in t.rows] for t in tables}
+
+
+def _replace(staging: Path, target: Path) -> None:
+    """Swap the finished folder in: the old report is moved aside first and removed after."""
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.replace(target, old)
+        os.replace(staging, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(staging, target)

@@ -1,0 +1,38 @@
+"""Plain-sentence findings for the top of the report: what a careful reader should see first."""
+
+from __future__ import annotations
+
+from bakeoff.analysis.aggregate import BatchSummary
+from bakeoff.analysis.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES
+
+
+def findings(summary: BatchSummary) -> list[str]:
+    lines: list[str] = []
+    for m in summary.models:
+        if m.all_uncaptured:
+            lines.append(f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, not scored as zero.")
+            continue
+        if m.f1_with_crashes is not None:
+            e = m.f1_with_crashes
+            lines.append(
+                f"{m.model}: mean holdout F1 {e.mean:.3f} [{e.low:.3f}, {e.high:.3f}] over {e.n} graded runs "
+                f"(crashes as zero); {m.scored} scored."
+            )
+        if m.uncaptured_runs or m.harness_failed_runs:
+            lines.append(
+                f"{m.model}: {m.uncaptured_runs} uncaptured and {m.harness_failed_runs} harness-failed runs left out of the scores."
+            )
+        if m.uses_leak:
+            lines.append(f"{m.model}: {m.uses_leak} of {m.probed} probed pipelines use the moderator_flagged leak.")
+        if m.divergences.get(KEEPS_BUT_IGNORES):
+            lines.append(
+                f"{m.model}: {m.divergences[KEEPS_BUT_IGNORES]} design(s) keep moderator_flagged while the code ignores it."
+            )
+        if m.divergences.get(EXCLUDES_BUT_USES):
+            lines.append(
+                f"{m.model}: {m.divergences[EXCLUDES_BUT_USES]} design(s) drop moderator_flagged while the code uses it."
+            )
+        for turn in m.turns:
+            if turn.regressed:
+                lines.append(f"{m.model}: repair turn {turn.turn} broke {turn.regressed} of {turn.granted} pipelines.")
+    return lines

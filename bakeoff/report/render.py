@@ -1,0 +1,93 @@
+"""Rendering the report as Markdown and as one self-contained HTML page (inline CSS and SVG, no script)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Mapping, Sequence
+
+from bakeoff.report.tables import Table, display
+
+PLOT_SECTION_ID = "plots"
+# Fixed figure geometry: the page places plot i at a position a test (or a reader) can compute.
+FIGURE_W, FIGURE_H, GAP, HEADER_H = 600, 380, 20, 160
+
+CSS = f"""
+body {{ margin: 0; font-family: Helvetica, Arial, sans-serif; color: #222; background: #fafafa; }}
+header {{ height: {HEADER_H}px; box-sizing: border-box; padding: 16px {GAP}px; overflow: hidden; }}
+header h1 {{ margin: 0 0 8px 0; font-size: 24px; }}
+header p {{ margin: 2px 0; font-size: 13px; color: #555; }}
+#{PLOT_SECTION_ID} {{ display: grid; grid-template-columns: {FIGURE_W}px {FIGURE_W}px; gap: {GAP}px; padding: 0 {GAP}px; }}
+figure {{ margin: 0; width: {FIGURE_W}px; }}
+figure svg {{ display: block; width: {FIGURE_W}px; height: {FIGURE_H}px; }}
+figcaption {{ font-size: 12px; color: #555; height: 48px; overflow: hidden; }}
+section {{ padding: 8px {GAP}px; }}
+table {{ border-collapse: collapse; font-size: 12px; background: #fff; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: right; }}
+th:first-child, td:first-child {{ text-align: left; }}
+.scroll {{ overflow-x: auto; max-width: 100%; }}
+ul.findings li {{ margin: 2px 0; }}
+"""
+
+
+def plot_box(index: int) -> tuple[int, int, int, int]:
+    """(left, top, width, height) in CSS pixels of the index-th plot in the page."""
+    column, row = index % 2, index // 2
+    left = GAP + column * (FIGURE_W + GAP)
+    top = HEADER_H + row * (FIGURE_H + 48 + GAP)  # 48: the caption under each plot
+    return left, top, FIGURE_W, FIGURE_H
+
+
+def markdown_table(table: Table) -> str:
+    head = "| " + " | ".join(c.name for c in table.columns) + " |"
+    rule = "| " + " | ".join("---" for _ in table.columns) + " |"
+    body = ["| " + " | ".join(display(v, c.kind).replace("|", "\\|") for v, c in zip(row, table.columns)) + " |"
+            for row in table.rows]
+    if not body:
+        return "(none)"
+    return "\n".join([head, rule, *body])
+
+
+def render_markdown(title: str, facts: Sequence[str], found: Sequence[str], tables: Sequence[Table],
+                    plots: Mapping[str, tuple[str, str]]) -> str:
+    parts = [f"# {title}", "", *[f"- {f}" for f in facts], "", "## Findings", ""]
+    parts += [f"- {line}" for line in found] or ["- (no runs)"]
+    for table in tables:
+        parts += ["", f"## {table.title}", "", markdown_table(table), "", f"CSV: `tables/{table.name}.csv`"]
+    parts += ["", "## Plots", ""]
+    parts += [f"- `plots/{name}.svg`: {caption}" for name, (caption, _) in plots.items()]
+    parts += ["", "The HTML report (`report.html`) shows the plots inline.", ""]
+    return "\n".join(parts)
+
+
+def html_table(table: Table) -> str:
+    if not table.rows:
+        return "<p>(none)</p>"
+    head = "".join(f"<th>{escape(c.name)}</th>" for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(display(v, c.kind))}</td>" for v, c in zip(row, table.columns)) + "</tr>"
+        for row in table.rows
+    )
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def render_html(title: str, facts: Sequence[str], found: Sequence[str], tables: Sequence[Table],
+                plots: Mapping[str, tuple[str, str]]) -> str:
+    figures = "".join(
+        f'<figure id="plot-{escape(name)}">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
+        for name, (caption, svg) in plots.items()
+    )
+    items = "".join(f"<li>{escape(line)}</li>" for line in found) or "<li>(no runs)</li>"
+    sections = "".join(
+        f'<section id="table-{escape(t.name)}"><h2>{escape(t.title)}</h2>{html_table(t)}'
+        f'<p><small>CSV: tables/{escape(t.name)}.csv</small></p></section>'
+        for t in tables
+    )
+    header = "".join(f"<p>{escape(f)}</p>" for f in facts)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>{escape(title)}</h1>{header}</header>"
+        f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
+        f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section>'
+        f"{sections}</body></html>\n"
+    )

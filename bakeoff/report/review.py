@@ -1,0 +1,48 @@
+"""The claim-review section: one row per review result found in the batch folder.
+
+A result folder is what `bakeoff review --out DIR` writes (docs/review.md); the report
+reads its metrics.json and shows the headline cuts. Fields it lacks show as blanks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from bakeoff.report.tables import Column, Table
+
+REVIEW_FIELDS = (
+    ("accuracy", "pct"),
+    ("problem_recall", "pct"),
+    ("ok_specificity", "pct"),
+    ("pair_accuracy", "pct"),
+    ("localization", "pct"),
+    ("brier", "f3"),
+    ("captured", "int"),
+    ("uncaptured", "int"),
+    ("unusable", "int"),
+)
+
+
+def _model_of(source: str, metrics: Mapping[str, Any]) -> str:
+    model = metrics.get("model")
+    if isinstance(model, Mapping):
+        model = model.get("label") or model.get("spec")
+    return str(model) if model else source
+
+
+def _numbers(metrics: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The headline numbers, at the top level or under a "metrics" key."""
+    inner = metrics.get("metrics")
+    return inner if isinstance(inner, Mapping) else metrics
+
+
+def review_tables(reviews: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Table]:
+    if not reviews:
+        return []
+    columns = (Column("model"), Column("source"), *(Column(name, kind) for name, kind in REVIEW_FIELDS))
+    rows = []
+    for source, metrics in reviews:
+        numbers = _numbers(metrics)
+        values = tuple(numbers.get(name) if isinstance(numbers.get(name), (int, float)) else None for name, _ in REVIEW_FIELDS)
+        rows.append((_model_of(source, metrics), source, *values))
+    return [Table("claim_review", "Claim-versus-code review", columns, tuple(rows))]
