@@ -21,12 +21,12 @@ class CorpusParams:
     seed: int = 0
     rows: int = 208_000
     holdout_rows: int = 50_000
-    contamination: float = 0.23  # chance that a piece of a message is written in the other class's voice
+    contamination: float = 0.245  # chance that a piece of a message is written in the other class's voice
     spam_rate: float = 0.18
     flip_rate: float = 0.03
     dup_rate: float = 0.04
     noise_rate: float = 0.01  # share of messages with mojibake, and (separately) with HTML entities
-    metadata_signal: float = 1.0  # how strongly the metadata columns separate spam from ham
+    metadata_signal: float = 0.85  # how strongly the metadata columns separate spam from ham
     flag_disagreement: float = 0.008  # share of training rows where moderator_flagged != observed label
 
     def __post_init__(self) -> None:
