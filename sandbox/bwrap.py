@@ -8,6 +8,16 @@ spec's single corpus files, /deps, /wheels, a fresh /tmp, /proc and a
 minimal /dev. Everything else of the host, the answer key included, does not
 exist inside. The root is remounted read-only.
 
+The command never runs as root. When bakeoff is root (CI is), bwrap starts
+as root (so it can bind whatever the caller owns) with every capability
+dropped but setuid/setgid, and the command is started through `setpriv` as
+uid/gid 65534 with no capabilities and no-new-privs: a real unprivileged
+uid on the host, so root-owned host files and kernel settings reachable
+through /proc stay out of reach. The workspace is shared with gid 65534
+(group read-write, as the Docker driver does) and read-only inputs are made
+world-readable. When bakeoff is not root, bwrap maps the caller to 65534 in
+a user namespace instead.
+
 Caps come from a per-execution cgroup (see sandbox.cgroups) that binds root
 too: memory, process count and CPU. The cgroup also tells an OOM kill from a
 timeout (the kernel's own counter) and lets a timeout kill everything the
@@ -24,11 +34,19 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable, Mapping, Sequence
 
-from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
+from sandbox.base import ExecResult, Sandbox, SandboxSpec
 from sandbox.cgroups import CgroupTree, ExecGroup, find_tree
+from sandbox.docker_mounts import (
+    BindMount,
+    make_world_readable,
+    missing_placeholders,
+    remove_placeholders,
+    resolve_mounts,
+    share_workspace_with_group,
+)
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.hostenv import VENV_MOUNT, HostEnv, ensure_host_env
 from sandbox.hostproc import run_capped
@@ -37,7 +55,8 @@ WORKSPACE = "/workspace"
 DEPS = "/deps"
 WHEELS = "/wheels"
 ENTER_FAILED = 125  # the wrapper's exit status when it could not join the cgroup
-SANDBOX_UID = 65534  # "nobody" inside the sandbox's own user namespace
+SANDBOX_UID = 65534  # "nobody": the uid and gid commands run as
+SETPRIV = "/usr/bin/setpriv"  # util-linux; under /usr, so the sandbox sees it at the same path
 # Top-level system folders a dynamically linked python needs; merged-/usr systems make them symlinks.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Single /etc files the loader and libc read; /etc as a whole may hold secrets and is not bound.
@@ -65,7 +84,12 @@ class BwrapSandbox(Sandbox):
         self.bwrap = shutil.which(bwrap_path or "bwrap")
         if not self.bwrap:
             raise SandboxUnavailable(f"bubblewrap not found as {bwrap_path or 'bwrap'} (apt-get install bubblewrap)")
-        _check_spec(spec, wheelhouse)
+        if wheelhouse is not None and not wheelhouse.is_dir():
+            raise SandboxError(f"wheelhouse {wheelhouse} is not a folder")
+        self.binds = resolve_mounts(spec)  # the workspace first; refuses the answer key and truth.csv
+        self.drop_root = os.geteuid() == 0
+        if self.drop_root and not os.access(SETPRIV, os.X_OK):
+            raise SandboxUnavailable(f"{SETPRIV} (util-linux) is needed to run commands unprivileged")
         self.cgroups = cgroups or find_tree()
         # The first use builds the environment (about half a minute); `report` tells the user why we wait.
         self.host_env = host_env or ensure_host_env(cache_dir, report=report or (lambda message: None))
@@ -73,6 +97,11 @@ class BwrapSandbox(Sandbox):
         self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-"))
         (self.private_dir / "deps").mkdir()
         _write_identity_files(self.private_dir)
+        if self.drop_root:
+            os.chown(self.private_dir / "deps", SANDBOX_UID, SANDBOX_UID)
+            for bind in self.binds[1:]:
+                if bind.read_only:
+                    make_world_readable(bind.source)
         self.closed = False
 
     def exec(
@@ -87,12 +116,16 @@ class BwrapSandbox(Sandbox):
         if not argv:
             raise SandboxError("empty command")
         limits = self.spec.limits
-        placeholders = _missing_mountpoints(self.spec)
+        placeholders = missing_placeholders(self.binds[0].source, self.binds)
+        _make_mount_points(self.binds)
+        if self.drop_root:
+            # Files the host wrote since the last execution become writable for the sandbox's group.
+            share_workspace_with_group(self.binds[0].source, SANDBOX_UID)
         group = self.cgroups.create(limits)
         nonce = secrets.token_hex(8)
         try:
             run = run_capped(
-                [*_enter_group_argv(group, nonce), self.bwrap, *self.bwrap_args(env or {}), "--", *argv],
+                [*_enter_group_argv(group, nonce), self.bwrap, *self.bwrap_args(env or {}), "--", *self.command(argv)],
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
                 cwd=str(self.spec.workspace),
                 timeout_s=limits.timeout_s if timeout_s is None else timeout_s,
@@ -104,7 +137,7 @@ class BwrapSandbox(Sandbox):
             oom = _read_oom_kills(group) > 0
         finally:
             group.remove()
-            _remove_placeholders(placeholders)
+            remove_placeholders(placeholders)
         killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(
             argv=tuple(argv),
@@ -120,27 +153,37 @@ class BwrapSandbox(Sandbox):
         )
 
     def bwrap_args(self, extra_env: Mapping[str, str]) -> list[str]:
-        """The bwrap options for one execution: namespaces, binds, environment."""
-        args = [
-            "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--hostname", "sandbox", "--die-with-parent", "--new-session",
-        ]
-        args += _system_binds()
-        args += _python_binds(self.host_env)
-        args += ["--ro-bind", str(self.private_dir / "passwd"), "/etc/passwd"]
-        args += ["--ro-bind", str(self.private_dir / "group"), "/etc/group"]
-        args += ["--bind", str(self.private_dir / "deps"), DEPS]
+        """The bwrap options for one execution: namespaces, identity, binds, environment."""
+        args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                "--hostname", "sandbox", "--die-with-parent", "--new-session"]
+        if self.drop_root:
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]  # setpriv's only needs
+        else:
+            args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+        binds = _system_binds() + _python_binds(self.host_env)
+        binds += [("--ro-bind", str(self.private_dir / "passwd"), "/etc/passwd")]
+        binds += [("--ro-bind", str(self.private_dir / "group"), "/etc/group")]
+        binds += [("--bind", str(self.private_dir / "deps"), DEPS)]
         if self.wheelhouse is not None:
-            args += ["--ro-bind", str(self.wheelhouse), WHEELS]
-        args += ["--bind", str(self.spec.workspace), WORKSPACE]
-        for mount in self.spec.mounts:
-            args += _mount_args(mount)
-        args += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/"]
+            binds += [("--ro-bind", str(self.wheelhouse), WHEELS)]
+        # the workspace, its .git read-only, then the corpus files
+        binds += [("--ro-bind" if b.read_only else "--bind", str(b.source), b.target) for b in self.binds]
+        args += _open_parent_dirs([target for _, _, target in binds])
+        for bind in binds:
+            args += list(bind)
+        args += ["--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        args += ["--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/"]
         args += ["--chdir", WORKSPACE, "--clearenv"]
         for key, value in self.environment(extra_env).items():
             args += ["--setenv", key, value]
         return args
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """The command as bwrap starts it: through setpriv when root must be dropped."""
+        if not self.drop_root:
+            return list(argv)
+        uid = str(SANDBOX_UID)
+        return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--", *argv]
 
     def environment(self, extra_env: Mapping[str, str]) -> dict[str, str]:
         """The command's whole environment: nothing is inherited from the host."""
@@ -168,67 +211,55 @@ class BwrapSandbox(Sandbox):
             shutil.rmtree(self.private_dir, ignore_errors=True)
 
 
-def _check_spec(spec: SandboxSpec, wheelhouse: Path | None) -> None:
-    if not spec.workspace.is_dir():
-        raise SandboxError(f"workspace {spec.workspace} is not a folder")
-    for mount in spec.mounts:
-        if not mount.host_path.exists():
-            raise SandboxError(f"mount source {mount.host_path} does not exist")
-    if wheelhouse is not None and not wheelhouse.is_dir():
-        raise SandboxError(f"wheelhouse {wheelhouse} is not a folder")
-
-
-def _system_binds() -> list[str]:
-    args: list[str] = []
+def _system_binds() -> list[tuple[str, str, str]]:
+    binds: list[tuple[str, str, str]] = []
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
+            binds.append(("--symlink", os.readlink(path), path))
         elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
+            binds.append(("--ro-bind", path, path))
     for path in ETC_FILES + ETC_DIRS:
         if os.path.exists(path):
-            args += ["--ro-bind", path, path]
-    return args
+            binds.append(("--ro-bind", path, path))
+    return binds
 
 
-def _python_binds(host_env: HostEnv) -> list[str]:
-    args = ["--ro-bind", str(host_env.venv_dir), VENV_MOUNT]
+def _python_binds(host_env: HostEnv) -> list[tuple[str, str, str]]:
+    binds = [("--ro-bind", str(host_env.venv_dir), VENV_MOUNT)]
     if host_env.needs_base_bind:
-        args += ["--ro-bind", str(host_env.base_prefix), host_env.base_mount]
-    return args
+        binds.append(("--ro-bind", str(host_env.base_prefix), host_env.base_mount))
+    return binds
 
 
-def _mount_args(mount: Mount) -> list[str]:
-    target = mount.sandbox_path
-    if not target.startswith("/"):
-        target = f"{WORKSPACE}/{target}"
-    return ["--ro-bind" if mount.read_only else "--bind", str(mount.host_path), target]
+def _make_mount_points(binds: list[BindMount]) -> None:
+    """Create in the host workspace the mount points of binds that land inside it.
 
-
-def _missing_mountpoints(spec: SandboxSpec) -> list[Path]:
-    """Workspace paths bwrap will create as mount points (a folder, an empty file), outermost first."""
-    missing: list[Path] = []
-    for mount in spec.mounts:
-        if mount.sandbox_path.startswith("/"):
+    bwrap would make them itself, but with folders closed to uid 65534; they
+    are removed again after the execution (remove_placeholders) if still empty.
+    """
+    workspace = binds[0].source
+    for bind in binds[1:]:
+        if not bind.target.startswith(WORKSPACE + "/"):
             continue
-        path = spec.workspace
-        for part in Path(mount.sandbox_path).parts:
-            path = path / part
-            if not path.exists() and path not in missing:
-                missing.append(path)
-    return missing
+        point = workspace / bind.target[len(WORKSPACE) + 1:]
+        point.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        if bind.source.is_dir():
+            point.mkdir(mode=0o755, exist_ok=True)
+        elif not point.exists():
+            point.touch(mode=0o644)
 
 
-def _remove_placeholders(paths: list[Path]) -> None:
-    """Remove the mount points bwrap left in the host workspace, unless the command filled them."""
-    for path in reversed(paths):
-        try:
-            if path.is_dir() and not path.is_symlink():
-                path.rmdir()  # fails, and so is kept, if the command wrote files into it
-            elif path.is_file() and path.stat().st_size == 0:
-                path.unlink()
-        except OSError:
-            pass
+def _open_parent_dirs(targets: list[str]) -> list[str]:
+    """Make the folders above mount targets 0755 first: bwrap would make them 0700, closed to uid 65534."""
+    parents: set[str] = set()
+    for target in targets:
+        if target.startswith(WORKSPACE + "/"):
+            continue  # inside the bound workspace: the host's folders (or Docker-style placeholders) serve
+        parents.update(str(p) for p in PurePosixPath(target).parents if str(p) != "/")
+    args: list[str] = []
+    for parent in sorted(parents, key=lambda p: p.count("/")):
+        args += ["--perms", "0755", "--dir", parent]
+    return args
 
 
 def _write_identity_files(folder: Path) -> None:

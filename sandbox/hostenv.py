@@ -106,10 +106,12 @@ def ensure_host_env(
     base_python = base_python or current_base_python()
     found = locate_host_env(cache_dir, base_python, packages)
     if found is not None:
+        _let_everyone_read(found.venv_dir)
         return found
     cache_dir.mkdir(parents=True, exist_ok=True)
     final_dir = cache_dir / env_key(base_python, packages)
     build_dir = Path(tempfile.mkdtemp(prefix=final_dir.name + ".building-", dir=cache_dir))
+    _let_everyone_read(build_dir)
     try:
         report(f"creating the sandbox Python environment from {base_python}")
         _run([str(base_python), "-m", "venv", str(build_dir)], "create the virtual environment")
@@ -127,6 +129,16 @@ def ensure_host_env(
     finally:
         if build_dir.exists():
             shutil.rmtree(build_dir, ignore_errors=True)
+
+
+def _let_everyone_read(venv_dir: Path) -> None:
+    """The sandbox runs commands as an unprivileged uid: the environment's folder must let it in.
+
+    mkdtemp makes folders 0700; everything pip writes inside is already world-readable.
+    """
+    mode = venv_dir.stat().st_mode & 0o777
+    if mode & 0o055 != 0o055:
+        venv_dir.chmod(mode | 0o055)
 
 
 def _pip_install_argv(venv_dir: Path, packages: Sequence[str], wheelhouse: Path | None) -> list[str]:

@@ -214,6 +214,26 @@ def test_writing_outside_the_workspace_fails_and_nothing_reaches_the_host(driver
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
+def test_kernel_settings_cannot_be_changed_from_inside(driver, open_box, token):
+    box = open_box(driver)
+    # Each setting is written back with the value it already has: harmless even if the write went through.
+    code = (
+        "import sys\n"
+        "for path in ['/proc/sys/kernel/panic', '/proc/sys/vm/overcommit_memory', '/proc/sys/kernel/pid_max']:\n"
+        "    try:\n"
+        "        value = open(path).read()\n"
+        "        with open(path, 'w') as f: f.write(value)\n"
+        "        print('CHANGED', path)\n"
+        "    except OSError:\n"
+        "        print('refused', path)\n"
+    )
+    result = run_python(box, code, token, timeout_s=60)
+    assert result.ok, result
+    assert "CHANGED" not in result.stdout and result.stdout.count("refused") == 3
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
 def test_a_fork_bomb_is_stopped_by_the_process_cap(driver, open_box, token):
     box = open_box(driver)
     code = (
