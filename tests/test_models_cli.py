@@ -1,0 +1,99 @@
+"""`bakeoff models` and `bakeoff ask`, through the real CLI group."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bakeoff.cli import main
+from bakeoff.models.errors import ModelSpecError
+from bakeoff.models.registry import default_model_path, parse_spec
+from test_models_memory import seven_b_header
+
+
+def run(*args, env=None, input=None):
+    return CliRunner().invoke(main, list(args), env=env, input=input)
+
+
+def test_spec_parsing():
+    assert parse_spec("default").target == str(default_model_path())
+    assert (parse_spec("gguf:/m/x.gguf").kind, parse_spec("gguf:/m/x.gguf").target) == ("gguf", "/m/x.gguf")
+    assert parse_spec("/m/y.gguf").kind == "gguf"
+    parsed = parse_spec("openai:http://127.0.0.1:8080/v1#qwen2.5-7b")
+    assert (parsed.kind, parsed.target, parsed.model) == ("openai", "http://127.0.0.1:8080/v1", "qwen2.5-7b")
+    assert parse_spec("scripted:answers.jsonl").target == "answers.jsonl"
+    for bad in ("nonsense", "openai:http://x/v1", "openai:ftp://x#m", "model.bin"):
+        with pytest.raises(ModelSpecError):
+            parse_spec(bad)
+
+
+def test_models_lists_default_and_a_folder(tmp_path):
+    folder = tmp_path / "models"
+    (folder / "sub").mkdir(parents=True)
+    seven_b_header(folder / "sub" / "pretend-7b.Q4_K_M.gguf", size_bytes=4 * 1024**3)
+    (folder / "broken.gguf").write_bytes(b"not a gguf")
+    result = run("models", "--dir", str(folder), "--json")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    by_spec = {row["spec"]: row for row in rows}
+    assert by_spec["default"]["quantization"] == "Q4_1"
+    seven = by_spec[f"gguf:{folder / 'sub' / 'pretend-7b.Q4_K_M.gguf'}"]
+    assert (seven["quantization"], seven["size_bytes"], seven["name"]) == ("Q4_K_M", 4 * 1024**3, "Pretend 7B")
+    assert "unreadable" in by_spec[f"gguf:{folder / 'broken.gguf'}"]["note"]
+
+
+def test_models_folder_from_env_and_table_output(tmp_path):
+    seven_b_header(tmp_path / "a.gguf", size_bytes=3 * 1024**3)
+    result = run("models", env={"BAKEOFF_MODELS_DIR": str(tmp_path)})
+    assert result.exit_code == 0
+    assert "Q4_K_M" in result.output and "3.0 GiB" in result.output and "default" in result.output
+
+
+def test_models_missing_folder_is_a_named_error(tmp_path):
+    result = run("models", "--dir", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "error: ModelFileNotFound: models folder does not exist" in result.output
+
+
+def test_ask_prints_the_record_as_json(tmp_path):
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"key": "ask#1", "text": "hello back"}) + "\n")
+    result = run("ask", "--model", f"scripted:{script}", "--json", "hello")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["text"] == "hello back" and record["finish_reason"] == "stop"
+    assert record["capture"] == {"status": "captured", "reason": "ok", "detail": ""}
+
+
+def test_ask_reads_stdin_and_exits_1_when_uncaptured(tmp_path):
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"error": "boom"}) + "\n")
+    result = run("ask", "--model", f"scripted:{script}", "--json", "-", input="question from stdin")
+    assert result.exit_code == 1
+    record = json.loads(result.output)
+    assert record["capture"]["status"] == "uncaptured" and record["error"] == "boom"
+    assert record["prompt_tokens"] == 3  # the three words read from stdin
+
+
+def test_ask_bad_spec_is_a_message_not_a_traceback():
+    result = run("ask", "--model", "nonsense", "hi")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ModelSpecError: unknown model spec 'nonsense'")
+    assert "Traceback" not in result.output
+
+
+def test_every_command_has_help():
+    for command in ("models", "ask"):
+        result = run(command, "--help")
+        assert result.exit_code == 0 and "Usage:" in result.output
+
+
+@pytest.mark.llama
+def test_ask_default_model_real():
+    result = run("ask", "--json", "--max-tokens", "12", "--n-ctx", "512", "Name a colour.")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output[result.output.index("{"):])
+    assert record["text"].strip() and record["completion_tokens"] > 0
+    assert record["model_info"]["quantization"] == "Q4_1" and record["model_info"]["n_ctx"] == 512
