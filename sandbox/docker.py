@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import secrets
 import shutil
@@ -228,6 +229,8 @@ class DockerSandbox(Sandbox):
         if not argv:
             raise SandboxError("exec needs a command")
         timeout = float(self.spec.limits.timeout_s if timeout_s is None else timeout_s)
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise SandboxError(f"timeout must be a positive number of seconds, not {timeout_s!r}")
         with self._lock:
             if self._closed:
                 raise SandboxError("this sandbox is closed")

@@ -276,3 +276,21 @@ def test_a_background_writer_does_not_hold_the_execution_open(reused):
     result = reused.exec(["sh", "-c", "(sleep 100; echo late) & echo now"], timeout_s=30)
     assert not result.timed_out and result.exit_code == 0
     assert result.stdout == "now\n"
+
+
+def test_the_host_backstop_reports_a_timeout_and_the_sandbox_recovers(reused, monkeypatch):
+    import sandbox.docker as driver
+
+    # Make the host's backstop fire before the supervisor's own deadline, as if the supervisor hung.
+    monkeypatch.setattr(driver, "BACKSTOP_GRACE_S", -4.0)
+    result = reused.exec(["sleep", "60"], timeout_s=5)
+    assert result.timed_out and result.exit_code is None and not result.oom_killed
+    monkeypatch.undo()
+    after = reused.exec(["sh", "-c", "echo fresh"])
+    assert after.ok and after.stdout == "fresh\n"
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan")])
+def test_a_nonsense_timeout_is_refused(reused, timeout):
+    with pytest.raises(SandboxError, match="timeout"):
+        reused.exec(["true"], timeout_s=timeout)
