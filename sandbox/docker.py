@@ -33,7 +33,16 @@ from typing import Mapping, Sequence
 from sandbox import docker_mounts
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
 from sandbox.docker_capture import CappedStream, split_status
-from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.docker_engine import (  # noqa: F401 - connect and the labels are part of this module's interface
+    CONTAINER_LABEL,
+    OWNER_PID_LABEL,
+    connect,
+    docker_errors,
+    owner_labels,
+    remove_orphaned_containers,
+    require_image,
+)
+from sandbox.errors import SandboxError
 
 DEFAULT_IMAGE = "bakeoff-sandbox:latest"
 SANDBOX_UID = 10001  # the image's `sandbox` user; used when bakeoff runs as root
@@ -44,81 +53,6 @@ NONCE_VARIABLE = "BAKEOFF_STATUS_NONCE"
 WHEELS_TARGET = "/wheels"
 BACKSTOP_GRACE_S = 20.0  # the supervisor enforces the timeout; the host steps in only if it cannot
 DROPPED_CAPABILITIES = ["NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT", "NET_BIND_SERVICE", "SETFCAP", "SETPCAP"]
-CONTAINER_LABEL = "org.bakeoff.sandbox"
-OWNER_PID_LABEL = "org.bakeoff.owner-pid"
-BOOT_LABEL = "org.bakeoff.boot-id"
-
-
-def docker_errors():
-    """docker-py's error module, imported only when a sandbox is used."""
-    import docker.errors
-
-    return docker.errors
-
-
-def connect(client=None):
-    """A docker-py client for the local engine; SandboxUnavailable when there is none."""
-    if client is not None:
-        return client
-    import docker
-
-    try:
-        return docker.from_env()
-    except docker.errors.DockerException as exc:
-        raise SandboxUnavailable(
-            f"the Docker engine is not reachable ({exc}); start it (e.g. `dockerd`) or choose --sandbox bwrap"
-        ) from None
-
-
-def require_image(client, image: str) -> None:
-    import docker
-
-    try:
-        client.images.get(image)
-    except docker.errors.ImageNotFound:
-        raise SandboxUnavailable(
-            f"the sandbox image {image} is missing; build it with `bakeoff sandbox build` "
-            "(add --bootstrap where no registry is reachable)"
-        ) from None
-
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-def owner_labels() -> dict[str, str]:
-    """Labels naming the process that owns a sandbox container, so that orphans can be found."""
-    return {CONTAINER_LABEL: "1", OWNER_PID_LABEL: str(os.getpid()), BOOT_LABEL: _boot_id()}
-
-
-def _owner_is_gone(labels: Mapping[str, str]) -> bool:
-    if labels.get(BOOT_LABEL) != _boot_id():
-        return True  # made before the last reboot: its owner is certainly gone
-    try:
-        os.kill(int(labels.get(OWNER_PID_LABEL, "0")), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, ValueError):
-        return False
-    return False
-
-
-def remove_orphaned_containers(client) -> int:
-    """Remove sandbox containers whose owning bakeoff process died without closing them; return how many."""
-    import docker
-
-    removed = 0
-    for container in client.containers.list(all=True, filters={"label": CONTAINER_LABEL}):
-        if _owner_is_gone(container.labels):
-            try:
-                container.remove(force=True)
-                removed += 1
-            except docker.errors.APIError:
-                pass  # another process removed it first
-    return removed
 
 
 def _with_wheelhouse(spec: SandboxSpec, wheelhouse: Path | None) -> SandboxSpec:
