@@ -120,3 +120,17 @@ def test_kill_hook_reads_its_environment_variable():
 
     assert WriteCounter.from_environment({}).kill_after is None
     assert WriteCounter.from_environment({"BAKEOFF_KILL_AFTER_WRITES": "4"}).kill_after == 4
+
+
+def test_repair_conversation_shortens_the_previous_answer_to_fit():
+    task = load_task("spam_classifier")
+    shared = shared_system_message(task.system, task.statement, "excerpt")
+    first = stage_conversation("implement#1", shared, task.prompts["implement"], {"design": "d"}, 20000)
+    answer = "code line\n" * 2000
+    traceback = "Traceback (most recent call last):\nValueError: boom\n"
+    budget = first.chars + 4000
+    repair = continued_conversation("implement#2", first.messages, answer, task.prompts["repair"], {"failure": traceback}, budget)
+    assert repair.chars <= budget
+    assert repair.messages[:2] == first.messages  # the processed prefix is untouched
+    assert "ValueError: boom" in repair.messages[3].content  # the traceback is kept whole
+    assert [c.part for c in repair.cuts] == ["previous_answer"]

@@ -102,12 +102,24 @@ def continued_conversation(
     parts: Mapping[str, str],
     budget_chars: int,
 ) -> Conversation:
-    """The earlier conversation, the model's answer, and a follow-up (repair continues implement)."""
+    """The earlier conversation, the model's answer, and a follow-up (repair continues implement).
+
+    When it does not fit, the follow-up's parts (a traceback) get up to half the room first, and the
+    model's previous answer is shortened in the middle: the earlier turns stay as they were, so a
+    backend's processed prefix is still reused.
+    """
+    cuts: list[Cut] = []
+    fixed = sum(len(m.content) for m in earlier) + len(render(follow_up_template, **{n: "" for n in parts}))
+    room = budget_chars - fixed
+    wanted = sum(len(text) for text in parts.values())
+    answer_room = max(MIN_PART_CHARS, room - min(wanted, max(room // 2, MIN_PART_CHARS * len(parts))))
+    if len(answer) > answer_room:
+        cuts.append(Cut("previous_answer", len(answer), answer_room))
+        answer = shorten(answer, answer_room)
     history = (*earlier, Message("assistant", answer))
-    fixed = sum(len(m.content) for m in history) + len(render(follow_up_template, **{n: "" for n in parts}))
-    fitted, cuts = fit_parts(parts, budget_chars - fixed)
+    fitted, part_cuts = fit_parts(parts, room - len(answer))
     follow_up = Message("user", render(follow_up_template, **fitted))
-    return Conversation(key, (*history, follow_up), len(earlier[0].content), tuple(cuts))
+    return Conversation(key, (*history, follow_up), len(earlier[0].content), tuple(cuts + part_cuts))
 
 
 def render(template: str, **parts: str) -> str:

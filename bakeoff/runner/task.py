@@ -23,7 +23,7 @@ class TaskSettings:
     """The knobs of one task; a plan's [task_settings] overrides any of them."""
 
     context_tokens: int = 4096
-    chars_per_token: float = 3.5
+    chars_per_token: float = 3.0
     repair_turns: int = 1
     always_repair: bool = False
     temperature: float = 0.0
