@@ -294,3 +294,17 @@ def test_the_host_backstop_reports_a_timeout_and_the_sandbox_recovers(reused, mo
 def test_a_nonsense_timeout_is_refused(reused, timeout):
     with pytest.raises(SandboxError, match="timeout"):
         reused.exec(["true"], timeout_s=timeout)
+
+
+def test_oom_reports_belong_to_their_own_execution_in_a_reused_container(reused):
+    hog = ["python", "-c", "block = bytearray(512 * 1024 * 1024)"]
+    modest = ["python", "-c", "block = bytearray(32 * 1024 * 1024); print('fine')"]
+    answers = [(r.oom_killed, r.exit_code) for r in (reused.exec(c) for c in (hog, modest, hog, modest))]
+    assert answers == [(True, None), (False, 0), (True, None), (False, 0)]
+
+
+def test_an_oom_kill_of_a_child_is_reported_even_when_the_command_carries_on(reused):
+    script = "python -c 'block = bytearray(512 * 1024 * 1024)'; echo survived"
+    result = reused.exec(["sh", "-c", script])
+    assert result.stdout == "survived\n" and result.exit_code == 0
+    assert result.oom_killed and not result.ok
