@@ -22,7 +22,16 @@ def _check_models(plan) -> None:
         parse_spec(model.spec)  # a bad spec is the user's to fix before hours of runs, not a failed run
 
 
-def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: bool):
+def _evaluate_hooks(enabled: bool) -> dict:
+    """The analysis's probes (leak probe, seed retrains) run inside evaluate unless turned off."""
+    if not enabled:
+        return {}
+    from bakeoff.analysis.hooks import evaluate_hooks
+
+    return evaluate_hooks()
+
+
+def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: bool, probes: bool = True):
     from bakeoff.runner.batch import BatchOptions
     from sandbox.wheelhouse import default_wheelhouse
 
@@ -34,7 +43,8 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
     wheelhouse = (wheelhouse or default_wheelhouse()).resolve()
     wheelhouse.mkdir(parents=True, exist_ok=True)
     options = {"i_understand_this_is_unsafe": True} if plan.sandbox == "none" else {}
-    return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options)
+    return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
+                        evaluate_hooks=_evaluate_hooks(probes))
 
 
 def _execute(plan, options) -> None:
@@ -60,7 +70,8 @@ def _execute(plan, options) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Batch folder; start again on it to resume. Default: runs/batch-<plan hash>.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), help="Host wheelhouse for submissions' requirements.")
 @click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow sandbox 'none' (no isolation at all).")
-def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe) -> None:
+@click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
+def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes) -> None:
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
@@ -82,7 +93,7 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     _check_models(plan)
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
-    _execute(plan, _batch_options(out, plan, plan_text, wheelhouse, unsafe))
+    _execute(plan, _batch_options(out, plan, plan_text, wheelhouse, unsafe, probes))
 
 
 @click.command("status")
@@ -106,7 +117,8 @@ def status_command(batch_dir: Path) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"), show_default=True, help="Batch folder for the demo.")
 @click.option("--sandbox", type=click.Choice(("docker", "bwrap")), default="docker", show_default=True, help="Isolation.")
 @click.option("--model", "model", default="default", show_default=True, help="Model spec.")
-def demo_command(out: Path, sandbox: str, model: str) -> None:
+@click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
+def demo_command(out: Path, sandbox: str, model: str, probes: bool) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
     from bakeoff.runner.corpus import DEMO_HOLDOUT_ROWS, DEMO_ROWS, ensure_corpus
     from bakeoff.runner.plan import plan_from_mapping
@@ -116,7 +128,7 @@ def demo_command(out: Path, sandbox: str, model: str) -> None:
     corpus = ensure_corpus(out / "corpus", rows=DEMO_ROWS, holdout_rows=DEMO_HOLDOUT_ROWS)
     plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox}, out)
     _check_models(plan)
-    _execute(plan, _batch_options(out, plan, None, None, unsafe=False))
+    _execute(plan, _batch_options(out, plan, None, None, unsafe=False, probes=probes))
     _report_if_available(out)
 
 

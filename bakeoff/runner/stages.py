@@ -214,11 +214,23 @@ def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> tup
 EvaluateHook = Callable[[RunContext, StageClock, LadderCheck], Mapping[str, Any]]
 
 
+def _run_hook(hook: EvaluateHook, ctx: RunContext, clock: StageClock, check: LadderCheck) -> dict[str, Any]:
+    """A hook that fails is recorded as such; the measurement is lost, the run is not."""
+    from sandbox.errors import SandboxError
+
+    try:
+        return dict(hook(ctx, clock, check))
+    except SandboxError:
+        raise  # the sandbox itself broke: a harness failure of the stage
+    except Exception as exc:  # noqa: BLE001
+        return {"hook_error": f"{type(exc).__name__}: {exc}"}
+
+
 def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None):
     def evaluate(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
         check = final_check(done)
         claimed, source = find_claim(ctx, check, include_readme=False)
-        extras = {name: dict(hook(ctx, clock, check)) for name, hook in (hooks or {}).items()}
+        extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
         attribution, reason = _check_attribution(check)
         claim = {"claimed_f1": claimed, "source": source, "real_f1": check.f1}
         return StageOutcome(attribution, reason, check=check.to_dict(), claim=claim, extras=extras)

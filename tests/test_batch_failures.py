@@ -1,0 +1,65 @@
+"""A failing model or sandbox is recorded and never stops the batch; a model is loaded once per block of its runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from runner_support import answers, implementation, make_tiny_corpus, write_script
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return make_tiny_corpus(tmp_path_factory.mktemp("failures") / "corpus")
+
+
+def make_plan(corpus, models, runs, sandbox="docker"):
+    from bakeoff.runner.plan import plan_from_mapping
+
+    return plan_from_mapping({"models": models, "corpus": str(corpus), "runs": runs, "sandbox": sandbox}, corpus.parent)
+
+
+class CountingOpener:
+    """Records every model load; every load fails, as a missing or broken model would."""
+
+    def __init__(self):
+        self.loads = []
+
+    def __call__(self, spec, options):
+        from bakeoff.models.errors import ModelFileNotFound
+
+        self.loads.append(spec)
+        raise ModelFileNotFound(f"no such model: {spec}")
+
+
+def test_models_are_loaded_once_per_block_and_failures_are_recorded(corpus, tmp_path):
+    from bakeoff.runner.batch import BatchOptions, run_batch
+
+    opener = CountingOpener()
+    plan = make_plan(corpus, ["scripted:/missing/a.jsonl", "scripted:/missing/b.jsonl"], runs=2)
+    result = run_batch(plan, BatchOptions(out_dir=tmp_path / "two", open_backend=opener))
+    # interleaved: a, b, a, b -> every block is one run
+    assert opener.loads == ["scripted:/missing/a.jsonl", "scripted:/missing/b.jsonl"] * 2
+    assert [r["run_id"] for r in result.records] == ["a-r01", "b-r01", "a-r02", "b-r02"]
+    assert all(r["status"] == "harness_failed" and "model failed to load" in r["error"] for r in result.records)
+
+    single = CountingOpener()
+    run_batch(make_plan(corpus, ["scripted:/missing/solo.jsonl"], runs=3), BatchOptions(out_dir=tmp_path / "one", open_backend=single))
+    assert single.loads == ["scripted:/missing/solo.jsonl"]  # one block of three runs: one load
+
+
+@pytest.mark.docker
+def test_a_sandbox_that_cannot_open_fails_its_run_not_the_batch(corpus, tmp_path):
+    from bakeoff.runner.batch import BatchOptions, run_batch
+
+    script = write_script(tmp_path / "a.jsonl", answers(implementation()), copies=2)
+    plan = make_plan(corpus, [f"scripted:{script}"], runs=2)
+    options = BatchOptions(out_dir=tmp_path / "batch", sandbox_options={"image": "bakeoff-no-such-image:0"})
+    result = run_batch(plan, options)
+    assert len(result.records) == 2 and result.failed == 2
+    for record in result.records:
+        assert record["status"] == "harness_failed"
+        assert "bakeoff-no-such-image" in record["error"]
+    events = [json.loads(line)["event"] for line in (tmp_path / "batch" / "events.jsonl").read_text().splitlines()]
+    assert events.count("run_failed") == 2 and events[-1] == "batch_done"
