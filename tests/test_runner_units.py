@@ -134,3 +134,23 @@ def test_repair_conversation_shortens_the_previous_answer_to_fit():
     assert repair.messages[:2] == first.messages  # the processed prefix is untouched
     assert "ValueError: boom" in repair.messages[3].content  # the traceback is kept whole
     assert [c.part for c in repair.cuts] == ["previous_answer"]
+
+
+def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from bakeoff.runner.plan import ModelEntry, RunSlot
+    from bakeoff.runner.progress import LiveProgress
+
+    buffer = io.StringIO()
+    slot = RunSlot(ModelEntry("m", "default"), 1, 1)
+    with LiveProgress(Console(file=buffer, width=100)) as progress:
+        progress.batch_started([slot], set())
+        progress.run_started(slot)
+        progress.stage_started("m-r01", "repair")
+        progress.run_finished(slot, {"status": "finished", "outcome": {"status": "crashed", "crash_class": "type_error"}})
+    lines = buffer.getvalue().splitlines()
+    assert lines[:3] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
+    assert "0 runs left" in buffer.getvalue()

@@ -46,9 +46,11 @@ class LiveProgress:
             table.add_row(run_id, stage, outcome)
         return table
 
-    def _refresh(self) -> None:
+    def _refresh(self, line: str | None = None) -> None:
         if self._live is not None:
             self._live.update(self._render())
+        if line and not self.console.is_terminal:
+            self.console.print(line)  # a log file gets one line per event instead of a redrawn table
 
     def batch_started(self, slots: list[RunSlot], finished: set[str]) -> None:
         for slot in slots:
@@ -59,11 +61,11 @@ class LiveProgress:
     def run_started(self, slot: RunSlot) -> None:
         self._run_started = time.monotonic()
         self._rows[slot.run_id] = ["starting", ""]
-        self._refresh()
+        self._refresh(f"{slot.run_id}: started ({self._left} runs left)")
 
     def stage_started(self, run_id: str, stage: str) -> None:
         self._rows[run_id] = [f"{STAGE_NAMES.index(stage) + 1}/{len(STAGE_NAMES)} {stage}", ""]
-        self._refresh()
+        self._refresh(f"{run_id}: {stage}")
 
     def run_finished(self, slot: RunSlot, record: Mapping[str, Any]) -> None:
         self._durations.append(time.monotonic() - self._run_started)
@@ -73,4 +75,4 @@ class LiveProgress:
         else:
             outcome = f"harness failure: {record.get('error')}"
         self._rows[slot.run_id] = ["done", outcome]
-        self._refresh()
+        self._refresh(f"{slot.run_id}: {outcome}")
