@@ -39,6 +39,7 @@ class FakeRun:
     predicted_rate: float = 0.17
     run_status: str = "finished"
     retrain_f1s: tuple[float, ...] = ()
+    corpus: str | None = None  # the corpus folder the run was made on
 
     @property
     def run_id(self) -> str:
@@ -100,6 +101,7 @@ def write_run(folder: Path, run: FakeRun) -> None:
     _write(run_dir / "run.json", {
         "schema": "bakeoff.run/1", "run_id": run.run_id, "run_index": run.index, "seed": seed,
         "model": {"label": run.model, "spec": f"scripted:{run.model}"},
+        "corpus": {"path": run.corpus, "manifest_sha256": None},
         "status": run.run_status, "error": "engine died" if run.run_status == "harness_failed" else None,
         "outcome": {"status": run.status, "rung": run.rung, "f1": run.f1 if run.rung == 5 else None,
                     "crash_class": run.crash_class, "detail": run.detail, "metrics": _metrics(run),

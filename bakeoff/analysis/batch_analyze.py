@@ -1,0 +1,146 @@
+"""`bakeoff analyze DIR`: (re)compute the probes and retrains of an existing batch, one record per run.
+
+For each finished run it opens a sandbox on the run's repository (the same mounts
+a run has), installs the declared requirements offline, runs the leak probe and
+the seed retrains, and writes `runs/<run_id>/analysis.json` atomically. A run that
+already has one is skipped unless `force`, so an interrupted analysis resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from bakeoff.analysis.batch_records import ANALYSIS_FILE, ANALYSIS_SCHEMA, RunRecords, read_batch
+from bakeoff.analysis.design import analyse_design
+from bakeoff.analysis.probes import BASELINE
+from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
+from bakeoff.errors import BakeoffError
+
+WORKSPACE_IN_SANDBOX = "/workspace"
+HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
+WHEELS_IN_SANDBOX = "/wheels"
+
+
+class AnalysisCorpusMissing(BakeoffError):
+    """The corpus a run was made on is no longer where its record says."""
+
+
+@dataclass(frozen=True)
+class AnalyzeSettings:
+    sandbox: str | None = None  # None: the isolation the batch ran with
+    sandbox_options: Mapping[str, Any] = field(default_factory=dict)
+    wheelhouse: Path | None = None
+    force: bool = False
+    options: AnalysisOptions = AnalysisOptions()
+
+
+@dataclass(frozen=True)
+class RunAnalysis:
+    run_id: str
+    status: str  # analysed, skipped_existing, skipped_unfinished
+    probe_verdict: str | None = None
+    retrain_spread: float | None = None
+
+
+def analyze_batch(
+    batch_dir: Path, settings: AnalyzeSettings, progress: Callable[[str], None] = lambda _: None
+) -> list[RunAnalysis]:
+    records = read_batch(batch_dir)
+    plan = records.batch.get("plan", {})
+    kind = settings.sandbox or plan.get("sandbox") or "docker"
+    results = []
+    for run in records.runs:
+        if run.run is None or run.run.get("status") != "finished":
+            results.append(RunAnalysis(run.run_id, "skipped_unfinished"))
+            continue
+        if run.analysis is not None and not settings.force:
+            results.append(RunAnalysis(run.run_id, "skipped_existing"))
+            continue
+        progress(run.run_id)
+        results.append(analyze_run(run, plan, kind, settings))
+    return results
+
+
+def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: AnalyzeSettings) -> RunAnalysis:
+    from bakeoff.runner.records import utc_now, write_json
+    from sandbox.factory import open_sandbox
+
+    corpus = _corpus_of(run, plan)
+    outcome = run.run.get("outcome") or {}
+    rung, f1, seed = int(outcome.get("rung") or 0), outcome.get("f1"), int(run.run.get("seed") or 0)
+    spec = run_sandbox_spec(run.folder / "repo", corpus, seed, plan, kind, settings.wheelhouse)
+    options = dict(settings.sandbox_options)
+    if kind in ("bwrap", "none") and settings.wheelhouse is not None:
+        options.setdefault("wheelhouse", settings.wheelhouse)
+    with open_sandbox(kind, spec, **options) as sandbox:
+        requirements = _install(sandbox, spec.workspace, settings.wheelhouse)
+        probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
+        if _model_files_missing(probe):
+            # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
+            sandbox.exec(["python", "train.py"], timeout_s=settings.options.train_timeout_s, env=dict(spec.env))
+            probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
+        retrain = run_retrain(sandbox, corpus, spec.env, seed, rung, f1, settings.options)
+    record = {
+        "schema": ANALYSIS_SCHEMA,
+        "run_id": run.run_id,
+        "computed_at": utc_now(),
+        "isolation": kind,
+        "requirements": requirements,
+        "design": analyse_design(run.design_text).to_dict(),
+        PROBE_KEY: probe.to_dict(),
+        RETRAIN_KEY: retrain,
+    }
+    write_json(run.folder / ANALYSIS_FILE, record)
+    return RunAnalysis(run.run_id, "analysed", probe.verdict, retrain.get("spread"))
+
+
+def _model_files_missing(probe) -> bool:
+    baseline = next((v for v in probe.variants if v.name == BASELINE), None)
+    return baseline is not None and not baseline.ok and baseline.crash_class == "file_not_found"
+
+
+def _corpus_of(run: RunRecords, plan: Mapping[str, Any]) -> Path:
+    recorded = (run.run.get("corpus") or {}).get("path") or plan.get("corpus")
+    corpus = Path(recorded) if recorded else None
+    if corpus is None or not (corpus / "holdout.csv").is_file() or not (corpus / "train.csv").is_file():
+        raise AnalysisCorpusMissing(f"run {run.run_id}: its corpus {recorded} is missing train.csv or holdout.csv")
+    if not (corpus / "holdout_answers.csv").is_file():
+        raise AnalysisCorpusMissing(f"run {run.run_id}: its corpus {corpus} has no holdout_answers.csv to score retrains")
+    return corpus
+
+
+def run_sandbox_spec(repo: Path, corpus: Path, seed: int, plan: Mapping[str, Any], kind: str, wheelhouse: Path | None):
+    """The mounts and seeding a run's own sandbox had (docs/records.md, contracts in DESIGN.md)."""
+    from bakeoff.runner.seeding import install_seed_hook, seeded_env
+    from sandbox.base import MIB, Limits, Mount, SandboxSpec
+
+    hook = install_seed_hook(repo / ".bakeoff")
+    hook_path = str(hook) if kind == "none" else f"{WORKSPACE_IN_SANDBOX}/{hook.relative_to(repo).as_posix()}"
+    mounts = [Mount(corpus / "train.csv", "data/train.csv"), Mount(corpus / "holdout.csv", HOLDOUT_IN_SANDBOX)]
+    if kind == "docker" and wheelhouse is not None:
+        mounts.append(Mount(wheelhouse, WHEELS_IN_SANDBOX))
+    limits = plan.get("limits") or {}
+    defaults = Limits()
+    return SandboxSpec(
+        workspace=repo,
+        mounts=tuple(mounts),
+        limits=Limits(
+            memory_bytes=int(limits.get("memory_mb", defaults.memory_bytes // MIB)) * MIB,
+            pids=int(limits.get("pids", defaults.pids)),
+            cpus=float(limits.get("cpus", defaults.cpus)),
+            output_bytes=int(limits.get("output_kb", defaults.output_bytes // 1024)) * 1024,
+        ),
+        env=seeded_env(seed, hook_path),
+    )
+
+
+def _install(sandbox, workspace: Path, wheelhouse: Path | None) -> dict[str, Any] | None:
+    """Install the submission's declared requirements, as its run did, before anything executes."""
+    from sandbox.requirements import install_requirements
+
+    requirements = workspace / "requirements.txt"
+    if not requirements.is_file() or wheelhouse is None:
+        return None
+    return install_requirements(sandbox, requirements, wheelhouse).to_dict()

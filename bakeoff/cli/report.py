@@ -1,0 +1,86 @@
+"""`bakeoff analyze DIR` and `bakeoff report DIR`: probes and retrains for a batch, then its report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bakeoff.errors import BakeoffError
+
+
+class UnsafeAnalysisRefused(BakeoffError):
+    """Analysis without isolation was asked for without the explicit unsafe flag."""
+
+
+@click.command("analyze")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None,
+              help="Isolation for the probes and retrains (default: the one the batch ran with).")
+@click.option("--retrain-seeds", type=click.IntRange(0, 10), default=2, show_default=True,
+              help="Other seeds each scored submission is retrained with (0: no retrains).")
+@click.option("--probe-rows", type=click.IntRange(100, None), default=5000, show_default=True,
+              help="Holdout rows the leak probe predicts on.")
+@click.option("--no-probe", is_flag=True, help="Skip the leak probe.")
+@click.option("--force", is_flag=True, help="Recompute runs that already have analysis.json.")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Host wheelhouse for submissions' requirements (default: the bakeoff cache).")
+@click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow --sandbox none (no isolation at all).")
+def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_probe: bool, force: bool,
+            wheelhouse: Path | None, unsafe: bool) -> None:
+    """Run the leak probe and the seed retrains for every finished run of BATCH_DIR.
+
+    Writes runs/<run_id>/analysis.json for each; runs that already have one are
+    skipped unless --force. `bakeoff report` reads these records.
+    """
+    from rich.console import Console
+
+    from bakeoff.analysis.batch_analyze import AnalyzeSettings, analyze_batch
+    from bakeoff.analysis.batch_records import read_batch
+    from bakeoff.analysis.hooks import AnalysisOptions
+    from sandbox.wheelhouse import default_wheelhouse
+
+    kind = sandbox or read_batch(batch_dir).batch.get("plan", {}).get("sandbox") or "docker"
+    if kind == "none" and not unsafe:
+        raise UnsafeAnalysisRefused("--sandbox none runs model-written code unisolated; add --unsafe-no-isolation")
+    house = (wheelhouse or default_wheelhouse()).resolve()
+    house.mkdir(parents=True, exist_ok=True)
+    settings = AnalyzeSettings(
+        sandbox=kind,
+        sandbox_options={"i_understand_this_is_unsafe": True} if kind == "none" else {},
+        wheelhouse=house,
+        force=force,
+        options=AnalysisOptions(probe=not no_probe, probe_rows=probe_rows, retrain_seeds=retrain_seeds),
+    )
+    console = Console(stderr=True)
+    with console.status("analysing") as status:
+        results = analyze_batch(batch_dir, settings, progress=lambda run_id: status.update(f"analysing {run_id}"))
+    for result in results:
+        spread = "" if result.retrain_spread is None else f" retrain spread {result.retrain_spread:.3f}"
+        verdict = f" probe {result.probe_verdict}" if result.probe_verdict else ""
+        click.echo(f"{result.run_id}: {result.status}{verdict}{spread}")
+
+
+@click.command("report")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Report folder (default: BATCH_DIR/report).")
+@click.option("--bootstrap-seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
+def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
+    """Write the report of BATCH_DIR: report.md, report.html (self-contained), plots/*.svg, tables/*.csv.
+
+    Reads only the batch's records; run `bakeoff analyze` first for the probes and retrains
+    of a batch whose runs did not record them.
+    """
+    from rich.console import Console
+
+    from bakeoff.report.build import write_report
+
+    with Console(stderr=True).status("writing the report"):
+        files = write_report(batch_dir, out, bootstrap_seed)
+    click.echo(f"report: {files.markdown}")
+    click.echo(f"html:   {files.html}")
+    click.echo(f"tables: {files.folder / 'tables'}")
+
+
+COMMANDS = [analyze, report]
