@@ -156,3 +156,17 @@ def test_bootstrap_interval_is_seeded_and_brackets_the_mean():
 def test_a_folder_without_batch_json_is_a_named_error(tmp_path):
     with pytest.raises(BatchFolderError):
         read_batch(tmp_path)
+
+
+def test_a_failed_evaluate_hook_is_no_measurement(tmp_path):
+    import json
+
+    folder = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
+    record_path = folder / "runs" / "m-r01" / "stages" / "5-evaluate.json"
+    record = json.loads(record_path.read_text())
+    record["extras"] = {"probe": {"hook_error": "OSError: disk full"}, "retrain": {"skipped": "not scored"}}
+    record_path.write_text(json.dumps(record))
+    (run,) = read_batch(folder).runs
+    signals_of_run = run_signals(run)
+    assert signals_of_run.probe is None and signals_of_run.retrain is None
+    assert signals_of_run.divergence is None and signals_of_run.leak_caught is None

@@ -185,10 +185,11 @@ def probe_and_retrain(records: RunRecords) -> tuple[ProbeResult | None, RetrainR
     """From analysis.json when `bakeoff analyze` wrote one (the latest word), else the evaluate record's extras."""
     evaluate = records.stages.get("evaluate") or {}
     sources = [records.analysis or {}, evaluate.get("extras") or {}, evaluate]
-    probe = next((s[PROBE_KEY] for s in sources if s.get(PROBE_KEY)), None)
-    retrain = next((s[RETRAIN_KEY] for s in sources if s.get(RETRAIN_KEY)), None)
+    # a hook that failed leaves {"hook_error": ...} in place of its result: no measurement, not a crash here
+    probe = next((s[PROBE_KEY] for s in sources if "verdict" in (s.get(PROBE_KEY) or {})), None)
+    retrain = next((s[RETRAIN_KEY] for s in sources if "retrains" in (s.get(RETRAIN_KEY) or {})), None)
     probe_result = ProbeResult.from_dict(probe) if probe else None
-    retrain_result = RetrainResult.from_dict(retrain) if retrain and "retrains" in retrain else None
+    retrain_result = RetrainResult.from_dict(retrain) if retrain else None
     return probe_result, retrain_result
 
 
