@@ -14,8 +14,8 @@ dropped but setuid/setgid, and the command is started through `setpriv` as
 uid/gid 65534 with no capabilities and no-new-privs: a real unprivileged
 uid on the host, so root-owned host files and kernel settings reachable
 through /proc stay out of reach. The workspace is shared with gid 65534
-(group read-write, as the Docker driver does) and read-only inputs are made
-world-readable. When bakeoff is not root, bwrap maps the caller to 65534 in
+(group read-write, as the Docker driver does); a read-only input that uid
+cannot read is refused up front. When bakeoff is not root, bwrap maps the caller to 65534 in
 a user namespace instead.
 
 Caps come from a per-execution cgroup (see sandbox.cgroups) that binds root
@@ -41,15 +41,24 @@ from sandbox.base import ExecResult, Sandbox, SandboxSpec
 from sandbox.cgroups import CgroupTree, ExecGroup, find_tree
 from sandbox.docker_mounts import (
     BindMount,
-    make_world_readable,
     missing_placeholders,
     remove_placeholders,
+    require_readable_by,
     resolve_mounts,
     share_workspace_with_group,
 )
 from sandbox.errors import SandboxError, SandboxUnavailable
-from sandbox.hostenv import VENV_MOUNT, HostEnv, ensure_host_env
+from sandbox.hostenv import (
+    SANDBOX_PACKAGES,
+    VENV_MOUNT,
+    HostEnv,
+    current_base_python,
+    default_cache_dir,
+    ensure_host_env,
+    locate_host_env,
+)
 from sandbox.hostproc import run_capped
+from sandbox.wheelhouse import require_wheels
 
 WORKSPACE = "/workspace"
 DEPS = "/deps"
@@ -92,7 +101,7 @@ class BwrapSandbox(Sandbox):
             raise SandboxUnavailable(f"{SETPRIV} (util-linux) is needed to run commands unprivileged")
         self.cgroups = cgroups or find_tree()
         # The first use builds the environment (about half a minute); `report` tells the user why we wait.
-        self.host_env = host_env or ensure_host_env(cache_dir, report=report or (lambda message: None))
+        self.host_env = host_env or _host_env(cache_dir, wheelhouse, report or (lambda message: None))
         self.wheelhouse = wheelhouse
         self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-"))
         (self.private_dir / "deps").mkdir()
@@ -101,7 +110,7 @@ class BwrapSandbox(Sandbox):
             os.chown(self.private_dir / "deps", SANDBOX_UID, SANDBOX_UID)
             for bind in self.binds[1:]:
                 if bind.read_only:
-                    make_world_readable(bind.source)
+                    require_readable_by(bind.source, SANDBOX_UID, SANDBOX_UID)  # refused up front, as Docker does
         self.closed = False
 
     def exec(
@@ -209,6 +218,18 @@ class BwrapSandbox(Sandbox):
         if not self.closed:
             self.closed = True
             shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def _host_env(cache_dir: Path | None, wheelhouse: Path | None, report: Callable[[str], None]) -> HostEnv:
+    """The cached environment; built (offline from the wheelhouse when there is one) on first use."""
+    found = locate_host_env(cache_dir or default_cache_dir(), current_base_python(), SANDBOX_PACKAGES)
+    if found is not None or wheelhouse is None:
+        return ensure_host_env(cache_dir, report=report)
+    try:
+        require_wheels(SANDBOX_PACKAGES, wheelhouse)  # the image's stack; usually there already
+    except SandboxError as exc:
+        report(f"could not fill the wheelhouse ({str(exc)[-200:]}); the package index will be used")
+    return ensure_host_env(cache_dir, wheelhouse=wheelhouse, report=report)
 
 
 def _system_binds() -> list[tuple[str, str, str]]:

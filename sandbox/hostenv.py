@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from sandbox.errors import SandboxUnavailable
+from sandbox.image import IMAGE_STACK
 
-SANDBOX_PACKAGES: tuple[str, ...] = ("numpy", "pandas", "scikit-learn", "scipy", "joblib")
+# The Docker image's pinned stack: a submission meets the same versions under either isolation.
+SANDBOX_PACKAGES: tuple[str, ...] = IMAGE_STACK
 VENV_MOUNT = "/opt/venv"
 BASE_MOUNT = "/opt/python-base"
 METADATA_FILE = "bakeoff-hostenv.json"
@@ -62,7 +64,9 @@ class HostEnv:
 
 
 def default_cache_dir() -> Path:
-    """~/.cache/bakeoff (or $XDG_CACHE_HOME/bakeoff)."""
+    """$BAKEOFF_CACHE, else $XDG_CACHE_HOME/bakeoff, else ~/.cache/bakeoff (as the wheelhouse's)."""
+    if os.environ.get("BAKEOFF_CACHE"):
+        return Path(os.environ["BAKEOFF_CACHE"])
     root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "bakeoff"
 
@@ -99,8 +103,10 @@ def ensure_host_env(
 ) -> HostEnv:
     """Return the cached environment, building it first if needed.
 
-    With `wheelhouse`, packages are installed offline from it (pip --no-index);
-    without, from the package index pip is configured for.
+    With `wheelhouse`, packages are installed offline from it (pip --no-index),
+    and from the package index pip is configured for if that fails (the
+    wheelhouse holds wheels for the image's Python, which the host's may not
+    be); without, from the index.
     """
     cache_dir = cache_dir or default_cache_dir()
     base_python = base_python or current_base_python()
@@ -116,8 +122,7 @@ def ensure_host_env(
         report(f"creating the sandbox Python environment from {base_python}")
         _run([str(base_python), "-m", "venv", str(build_dir)], "create the virtual environment")
         if packages:
-            report("installing " + ", ".join(packages) + (f" from {wheelhouse}" if wheelhouse else ""))
-            _run(_pip_install_argv(build_dir, packages, wheelhouse), "install the sandbox packages")
+            _install(build_dir, packages, wheelhouse, report)
         env = _retarget(build_dir, final_dir, base_python, packages)
         try:
             build_dir.rename(final_dir)
@@ -139,6 +144,18 @@ def _let_everyone_read(venv_dir: Path) -> None:
     mode = venv_dir.stat().st_mode & 0o777
     if mode & 0o055 != 0o055:
         venv_dir.chmod(mode | 0o055)
+
+
+def _install(venv_dir: Path, packages: Sequence[str], wheelhouse: Path | None, report) -> None:
+    if wheelhouse is not None:
+        report(f"installing {', '.join(packages)} from {wheelhouse}")
+        try:
+            _run(_pip_install_argv(venv_dir, packages, wheelhouse), "install the sandbox packages")
+            return
+        except HostEnvError as exc:
+            report(f"the wheelhouse could not serve them ({str(exc)[-200:]}); trying the package index")
+    report(f"installing {', '.join(packages)} from the package index")
+    _run(_pip_install_argv(venv_dir, packages, None), "install the sandbox packages")
 
 
 def _pip_install_argv(venv_dir: Path, packages: Sequence[str], wheelhouse: Path | None) -> list[str]:

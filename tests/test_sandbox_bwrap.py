@@ -247,3 +247,13 @@ def test_failing_to_join_the_cgroup_is_a_sandbox_error_not_an_uncapped_run(tmp_p
         run_python(box, "open('ran', 'w').write('uncapped')")
     assert not (tmp_path / "ran").exists()
     box.close()
+
+
+def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path, host_env):
+    private = tmp_path / "train.csv"
+    private.write_text("id,label\n")
+    private.chmod(0o600)
+    spec = SandboxSpec(workspace=tmp_path, mounts=(Mount(private, "data/train.csv"),))
+    with pytest.raises(SandboxError, match="not readable"):
+        BwrapSandbox(spec, host_env=host_env)
+    assert private.stat().st_mode & 0o777 == 0o600  # never widened behind the caller's back

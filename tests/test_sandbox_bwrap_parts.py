@@ -156,3 +156,19 @@ def test_a_failing_install_is_a_host_env_error_and_leaves_nothing(tmp_path):
     with pytest.raises(HostEnvError, match="install the sandbox packages"):
         ensure_host_env(tmp_path / "cache", packages=("bakeoff-no-such-package",), wheelhouse=empty_wheelhouse)
     assert list((tmp_path / "cache").iterdir()) == []
+
+
+@pytest.mark.bwrap
+def test_an_env_built_offline_from_the_wheelhouse_runs_in_bwrap(tmp_path):
+    from sandbox.wheelhouse import default_wheelhouse, require_wheels
+
+    wheelhouse = default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    require_wheels(("joblib==1.6.0",), wheelhouse)  # the host fills it (cached after the first time)
+    messages: list[str] = []
+    env = ensure_host_env(tmp_path / "cache", packages=("joblib==1.6.0",), wheelhouse=wheelhouse, report=messages.append)
+    assert any(f"from {wheelhouse}" in m for m in messages)
+    assert not any("package index" in m for m in messages)  # no fallback was needed
+    with BwrapSandbox(SandboxSpec(workspace=tmp_path), host_env=env) as box:
+        result = box.exec(["python", "-c", "import joblib; print(joblib.__version__)"])
+    assert result.stdout == "1.6.0\n", result.stderr
