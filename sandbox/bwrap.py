@@ -100,6 +100,7 @@ class BwrapSandbox(Sandbox):
         if self.drop_root and not os.access(SETPRIV, os.X_OK):
             raise SandboxUnavailable(f"{SETPRIV} (util-linux) is needed to run commands unprivileged")
         self.cgroups = cgroups or find_tree()
+        self.cgroups.sweep_stale()
         # The first use builds the environment (about half a minute); `report` tells the user why we wait.
         self.host_env = host_env or _host_env(cache_dir, wheelhouse, report or (lambda message: None))
         self.wheelhouse = wheelhouse

@@ -152,6 +152,29 @@ class CgroupTree(abc.ABC):
     version: int
 
     @abc.abstractmethod
+    def parent_dirs(self) -> tuple[Path, ...]:
+        """The folders execution groups are made in (one per hierarchy)."""
+
+    def sweep_stale(self) -> int:
+        """Remove groups left by bakeoff processes that died mid-execution; return how many went.
+
+        Their commands died with them (bwrap --die-with-parent), so the groups
+        are empty; a group whose owner still runs is never touched.
+        """
+        removed = 0
+        for parent in self.parent_dirs():
+            for folder in parent.glob("bakeoff-*-*"):
+                owner = folder.name.split("-")[1]
+                if not owner.isdigit() or _process_exists(int(owner)):
+                    continue
+                try:
+                    folder.rmdir()
+                    removed += 1
+                except OSError:
+                    pass  # not empty after all: leave it
+        return removed
+
+    @abc.abstractmethod
     def create(self, limits: Limits, name: str | None = None) -> ExecGroup:
         """Make a fresh group with `limits` written; raise CgroupUnavailable if the kernel refuses."""
 
@@ -161,6 +184,9 @@ class V1Tree(CgroupTree):
 
     def __init__(self, parents: dict[str, Path]) -> None:
         self.parents = parents  # controller -> folder of our own group in that hierarchy
+
+    def parent_dirs(self) -> tuple[Path, ...]:
+        return tuple(self.parents.values())
 
     def create(self, limits: Limits, name: str | None = None) -> ExecGroup:
         name = name or _group_name()
@@ -187,6 +213,9 @@ class V2Tree(CgroupTree):
 
     def __init__(self, parent: Path) -> None:
         self.parent = parent
+
+    def parent_dirs(self) -> tuple[Path, ...]:
+        return (self.parent,)
 
     def create(self, limits: Limits, name: str | None = None) -> ExecGroup:
         directory = self.parent / (name or _group_name())
@@ -247,6 +276,16 @@ def _v2_parent(mounts, groups: dict[str, str]) -> Path | None:
     if not {"memory", "pids", "cpu"} <= enabled or not os.access(folder, os.W_OK):
         return None
     return folder
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _group_name() -> str:

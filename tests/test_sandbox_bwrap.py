@@ -10,7 +10,7 @@ import pytest
 
 from sandbox.base import ExecResult, Limits, Mount, SandboxSpec
 from sandbox.bwrap import BwrapSandbox
-from sandbox.cgroups import find_tree
+from sandbox.cgroups import CgroupTree, find_tree
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.factory import open_sandbox
 from sandbox.hostenv import ensure_host_env
@@ -226,13 +226,16 @@ def test_pip_runs_inside_both_as_a_module_and_as_a_script(sandbox):
         assert "/opt/venv/lib/python" in result.stdout
 
 
-class UnjoinableTree:
+class UnjoinableTree(CgroupTree):
     """A cgroup tree whose groups cannot be joined: the driver must say so, not run uncapped."""
 
     version = 1
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+
+    def parent_dirs(self):
+        return ()
 
     def create(self, limits, name=None):
         from sandbox.cgroups import V1Group

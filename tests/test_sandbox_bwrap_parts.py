@@ -172,3 +172,18 @@ def test_an_env_built_offline_from_the_wheelhouse_runs_in_bwrap(tmp_path):
     with BwrapSandbox(SandboxSpec(workspace=tmp_path), host_env=env) as box:
         result = box.exec(["python", "-c", "import joblib; print(joblib.__version__)"])
     assert result.stdout == "1.6.0\n", result.stderr
+
+
+def test_groups_left_by_a_dead_bakeoff_are_swept_and_live_ones_kept(tmp_path):
+    import subprocess
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    parents = {c: tmp_path / c for c in ("memory", "pids", "cpu")}
+    for parent in parents.values():
+        (parent / f"bakeoff-{dead.pid}-aaaa").mkdir(parents=True)
+        (parent / f"bakeoff-{os.getpid()}-bbbb").mkdir()
+    tree = V1Tree(parents)
+    assert tree.sweep_stale() == 3
+    for parent in parents.values():
+        assert sorted(p.name for p in parent.iterdir()) == [f"bakeoff-{os.getpid()}-bbbb"]
