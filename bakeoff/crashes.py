@@ -45,6 +45,7 @@ _MISSING_MODULE = re.compile(r"No module named '([^']+)'")
 _PICKLED_NAME = re.compile(r"Can't get attribute '([^']+)' on <module '__main__'")
 _MISSING_PATH = re.compile(r"No such file or directory: '([^']*)'")
 _QUOTED = re.compile(r"'([^']*)'")
+_FRAME_ATTRIBUTE = re.compile(r"'DataFrame' object has no attribute '([^']+)'")
 # scikit-learn's messages when the columns at predict time differ from fit time
 _SKLEARN_COLUMNS = ("columns are missing", "feature names should match", "Feature names seen at fit time")
 
@@ -96,6 +97,8 @@ def classify_exception(raised: RaisedException) -> tuple[str, str]:
         return FILE_NOT_FOUND, found.group(1) if found else first_line
     if short_type == "KeyError" and raised.passed_through_pandas:
         return COLUMN_MISSING, _column_detail(first_line)
+    if short_type == "AttributeError" and _FRAME_ATTRIBUTE.search(message):
+        return COLUMN_MISSING, _FRAME_ATTRIBUTE.search(message).group(1)  # df.moderator_flagged style access
     if short_type == "ValueError" and any(marker in message for marker in _SKLEARN_COLUMNS):
         return COLUMN_MISSING, first_line
     if short_type in ("SyntaxError", "IndentationError", "TabError"):

@@ -113,7 +113,7 @@ def install_requirements(
     started = time.monotonic()
     if not requirements_file.is_file():
         return RequirementsReport(lines=(), present=False)
-    text = requirements_file.read_text(encoding="utf-8", errors="replace")
+    text = requirements_file.read_text(encoding="utf-8-sig", errors="replace")
     lines = list(parse_requirements(text))
     if any(line.fate == PENDING for line in lines):
         provided = environment_distributions(sandbox)

@@ -105,6 +105,16 @@ def test_columns_missing_at_predict_time_in_a_sklearn_pipeline(tmp_path):
     assert crash.crash_class == "column_missing"
 
 
+def test_attribute_access_to_a_missing_column_is_a_missing_column(tmp_path):
+    source = """
+    import pandas as pd
+    frame = pd.DataFrame({"subject": ["a"]})
+    print(frame.moderator_flagged)
+    """
+    crash = classify(run_script(tmp_path, "script.py", source))
+    assert (crash.crash_class, crash.detail) == ("column_missing", "moderator_flagged")
+
+
 def test_a_chained_exception_is_classified_by_its_last_exception(tmp_path):
     source = """
     try:
