@@ -1,9 +1,12 @@
-"""Reading requirements.txt: every line gets a fate, decided before anything is downloaded."""
+"""Requirements: every line of requirements.txt gets a fate; what the image lacks is installed offline."""
 
 from __future__ import annotations
 
 import pytest
 
+from sandbox.base import SandboxSpec
+from sandbox.factory import open_sandbox
+from sandbox.requirements import install_requirements
 from sandbox.requirements_lines import (
     IGNORED,
     INVALID_LINE,
@@ -14,6 +17,7 @@ from sandbox.requirements_lines import (
     parse_requirements,
     pinned_version,
 )
+from sandbox.wheelhouse import default_wheelhouse
 
 
 def only(text: str):
@@ -81,3 +85,55 @@ def test_pinned_version_and_name_normalization():
     assert pinned_version(only("pandas==1.5.3")) == "1.5.3"
     assert pinned_version(only("pandas>=1.5")) is None
     assert normalize_name("Python.Dateutil") == normalize_name("python_dateutil") == "python-dateutil"
+
+
+# -- in a real sandbox: resolution on the host, offline install inside ---------------------
+
+MIXED_REQUIREMENTS = """\
+pandas==1.5.3
+sklearn
+json
+tabulate==0.9.0  # not in the image
+colorama; python_version < "3.0"
+-r more.txt
+"""
+
+
+@pytest.mark.docker
+def test_mixed_requirements_get_their_fates_and_the_missing_package_is_importable(tmp_path):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    requirements = workspace / "requirements.txt"
+    requirements.write_text(MIXED_REQUIREMENTS, encoding="utf-8")
+    wheelhouse = default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    with open_sandbox("docker", SandboxSpec(workspace=workspace), wheelhouse=wheelhouse) as sandbox:
+        report = install_requirements(sandbox, requirements, wheelhouse)
+        imported = sandbox.exec(["python", "-c", "import tabulate; print(tabulate.__file__)"])
+    fates = {line.text: (line.fate, line.reason) for line in report.lines}
+    assert fates["pandas==1.5.3"][0] == "provided_by_image"
+    assert "pins 1.5.3" in fates["pandas==1.5.3"][1]
+    assert fates["sklearn"][0] == "provided_by_image"
+    assert fates["json"][0] == "ignored"
+    assert fates["tabulate==0.9.0"][0] == "installed"
+    assert fates['colorama; python_version < "3.0"'][0] == "ignored"
+    assert fates["-r more.txt"][0] == "ignored"
+    assert report.ok
+    assert report.install_exit_code == 0
+    assert imported.ok, imported.stderr
+    assert imported.stdout.startswith("/deps/")
+
+
+@pytest.mark.docker
+def test_an_unreadable_line_makes_the_requirements_unmet(tmp_path):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    requirements = workspace / "requirements.txt"
+    requirements.write_text("numpy\nscikit-learn 1.2\n", encoding="utf-8")
+    wheelhouse = default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    with open_sandbox("docker", SandboxSpec(workspace=workspace), wheelhouse=wheelhouse) as sandbox:
+        report = install_requirements(sandbox, requirements, wheelhouse)
+    assert not report.ok
+    assert [line.text for line in report.unmet] == ["scikit-learn 1.2"]
+    assert report.install_exit_code is None  # nothing to install, so pip never ran
