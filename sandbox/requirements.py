@@ -41,6 +41,8 @@ OUTPUT_TAIL_CHARS = 4000
 
 # pip's words when the index itself could not be reached (as opposed to a name it does not know).
 _NETWORK_FAILURE_MARKERS = (
+    "Retrying (Retry(",  # pip's warning for every failed attempt: the index did not answer
+    "connection broken by",
     "NewConnectionError",
     "Temporary failure in name resolution",
     "Network is unreachable",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+
 import pytest
 
 from sandbox.base import SandboxSpec
 from sandbox.factory import open_sandbox
-from sandbox.requirements import install_requirements
+from sandbox.requirements import PackageIndexUnreachable, install_requirements
 from sandbox.requirements_lines import (
     IGNORED,
     INVALID_LINE,
@@ -137,3 +140,38 @@ def test_an_unreadable_line_makes_the_requirements_unmet(tmp_path):
     assert not report.ok
     assert [line.text for line in report.unmet] == ["scikit-learn 1.2"]
     assert report.install_exit_code is None  # nothing to install, so pip never ran
+
+
+@pytest.fixture
+def index_that_hangs_up(monkeypatch):
+    """A package index on this test's own 127.0.0.1 listener that drops every connection."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+
+    def hang_up() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connection.close()
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{listener.getsockname()[1]}/simple")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
+    yield
+    listener.close()
+
+
+def test_an_unreachable_index_is_the_graders_failure_not_the_submissions(tmp_path, index_that_hangs_up):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    requirements = workspace / "requirements.txt"
+    requirements.write_text("bakeoff-never-cached-package-31c9\n", encoding="utf-8")
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    spec = SandboxSpec(workspace=workspace)
+    with open_sandbox("none", spec, wheelhouse=wheelhouse, i_understand_this_is_unsafe=True) as sandbox:
+        with pytest.raises(PackageIndexUnreachable, match="could not be reached"):
+            install_requirements(sandbox, requirements, wheelhouse)
