@@ -110,3 +110,16 @@ def test_no_design_text_is_reported_as_absent():
         signals = analyse_design(text)
         assert not signals.present
         assert signals.stance == design.NOT_MENTIONED and signals.metric == design.NO_METRIC
+
+
+def test_a_sentence_wrapped_over_two_lines_keeps_its_reason():
+    text = (
+        "Columns: subject and body as text. Dropped: moderator_flagged, because a moderator sets it after\n"
+        "arrival and it does not exist when the message is scored.\n"
+    )
+    assert leak_stance(text)[0] == design.EXCLUDED_WITH_REASON
+
+
+def test_list_items_stay_apart():
+    text = "Features:\n- moderator_flagged is used as a feature\n- id is dropped (an identifier)\n"
+    assert leak_stance(text)[0] == design.KEPT

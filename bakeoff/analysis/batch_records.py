@@ -124,15 +124,18 @@ def _calibration(folder: Path, batch: Mapping[str, Any]) -> Mapping[str, Any] | 
 
 
 REVIEW_FOLDERS = ("review", "reviews")
-REVIEW_METRICS_FILE = "metrics.json"
+REVIEW_SUMMARY_FILE = "review.json"  # what `bakeoff review --out DIR` writes (docs/review.md)
+REVIEW_KIND = "claim_review"
 
 
 def _reviews(folder: Path) -> tuple[tuple[str, Mapping[str, Any]], ...]:
-    """Every `bakeoff review --out` folder kept under BATCH/review/ or BATCH/reviews/ (found by its metrics.json)."""
+    """Every `bakeoff review --out` folder kept under BATCH/review/ or BATCH/reviews/ (found by its review.json)."""
     found = []
     for name in REVIEW_FOLDERS:
         base = folder / name
         if base.is_dir():
-            for path in sorted(base.rglob(REVIEW_METRICS_FILE)):
-                found.append((path.parent.relative_to(folder).as_posix(), read_json_file(path)))
+            for path in sorted(base.rglob(REVIEW_SUMMARY_FILE)):
+                summary = read_json_file(path)
+                if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
+                    found.append((path.parent.relative_to(folder).as_posix(), summary))
     return tuple(found)

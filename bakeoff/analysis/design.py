@@ -72,7 +72,7 @@ _REASON = re.compile(
     r"leak|after (?:the )?(?:message )?(?:arriv|arrival|the fact|delivery|review)|post[- ]?hoc|"
     r"not (?:yet )?(?:be )?(?:available|known|present|set)|unavailable|isn't available|won't (?:be )?(?:available|exist)|"
     r"does not exist|doesn't exist|not exist|future|target|label proxy|proxy for the label|derived from the label|"
-    r"on arrival|at arrival|before (?:any(?:one| person)?|a moderator|moderation)|human review|set by (?:a )?moderators?|"
+    r"on arrival|at arrival|before (?:any(?:one| person)?|a moderator|moderation)|human review|set by (?:a )?moderators?|moderators? sets?\b|"
     r"too good|always 0|always zero|cheat",
     re.IGNORECASE,
 )
@@ -91,6 +91,7 @@ _KEEP = re.compile(
     re.IGNORECASE,
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<title>.+?)\s*#*\s*$|^\s*\*\*(?P<bold>[^*]+)\*\*:?\s*$")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||```|~~~)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z`*(\"'])")
 
 
@@ -125,18 +126,41 @@ class Clause:
 
 
 def clauses(text: str) -> list[Clause]:
-    """Split into sentences, each carrying its nearest markdown heading."""
+    """Split into sentences, each carrying its nearest markdown heading.
+
+    Soft-wrapped lines are joined first (a sentence often runs over a line break); a list item,
+    a table row, a blank line or a heading starts a new paragraph.
+    """
     result: list[Clause] = []
-    heading = ""
+    for paragraph, heading in _paragraphs(text):
+        for sentence in _SENTENCE_END.split(paragraph):
+            if sentence.strip():
+                result.append(Clause(sentence.strip(), heading))
+    return result
+
+
+def _paragraphs(text: str) -> list[tuple[str, str]]:
+    paragraphs: list[tuple[str, str]] = []
+    heading, lines = "", []
+
+    def flush() -> None:
+        if lines:
+            paragraphs.append((" ".join(lines), heading))
+            lines.clear()
+
     for line in text.splitlines():
         match = _HEADING.match(line)
         if match:
+            flush()
             heading = (match.group("title") or match.group("bold") or "").strip()
-            continue
-        for sentence in _SENTENCE_END.split(line.strip()):
-            if sentence:
-                result.append(Clause(sentence, heading))
-    return result
+        elif not line.strip():
+            flush()
+        else:
+            if _BLOCK_START.match(line):
+                flush()
+            lines.append(line.strip())
+    flush()
+    return paragraphs
 
 
 def chosen_metric(text: str) -> str:

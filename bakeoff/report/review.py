@@ -1,7 +1,8 @@
 """The claim-review section: one row per review result found in the batch folder.
 
 A result folder is what `bakeoff review --out DIR` writes (docs/review.md); the report
-reads its metrics.json and shows the headline cuts. Fields it lacks show as blanks.
+reads its review.json and shows the headline cuts, and each flaw family's recall.
+Fields it lacks show as blanks.
 """
 
 from __future__ import annotations
@@ -45,4 +46,16 @@ def review_tables(reviews: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Tabl
         numbers = _numbers(metrics)
         values = tuple(numbers.get(name) if isinstance(numbers.get(name), (int, float)) else None for name, _ in REVIEW_FIELDS)
         rows.append((_model_of(source, metrics), source, *values))
-    return [Table("claim_review", "Claim-versus-code review", columns, tuple(rows))]
+    return [Table("claim_review", "Claim-versus-code review", columns, tuple(rows)), _families(reviews)]
+
+
+def _families(reviews: Sequence[tuple[str, Mapping[str, Any]]]) -> Table:
+    columns = (Column("model"), Column("family"), Column("answers", "int"), Column("recall", "pct"),
+               Column("localization", "pct"))
+    rows = []
+    for source, metrics in reviews:
+        families = _numbers(metrics).get("per_family") or {}
+        for family, entry in sorted(families.items()) if isinstance(families, Mapping) else ():
+            rows.append((_model_of(source, metrics), family, entry.get("answers"), entry.get("recall"),
+                         entry.get("localization")))
+    return Table("claim_review_families", "Claim review: PROBLEM recall per flaw family", columns, tuple(rows))
