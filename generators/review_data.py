@@ -132,7 +132,7 @@ def daily_sales(seed: int) -> dict[str, object]:
     n_days = 730
     dates = pd.date_range("2022-01-01", periods=n_days, freq="D")
     level = 200 + np.cumsum(rng.normal(0, 4, n_days))
-    weekly = np.array([0, -5, -8, -4, 6, 25, 18])[dates.dayofweek]
+    weekly = np.array([0, -5, -8, -4, 6, 25, 18])[dates.day_of_week]
     promo = (rng.random(n_days) < 0.15).astype(int)
     sales = level + weekly + 30 * promo + rng.normal(0, 6, n_days)
     df = pd.DataFrame(

@@ -1,0 +1,120 @@
+"""`bakeoff review`: the claim-versus-code review benchmark over one model."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import click
+
+SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
+METRIC_ROWS = (
+    ("accuracy", "accuracy"),
+    ("problem_recall", "PROBLEM recall"),
+    ("ok_specificity", "OK specificity"),
+    ("pair_accuracy", "matched-pair accuracy"),
+    ("localization", "localization (blamed line within 1)"),
+    ("brier", "Brier score (lower is better)"),
+    ("agreement", "agreement across samples"),
+)
+
+
+def _default_out(model_spec: str) -> Path:
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", Path(model_spec.split("#")[-1]).name).strip("-")[:40] or "model"
+    return Path("runs") / f"review-{stamp}-{slug}"
+
+
+def _json_metrics(metrics) -> dict:
+    """The metrics object --json prints: every figure, null where there was nothing to compute."""
+    return metrics.to_dict()
+
+
+def _print_table(metrics, out_dir: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    def show(value):
+        return "n/a" if value is None else f"{value:.3f}"
+
+    console = Console()
+    table = Table("metric", "value", title="claim-versus-code review")
+    for name, label in METRIC_ROWS:
+        table.add_row(label, show(getattr(metrics, name)))
+    table.add_row("answers: captured / unusable / uncaptured",
+                  f"{metrics.captured} / {metrics.unusable} / {metrics.uncaptured}")
+    console.print(table)
+    families = Table("family", "graded answers", "recall", "localization", title="PROBLEM items by family")
+    for row in metrics.per_family:
+        families.add_row(row.family, str(row.answers), show(row.recall), show(row.localization))
+    console.print(families)
+    console.print(f"answers and metrics written to {out_dir}")
+
+
+@click.command("review")
+@click.option("--model", "model_spec", required=True, help=SPEC_HELP)
+@click.option("--samples", type=int, default=None, help="Answers asked per item (K). Default from settings.toml: 1.")
+@click.option("--temperature", type=float, default=None, help="Sampling temperature. Default from settings.toml: 0.")
+@click.option("--max-tokens", type=int, default=None, help="Token limit per answer. Default from settings.toml: 200.")
+@click.option("--seed", type=int, default=None, help="Seed of sample 1; sample k uses seed + k - 1. Default 0.")
+@click.option(
+    "--items", "items_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="An items JSONL file (the shipped benchmark by default; any subset in the same format works).",
+)
+@click.option(
+    "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Folder for review.json and answers.jsonl; must not exist or be empty. Default: runs/review-<time>-<model>.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object on stdout.")
+def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json) -> None:
+    """Ask a model to review every claim-versus-code item: OK or PROBLEM, the line, a confidence.
+
+    Uncaptured answers (nothing came back) are counted and left out of the
+    metrics; unusable ones (cut off, no verdict) count as wrong.
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bakeoff.models.registry import open_backend
+    from bakeoff.review.items import default_items_path, load_items
+    from bakeoff.review.output import items_digest, write_results
+    from bakeoff.review.prompt import load_template
+    from bakeoff.review.runner import run_review
+    from bakeoff.review.settings import load_settings
+
+    settings = load_settings().with_overrides(
+        samples=samples, temperature=temperature, max_tokens=max_tokens, seed=seed
+    )
+    items_path = items_file or default_items_path()
+    items = load_items(items_path)
+    template = load_template()
+    out_dir = out_dir or _default_out(model_spec)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        from bakeoff.review.errors import ReviewOutputExists
+
+        raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
+
+    console = Console(stderr=True)
+    with console.status(f"loading {model_spec} ..."):
+        backend = open_backend(model_spec)
+    try:
+        columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("", total=len(items) * settings.samples)
+
+            def advance(answer) -> None:
+                progress.update(task, advance=1, description=f"{answer.item_id}: {answer.verdict or answer.capture}")
+
+            result = run_review(backend, items, settings, template, on_answer=advance)
+    finally:
+        backend.close()
+    written = write_results(out_dir, result, str(items_path), items_digest(items_path.read_text(encoding="utf-8")))
+    if as_json:
+        click.echo(json.dumps(_json_metrics(result.metrics)))
+    else:
+        _print_table(result.metrics, written)
+
+
+COMMANDS = [review]

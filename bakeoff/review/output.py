@@ -1,0 +1,98 @@
+"""Writing a review's results: a folder with review.json and answers.jsonl (docs/review.md).
+
+The folder is assembled under a temporary name beside its destination and
+renamed into place at the end, so a folder at the destination is always
+complete. An existing non-empty destination is never overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from bakeoff import __version__
+from bakeoff.review.errors import ReviewError, ReviewOutputExists
+from bakeoff.review.runner import ReviewResult
+
+RESULT_KIND = "claim_review"
+SCHEMA_VERSION = 1
+SUMMARY_FILE = "review.json"
+ANSWERS_FILE = "answers.jsonl"
+
+
+def items_digest(items_text: str) -> str:
+    return hashlib.sha256(items_text.encode("utf-8")).hexdigest()
+
+
+def summary_record(result: ReviewResult, items_file: str, items_sha256: str) -> dict:
+    return {
+        "kind": RESULT_KIND,
+        "schema": SCHEMA_VERSION,
+        "bakeoff_version": __version__,
+        "model": result.backend,
+        "items_file": items_file,
+        "items_sha256": items_sha256,
+        "settings": result.settings.to_dict(),
+        "started_at": result.started_at,
+        "finished_at": result.finished_at,
+        "metrics": result.metrics.to_dict(),
+    }
+
+
+def answer_records(result: ReviewResult) -> list[dict]:
+    """One record per answer, with the item fields a reader needs to interpret it."""
+    items = {item.id: item for item in result.items}
+    records = []
+    for answer in result.answers:
+        item = items[answer.item_id]
+        record = {
+            "expected": item.verdict,
+            "family": item.family,
+            "pair_id": item.pair_id,
+            "flaw_lines": list(item.flaw_lines),
+        }
+        record.update(answer.to_dict())
+        records.append(record)
+    return records
+
+
+def write_results(out_dir: Path, result: ReviewResult, items_file: str, items_sha256: str) -> Path:
+    """Write the results folder atomically; returns its path."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
+    parent = out_dir.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=parent))
+    except OSError as exc:
+        raise ReviewError(f"cannot create the output folder under {parent}: {exc}") from None
+    try:
+        with open(staging / ANSWERS_FILE, "w", encoding="utf-8") as handle:
+            for record in answer_records(result):
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        summary = summary_record(result, items_file, items_sha256)
+        (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        if out_dir.is_dir():
+            out_dir.rmdir()  # empty (checked above); rename needs the name free
+        os.replace(staging, out_dir)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ReviewError(f"cannot write review results to {out_dir}: {exc}") from None
+    return out_dir
+
+
+def read_summary(out_dir: Path) -> dict:
+    """The review.json of a results folder (what `bakeoff report` reads)."""
+    path = Path(out_dir) / SUMMARY_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReviewError(f"cannot read review results {path}: {exc}") from None
+    if data.get("kind") != RESULT_KIND:
+        raise ReviewError(f"{path} is not a claim-review result")
+    return data

@@ -1,0 +1,78 @@
+"""Asking a model every item, K times, and grading what comes back.
+
+Each sample is its own one-turn conversation. Its key is
+`review/<item id>#<sample number>` (samples numbered from 1), so a scripted
+backend can answer an item by its full key, or by `review/<item id>` alone
+(the k-th such line answers the k-th sample).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from bakeoff.models.base import ModelBackend, turn_key
+from bakeoff.review.grading import ItemAnswer, grade
+from bakeoff.review.items import ReviewItem
+from bakeoff.review.metrics import ReviewMetrics, compute_metrics
+from bakeoff.review.prompt import PromptTemplate
+from bakeoff.review.settings import ReviewSettings
+
+OnAnswer = Callable[[ItemAnswer], None]
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    backend: str
+    settings: ReviewSettings
+    items: tuple[ReviewItem, ...]
+    answers: tuple[ItemAnswer, ...]
+    metrics: ReviewMetrics
+    started_at: str  # ISO 8601, UTC
+    finished_at: str
+
+
+def conversation_name(item: ReviewItem) -> str:
+    return f"review/{item.id}"
+
+
+def ask(
+    backend: ModelBackend, item: ReviewItem, sample: int, settings: ReviewSettings, template: PromptTemplate
+) -> ItemAnswer:
+    """One sample (0-based) of one item, graded. Never raises for the model's silence."""
+    key = turn_key(conversation_name(item), sample + 1)
+    completion = backend.chat(template.messages(item), key=key, settings=settings.generation(sample))
+    return grade(item, sample, key, completion)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def run_review(
+    backend: ModelBackend,
+    items: Sequence[ReviewItem],
+    settings: ReviewSettings,
+    template: PromptTemplate,
+    on_answer: OnAnswer | None = None,
+) -> ReviewResult:
+    """Every item, `settings.samples` times: sample 1 of every item first, then sample 2, ..."""
+    started = _now()
+    answers = []
+    # Samples outermost: an interrupted run still has one answer for every item it reached.
+    for sample in range(settings.samples):
+        for item in items:
+            answer = ask(backend, item, sample, settings, template)
+            answers.append(answer)
+            if on_answer is not None:
+                on_answer(answer)
+    return ReviewResult(
+        backend=backend.identity,
+        settings=settings,
+        items=tuple(items),
+        answers=tuple(answers),
+        metrics=compute_metrics(items, answers),
+        started_at=started,
+        finished_at=_now(),
+    )
