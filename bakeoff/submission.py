@@ -9,6 +9,7 @@ on the host. The stage runner grades inside its own sandbox with
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -94,14 +95,7 @@ def _checked_kind(options: ScoreOptions) -> str:
 
 
 def _limits(options: ScoreOptions) -> Limits:
-    base = options.limits
-    return Limits(
-        memory_bytes=base.memory_bytes,
-        pids=base.pids,
-        cpus=base.cpus,
-        output_bytes=base.output_bytes,
-        timeout_s=options.timeout_s,
-    )
+    return dataclasses.replace(options.limits, timeout_s=options.timeout_s)
 
 
 def _wheelhouse(options: ScoreOptions) -> Path:
