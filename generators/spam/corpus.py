@@ -41,7 +41,7 @@ class CorpusTables:
     truth: pd.DataFrame
 
 
-def _no_progress(_: str) -> None:
+def no_progress(_: str) -> None:
     pass
 
 
@@ -61,7 +61,7 @@ def _apply_text_noise(bodies: np.ndarray, rows: int, offset: int, rate: float, r
             bodies[row] = damage(bodies[row])
 
 
-def build_tables(params: CorpusParams, progress: Progress = _no_progress) -> CorpusTables:
+def build_tables(params: CorpusParams, progress: Progress = no_progress) -> CorpusTables:
     """Every table of the corpus, from one seeded Generator threaded through each step."""
     rng = np.random.default_rng(params.seed)
     n_train, n_hold = params.rows, params.holdout_rows

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
-from generators.spam.corpus import CorpusTables, Progress, _no_progress, build_tables
+from generators.spam.corpus import CorpusTables, Progress, no_progress, build_tables
 from generators.spam.measure import MeasuredRates, measure_corpus
 from generators.spam.params import GENERATOR_VERSION, CorpusParams
 
@@ -94,7 +94,7 @@ def _replace_folder(staging: Path, out_dir: Path) -> None:
 
 
 def generate_corpus(
-    params: CorpusParams, out_dir: Path, force: bool = False, progress: Progress = _no_progress
+    params: CorpusParams, out_dir: Path, force: bool = False, progress: Progress = no_progress
 ) -> Manifest:
     """Generate the corpus for `params` into `out_dir` and return its manifest."""
     out_dir = Path(out_dir).absolute()
