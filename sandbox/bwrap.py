@@ -133,19 +133,35 @@ class BwrapSandbox(Sandbox):
             share_workspace_with_group(self.binds[0].source, SANDBOX_UID)
         group = self.cgroups.create(limits)
         nonce = secrets.token_hex(8)
+        status_read, status_write = os.pipe()  # bwrap reports there whether the command ever ran
         try:
+            argv_host = [
+                *_enter_group_argv(group, nonce), self.bwrap, "--json-status-fd", str(status_write),
+                *self.bwrap_args(env or {}), "--", *self.command(argv),
+            ]
             run = run_capped(
-                [*_enter_group_argv(group, nonce), self.bwrap, *self.bwrap_args(env or {}), "--", *self.command(argv)],
+                argv_host,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
                 cwd=str(self.spec.workspace),
                 timeout_s=limits.timeout_s if timeout_s is None else timeout_s,
                 output_cap=limits.output_bytes,
                 kill_all=lambda proc: _kill_group(group, proc),
+                pass_fds=(status_write,),
             )
+            os.close(status_write)
+            status_write = -1
             if run.returncode == ENTER_FAILED and nonce in run.stderr.text:
                 raise SandboxError(f"could not move the command into its cgroup: {run.stderr.text.strip()}")
             oom = _read_oom_kills(group) > 0
+            if not (run.timed_out or oom or _command_exited(status_read)):
+                # bwrap failed before the command could run (a vanished mount source...): the harness's fault.
+                raise SandboxError(f"bwrap could not set up the sandbox: {run.stderr.text.strip()[-1000:]}")
+        except OSError as exc:
+            raise SandboxError(f"could not start bwrap: {exc}") from exc
         finally:
+            for fd in (status_read, status_write):
+                if fd >= 0:
+                    os.close(fd)
             group.remove()
             remove_placeholders(placeholders)
         killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
@@ -208,7 +224,10 @@ class BwrapSandbox(Sandbox):
             "LANG": "C.UTF-8",
             "PIP_NO_CACHE_DIR": "1",
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "PIP_NO_INDEX": "1",  # there is no network: pip installs from /wheels only, as in the image
         }
+        if self.wheelhouse is not None:
+            env["PIP_FIND_LINKS"] = WHEELS
         if self.host_env.library_path:
             env["LD_LIBRARY_PATH"] = self.host_env.library_path
         env.update(self.spec.env)
@@ -303,6 +322,21 @@ def _enter_group_argv(group: ExecGroup, nonce: str) -> list[str]:
         'shift; exec "$@"' % ENTER_FAILED
     )
     return ["/bin/sh", "-c", script, "bakeoff-enter-cgroup", nonce, *group.procs_files, "--"]
+
+
+def _command_exited(status_fd: int) -> bool:
+    """Whether bwrap's JSON status says the command ran and exited (bwrap has exited by now)."""
+    os.set_blocking(status_fd, False)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(status_fd, 65536)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b'"exit-code"' in b"".join(chunks)
 
 
 def _read_oom_kills(group: ExecGroup) -> int:

@@ -79,7 +79,7 @@ def run_capped(
     timeout_s: float,
     output_cap: int,
     kill_all: Callable[[subprocess.Popen], None],
-    preexec_fn: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> HostRun:
     """Start `argv`, stream its output through caps, and enforce the timeout with `kill_all`.
 
@@ -95,7 +95,7 @@ def run_capped(
         env=dict(env),
         cwd=cwd,
         start_new_session=True,
-        preexec_fn=preexec_fn,
+        pass_fds=tuple(pass_fds),
     )
     streams = (CappedStream(output_cap), CappedStream(output_cap))
     readers = [_start_reader(proc.stdout, streams[0]), _start_reader(proc.stderr, streams[1])]

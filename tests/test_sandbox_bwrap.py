@@ -260,3 +260,21 @@ def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path, host
     with pytest.raises(SandboxError, match="not readable"):
         BwrapSandbox(spec, host_env=host_env)
     assert private.stat().st_mode & 0o777 == 0o600  # never widened behind the caller's back
+
+
+def test_bwrap_failing_before_the_command_runs_is_a_sandbox_error(tmp_path, corpus, host_env):
+    source = tmp_path / "features.csv"
+    source.write_text("id\n1\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    spec = SandboxSpec(workspace=workspace, mounts=(Mount(source, "/holdout/holdout.csv"),))
+    box = BwrapSandbox(spec, host_env=host_env)
+    source.unlink()  # the harness lost its own input: not the command's crash
+    with pytest.raises(SandboxError, match="bwrap could not set up"):
+        run_python(box, "print('ran')")
+    box.close()
+
+
+def test_a_command_that_does_not_exist_is_the_commands_failure_not_the_sandboxs(sandbox):
+    result = sandbox.exec(["no-such-program-bakeoff"])
+    assert result.exit_code not in (0, None) and not result.timed_out and not result.oom_killed
