@@ -110,7 +110,7 @@ class BwrapSandbox(Sandbox):
         if self.drop_root:
             os.chown(self.private_dir / "deps", SANDBOX_UID, SANDBOX_UID)
             for bind in self.binds[1:]:
-                if bind.read_only:
+                if bind.read_only and bind.target != f"{WORKSPACE}/.git":  # .git: the host's, not an input
                     require_readable_by(bind.source, SANDBOX_UID, SANDBOX_UID)  # refused up front, as Docker does
         self.closed = False
 

@@ -278,3 +278,28 @@ def test_bwrap_failing_before_the_command_runs_is_a_sandbox_error(tmp_path, corp
 def test_a_command_that_does_not_exist_is_the_commands_failure_not_the_sandboxs(sandbox):
     result = sandbox.exec(["no-such-program-bakeoff"])
     assert result.exit_code not in (0, None) and not result.timed_out and not result.oom_killed
+
+
+def test_a_git_workspace_keeps_its_metadata_read_only_and_the_host_can_commit_after(tmp_path, host_env):
+    import subprocess
+
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    git = ["git", "-C", str(workspace), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    code = (
+        "open('train.py', 'w').write('print(1)')\n"
+        "try:\n"
+        "    open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\necho pwned')\n"
+        "    print('PLANTED')\n"
+        "except OSError:\n"
+        "    print('refused')\n"
+    )
+    with BwrapSandbox(SandboxSpec(workspace=workspace), host_env=host_env) as box:
+        result = run_python(box, code)
+    assert result.stdout == "refused\n", result
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    subprocess.run([*git, "add", "train.py"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "from the sandbox"], check=True)
+    log = subprocess.run([*git, "log", "--oneline"], capture_output=True, text=True, check=True).stdout
+    assert "from the sandbox" in log
