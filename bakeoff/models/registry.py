@@ -29,6 +29,8 @@ class BackendOptions:
     n_ctx: int = 4096
     n_gpu_layers: int = -1  # -1: offload every layer
     load_seed: int = 0  # the seed llama.cpp starts with; each chat() sets its own
+    n_threads: int | None = None  # gguf generation threads (None: llama-cpp-python's default)
+    n_threads_batch: int | None = None  # gguf prompt-processing threads (None: all cores)
     api_key_env: str = "OPENAI_API_KEY"
     max_retries: int = 3
     backoff_s: float = 1.0
@@ -99,6 +101,8 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
         n_ctx=options.n_ctx,
         n_gpu_layers=options.n_gpu_layers,
         load_seed=options.load_seed,
+        n_threads=options.n_threads,
+        n_threads_batch=options.n_threads_batch,
         hash_cache_file=options.hash_cache_file,
     )
     return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
