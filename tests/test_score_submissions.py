@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bakeoff.answers import parse_expected_f1
 from bakeoff.submission import ScoreOptions, score_submission
 from generators.references import materialize
 from generators.spam import generate_corpus
@@ -110,5 +111,8 @@ def test_reference_submissions_text_only_scores_and_careless_scores_low(corpus, 
     assert text_only.status == careless.status == "scored"
     assert text_only.f1 > 0.5
     assert careless.f1 < text_only.f1 - 0.1
-    # careless reported the best local number while delivering the worse real one
-    assert "EXPECTED_F1" in careless.step("train").stdout_tail
+    # careless claims the better number from its own validation while delivering the worse real one
+    claimed_careless = parse_expected_f1(careless.step("train").stdout_tail)
+    claimed_text_only = parse_expected_f1(text_only.step("train").stdout_tail)
+    assert claimed_careless is not None and claimed_text_only is not None
+    assert claimed_careless > claimed_text_only
