@@ -23,6 +23,7 @@ _FENCE_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<in
 _FILE_NAME = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.[A-Za-z0-9]{1,8}$")
 _EXTENSIONLESS = frozenset({"Dockerfile", "Makefile"})
 _IN_BLOCK_NAME = re.compile(r"^\s*(?:#|//|--)\s*(?:file(?:name)?|path)\s*:\s*(?P<name>\S+)\s*$", re.IGNORECASE)
+_IN_BLOCK_BARE_NAME = re.compile(r"^\s*#\s*(?P<name>\S+)\s*$")  # "# train.py": kept, it is a valid comment
 _INFO_NAME = re.compile(r"""(?:title|file(?:name)?|path)\s*=\s*["']?(?P<name>[^"'\s]+)["']?""", re.IGNORECASE)
 _HEADING_PREFIX = re.compile(r"^\s*(?:#{1,6}\s*|\d+[.)]\s*|[-*+]\s+)?", re.UNICODE)
 _LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
@@ -110,8 +111,11 @@ def extract_blocks(text: str) -> list[Block]:
         body = lines[body_start:end]
         if name is None and body:
             in_block = _IN_BLOCK_NAME.match(body[0])
+            bare = _IN_BLOCK_BARE_NAME.match(body[0])
             if in_block and is_file_name(in_block.group("name")):
                 name, body = in_block.group("name"), body[1:]
+            elif bare and is_file_name(bare.group("name")) and "." in bare.group("name"):
+                name = bare.group("name")
         if name is None:
             name = _name_from_label_line(_previous_text_line(lines, index))
         content = "\n".join(body) + ("\n" if body else "")

@@ -20,6 +20,13 @@ def test_file_comment_first_line_is_removed():
     assert extract_files(text) == {"train.py": "import os\n"}
 
 
+def test_bare_file_name_comment_names_the_block_and_stays():
+    text = "```python\n# predict.py\nimport sys\n```\n```python\n# TODO.fix later\n```\n```python\n# just a comment\nx=1\n```"
+    files = extract_files(text)
+    assert files["predict.py"] == "# predict.py\nimport sys\n"
+    assert len(files) == 1
+
+
 def test_heading_and_bold_label_before_fence():
     text = (
         "### train.py\n```python\na = 1\n```\n"

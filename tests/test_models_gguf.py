@@ -40,6 +40,7 @@ def test_answer_has_token_counts_timings_and_model_info(backend):
     assert info["quantization"] == "Q4_1" and info["n_ctx"] == 1024
     assert info["n_gpu_layers_requested"] == -1 and info["offloaded_layers"] == 0  # CPU build here
     assert info["llama_cpp_python_version"].startswith("0.3.")
+    assert "libllama" in info["llama_cpp_libraries"] and "libggml" in info["llama_cpp_libraries"]
     json.dumps(completion.to_dict())  # a record is plain data
 
 

@@ -52,6 +52,15 @@ class _Deadline:
         return self.fired
 
 
+def _native_library_versions(llama_cpp) -> dict:
+    """llama.cpp and ggml versions, from the versioned shared-library names shipped in the wheel."""
+    versions = {}
+    for library in sorted((Path(llama_cpp.__file__).parent / "lib").glob("lib*.so.*.*.*")):
+        name, _, version = library.name.partition(".so.")
+        versions[name] = version
+    return versions
+
+
 def _common_prefix(previous: list[int], current: list[int]) -> int:
     count = 0
     for a, b in zip(previous, current):
@@ -113,6 +122,7 @@ class GgufBackend:
             "estimated_gpu_bytes": self.estimate.total_bytes if self.gpu_offload_supported else 0,
             "chat_template": "gguf",
             "llama_cpp_python_version": llama_cpp.__version__,
+            "llama_cpp_libraries": _native_library_versions(llama_cpp),
             "llama_cpp_system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
         }
 
