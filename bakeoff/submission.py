@@ -81,9 +81,31 @@ def score_submission(
             timeout_s=options.timeout_s,
         )
         with _open(kind, spec, wheelhouse, options) as sandbox:
-            return grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
+            outcome = grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
+        return with_claim(outcome, workspace)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+# Where a submission states its own estimate, in the order they are trusted.
+CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
+
+
+def with_claim(outcome: SubmissionOutcome, workspace: Path) -> SubmissionOutcome:
+    """The outcome with the submission's EXPECTED_F1 claim: training output first, then its documents."""
+    from bakeoff.answers import parse_expected_f1
+
+    train = outcome.step("train")
+    sources = [("train_output", train.stdout_tail if train else "")]
+    for source, name in CLAIM_FILES:
+        path = workspace / name
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() and not path.is_symlink() else ""
+        sources.append((source, text))
+    for source, text in sources:
+        value = parse_expected_f1(text)
+        if value is not None:
+            return dataclasses.replace(outcome, claimed_f1=value, claim_source=source)
+    return outcome
 
 
 def _checked_kind(options: ScoreOptions) -> str:

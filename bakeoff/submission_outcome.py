@@ -117,6 +117,8 @@ class SubmissionOutcome:
     requirements: RequirementsReport | None = None
     timings: Timings = field(default_factory=Timings)
     steps: tuple[StepRecord, ...] = ()
+    claimed_f1: float | None = None  # the submission's own EXPECTED_F1, kept beside the real one
+    claim_source: str | None = None  # "train_output", "design" or "readme"
 
     @property
     def scored(self) -> bool:
@@ -139,5 +141,7 @@ class SubmissionOutcome:
             "metrics": self.metrics.to_dict() if self.metrics else None,
             "requirements": self.requirements.to_dict() if self.requirements else None,
             "timings": self.timings.to_dict(),
+            "claimed_f1": self.claimed_f1,
+            "claim_source": self.claim_source,
             "steps": [step.to_dict() for step in self.steps],
         }

@@ -105,10 +105,12 @@ def test_a_crashing_submission_was_graded_so_the_exit_is_zero(corpus, tmp_path):
 
 @pytest.mark.docker
 def test_human_readable_output(corpus, tmp_path):
-    repo = make_repo(tmp_path / "repo", {"predict.py": KEYWORD_PREDICT}, {"model.json": '["winner"]'})
+    files = {"predict.py": KEYWORD_PREDICT, "README.md": "Validation F1 on a held-out split.\nEXPECTED_F1: 0.7\n"}
+    repo = make_repo(tmp_path / "repo", files, {"model.json": '["winner"]'})
     completed = bakeoff_score(str(repo), "--corpus", str(corpus))
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith("status: scored")
+    assert "claimed f1 (EXPECTED_F1 in its readme): 0.7000" in completed.stdout
     assert "isolation: docker" in completed.stdout
 
 

@@ -51,7 +51,7 @@ def test_a_plain_submission_scores(corpus, kind):
     assert 0.5 < outcome.f1 <= 1.0
     assert outcome.f1 == outcome.metrics.f1
     assert outcome.metrics.n == 1000
-    assert "EXPECTED_F1: 0.80" in outcome.step("train").stdout_tail
+    assert (outcome.claimed_f1, outcome.claim_source) == (0.80, "train_output")
     assert outcome.timings.train_s > 0 and outcome.timings.predict_s > 0
 
 

@@ -82,6 +82,8 @@ def format_outcome(outcome) -> str:
         )
     else:
         lines.append(f"f1 {outcome.f1:.4f}")
+    if outcome.claimed_f1 is not None:
+        lines.append(f"claimed f1 (EXPECTED_F1 in its {outcome.claim_source}): {outcome.claimed_f1:.4f}")
     if outcome.requirements is not None and outcome.requirements.lines:
         for line in outcome.requirements.lines:
             reason = f" ({line.reason})" if line.reason else ""
