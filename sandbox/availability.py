@@ -26,6 +26,9 @@ def check_docker(image: str) -> Availability:
 
     try:
         client = connect()
+    except SandboxError as exc:
+        return Availability("docker", False, str(exc))
+    try:
         version = client.version().get("Version", "?")
         status = image_status(client, BuildOptions(image_tag=image))
         if not status.present:
@@ -35,6 +38,8 @@ def check_docker(image: str) -> Availability:
                 probe = box.exec(["python", "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)
     except SandboxError as exc:
         return Availability("docker", False, str(exc))
+    finally:
+        client.close()
     if not probe.ok:
         return Availability("docker", False, f"the image cannot import its stack: {probe.stderr.strip()[-300:]}")
     return Availability("docker", True, f"engine {version}; {status.detail}; a test command ran")

@@ -88,29 +88,35 @@ class DockerSandbox(Sandbox):
         self.reuse = reuse
         self._uid, self._gid = run_as or default_identity()
         self._mounts = docker_mounts.resolve_mounts(spec)
-        self._client = connect(client)
-        require_image(self._client, image)
-        remove_orphaned_containers(self._client)
         self._lock = threading.Lock()
         self._closed = False
         self._container = None
-        self._placeholders = docker_mounts.missing_placeholders(spec.workspace.resolve(), self._mounts)
-        self._deps_dir = Path(tempfile.mkdtemp(prefix="bakeoff-deps-"))
-        self._grant_access()
-        if reuse:
-            self._container = self._start_container()
+        self._owns_client = client is None
+        self._client = connect(client)
+        self._placeholders: list[Path] = []
+        self._deps_dir: Path | None = None
+        try:
+            require_image(self._client, image)
+            remove_orphaned_containers(self._client)
+            self._placeholders = docker_mounts.missing_placeholders(spec.workspace.resolve(), self._mounts)
+            self._deps_dir = Path(tempfile.mkdtemp(prefix="bakeoff-deps-"))
+            self._grant_access()
+            if reuse:
+                self._container = self._start_container()
+        except BaseException:
+            self.close()  # release what was made so far; the caller never gets a half-open sandbox
+            raise
 
     # -- host-side preparation -------------------------------------------------------------
 
     def _grant_access(self) -> None:
-        """Let the unprivileged uid write the workspace and /deps and read the read-only inputs."""
-        os.chown(self._deps_dir, self._uid, self._gid)
-        if os.geteuid() != 0:
-            return
-        docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
+        """Let the unprivileged uid write the workspace and /deps; make sure it can read the read-only inputs."""
         for mount in self._mounts:
             if mount.read_only and mount.target != f"{docker_mounts.WORKSPACE_IN_SANDBOX}/.git":
-                docker_mounts.make_world_readable(mount.source)
+                docker_mounts.require_readable_by(mount.source, self._uid, self._gid)
+        os.chown(self._deps_dir, self._uid, self._gid)
+        if os.geteuid() == 0:
+            docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
 
     def _docker_mounts(self) -> list:
         from docker.types import Mount as DockerMount
@@ -197,14 +203,16 @@ class DockerSandbox(Sandbox):
         backstop = threading.Timer(timeout + BACKSTOP_GRACE_S, self._backstop, args=(container, backstop_fired))
         backstop.daemon = True
         backstop.start()
+        stream = api.exec_start(exec_id, stream=True, demux=True)
         try:
-            for out_chunk, err_chunk in api.exec_start(exec_id, stream=True, demux=True):
+            for out_chunk, err_chunk in stream:
                 if out_chunk:
                     stdout.feed(out_chunk)
                 if err_chunk:
                     stderr.feed(err_chunk)
         finally:
             backstop.cancel()
+            stream.close()  # docker-py leaves the connection open otherwise
         duration = time.monotonic() - started
         status_text, err_text, err_dropped = split_status(stderr, nonce)
         if status_text is None:
@@ -266,4 +274,7 @@ class DockerSandbox(Sandbox):
             self._closed = True
             self._discard_container()
             docker_mounts.remove_placeholders(self._placeholders)
-            shutil.rmtree(self._deps_dir, ignore_errors=True)
+            if self._deps_dir is not None:
+                shutil.rmtree(self._deps_dir, ignore_errors=True)
+            if self._owns_client:
+                self._client.close()

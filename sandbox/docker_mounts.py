@@ -3,8 +3,8 @@
 Kept apart from the driver so that the rules are readable on their own:
 - the answer key and truth.csv are never mounted, whatever a caller asks;
 - when bakeoff runs as root, commands run as an unprivileged uid, so the
-  workspace is handed to that uid's group and read-only inputs are made
-  world-readable (they are task data, never secrets);
+  workspace is shared with that uid's group, and a read-only input that uid
+  could not read is refused up front rather than failing inside;
 - mount points Docker has to create inside the workspace are removed again
   when the sandbox closes, so a workspace is left as it was found.
 """
@@ -142,15 +142,26 @@ def _add_group_access(path: Path, gid: int, *, is_dir: bool) -> None:
         os.chmod(path, info.st_mode | wanted)
 
 
-def make_world_readable(source: Path) -> None:
-    """Let any uid read a read-only input (file, or folder tree)."""
-    paths = [source]
-    if source.is_dir():
-        paths += [Path(d) / n for d, dirs, files in os.walk(source) for n in dirs + files]
-    for path in paths:
-        info = path.lstat()
-        if stat.S_ISLNK(info.st_mode):
-            continue
-        wanted = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(info.st_mode) else 0)
-        if info.st_mode & wanted != wanted:
-            os.chmod(path, info.st_mode | wanted)
+def require_readable_by(source: Path, uid: int, gid: int) -> None:
+    """Refuse a read-only input the sandbox's uid could not read (or, for a folder, enter).
+
+    Without this check the command would fail with a permission error and the
+    harness's mistake would be counted as the model's. Permissions are not
+    widened here on purpose: a mount is whatever the caller chose, and
+    loosening it silently could expose a file that was private for a reason.
+    """
+    info = source.stat()
+    if uid == 0:
+        return
+    if info.st_uid == uid:
+        shift = 6
+    elif info.st_gid == gid:
+        shift = 3
+    else:
+        shift = 0
+    wanted = 0o5 if stat.S_ISDIR(info.st_mode) else 0o4
+    if (info.st_mode >> shift) & wanted != wanted:
+        raise SandboxError(
+            f"{source} is not readable by the sandbox's uid {uid} (mode {stat.filemode(info.st_mode)}); "
+            "make it readable for others (chmod o+r, or o+rx for a folder)"
+        )

@@ -199,7 +199,16 @@ def build_image(options: BuildOptions, progress: BuildProgress = QuietProgress()
     from sandbox.docker import connect
 
     started = time.monotonic()
+    owned = client is None
     client = connect(client)
+    try:
+        return _build_with(client, options, progress, started)
+    finally:
+        if owned:
+            client.close()
+
+
+def _build_with(client, options: BuildOptions, progress: BuildProgress, started: float) -> BuildReport:
     base, base_id, bootstrapped = resolve_base(client, options, progress)
     recipe_hash = build_hash(base_id)
     existing = _local_image_id(client, options.image_tag)

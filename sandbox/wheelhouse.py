@@ -113,6 +113,7 @@ def _write_atomically(path: Path, text: str) -> None:
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     with os.fdopen(fd, "w") as handle:
         handle.write(text)
+    os.chmod(temp, 0o644)  # sandboxes read the wheelhouse as another uid
     os.replace(temp, path)
 
 

@@ -308,3 +308,16 @@ def test_an_oom_kill_of_a_child_is_reported_even_when_the_command_carries_on(reu
     result = reused.exec(["sh", "-c", script])
     assert result.stdout == "survived\n" and result.exit_code == 0
     assert result.oom_killed and not result.ok
+
+
+def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path):
+    private = tmp_path / "train.csv"
+    private.write_text("id,label\n")
+    os.chmod(private, 0o600)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    spec = SandboxSpec(workspace=workspace, mounts=(Mount(private, "data/train.csv"),))
+    with pytest.raises(SandboxError, match="not readable"):
+        DockerSandbox(spec, run_as=(SANDBOX_UID, SANDBOX_UID))
+    assert oct(private.stat().st_mode & 0o777) == "0o600"  # refused, not silently loosened
+    assert not (workspace / "data").exists()
