@@ -7,6 +7,7 @@ at run time: whatever mirror apt already uses here is the one reachable.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -106,6 +107,8 @@ def bootstrap_base_image(
     """Make a minbase root filesystem with debootstrap and import it as image `tag`; return the image id."""
     if shutil.which("debootstrap") is None:
         raise SandboxUnavailable("debootstrap is not installed (apt-get install debootstrap)")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable("debootstrap needs root: run the build with sudo, or make the base image pullable")
     with tempfile.TemporaryDirectory(dir=scratch, prefix="bakeoff-bootstrap-") as work:
         rootfs = Path(work) / "rootfs"
         argv = [
