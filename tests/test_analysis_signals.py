@@ -170,3 +170,17 @@ def test_a_failed_evaluate_hook_is_no_measurement(tmp_path):
     signals_of_run = run_signals(run)
     assert signals_of_run.probe is None and signals_of_run.retrain is None
     assert signals_of_run.divergence is None and signals_of_run.leak_caught is None
+
+
+def test_pair_findings_call_a_winner_only_when_the_interval_excludes_zero(tmp_path):
+    from bakeoff.report.findings import pair_findings
+
+    clear = _summary(tmp_path / "clear", *[FakeRun("a", i, f1=0.8 + 0.01 * i) for i in (1, 2, 3)],
+                     *[FakeRun("b", i, f1=0.5 + 0.01 * i) for i in (1, 2, 3)])
+    assert pair_findings(clear) == [
+        "a beats b by 0.300 F1 on 3 shared seeds (95% interval of a - b: [0.300, 0.300])."
+    ]
+    mixed = _summary(tmp_path / "mixed", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.5),
+                     FakeRun("b", 1, f1=0.5), FakeRun("b", 2, f1=0.8))
+    (line,) = pair_findings(mixed)
+    assert line.startswith("a and b cannot be told apart on 2 shared seeds")

@@ -35,4 +35,26 @@ def findings(summary: BatchSummary) -> list[str]:
         for turn in m.turns:
             if turn.regressed:
                 lines.append(f"{m.model}: repair turn {turn.turn} broke {turn.regressed} of {turn.granted} pipelines.")
+    lines += pair_findings(summary)
+    return lines
+
+
+def pair_findings(summary: BatchSummary) -> list[str]:
+    """A pair is called only when its interval excludes zero; otherwise the data cannot tell them apart."""
+    lines = []
+    for pair in summary.pairs:
+        d = pair.difference
+        if d is None or d.n < 2:
+            continue
+        if d.low > 0 or d.high < 0:
+            better, worse = (pair.model_a, pair.model_b) if d.mean > 0 else (pair.model_b, pair.model_a)
+            lines.append(
+                f"{better} beats {worse} by {abs(d.mean):.3f} F1 on {d.n} shared seeds "
+                f"(95% interval of a - b: [{d.low:.3f}, {d.high:.3f}])."
+            )
+        else:
+            lines.append(
+                f"{pair.model_a} and {pair.model_b} cannot be told apart on {d.n} shared seeds "
+                f"(a - b: {d.mean:+.3f}, interval [{d.low:.3f}, {d.high:.3f}])."
+            )
     return lines
