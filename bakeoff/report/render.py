@@ -22,7 +22,7 @@ figure svg {{ display: block; width: {FIGURE_W}px; height: {FIGURE_H}px; }}
 figcaption {{ font-size: 12px; color: #555; height: 48px; overflow: hidden; }}
 section {{ padding: 8px {GAP}px; }}
 table {{ border-collapse: collapse; font-size: 12px; background: #fff; }}
-th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: right; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: right; white-space: nowrap; }}
 th:first-child, td:first-child {{ text-align: left; }}
 .scroll {{ overflow-x: auto; max-width: 100%; }}
 ul.findings li {{ margin: 2px 0; }}

@@ -101,7 +101,8 @@ def runs_table(summary: BatchSummary) -> Table:
         "claim_source retrain_spread:f3"
     )
     rows = []
-    for r in summary.runs:
+    model_order = {m.model: i for i, m in enumerate(summary.models)}
+    for r in sorted(summary.runs, key=lambda run: (model_order.get(run.model, len(model_order)), run.run_id)):
         rows.append((
             r.run_id, r.model, r.seed, r.grading, r.exploration, r.design.metric, "yes" if r.design.imbalance_named else "no",
             r.design.stance, r.probe.verdict if r.probe else None, r.divergence, r.outcome_status, r.rung, r.f1,
