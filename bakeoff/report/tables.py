@@ -48,6 +48,13 @@ def display(value: Any, kind: str) -> str:
     return str(value)
 
 
+def _short(text: str | None, limit: int = 120) -> str | None:
+    if text is None:
+        return None
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def _cols(spec: str) -> tuple[Column, ...]:
     """'name:kind name2:kind2 ...' (kind defaults to text)."""
     return tuple(Column(*part.split(":")) for part in spec.split())
@@ -97,7 +104,7 @@ def behaviour_table(summary: BatchSummary) -> Table:
 def runs_table(summary: BatchSummary) -> Table:
     columns = _cols(
         "run_id model seed:int grading exploration metric imbalance_named stance probe divergence "
-        "status rung:int f1:f3 crash_class repair_effects predicted_rate:pct true_rate:pct claimed_f1:f3 "
+        "status rung:int f1:f3 crash_class crash_detail repair_effects predicted_rate:pct true_rate:pct claimed_f1:f3 "
         "claim_source retrain_spread:f3"
     )
     rows = []
@@ -106,7 +113,7 @@ def runs_table(summary: BatchSummary) -> Table:
         rows.append((
             r.run_id, r.model, r.seed, r.grading, r.exploration, r.design.metric, "yes" if r.design.imbalance_named else "no",
             r.design.stance, r.probe.verdict if r.probe else None, r.divergence, r.outcome_status, r.rung, r.f1,
-            r.crash_class, " ".join(t.effect for t in r.repair_turns) or None, r.predicted_rate, r.true_rate,
+            r.crash_class, _short(r.crash_detail), " ".join(t.effect for t in r.repair_turns) or None, r.predicted_rate, r.true_rate,
             r.claimed_f1, r.claim_source, r.retrain.spread if r.retrain else None,
         ))
     return Table("runs", "Per run", columns, tuple(rows))
