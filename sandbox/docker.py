@@ -69,6 +69,27 @@ def default_identity() -> tuple[int, int]:
     return os.geteuid(), os.getegid()
 
 
+@dataclasses.dataclass
+class _Capture:
+    """What came back from one execution's output streams (mutable while it is being read)."""
+
+    stdout: CappedStream
+    stderr: CappedStream
+    backstop_fired: threading.Event = dataclasses.field(default_factory=threading.Event)
+    leftovers: int = 0
+    how_it_ended: str = ""
+    stderr_text: str = ""
+
+
+def _backstop(container, fired: threading.Event) -> None:
+    """Last resort when the supervisor itself overran its deadline: kill the whole container."""
+    fired.set()
+    try:
+        container.kill()
+    except Exception:  # already gone: nothing left to stop
+        pass
+
+
 class DockerSandbox(Sandbox):
     kind = "docker"
 
@@ -125,17 +146,17 @@ class DockerSandbox(Sandbox):
         binds += [(SUPERVISOR_SOURCE, SUPERVISOR_TARGET, True), (self._deps_dir, "/deps", False)]
         return [DockerMount(target, str(source), type="bind", read_only=ro) for source, target, ro in binds]
 
-    def _start_container(self):
+    def _create_container(self, command: list[str], environment: Mapping[str, str]):
         from docker.types import Ulimit
 
         limits = self.spec.limits
         scratch = f"rw,nosuid,nodev,size={limits.memory_bytes},mode=1777"
-        container = self._client.containers.create(
+        return self._client.containers.create(
             self.image,
-            command=[CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "init"],
+            command=command,
             user="0",
             working_dir=docker_mounts.WORKSPACE_IN_SANDBOX,
-            environment={"USER": "sandbox", "LOGNAME": "sandbox", **self.spec.env},
+            environment={"USER": "sandbox", "LOGNAME": "sandbox", **self.spec.env, **environment},
             network_mode="none",
             mem_limit=limits.memory_bytes,
             memswap_limit=limits.memory_bytes,  # equal: no swap
@@ -149,6 +170,10 @@ class DockerSandbox(Sandbox):
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
             labels=owner_labels(),
         )
+
+    def _start_container(self):
+        """The long-lived container of a reused sandbox: the supervisor reaping orphans as PID 1."""
+        container = self._create_container([CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "init"], {})
         try:
             container.start()
         except Exception:
@@ -178,81 +203,101 @@ class DockerSandbox(Sandbox):
                 # Files the host wrote since the last execution become writable for the sandbox's group too.
                 docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
             try:
-                if self._container is None:
-                    self._container = self._start_container()
-                return self._run_supervised(self._container, argv, timeout, env or {})
+                if self.reuse:
+                    return self._exec_in_reused(argv, timeout, env or {})
+                return self._exec_in_fresh(argv, timeout, env or {})
             except docker_errors().APIError as exc:
                 self._discard_container()
                 raise SandboxError(f"the Docker engine failed to run {argv[0]!r}: {exc}") from exc
-            finally:
-                if not self.reuse:
-                    self._discard_container()
 
-    def _run_supervised(self, container, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
-        api = self._client.api
-        nonce = secrets.token_hex(16)
-        command = [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "run",
-                   str(self._uid), str(self._gid), repr(timeout), str(self.spec.limits.output_bytes), "--", *argv]
-        environment = {**self.spec.env, **env, NONCE_VARIABLE: nonce}
-        cap = self.spec.limits.output_bytes
-        stdout, stderr = CappedStream(cap), CappedStream(cap)
+    def _supervisor_command(self, argv: tuple[str, ...], timeout: float) -> list[str]:
+        return [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "run", str(self._uid), str(self._gid),
+                repr(timeout), str(self.spec.limits.output_bytes), "--", *argv]
+
+    def _exec_in_reused(self, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
+        """`docker exec` of the supervisor in the sandbox's long-lived container."""
+        if self._container is None:
+            self._container = self._start_container()
+        container, api, nonce = self._container, self._client.api, secrets.token_hex(16)
         started = time.monotonic()
-        exec_id = api.exec_create(container.id, command, user="0", environment=environment,
+        exec_id = api.exec_create(container.id, self._supervisor_command(argv, timeout), user="0",
+                                  environment={**self.spec.env, **env, NONCE_VARIABLE: nonce},
                                   workdir=docker_mounts.WORKSPACE_IN_SANDBOX)["Id"]
-        backstop_fired = threading.Event()
-        backstop = threading.Timer(timeout + BACKSTOP_GRACE_S, self._backstop, args=(container, backstop_fired))
+        capture = self._capture(api.exec_start(exec_id, stream=True, demux=True), container, timeout)
+        result = self._result(argv, nonce, capture, time.monotonic() - started,
+                              lambda: f"exit {api.exec_inspect(exec_id).get('ExitCode')}")
+        if result is None or capture.leftovers or capture.backstop_fired.is_set():
+            self._discard_container()  # broken, killed, or processes resisted the sweep: never reuse it
+        return self._raise_if_unreported(result, capture)
+
+    def _exec_in_fresh(self, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
+        """A new container whose main process is the supervisor, removed right after (like `docker run --rm`)."""
+        nonce = secrets.token_hex(16)
+        started = time.monotonic()
+        container = self._create_container(self._supervisor_command(argv, timeout), {**env, NONCE_VARIABLE: nonce})
+        try:
+            frames = container.attach(stdout=True, stderr=True, stream=True, demux=True, logs=True)
+            container.start()
+            capture = self._capture(frames, container, timeout)
+            result = self._result(argv, nonce, capture, time.monotonic() - started,
+                                  lambda: f"exit {container.wait().get('StatusCode')}")
+        finally:
+            container.remove(force=True)
+        return self._raise_if_unreported(result, capture)
+
+    def _capture(self, frames, container, timeout: float) -> "_Capture":
+        """Read (stdout, stderr) frames to the end; kill the container if the supervisor overruns its deadline."""
+        capture = _Capture(CappedStream(self.spec.limits.output_bytes), CappedStream(self.spec.limits.output_bytes))
+        backstop = threading.Timer(timeout + BACKSTOP_GRACE_S, _backstop, args=(container, capture.backstop_fired))
         backstop.daemon = True
         backstop.start()
-        stream = api.exec_start(exec_id, stream=True, demux=True)
         try:
-            for out_chunk, err_chunk in stream:
+            for out_chunk, err_chunk in frames:
                 if out_chunk:
-                    stdout.feed(out_chunk)
+                    capture.stdout.feed(out_chunk)
                 if err_chunk:
-                    stderr.feed(err_chunk)
+                    capture.stderr.feed(err_chunk)
         finally:
             backstop.cancel()
-            stream.close()  # docker-py leaves the connection open otherwise
-        duration = time.monotonic() - started
-        status_text, err_text, err_dropped = split_status(stderr, nonce)
+            close = getattr(frames, "close", None)
+            if close is not None:
+                close()  # docker-py leaves the connection open otherwise
+        return capture
+
+    def _result(self, argv, nonce: str, capture: "_Capture", duration: float, how_it_ended) -> ExecResult | None:
+        """The execution's result from the supervisor's status line; None when there is none."""
+        status_text, err_text, err_dropped = split_status(capture.stderr, nonce)
+        capture.how_it_ended = "" if status_text is not None or capture.backstop_fired.is_set() else how_it_ended()
+        capture.stderr_text = err_text
         if status_text is None:
-            return self._unreported(argv, api, exec_id, stdout, err_text, err_dropped, duration, backstop_fired)
-        status = json.loads(status_text)
-        if status.get("leftovers"):
-            self._discard_container()  # processes resisted the sweep: never reuse that container
+            if not capture.backstop_fired.is_set():
+                return None
+            status = {"exit_code": None, "timed_out": True, "oom_kills": 0}  # the host's backstop stopped it
+        else:
+            status = json.loads(status_text)
+        capture.leftovers = int(status.get("leftovers", 0))
         return ExecResult(
             argv=argv,
             exit_code=status["exit_code"],
-            stdout=stdout.text(),
+            stdout=capture.stdout.text(),
             stderr=err_text,
             timed_out=bool(status["timed_out"]),
             oom_killed=bool(status["oom_kills"]),
             duration_s=duration,
             # The supervisor caps output inside the container; the host cap only guards against a broken one.
-            stdout_dropped_bytes=stdout.dropped + int(status.get("stdout_dropped", 0)),
+            stdout_dropped_bytes=capture.stdout.dropped + int(status.get("stdout_dropped", 0)),
             stderr_dropped_bytes=err_dropped + int(status.get("stderr_dropped", 0)),
             isolation="docker",
         )
 
-    def _unreported(self, argv, api, exec_id, stdout, err_text, err_dropped, duration, backstop_fired) -> ExecResult:
-        """The supervisor never reported: either the host backstop killed the container, or it broke."""
-        self._discard_container()
-        if backstop_fired.is_set():
-            return ExecResult(argv=argv, exit_code=None, stdout=stdout.text(), stderr=err_text, timed_out=True,
-                              oom_killed=False, duration_s=duration, stdout_dropped_bytes=stdout.dropped,
-                              stderr_dropped_bytes=err_dropped, isolation="docker")
-        exit_code = api.exec_inspect(exec_id).get("ExitCode")
-        raise SandboxError(
-            f"the sandbox supervisor ended without a status (exit {exit_code}); stderr ends with: {err_text[-500:]!r}"
-        )
-
-    def _backstop(self, container, fired: threading.Event) -> None:
-        """Last resort when the supervisor itself overran: kill the whole container."""
-        fired.set()
-        try:
-            container.kill()
-        except Exception:  # already gone: nothing left to stop
-            pass
+    @staticmethod
+    def _raise_if_unreported(result: ExecResult | None, capture: "_Capture") -> ExecResult:
+        if result is None:
+            raise SandboxError(
+                f"the sandbox supervisor ended without a status ({capture.how_it_ended}); "
+                f"stderr ends with: {capture.stderr_text[-500:]!r}"
+            )
+        return result
 
     # -- lifecycle ----------------------------------------------------------------------------
 
