@@ -55,6 +55,7 @@ def test_no_usable_hierarchy_is_unavailable_with_a_reason(tmp_path):
         find_tree(f"40 25 0:40 / {unified} rw - cgroup2 cgroup2 rw\n", "0::/\n")
 
 
+@pytest.mark.bwrap
 def test_this_machine_offers_a_cgroup_tree_with_writable_caps():
     tree = find_tree()
     group = tree.create(Limits(memory_bytes=300 * 1024**2, pids=17, cpus=0.5))
