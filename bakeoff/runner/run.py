@@ -22,7 +22,7 @@ from bakeoff.runner.stages import HARNESS_ERROR, STAGE_NAMES, StageOutcome, stag
 from bakeoff.runner.summary import run_summary
 from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.transcript import write_transcript
-from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, RunRepo
+from bakeoff.runner.workspace import DATA_DIR, RunRepo
 
 STAGE_SCHEMA = "bakeoff.stage/1"
 WHEELS_IN_SANDBOX = "/wheels"
