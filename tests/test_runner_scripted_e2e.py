@@ -68,6 +68,13 @@ def test_competent_model_yields_a_scored_submission(batch):
     evaluate = json.loads((folder / "runs" / "competent-r01" / "stages" / "5-evaluate.json").read_text())
     assert evaluate["claim"]["real_f1"] == record["outcome"]["f1"]
     assert evaluate["prompt"] is None and evaluate["completion"] is None
+    for stage in stage_records(folder / "runs" / "competent-r01"):
+        assert stage["resources"]["harness_peak_rss_bytes"] > 0  # sampled with psutil
+        timings = stage["timings"]
+        assert timings["wall_s"] >= timings["model_s"] + timings["sandbox_s"] + timings["scoring_s"] - 1e-6
+    implement = stage_records(folder / "runs" / "competent-r01")[2]
+    assert [c["purpose"] for c in implement["commands"]] == ["train", "holdout_predict", "smoke_predict"]
+    assert all(c["exit_code"] == 0 and c["isolation"] == "docker" for c in implement["commands"])
 
 
 def test_crashing_train_is_rescued_by_the_repair_turn(batch):
