@@ -161,6 +161,8 @@ class GgufBackend:
         """
         llm = self._llm
         reused = _common_prefix(llm._input_ids.tolist(), tokens[:-1])
+        if getattr(llm, "_is_recurrent", False) and reused != llm.n_tokens:
+            reused = 0  # a recurrent state cannot be rolled back to a shorter prefix
         llm.n_tokens = reused
         if len(tokens) - 1 > reused:
             llm.eval(tokens[reused:-1])
