@@ -303,3 +303,20 @@ def test_a_git_workspace_keeps_its_metadata_read_only_and_the_host_can_commit_af
     subprocess.run([*git, "commit", "-q", "-m", "from the sandbox"], check=True)
     log = subprocess.run([*git, "log", "--oneline"], capture_output=True, text=True, check=True).stdout
     assert "from the sandbox" in log
+
+
+def test_the_cpu_cap_holds_a_busy_loop_to_its_share(tmp_path, host_env):
+    spec = SandboxSpec(workspace=tmp_path, limits=Limits(cpus=0.25))
+    code = (
+        "import time\n"
+        "wall0, cpu0 = time.monotonic(), time.process_time()\n"
+        "while time.monotonic() - wall0 < 2.0:\n"
+        "    pass\n"
+        "print(time.process_time() - cpu0, time.monotonic() - wall0)\n"
+    )
+    with BwrapSandbox(spec, host_env=host_env) as box:
+        result = run_python(box, code)
+    assert result.ok, result.stderr
+    cpu, wall = map(float, result.stdout.split())
+    # Other load can only lower the share; an uncapped loop on a free core would use about all of `wall`.
+    assert cpu <= 0.25 * wall * 1.5
