@@ -63,3 +63,10 @@ def test_a_sandbox_that_cannot_open_fails_its_run_not_the_batch(corpus, tmp_path
         assert "bakeoff-no-such-image" in record["error"]
     events = [json.loads(line)["event"] for line in (tmp_path / "batch" / "events.jsonl").read_text().splitlines()]
     assert events.count("run_failed") == 2 and events[-1] == "batch_done"
+
+    # Started again once the sandbox works, the runs the harness failed are retried and finish.
+    from sandbox.wheelhouse import default_wheelhouse
+
+    retried = run_batch(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=default_wheelhouse()))
+    assert [r["status"] for r in retried.records] == ["finished", "finished"]
+    assert all(r["outcome"]["status"] == "scored" for r in retried.records)

@@ -52,18 +52,27 @@ def stage_record_path(run_dir: Path, index: int, stage: str) -> Path:
 
 
 def finished_stages(run_dir: Path) -> dict[str, dict]:
-    """The records of the stages already done, in order (a gap ends the list: later ones are re-run)."""
+    """The records of the stages already done, in order.
+
+    A gap ends the list (later ones are re-run), and so does a stage the harness failed:
+    it is the model's work that counts as done, not the harness's failure to do it.
+    """
     done: dict[str, dict] = {}
     for index, stage in enumerate(STAGE_NAMES, start=1):
         path = stage_record_path(run_dir, index, stage)
         if not path.is_file():
             break
-        done[stage] = read_json(path)
+        record = read_json(path)
+        if record["attribution"] == HARNESS_ERROR:
+            break
+        done[stage] = record
     return done
 
 
 def is_finished(run_dir: Path) -> bool:
-    return (run_dir / "run.json").is_file()
+    """A run is done when its run record says it finished; a harness failure is retried on the next start."""
+    path = run_dir / "run.json"
+    return path.is_file() and read_json(path).get("status") == "finished"
 
 
 def _sandbox_spec(env: BatchEnv, repo: RunRepo, seed: int):
@@ -151,13 +160,24 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
         error = f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # noqa: BLE001 - one broken run must not stop the batch; it is recorded
         error = f"{type(exc).__name__}: {exc}"
-    stages = finished_stages(run_dir)
+    stages = finished_stages(run_dir) if error is None else _stages_with_failure(run_dir)
     if stages:  # a kill between a stage record and its transcript write left the transcript behind
         write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
     record = run_summary(env, slot, stages, started_at, error, isolation, backend)
     write_json(run_dir / "run.json", record, env.counter)
     env.journal.append("run_failed" if error else "run_done", run_id=slot.run_id)
     return record
+
+
+def _stages_with_failure(run_dir: Path) -> dict[str, dict]:
+    """The finished stages plus the record of the stage the harness failed, if there is one."""
+    stages = finished_stages(run_dir)
+    index = len(stages) + 1
+    if index <= len(STAGE_NAMES):
+        path = stage_record_path(run_dir, index, STAGE_NAMES[index - 1])
+        if path.is_file():
+            stages[STAGE_NAMES[index - 1]] = read_json(path)
+    return stages
 
 
 def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, dict], on_stage) -> str | None:
