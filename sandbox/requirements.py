@@ -113,6 +113,10 @@ def install_requirements(
     `wheelhouse` must be the host folder the sandbox shows at `wheels_in_sandbox`.
     """
     started = time.monotonic()
+    if requirements_file.is_symlink():
+        # Sandboxed code may have left it: following it would read a host file into the record.
+        refused = RequirementLine(0, requirements_file.name, "", INVALID_LINE, "a symbolic link; it is not followed")
+        return RequirementsReport(lines=(refused,), present=True, duration_s=time.monotonic() - started)
     if not requirements_file.is_file():
         return RequirementsReport(lines=(), present=False)
     text = requirements_file.read_text(encoding="utf-8-sig", errors="replace")

@@ -175,3 +175,16 @@ def test_an_unreachable_index_is_the_graders_failure_not_the_submissions(tmp_pat
     with open_sandbox("none", spec, wheelhouse=wheelhouse, i_understand_this_is_unsafe=True) as sandbox:
         with pytest.raises(PackageIndexUnreachable, match="could not be reached"):
             install_requirements(sandbox, requirements, wheelhouse)
+
+
+def test_a_linked_requirements_file_is_not_followed(tmp_path):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("hunter2-package\n", encoding="utf-8")
+    (workspace / "requirements.txt").symlink_to(secret)
+    spec = SandboxSpec(workspace=workspace)
+    with open_sandbox("none", spec, wheelhouse=tmp_path, i_understand_this_is_unsafe=True) as sandbox:
+        report = install_requirements(sandbox, workspace / "requirements.txt", tmp_path)
+    assert not report.ok
+    assert "hunter2" not in str(report.to_dict())
