@@ -140,7 +140,8 @@ def grade_in_sandbox(
 
     on_stage(PREDICT)
     output = workspace / request.predictions_name
-    _remove(output)
+    if _inside(workspace, output.parent):
+        _remove(output)
     argv = ["python", PREDICT_SCRIPT, "--input", request.features_in_sandbox, "--output", request.predictions_name]
     result = progress.run(sandbox, PREDICT, argv, request.timeout_s)
     if not result.ok:
@@ -148,7 +149,7 @@ def grade_in_sandbox(
 
     on_stage(SCORE)
     began = time.monotonic()
-    score = _score_output(output, request.answers)
+    score = _score_output(workspace, output, request.answers)
     progress.seconds[SCORE] = time.monotonic() - began
     if not score.ok:
         # The scratch path means nothing to the reader; the file's name does.
@@ -169,9 +170,12 @@ def _failure(result: ExecResult) -> dict:
     return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}
 
 
-def _score_output(output: Path, answers: Path) -> Score:
-    # The file was written by sandboxed code: a symlink could point the host's
-    # scorer at any host file (the answer key itself), so only a regular file counts.
+def _score_output(workspace: Path, output: Path, answers: Path) -> Score:
+    # The file was written by sandboxed code: a symlink (of the file, or of a
+    # folder on its way) could point the host's scorer at any host file, the
+    # answer key itself, so only a regular file inside the workspace counts.
+    if not _inside(workspace, output.parent):
+        return failed_score("not_a_regular_file", f"{output.name} lies outside the workspace (a linked folder)")
     if output.is_symlink():
         return failed_score("not_a_regular_file", f"{output.name} is a symbolic link, not a file")
     if output.exists() and not output.is_file():
@@ -180,6 +184,11 @@ def _score_output(output: Path, answers: Path) -> Score:
         return score_files(output, answers)
     except AnswerKeyError as exc:
         raise AnswerKeyUnusable(f"the answer key {answers} cannot be used: {exc}") from None
+
+
+def _inside(workspace: Path, folder: Path) -> bool:
+    """True when `folder`, links resolved, is the workspace or inside it."""
+    return folder.resolve().is_relative_to(workspace.resolve())
 
 
 def _remove(path: Path) -> None:

@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 from bakeoff.submission import ScoreOptions, ScoringUnavailable, score_submission
+from bakeoff.submission_grading import GradingRequest, grade_in_sandbox
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
+from sandbox.base import SandboxSpec
+from sandbox.factory import open_sandbox
+from sandbox.wheelhouse import default_wheelhouse
 
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))
 
@@ -183,3 +187,24 @@ def test_help_lists_the_options():
     assert completed.returncode == 0
     for option in ("--corpus", "--train", "--timeout", "--sandbox", "--unsafe-no-isolation", "--json"):
         assert option in completed.stdout
+
+
+@pytest.mark.docker
+def test_a_linked_output_folder_is_not_followed_by_the_host(corpus, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "predictions.csv").write_text("id,label\n", encoding="utf-8")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "predict.py").write_text("pass\n", encoding="utf-8")
+    (workspace / "out").symlink_to(outside)  # as if sandboxed code had left it
+    request = GradingRequest(
+        features_in_sandbox="predict.py",
+        answers=corpus / "holdout_answers.csv",
+        wheelhouse=default_wheelhouse(),
+        predictions_name="out/predictions.csv",
+    )
+    with open_sandbox("docker", SandboxSpec(workspace=workspace)) as sandbox:
+        outcome = grade_in_sandbox(sandbox, workspace, request)
+    assert (outcome.status, outcome.metrics.error) == ("bad_output", "not_a_regular_file")
+    assert (outside / "predictions.csv").exists()  # the stale-output cleanup did not reach outside
