@@ -34,7 +34,7 @@ def noise_panel(seed: int) -> dict[str, object]:
     by the model, which is what selection-before-CV items must expose.
     """
     rng = np.random.default_rng(seed)
-    n_rows, n_cols = 120, 400
+    n_rows, n_cols = 120, 300
     X = pd.DataFrame(
         rng.normal(size=(n_rows, n_cols)),
         columns=[f"probe_{i:03d}" for i in range(n_cols)],
