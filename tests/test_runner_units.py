@@ -154,3 +154,22 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
     lines = buffer.getvalue().splitlines()
     assert lines[:3] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
     assert "0 runs left" in buffer.getvalue()
+
+
+def test_run_repo_never_follows_links_planted_by_sandboxed_code(tmp_path):
+    from bakeoff.runner.workspace import RunRepo
+
+    secret = tmp_path / "holdout_answers.csv"
+    secret.write_text("id,label\n1,1\n")
+    repo = RunRepo.create(tmp_path / "repo", load_task("spam_classifier").template_dir, None)
+    (repo.path / "DESIGN.md").symlink_to(secret)
+    assert repo.read_file("DESIGN.md") is None  # the answer key never reaches a prompt
+    repo.write_file("DESIGN.md", "my design")
+    assert secret.read_text() == "id,label\n1,1\n" and not (repo.path / "DESIGN.md").is_symlink()
+    (repo.path / "lib").symlink_to(tmp_path)
+    with pytest.raises(ValueError, match="symbolic link"):
+        repo.write_file("lib/evil.py", "x")
+    scratch = repo.path / ".bakeoff"
+    scratch.rmdir() if scratch.is_dir() else None
+    scratch.symlink_to(tmp_path)
+    assert repo.scratch().is_dir() and not scratch.is_symlink()

@@ -27,12 +27,17 @@ RUNG_TRAINED = 2
 
 
 def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
-    """The first `rows` training rows without their label, and their labels as a small answer key."""
+    """The first `rows` training rows without their label, and their labels as a small answer key.
+
+    The caller makes sure the scratch folder is a real folder (RunRepo.scratch()); files planted there
+    by sandboxed code are replaced, never written through.
+    """
     with open(train_csv, newline="", encoding="utf-8") as source:
         reader = csv.DictReader(source)
         fields = [name for name in reader.fieldnames or [] if name != "label"]
         picked = [row for _, row in zip(range(rows), reader)]
-    (workspace / SCRATCH_DIR).mkdir(exist_ok=True)
+    for name in (SMOKE_INPUT, SMOKE_ANSWERS):
+        (workspace / name).unlink(missing_ok=True)
     with open(workspace / SMOKE_INPUT, "w", newline="", encoding="utf-8") as features:
         writer = csv.DictWriter(features, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
@@ -124,6 +129,7 @@ def _smoke_failure(smoke, limit: int) -> str | None:
 def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
     """One full check; `label` names the holdout predictions file kept in the run folder."""
     limit = ctx.task.settings.feedback_chars
+    ctx.repo.scratch()
     holdout = _grade(ctx, clock, HOLDOUT_IN_SANDBOX, ctx.corpus.answers, HOLDOUT_OUTPUT, first=True)
     _keep_predictions(ctx.repo.path / HOLDOUT_OUTPUT, ctx.predictions_dir / f"{label}.csv")
     commands = _commands(holdout, {"predict": "holdout_predict"})
@@ -131,6 +137,7 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
     if holdout.rung < RUNG_TRAINED and holdout.status != "no_predict_script":
         visible_ok, visible_failure = False, _visible_failure(holdout, limit)
     else:
+        ctx.repo.scratch()
         write_smoke_files(ctx.corpus.train, ctx.repo.path, ctx.task.settings.smoke_rows)
         smoke = _grade(ctx, clock, SMOKE_INPUT, ctx.repo.path / SMOKE_ANSWERS, SMOKE_OUTPUT, first=False)
         commands += _commands(smoke, {"predict": "smoke_predict"})

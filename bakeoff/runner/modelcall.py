@@ -69,7 +69,11 @@ def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bo
     for path, content in sorted(files.items()):
         if not (keep(path) and _is_submission_path(path)):
             continue
-        ctx.repo.write_file(path, content)
         data = content.encode("utf-8")
+        try:
+            ctx.repo.write_file(path, content)
+        except ValueError as exc:  # a path through a link that sandboxed code planted: not written
+            written.append({"path": path, "bytes": len(data), "sha256": None, "refused": str(exc)})
+            continue
         written.append({"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
     return written

@@ -8,6 +8,7 @@ harness file is ever committed.
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,19 +85,40 @@ class RunRepo:
         """Oldest first."""
         return [c.message.strip() for c in reversed(list(self._repo.iter_commits()))]
 
-    def write_file(self, relative: str, content: str) -> Path:
-        target = (self.path / relative).resolve()
-        if self.path.resolve() not in target.parents:
+    def _inside(self, relative: str) -> Path:
+        """The repo path for `relative`, refusing anything that leaves the repo (model code may plant symlinks)."""
+        root = self.path.resolve()
+        target = Path(os.path.normpath(root / relative))
+        if root not in target.parents:
             raise ValueError(f"{relative!r} is outside the repository")
+        for parent in target.relative_to(root).parents:
+            if (root / parent).is_symlink():
+                raise ValueError(f"{relative!r} goes through a symbolic link")
+        return target
+
+    def write_file(self, relative: str, content: str) -> Path:
+        """Write a file the model gave; a symlink planted at that name is replaced, never followed."""
+        target = self._inside(relative)
+        if target.is_symlink():
+            target.unlink()
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
         return target
 
     def read_file(self, relative: str) -> str | None:
-        target = self.path / relative
-        return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+        """A file's text, or None; a symlink is never followed (it could point at the answer key)."""
+        try:
+            target = self._inside(relative)
+        except ValueError:
+            return None
+        if target.is_symlink() or not target.is_file():
+            return None
+        return target.read_text(encoding="utf-8", errors="replace")
 
     def scratch(self) -> Path:
+        """The harness's scratch folder, made a real folder again if sandboxed code replaced it."""
         folder = self.path / SCRATCH_DIR
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            folder.unlink()
         folder.mkdir(exist_ok=True)
         return folder
