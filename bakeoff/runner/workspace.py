@@ -58,7 +58,11 @@ class RunRepo:
         (path / DATA_DIR).mkdir(exist_ok=True)
         if excerpt is not None and excerpt.exists():
             shutil.copyfile(excerpt, path / DATA_DIR / "excerpt.txt")
-        git.Repo.init(path, initial_branch="main")
+        created = git.Repo.init(path, initial_branch="main")
+        with created.config_writer() as config:
+            # The host runs git over a folder that sandboxed code writes: no hooks, no fsmonitor command.
+            config.set_value("core", "hooksPath", "/dev/null")
+            config.set_value("core", "fsmonitor", "false")
         repo = cls(path)
         repo.commit("template")
         return repo
