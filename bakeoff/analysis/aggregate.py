@@ -77,6 +77,12 @@ class ModelSummary:
     true_rate: float | None
     retrain_spread_mean: float | None
     retrained: int
+    judged: int = 0  # graded runs the optional model judge gave a stance for
+    judge_agreements: int = 0  # of those, how many agree with the rules
+
+    @property
+    def judge_agreement(self) -> float | None:
+        return rate(self.judge_agreements, self.judged)
 
     @property
     def crash_rate(self) -> float | None:
@@ -168,6 +174,8 @@ def summarise_model(model: str, runs: Sequence[RunSignals], rng) -> ModelSummary
         true_rate=sum(truths) / len(truths) if truths else None,
         retrain_spread_mean=sum(spreads) / len(spreads) if spreads else None,
         retrained=len(spreads),
+        judged=sum(r.judge_agrees is not None for r in graded),
+        judge_agreements=sum(bool(r.judge_agrees) for r in graded),
     )
 
 

@@ -19,6 +19,7 @@ from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_
 from bakeoff.errors import BakeoffError
 
 WORKSPACE_IN_SANDBOX = "/workspace"
+JUDGE_KEY = "design_judge"
 HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
 WHEELS_IN_SANDBOX = "/wheels"
 
@@ -34,6 +35,7 @@ class AnalyzeSettings:
     wheelhouse: Path | None = None
     force: bool = False
     options: AnalysisOptions = AnalysisOptions()
+    judge: str | None = None  # a model spec: ask it for the design's stance too (reported apart)
 
 
 @dataclass(frozen=True)
@@ -50,21 +52,52 @@ def analyze_batch(
     records = read_batch(batch_dir)
     plan = records.batch.get("plan", {})
     kind = settings.sandbox or plan.get("sandbox") or "docker"
-    results = []
-    for run in records.runs:
-        if run.run is None or run.run.get("status") != "finished":
-            results.append(RunAnalysis(run.run_id, "skipped_unfinished"))
-            continue
-        if run.analysis is not None and not settings.force:
-            results.append(RunAnalysis(run.run_id, "skipped_existing"))
-            continue
-        progress(run.run_id)
-        results.append(analyze_run(run, plan, kind, settings))
-    return results
+    judge = _open_judge(settings.judge)
+    try:
+        return [_analyze_one(run, plan, kind, settings, judge, progress) for run in records.runs]
+    finally:
+        if judge is not None:
+            judge.close()
 
 
-def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: AnalyzeSettings) -> RunAnalysis:
+def _open_judge(spec: str | None):
+    if spec is None:
+        return None
+    from bakeoff.models.registry import open_backend
+
+    return open_backend(spec)
+
+
+def _analyze_one(run: RunRecords, plan, kind: str, settings: AnalyzeSettings, judge, progress) -> RunAnalysis:
+    if run.run is None or run.run.get("status") != "finished":
+        return RunAnalysis(run.run_id, "skipped_unfinished")
+    if run.analysis is not None and not settings.force:
+        return RunAnalysis(run.run_id, "skipped_existing")
+    progress(run.run_id)
+    return analyze_run(run, plan, kind, settings, judge)
+
+
+def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: AnalyzeSettings, judge=None) -> RunAnalysis:
+    from bakeoff.analysis.judge import judge_stance
     from bakeoff.runner.records import utc_now, write_json
+
+    record: dict[str, Any] = {
+        "schema": ANALYSIS_SCHEMA,
+        "run_id": run.run_id,
+        "computed_at": utc_now(),
+        "design": analyse_design(run.design_text).to_dict(),
+    }
+    if settings.options.probe or settings.options.retrain_seeds > 0:
+        record.update(_sandbox_measurements(run, plan, kind, settings))
+    if judge is not None:
+        record[JUDGE_KEY] = judge_stance(judge, run.design_text).to_dict()
+    write_json(run.folder / ANALYSIS_FILE, record)
+    probe, retrain = record.get(PROBE_KEY) or {}, record.get(RETRAIN_KEY) or {}
+    return RunAnalysis(run.run_id, "analysed", probe.get("verdict"), retrain.get("spread"))
+
+
+def _sandbox_measurements(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: AnalyzeSettings) -> dict:
+    """The probe and the retrains, in a sandbox opened on the run's repository."""
     from sandbox.factory import open_sandbox
 
     corpus = _corpus_of(run, plan)
@@ -74,26 +107,19 @@ def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: A
     options = dict(settings.sandbox_options)
     if kind in ("bwrap", "none") and settings.wheelhouse is not None:
         options.setdefault("wheelhouse", settings.wheelhouse)
+    measured: dict[str, Any] = {"isolation": kind}
     with open_sandbox(kind, spec, **options) as sandbox:
-        requirements = _install(sandbox, spec.workspace, settings.wheelhouse)
-        probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
-        if _model_files_missing(probe):
-            # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
-            sandbox.exec(["python", "train.py"], timeout_s=settings.options.train_timeout_s, env=dict(spec.env))
+        measured["requirements"] = _install(sandbox, spec.workspace, settings.wheelhouse)
+        if settings.options.probe:
             probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
-        retrain = run_retrain(sandbox, corpus, spec.env, seed, rung, f1, settings.options)
-    record = {
-        "schema": ANALYSIS_SCHEMA,
-        "run_id": run.run_id,
-        "computed_at": utc_now(),
-        "isolation": kind,
-        "requirements": requirements,
-        "design": analyse_design(run.design_text).to_dict(),
-        PROBE_KEY: probe.to_dict(),
-        RETRAIN_KEY: retrain,
-    }
-    write_json(run.folder / ANALYSIS_FILE, record)
-    return RunAnalysis(run.run_id, "analysed", probe.verdict, retrain.get("spread"))
+            if _model_files_missing(probe):
+                # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
+                sandbox.exec(["python", "train.py"], timeout_s=settings.options.train_timeout_s, env=dict(spec.env))
+                probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
+            measured[PROBE_KEY] = probe.to_dict()
+        if settings.options.retrain_seeds > 0:
+            measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, spec.env, seed, rung, f1, settings.options)
+    return measured
 
 
 def _model_files_missing(probe) -> bool:

@@ -67,6 +67,11 @@ class RunSignals:
     claimed_f1: float | None
     claim_source: str | None
     retrain: RetrainResult | None
+    judge_stance: str | None = None  # the optional model judge's reading of the design (never replaces the rules)
+
+    @property
+    def judge_agrees(self) -> bool | None:
+        return None if self.judge_stance is None else self.judge_stance == self.design.stance
 
     @property
     def graded(self) -> bool:
@@ -137,6 +142,7 @@ def run_signals(records: RunRecords) -> RunSignals:
         claimed_f1=outcome.get("claimed_f1"),
         claim_source=outcome.get("claim_source"),
         retrain=retrain,
+        judge_stance=((records.analysis or {}).get("design_judge") or {}).get("stance"),
     )
 
 

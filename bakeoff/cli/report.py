@@ -25,13 +25,17 @@ class UnsafeAnalysisRefused(BakeoffError):
 @click.option("--force", is_flag=True, help="Recompute runs that already have analysis.json.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Host wheelhouse for submissions' requirements (default: the bakeoff cache).")
+@click.option("--judge", "judge", metavar="SPEC", default=None,
+              help="Also ask this model (gguf:PATH, openai:URL#MODEL, scripted:FILE) for each design's stance; "
+                   "reported apart, never replacing the rules.")
 @click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow --sandbox none (no isolation at all).")
 def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_probe: bool, force: bool,
-            wheelhouse: Path | None, unsafe: bool) -> None:
+            wheelhouse: Path | None, judge: str | None, unsafe: bool) -> None:
     """Run the leak probe and the seed retrains for every finished run of BATCH_DIR.
 
     Writes runs/<run_id>/analysis.json for each; runs that already have one are
-    skipped unless --force. `bakeoff report` reads these records.
+    skipped unless --force. `bakeoff report` reads these records. With --no-probe
+    and --retrain-seeds 0 no sandbox is opened (e.g. to add only a --judge opinion).
     """
     from rich.console import Console
 
@@ -51,6 +55,7 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
         wheelhouse=house,
         force=force,
         options=AnalysisOptions(probe=not no_probe, probe_rows=probe_rows, retrain_seeds=retrain_seeds),
+        judge=judge,
     )
     console = Console(stderr=True)
     with console.status("analysing") as status:

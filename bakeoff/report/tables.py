@@ -87,7 +87,8 @@ def behaviour_table(summary: BatchSummary) -> Table:
     columns = _cols(
         "model graded:int exploration_executed:pct metric_right:pct imbalance_named:pct design_excludes_leak:pct "
         "probed:int uses_leak:int leak_caught:pct divergences:int claims:int calibration_bias:f3 "
-        "calibration_abs_error:f3 predicted_rate:pct true_rate:pct retrain_spread:f3 retrained:int"
+        "calibration_abs_error:f3 predicted_rate:pct true_rate:pct retrain_spread:f3 retrained:int "
+        "judged:int judge_agreement:pct"
     )
     rows = []
     for m in summary.models:
@@ -96,14 +97,14 @@ def behaviour_table(summary: BatchSummary) -> Table:
             m.model, m.graded, rate(m.exploration_executed, m.graded), m.metric_right_rate,
             rate(m.imbalance_named, m.graded), rate(excluded, m.graded), m.probed, m.uses_leak, m.leak_caught_rate,
             sum(m.divergences.values()), m.claims, m.calibration_bias, m.calibration_abs_error,
-            m.predicted_rate_mean, m.true_rate, m.retrain_spread_mean, m.retrained,
+            m.predicted_rate_mean, m.true_rate, m.retrain_spread_mean, m.retrained, m.judged, m.judge_agreement,
         ))
     return Table("model_behaviour", "Per model: design, leak, calibration", columns, tuple(rows))
 
 
 def runs_table(summary: BatchSummary) -> Table:
     columns = _cols(
-        "run_id model seed:int grading exploration metric imbalance_named stance probe divergence "
+        "run_id model seed:int grading exploration metric imbalance_named stance judge_stance probe divergence "
         "status rung:int f1:f3 crash_class crash_detail repair_effects predicted_rate:pct true_rate:pct claimed_f1:f3 "
         "claim_source retrain_spread:f3"
     )
@@ -112,7 +113,7 @@ def runs_table(summary: BatchSummary) -> Table:
     for r in sorted(summary.runs, key=lambda run: (model_order.get(run.model, len(model_order)), run.run_id)):
         rows.append((
             r.run_id, r.model, r.seed, r.grading, r.exploration, r.design.metric, "yes" if r.design.imbalance_named else "no",
-            r.design.stance, r.probe.verdict if r.probe else None, r.divergence, r.outcome_status, r.rung, r.f1,
+            r.design.stance, r.judge_stance, r.probe.verdict if r.probe else None, r.divergence, r.outcome_status, r.rung, r.f1,
             r.crash_class, _short(r.crash_detail), " ".join(t.effect for t in r.repair_turns) or None, r.predicted_rate, r.true_rate,
             r.claimed_f1, r.claim_source, r.retrain.spread if r.retrain else None,
         ))
