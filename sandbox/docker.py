@@ -81,6 +81,44 @@ class _Capture:
     stderr_text: str = ""
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    chunks, wanted = [], size
+    while wanted:
+        chunk = os.read(fd, wanted)
+        if not chunk:
+            return None  # the container went away
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
+
+
+def _frames_until_marked(fd: int, nonce: str, streams_of):
+    """(stdout, stderr) pairs from an attached, multiplexed stream, until both streams carry this nonce's closing line.
+
+    Each frame is an 8-byte header (stream 1 or 2, then a big-endian length)
+    and its payload. The two streams travel separately through the engine, so
+    both closing lines are awaited before the execution counts as finished.
+    `streams_of()` gives the (stdout, stderr) CappedStreams being filled.
+    """
+    while True:
+        header = _read_exactly(fd, 8)
+        if header is None:
+            return
+        payload = _read_exactly(fd, int.from_bytes(header[4:8], "big"))
+        if payload is None:
+            return
+        yield (payload, None) if header[0] == 1 else (None, payload)
+        stdout, stderr = streams_of()
+        if stdout.ends_with_marker(nonce) and stderr.ends_with_marker(nonce):
+            return
+
+
 def _backstop(container, fired: threading.Event) -> None:
     """Last resort when the supervisor itself overran its deadline: kill the whole container."""
     fired.set()
@@ -112,6 +150,8 @@ class DockerSandbox(Sandbox):
         self._lock = threading.Lock()
         self._closed = False
         self._container = None
+        self._channel = None  # the attached stdin/stdout/stderr of the serving container
+        self._stream_ends: tuple[CappedStream, CappedStream] | None = None
         self._owns_client = client is None
         self._client = connect(client)
         self._placeholders: list[Path] = []
@@ -146,7 +186,7 @@ class DockerSandbox(Sandbox):
         binds += [(SUPERVISOR_SOURCE, SUPERVISOR_TARGET, True), (self._deps_dir, "/deps", False)]
         return [DockerMount(target, str(source), type="bind", read_only=ro) for source, target, ro in binds]
 
-    def _create_container(self, command: list[str], environment: Mapping[str, str]):
+    def _create_container(self, command: list[str], environment: Mapping[str, str], *, serving: bool = False):
         from docker.types import Ulimit
 
         limits = self.spec.limits
@@ -169,16 +209,24 @@ class DockerSandbox(Sandbox):
             cap_drop=DROPPED_CAPABILITIES,
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
             labels=owner_labels(),
+            # A serving container reads its requests on stdin; when its one client goes away (closed, or the
+            # bakeoff process died), stdin ends, the supervisor exits, and the engine removes the container.
+            stdin_open=serving,  # docker-py then sets StdinOnce too (a create that is not detached)
+            auto_remove=serving,
         )
 
     def _start_container(self):
-        """The long-lived container of a reused sandbox: the supervisor reaping orphans as PID 1."""
-        container = self._create_container([CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "init"], {})
+        """The long-lived container of a reused sandbox: the supervisor serving requests as PID 1."""
+        command = [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "serve",
+                   str(self._uid), str(self._gid), str(self.spec.limits.output_bytes)]
+        container = self._create_container(command, {}, serving=True)
         try:
+            channel = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             container.start()
         except Exception:
             container.remove(force=True)
             raise
+        self._channel = channel
         return container
 
     # -- executions ---------------------------------------------------------------------------
@@ -215,17 +263,16 @@ class DockerSandbox(Sandbox):
                 repr(timeout), str(self.spec.limits.output_bytes), "--", *argv]
 
     def _exec_in_reused(self, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
-        """`docker exec` of the supervisor in the sandbox's long-lived container."""
+        """One request to the supervisor serving in the sandbox's long-lived container (no `docker exec`)."""
         if self._container is None:
             self._container = self._start_container()
-        container, api, nonce = self._container, self._client.api, secrets.token_hex(16)
+        container, nonce = self._container, secrets.token_hex(16)
+        request = {"argv": list(argv), "env": dict(env), "timeout_s": timeout, "nonce": nonce}
         started = time.monotonic()
-        exec_id = api.exec_create(container.id, self._supervisor_command(argv, timeout), user="0",
-                                  environment={**self.spec.env, **env, NONCE_VARIABLE: nonce},
-                                  workdir=docker_mounts.WORKSPACE_IN_SANDBOX)["Id"]
-        capture = self._capture(api.exec_start(exec_id, stream=True, demux=True), container, timeout)
-        result = self._result(argv, nonce, capture, time.monotonic() - started,
-                              lambda: f"exit {api.exec_inspect(exec_id).get('ExitCode')}")
+        fd = self._channel.fileno()
+        _write_all(fd, (json.dumps(request) + "\n").encode())
+        capture = self._capture(_frames_until_marked(fd, nonce, lambda: self._stream_ends), container, timeout)
+        result = self._result(argv, nonce, capture, time.monotonic() - started, lambda: "the container ended")
         if result is None or capture.leftovers or capture.backstop_fired.is_set():
             self._discard_container()  # broken, killed, or processes resisted the sweep: never reuse it
         return self._raise_if_unreported(result, capture)
@@ -248,6 +295,7 @@ class DockerSandbox(Sandbox):
     def _capture(self, frames, container, timeout: float) -> "_Capture":
         """Read (stdout, stderr) frames to the end; kill the container if the supervisor overruns its deadline."""
         capture = _Capture(CappedStream(self.spec.limits.output_bytes), CappedStream(self.spec.limits.output_bytes))
+        self._stream_ends = (capture.stdout, capture.stderr)
         backstop = threading.Timer(timeout + BACKSTOP_GRACE_S, _backstop, args=(container, capture.backstop_fired))
         backstop.daemon = True
         backstop.start()
@@ -266,6 +314,7 @@ class DockerSandbox(Sandbox):
 
     def _result(self, argv, nonce: str, capture: "_Capture", duration: float, how_it_ended) -> ExecResult | None:
         """The execution's result from the supervisor's status line; None when there is none."""
+        _, out_text, out_dropped = split_status(capture.stdout, nonce)  # stdout's closing line carries nothing
         status_text, err_text, err_dropped = split_status(capture.stderr, nonce)
         capture.how_it_ended = "" if status_text is not None or capture.backstop_fired.is_set() else how_it_ended()
         capture.stderr_text = err_text
@@ -279,13 +328,13 @@ class DockerSandbox(Sandbox):
         return ExecResult(
             argv=argv,
             exit_code=status["exit_code"],
-            stdout=capture.stdout.text(),
+            stdout=out_text,
             stderr=err_text,
             timed_out=bool(status["timed_out"]),
             oom_killed=bool(status["oom_kills"]),
             duration_s=duration,
             # The supervisor caps output inside the container; the host cap only guards against a broken one.
-            stdout_dropped_bytes=capture.stdout.dropped + int(status.get("stdout_dropped", 0)),
+            stdout_dropped_bytes=out_dropped + int(status.get("stdout_dropped", 0)),
             stderr_dropped_bytes=err_dropped + int(status.get("stderr_dropped", 0)),
             isolation="docker",
         )
@@ -302,6 +351,9 @@ class DockerSandbox(Sandbox):
     # -- lifecycle ----------------------------------------------------------------------------
 
     def _discard_container(self) -> None:
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            channel.close()
         container, self._container = self._container, None
         if container is None:
             return

@@ -1,8 +1,8 @@
 """Capturing a command's output without holding it: keep the head, count the rest.
 
-The supervisor's status line is the last thing on stderr; `split_status`
-takes it off again and corrects the counts so that the caller sees exactly
-the command's own output.
+The supervisor ends each stream with a line marked by the execution's nonce
+(on stderr it carries the status); `split_status` takes it off again and
+corrects the counts so that the caller sees exactly the command's own output.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ class CappedStream:
     @property
     def dropped(self) -> int:
         return self.total - len(self.kept)
+
+    def ends_with_marker(self, nonce: str) -> bool:
+        """Has the supervisor's closing line for this execution arrived (cheap: looks at the tail only)?"""
+        return self.tail.endswith(b"\n") and (STATUS_PREFIX + nonce.encode() + b" ") in self.tail
 
     def text(self) -> str:
         return self.kept.decode("utf-8", errors="replace")

@@ -90,11 +90,13 @@ def remove_orphaned_containers(client) -> int:
     import docker
 
     removed = 0
-    for container in client.containers.list(all=True, filters={"label": CONTAINER_LABEL}):
-        if _owner_is_gone(container.labels):
+    # The low-level listing carries the labels; the high-level one looks each container up again, which
+    # races with containers that remove themselves as their sandbox closes.
+    for summary in client.api.containers(all=True, filters={"label": CONTAINER_LABEL}):
+        if _owner_is_gone(summary.get("Labels") or {}):
             try:
-                container.remove(force=True)
+                client.api.remove_container(summary["Id"], force=True)
                 removed += 1
             except docker.errors.APIError:
-                pass  # another process removed it first
+                pass  # it went away by itself, or another process removed it first
     return removed

@@ -2,21 +2,27 @@
 
 It is bind-mounted read-only into the container and started with the
 container's own Python (`python -I -S`), so it never depends on anything a
-submission installs. Two roles:
+submission installs. Two roles, both as the container's PID 1 (so it also
+reaps orphans):
 
-* `init`: the container's PID 1. It only reaps orphans, so that processes a
-  command leaves behind can be killed and do not linger as zombies.
-* `run UID GID TIMEOUT OUTPUT_CAP -- ARGV...`: one execution. Runs ARGV as
-  the unprivileged UID in /workspace, passes on at most OUTPUT_CAP bytes of
-  each output stream (counting the rest), waits at most TIMEOUT seconds, then kills
-  every process that UID still has (the command's children, grandchildren,
-  daemons that escaped its session), empties the scratch folders, and reports
-  what happened in one status line at the very end of stderr.
+* `serve UID GID OUTPUT_CAP`: a reused container. It reads one JSON request
+  per line on stdin (argv, env, timeout, nonce), written by the host through
+  `docker attach`, and runs each in turn. No `docker exec` and no new
+  interpreter per execution.
+* `run UID GID TIMEOUT OUTPUT_CAP -- ARGV...`: a fresh container that runs one
+  execution (the nonce comes in the environment) and exits.
 
-The status line carries a secret nonce the host passed in the supervisor's own
-environment (which the unprivileged UID cannot read), so a command cannot forge
-it. Out-of-memory is read from the container cgroup's own OOM-kill counter,
-before and after, never guessed from an exit status.
+An execution runs ARGV as the unprivileged UID in /workspace, passes on at
+most OUTPUT_CAP bytes of each output stream (counting the rest), waits at
+most TIMEOUT seconds, then kills every process that UID still has (children,
+grandchildren, daemons that escaped the session, fork bombs), empties the
+scratch folders, and ends stdout and stderr with a line marked by the nonce;
+the stderr one carries the status.
+
+The nonce is secret to the command (stdin and environment of a root
+process), so the status cannot be forged. Out-of-memory is read from the
+container cgroup's own OOM-kill counter, before and after, never guessed from
+an exit status.
 """
 
 # No `from __future__` and no `signal` module here: this file is started on
@@ -211,6 +217,20 @@ def _open_pidfd(pid: int) -> int | None:
         return None  # an old kernel: fall back to polling
 
 
+def reap_children(pid: int) -> int | None:
+    """Reap every child that has exited (orphans are ours when we are PID 1); the wait status of `pid` if it was one."""
+    found = None
+    while True:
+        try:
+            child, wait_status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return found
+        if child == 0:
+            return found
+        if child == pid:
+            found = wait_status
+
+
 def relay_until_exit(pid: int, relays: dict[int, CappedRelay], timeout_s: float) -> int | None:
     """Relay output until `pid` exits (its wait status) or the deadline passes (None)."""
     deadline = time.monotonic() + timeout_s
@@ -221,12 +241,13 @@ def relay_until_exit(pid: int, relays: dict[int, CappedRelay], timeout_s: float)
             if remaining <= 0:
                 return None
             watched = list(relays) + ([pidfd] if pidfd is not None else [])
-            ready, _, _ = select.select(watched, [], [], remaining if pidfd is not None else min(remaining, 0.02))
+            # Without a pidfd we poll; with one we still wake now and then to reap orphans (zombies hold pids).
+            ready, _, _ = select.select(watched, [], [], min(remaining, 0.5 if pidfd is not None else 0.02))
             for fd in ready:
                 if fd in relays and not relays[fd].pump():
                     del relays[fd]
-            done, wait_status = os.waitpid(pid, os.WNOHANG)
-            if done:
+            wait_status = reap_children(pid)
+            if wait_status is not None:
                 return wait_status
     finally:
         if pidfd is not None:
@@ -253,30 +274,36 @@ def _json_scalar(value: object) -> str:
     return repr(value)  # int or float: valid JSON as Python writes them
 
 
-def report(nonce: str, status: dict) -> None:
-    """The status line, as flat JSON (written by hand: importing json costs every execution a few ms)."""
+def report(fd: int, nonce: str, status: dict) -> None:
+    """A marked line, as flat JSON (written by hand: importing json costs every `run` a few ms)."""
     body = ", ".join(f'"{key}": {_json_scalar(value)}' for key, value in status.items())
-    os.write(2, STATUS_PREFIX + nonce.encode() + b" {" + body.encode() + b"}\n")
+    os.write(fd, STATUS_PREFIX + nonce.encode() + b" {" + body.encode() + b"}\n")
 
 
-def run(uid: int, gid: int, timeout_s: float, output_cap: int, argv: list[str]) -> int:
-    nonce = os.environ.pop(NONCE_VARIABLE, "")
+def execute(uid: int, gid: int, output_cap: int, request: dict) -> None:
+    """One execution: run, relay, sweep, clean, then end both streams with a line marked by the nonce.
+
+    stdout ends with an empty marked line and stderr with the status, so a host
+    reading the two streams separately knows when each holds all of this
+    execution's output.
+    """
     status: dict = {"exit_code": None, "signal": None, "timed_out": False}
     oom_before = oom_kill_count()
     started = time.monotonic()
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
-    pid = spawn(uid, gid, argv, dict(os.environ), out_write, err_write)
+    pid = spawn(uid, gid, request["argv"], request["env"], out_write, err_write)
     os.close(out_write)
     os.close(err_write)
     out_relay, err_relay = CappedRelay(out_read, 1, output_cap), CappedRelay(err_read, 2, output_cap)
     relays = {out_read: out_relay, err_read: err_relay}
-    wait_status = relay_until_exit(pid, relays, timeout_s)
+    wait_status = relay_until_exit(pid, relays, request["timeout_s"])
     status["timed_out"] = wait_status is None
     status["leftovers"] = sweep(uid, gid)
     drain(relays)
     if wait_status is None:
         wait_status = os.waitpid(pid, 0)[1]
+    reap_children(pid)
     if os.WIFSIGNALED(wait_status):
         status["signal"] = os.WTERMSIG(wait_status)
     elif not status["timed_out"]:
@@ -286,35 +313,57 @@ def run(uid: int, gid: int, timeout_s: float, output_cap: int, argv: list[str]) 
     oom_after = oom_kill_count()
     status["oom_kills"] = None if oom_before is None or oom_after is None else oom_after - oom_before
     empty_scratch_folders()
-    report(nonce, status)
+    report(1, request["nonce"], {})
+    report(2, request["nonce"], status)
+
+
+def run_once(uid: int, gid: int, timeout_s: float, output_cap: int, argv: list[str]) -> int:
+    """`run`: one execution described on the command line (the main process of a fresh container)."""
+    nonce = os.environ.pop(NONCE_VARIABLE, "")
+    execute(uid, gid, output_cap, {"argv": argv, "env": dict(os.environ), "timeout_s": timeout_s, "nonce": nonce})
     return 0
 
 
-def reap_forever() -> None:
-    """PID 1: reap every child that is reparented to us; leave on SIGTERM."""
-    import signal
+def read_line(fd: int, pending: bytearray) -> bytes | None:
+    """The next line from `fd` (without its newline); None at end of file."""
+    while b"\n" not in pending:
+        data = os.read(fd, 1 << 16)
+        if not data:
+            return None
+        pending += data
+    line, _, rest = bytes(pending).partition(b"\n")
+    pending[:] = rest
+    return line
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+
+def serve(uid: int, gid: int, output_cap: int) -> int:
+    """`serve`: PID 1 of a reused container, running one execution per request line read from stdin.
+
+    The host writes requests through `docker attach`; stdin is ours alone (the
+    commands get /dev/null, and /proc/1/fd is root's), so the nonce in a
+    request stays secret. End of stdin (the host closed, or died) ends the
+    container.
+    """
+    import json  # once per container, not per execution
+
+    base_env = dict(os.environ)
+    pending = bytearray()
     while True:
-        signal.sigtimedwait({signal.SIGCHLD}, 1.0)  # the timeout covers a lost signal
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
+        line = read_line(0, pending)
+        if line is None:
+            return 0
+        request = json.loads(line)
+        request["env"] = {**base_env, **request.get("env", {})}
+        execute(uid, gid, output_cap, request)
 
 
 def main(arguments: list[str]) -> int:
-    if arguments[:1] == ["init"]:
-        reap_forever()
-        return 0
+    if len(arguments) == 4 and arguments[0] == "serve":
+        return serve(int(arguments[1]), int(arguments[2]), int(arguments[3]))
     if len(arguments) >= 7 and arguments[0] == "run" and arguments[5] == "--":
         uid, gid, timeout_s, output_cap = int(arguments[1]), int(arguments[2]), float(arguments[3]), int(arguments[4])
-        return run(uid, gid, timeout_s, output_cap, arguments[6:])
-    os.write(2, b"usage: supervisor.py init | run UID GID TIMEOUT OUTPUT_CAP -- ARGV...\n")
+        return run_once(uid, gid, timeout_s, output_cap, arguments[6:])
+    os.write(2, b"usage: supervisor.py serve UID GID OUTPUT_CAP | run UID GID TIMEOUT OUTPUT_CAP -- ARGV...\n")
     return 2
 
 
