@@ -321,3 +321,32 @@ def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path):
         DockerSandbox(spec, run_as=(SANDBOX_UID, SANDBOX_UID))
     assert oct(private.stat().st_mode & 0o777) == "0o600"  # refused, not silently loosened
     assert not (workspace / "data").exists()
+
+
+def test_a_reused_container_goes_away_when_its_owner_dies_without_closing(tmp_path):
+    import subprocess
+    import sys
+
+    import docker
+
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from sandbox.base import SandboxSpec\n"
+        "from sandbox.docker import DockerSandbox\n"
+        "box = DockerSandbox(SandboxSpec(workspace=Path(sys.argv[1])))\n"
+        "assert box.exec(['true']).ok\n"
+        "print(box._container.id, flush=True)\n"
+        "os._exit(0)  # dies without closing the sandbox\n"
+    )
+    owner = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                           cwd=Path(__file__).resolve().parents[1])
+    assert owner.returncode == 0, owner.stderr
+    container_id = owner.stdout.strip()
+    client = docker.from_env()
+    try:
+        client.api.wait(container_id, condition="removed")  # stdin ended, the supervisor left, the engine removed it
+    except docker.errors.NotFound:
+        pass  # already removed before we asked
+    with pytest.raises(docker.errors.NotFound):
+        client.api.inspect_container(container_id)
