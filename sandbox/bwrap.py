@@ -97,21 +97,22 @@ class BwrapSandbox(Sandbox):
             raise SandboxError(f"wheelhouse {wheelhouse} is not a folder")
         self.binds = resolve_mounts(spec)  # the workspace first; refuses the answer key and truth.csv
         self.drop_root = os.geteuid() == 0
-        if self.drop_root and not os.access(SETPRIV, os.X_OK):
-            raise SandboxUnavailable(f"{SETPRIV} (util-linux) is needed to run commands unprivileged")
+        if self.drop_root:
+            if not os.access(SETPRIV, os.X_OK):
+                raise SandboxUnavailable(f"{SETPRIV} (util-linux) is needed to run commands unprivileged")
+            for bind in self.binds[1:]:
+                if bind.read_only and bind.target != f"{WORKSPACE}/.git":  # .git: the host's, not an input
+                    require_readable_by(bind.source, SANDBOX_UID, SANDBOX_UID)  # refused up front, as Docker does
         self.cgroups = cgroups or find_tree()
         self.cgroups.sweep_stale()
         # The first use builds the environment (about half a minute); `report` tells the user why we wait.
         self.host_env = host_env or _host_env(cache_dir, wheelhouse, report or (lambda message: None))
         self.wheelhouse = wheelhouse
-        self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-"))
+        self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-"))  # last: nothing can fail after it
         (self.private_dir / "deps").mkdir()
         _write_identity_files(self.private_dir)
         if self.drop_root:
             os.chown(self.private_dir / "deps", SANDBOX_UID, SANDBOX_UID)
-            for bind in self.binds[1:]:
-                if bind.read_only and bind.target != f"{WORKSPACE}/.git":  # .git: the host's, not an input
-                    require_readable_by(bind.source, SANDBOX_UID, SANDBOX_UID)  # refused up front, as Docker does
         self.closed = False
 
     def exec(
