@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -252,7 +253,10 @@ def test_failing_to_join_the_cgroup_is_a_sandbox_error_not_an_uncapped_run(tmp_p
     box.close()
 
 
-def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path, host_env):
+def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path, host_env, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where a private folder would appear
     private = tmp_path / "train.csv"
     private.write_text("id,label\n")
     private.chmod(0o600)
@@ -260,6 +264,7 @@ def test_an_input_the_sandbox_uid_cannot_read_is_refused_up_front(tmp_path, host
     with pytest.raises(SandboxError, match="not readable"):
         BwrapSandbox(spec, host_env=host_env)
     assert private.stat().st_mode & 0o777 == 0o600  # never widened behind the caller's back
+    assert list(scratch.iterdir()) == []  # a refused sandbox leaves nothing behind
 
 
 def test_bwrap_failing_before_the_command_runs_is_a_sandbox_error(tmp_path, corpus, host_env):
