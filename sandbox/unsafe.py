@@ -59,6 +59,9 @@ class UnsafeSandbox(Sandbox):
         super().__init__(spec)
         if not spec.workspace.is_dir():
             raise SandboxError(f"workspace {spec.workspace} is not a folder")
+        for mount in spec.mounts:  # checked before anything is made, so a refusal leaves nothing behind
+            if not mount.host_path.exists():
+                raise SandboxError(f"mount source {mount.host_path} does not exist")
         # Python of the running bakeoff: it has the data-science stack as dependencies.
         self.python_bin_dir = python_bin_dir or Path(sys.executable).parent
         self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-unsafe-"))
@@ -74,8 +77,6 @@ class UnsafeSandbox(Sandbox):
         if wheelhouse is not None:
             aliases[WHEELS] = str(wheelhouse)
         for mount in self.spec.mounts:
-            if not mount.host_path.exists():
-                raise SandboxError(f"mount source {mount.host_path} does not exist")
             if mount.sandbox_path.startswith("/"):
                 link = self.view_dir / mount.sandbox_path.lstrip("/")
                 aliases[mount.sandbox_path] = str(link)

@@ -97,3 +97,15 @@ def test_close_removes_the_private_folder_and_later_use_is_an_error(box):
     assert not private.exists()
     with pytest.raises(SandboxError):
         box.exec(["true"])
+
+
+def test_a_missing_mount_source_is_refused_and_leaves_nothing(tmp_path, monkeypatch):
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    spec = SandboxSpec(workspace=tmp_path, mounts=(Mount(tmp_path / "absent.csv", "data/train.csv"),))
+    with pytest.raises(SandboxError, match="absent.csv"):
+        open_sandbox("none", spec, i_understand_this_is_unsafe=True)
+    assert list(scratch.iterdir()) == []
