@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from sandbox.base import ExecResult, Sandbox, SandboxSpec
+from sandbox.docker_mounts import refuse_secrets
 from sandbox.errors import SandboxError
 from sandbox.hostproc import run_capped
 
@@ -62,6 +63,7 @@ class UnsafeSandbox(Sandbox):
         for mount in spec.mounts:  # checked before anything is made, so a refusal leaves nothing behind
             if not mount.host_path.exists():
                 raise SandboxError(f"mount source {mount.host_path} does not exist")
+            refuse_secrets(mount.host_path)  # the same rule as the isolating drivers
         # Python of the running bakeoff: it has the data-science stack as dependencies.
         self.python_bin_dir = python_bin_dir or Path(sys.executable).parent
         self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-unsafe-"))

@@ -109,3 +109,11 @@ def test_a_missing_mount_source_is_refused_and_leaves_nothing(tmp_path, monkeypa
     with pytest.raises(SandboxError, match="absent.csv"):
         open_sandbox("none", spec, i_understand_this_is_unsafe=True)
     assert list(scratch.iterdir()) == []
+
+
+def test_the_answer_key_is_refused_as_a_mount_here_too(tmp_path):
+    key = tmp_path / "holdout_answers.csv"
+    key.write_text("id,label\n")
+    spec = SandboxSpec(workspace=tmp_path, mounts=(Mount(key, "/holdout/answers.csv"),))
+    with pytest.raises(SandboxError, match="holdout_answers.csv"):
+        open_sandbox("none", spec, i_understand_this_is_unsafe=True)
