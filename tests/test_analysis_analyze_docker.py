@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 def batch(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("analyze")
     corpus = root / "corpus"
-    generate_corpus(CorpusParams(seed=21, rows=5000, holdout_rows=1000), corpus)
+    generate_corpus(CorpusParams(seed=21, rows=3000, holdout_rows=800), corpus)
     folder = root / "batch"
     runs = [
         FakeRun("textonly", 1, design=KEEPS_DESIGN, probe=None, corpus=str(corpus)),  # says keep, code ignores

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("probe") / "corpus"
-    generate_corpus(CorpusParams(seed=11, rows=6000, holdout_rows=1500), folder)
+    generate_corpus(CorpusParams(seed=11, rows=4000, holdout_rows=1000), folder)
     return folder
 
 
