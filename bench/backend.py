@@ -9,7 +9,7 @@
    the first turn is still in the KV cache, against a cold start of the same
    second turn (shared prefix >= 2,000 tokens, new part <= 200; goal <= 0.05).
 
-Usage: python bench/backend.py [--model SPEC] [--rounds N] [--max-tokens N] [--json FILE]
+Usage: python bench/backend.py [--model SPEC] [--rounds N] [--prefix-rounds N] [--threads N] [--json FILE]
 """
 
 from __future__ import annotations
@@ -45,23 +45,39 @@ def shared_prefix_text(sections: int) -> str:
     return "\n".join(parts)
 
 
-def time_raw_generation(llm, messages, settings: GenerationSettings) -> tuple[int, float]:
-    started = time.perf_counter()
-    response = llm.create_chat_completion(
-        messages=[{"role": m.role, "content": m.content} for m in messages],
-        max_tokens=settings.max_tokens,
-        temperature=settings.temperature,
-        seed=settings.seed,
-    )
-    return int(response["usage"]["completion_tokens"]), time.perf_counter() - started
+class Stopwatch:
+    """Wall-clock and process CPU time of one call.
+
+    CPU time is the steadier figure on a machine shared with other work: time
+    spent descheduled counts in wall-clock time but not in CPU time.
+    """
+
+    def __enter__(self):
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self._wall
+        self.cpu = time.process_time() - self._cpu
 
 
-def time_backend_generation(backend, messages, settings: GenerationSettings) -> tuple[int, float]:
-    started = time.perf_counter()
-    completion = backend.chat(messages, key="bench#1", settings=settings)
+def time_raw_generation(llm, messages, settings: GenerationSettings) -> tuple[int, Stopwatch]:
+    with Stopwatch() as watch:
+        response = llm.create_chat_completion(
+            messages=[{"role": m.role, "content": m.content} for m in messages],
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            seed=settings.seed,
+        )
+    return int(response["usage"]["completion_tokens"]), watch
+
+
+def time_backend_generation(backend, messages, settings: GenerationSettings) -> tuple[int, Stopwatch]:
+    with Stopwatch() as watch:
+        completion = backend.chat(messages, key="bench#1", settings=settings)
     if completion.error:
         raise SystemExit(f"backend failed: {completion.error}")
-    return completion.completion_tokens, time.perf_counter() - started
+    return completion.completion_tokens, watch
 
 
 def bench_generation(model_path: Path, backend, rounds: int, max_tokens: int, n_ctx: int, threads: int | None) -> dict:
@@ -75,23 +91,28 @@ def bench_generation(model_path: Path, backend, rounds: int, max_tokens: int, n_
     # Warm-up: the first decode of a fresh context is slow, and it puts the prompt in each cache.
     time_raw_generation(raw, GENERATION_PROMPT, settings)
     time_backend_generation(backend, GENERATION_PROMPT, settings)
-    raw_rates, backend_rates, tokens = [], [], set()
+    rates = {"raw_wall": [], "backend_wall": [], "raw_cpu": [], "backend_cpu": []}
+    tokens = set()
     for _ in range(rounds):
-        n, seconds = time_raw_generation(raw, GENERATION_PROMPT, settings)
-        raw_rates.append(n / seconds)
-        m, seconds = time_backend_generation(backend, GENERATION_PROMPT, settings)
-        backend_rates.append(m / seconds)
-        tokens.update((n, m))
+        for side, timer in (("raw", lambda: time_raw_generation(raw, GENERATION_PROMPT, settings)),
+                            ("backend", lambda: time_backend_generation(backend, GENERATION_PROMPT, settings))):
+            n, watch = timer()
+            tokens.add(n)
+            rates[f"{side}_wall"].append(n / watch.wall)
+            rates[f"{side}_cpu"].append(n / watch.cpu)
     raw.close()
-    raw_median, backend_median = statistics.median(raw_rates), statistics.median(backend_rates)
-    return {
-        "completion_tokens": sorted(tokens),
-        "raw_tokens_per_s": raw_median,
-        "backend_tokens_per_s": backend_median,
-        "ratio": backend_median / raw_median,
-        "raw_all": raw_rates,
-        "backend_all": backend_rates,
-    }
+    figures = {"completion_tokens": sorted(tokens), **{f"{k}_all": v for k, v in rates.items()}}
+    for clock in ("wall", "cpu"):
+        raw_median = statistics.median(rates[f"raw_{clock}"])
+        backend_median = statistics.median(rates[f"backend_{clock}"])
+        paired = [b / r for r, b in zip(rates[f"raw_{clock}"], rates[f"backend_{clock}"])]
+        figures[clock] = {
+            "raw_tokens_per_s": raw_median,
+            "backend_tokens_per_s": backend_median,
+            "ratio": backend_median / raw_median,
+            "paired_ratio_median": statistics.median(paired),
+        }
+    return figures
 
 
 def bench_prefix_reuse(backend, rounds: int, sections: int) -> dict:
@@ -132,7 +153,8 @@ def bench_prefix_reuse(backend, rounds: int, sections: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="default", help="a gguf spec (default: the SmolLM2 default model)")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5, help="generation rounds (raw and backend alternate)")
+    parser.add_argument("--prefix-rounds", type=int, default=2, help="prefix-reuse rounds (each has two cold prompts)")
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--sections", type=int, default=28, help="length of the shared prefix (about 75 tokens each)")
     parser.add_argument("--n-ctx", type=int, default=4096)
@@ -148,15 +170,18 @@ def main() -> None:
     options = BackendOptions(n_ctx=args.n_ctx, n_threads=args.threads, n_threads_batch=args.threads)
     backend = open_backend(args.model, options)
     generation = bench_generation(Path(parsed.target), backend, args.rounds, args.max_tokens, args.n_ctx, args.threads)
-    prefix = bench_prefix_reuse(backend, max(1, args.rounds - 1), args.sections)
+    prefix = bench_prefix_reuse(backend, args.prefix_rounds, args.sections)
     backend.close()
 
     print(f"model: {parsed.target}  n_ctx={args.n_ctx}  rounds={args.rounds}  threads={args.threads or 'default'}")
     print()
     print("generation tokens/s (same prompt, temperature 0, median of rounds)")
-    print(f"  {'raw llama_cpp':>16} {'backend':>10} {'ratio':>8}   goal >= 0.95")
-    print(f"  {generation['raw_tokens_per_s']:16.1f} {generation['backend_tokens_per_s']:10.1f} {generation['ratio']:8.3f}"
-          f"   ({'/'.join(map(str, generation['completion_tokens']))} tokens a call)")
+    print(f"  {'clock':>6} {'raw llama_cpp':>14} {'backend':>10} {'ratio':>8} {'paired':>8}   goal >= 0.95")
+    for clock in ("wall", "cpu"):
+        row = generation[clock]
+        print(f"  {clock:>6} {row['raw_tokens_per_s']:14.1f} {row['backend_tokens_per_s']:10.1f} "
+              f"{row['ratio']:8.3f} {row['paired_ratio_median']:8.3f}")
+    print(f"  ({'/'.join(map(str, generation['completion_tokens']))} tokens a call; paired = median of per-round ratios)")
     print()
     print("second-turn prompt processing: prefix reuse vs cold start (median)")
     print(f"  {'cold start s':>16} {'reuse s':>10} {'ratio':>8}   goal <= 0.05")

@@ -85,11 +85,16 @@ class GgufBackend:
         self.gpu_offload_supported = bool(llama_cpp.llama_supports_gpu_offload())
         self.gpu: GpuMemory | None = (gpu_probe or NvmlProbe()).read()
         # The check runs before loading, against what this build would put on the GPU.
+        # An injected probe (a simulated GPU) stands for a GPU the build can use.
         requested_layers = settings.n_gpu_layers if self.gpu_offload_supported or gpu_probe else 0
         self.estimate: MemoryEstimate = check_fits(self.info, settings.n_ctx, requested_layers, self.gpu)
         self._llm = self._load()
-        self._formatter = self._chat_formatter()
-        self._model_info = self._describe()
+        try:
+            self._formatter = self._chat_formatter()
+            self._model_info = self._describe()
+        except BaseException:
+            self.close()
+            raise
 
     def _load(self):
         try:
