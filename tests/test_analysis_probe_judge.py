@@ -79,3 +79,11 @@ def test_read_labels_names_a_missing_header(tmp_path):
     assert read_labels(good) == ({"1": "0", "2": "1"}, None)
     assert read_labels(bad)[0] is None
     assert read_labels(tmp_path / "absent.csv")[0] is None
+
+
+def test_a_predict_script_that_ignores_its_input_is_inconclusive():
+    # it predicts a fixed file whatever --input says: its output cannot move, and must not pass for "does not use"
+    elsewhere = _Prediction({str(i): "0" for i in range(5000, 6000)}, None, None)
+    result = judge(_runs(elsewhere), IDS, 0.01, len(IDS))
+    assert result.verdict == probes.INCONCLUSIVE
+    assert "not the input's" in result.reason

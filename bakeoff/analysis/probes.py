@@ -207,7 +207,8 @@ def judge(runs: Mapping[str, _Prediction], ids: list[str], threshold: float, n_r
     variants = tuple(_variant(name, runs[name], baseline, ids) for name in (BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN))
     by_name = {v.name: v for v in variants}
     if not by_name[BASELINE].ok:
-        reason = f"prediction failed on the unchanged features ({baseline.crash_class}: {baseline.detail})"
+        failed = by_name[BASELINE]
+        reason = f"prediction failed on the unchanged features ({failed.crash_class}: {failed.detail})"
         return ProbeResult(INCONCLUSIVE, reason, LEAK_COLUMN, n_rows, threshold, None, variants)
     control = by_name[CONTROL].moved_fraction if by_name[CONTROL].ok else 0.0
     changed = [by_name[FLAG_ONE], by_name[FLAG_DRAWN]]
@@ -235,6 +236,10 @@ def _describe(name: str) -> str:
 def _variant(name: str, run: _Prediction, baseline: _Prediction, ids: list[str]) -> ProbeVariant:
     if run.labels is None:
         return ProbeVariant(name, False, 0, 0.0, None, run.crash_class, run.detail)
+    if set(run.labels) != set(ids):
+        # e.g. a predict.py that reads a hard-coded file instead of --input: its output says nothing about the change
+        detail = f"the predictions' ids are not the input's ({len(run.labels)} predicted, {len(ids)} given)"
+        return ProbeVariant(name, False, 0, 0.0, None, "bad_output", detail)
     positives = sum(1 for i in ids if run.labels.get(i) == "1")
     rate = positives / len(ids) if ids else None
     if baseline.labels is None:
