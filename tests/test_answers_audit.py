@@ -78,16 +78,18 @@ def test_unreachable_loopback_port_is_uncaptured_transport_error():
 class _Server:
     """A loopback server that answers every POST after `delay` seconds with `status`."""
 
-    def __init__(self, status: int, delay: float):
+    def __init__(self, status: int, delay: float, body: dict | None = None):
+        payload = json.dumps(body or {}).encode()
+
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 time.sleep(delay)
                 try:
                     self.send_response(status)
-                    self.send_header("content-length", "2")
+                    self.send_header("content-length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(b"{}")
+                    self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -120,6 +122,19 @@ def test_http_400_is_uncaptured_backend_error():
     finally:
         server.close()
     assert (audit(completion).status, audit(completion).reason) == (UNCAPTURED, "backend_error")
+
+
+@pytest.mark.parametrize("content, reason", [("", "empty"), (None, "empty"), (" \n ", "whitespace_only")])
+def test_server_answering_nothing_is_uncaptured(content, reason):
+    body = {"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 0}}
+    server = _Server(200, delay=0, body=body)
+    try:
+        completion = answer(open_backend(f"openai:{server.url}#m"))
+    finally:
+        server.close()
+    assert completion.error is None
+    assert (audit(completion, expect="code").status, audit(completion, expect="code").reason) == (UNCAPTURED, reason)
 
 
 # --- through the real llama.cpp backend ----------------------------------------------
