@@ -98,13 +98,11 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _frames_until_marked(fd: int, nonce: str, streams_of):
-    """(stdout, stderr) pairs from an attached, multiplexed stream, until both streams carry this nonce's closing line.
+def _frames(fd: int):
+    """(stdout, stderr) pairs from an attached, multiplexed stream, until it ends.
 
     Each frame is an 8-byte header (stream 1 or 2, then a big-endian length)
-    and its payload. The two streams travel separately through the engine, so
-    both closing lines are awaited before the execution counts as finished.
-    `streams_of()` gives the (stdout, stderr) CappedStreams being filled.
+    and its payload.
     """
     while True:
         header = _read_exactly(fd, 8)
@@ -114,9 +112,6 @@ def _frames_until_marked(fd: int, nonce: str, streams_of):
         if payload is None:
             return
         yield (payload, None) if header[0] == 1 else (None, payload)
-        stdout, stderr = streams_of()
-        if stdout.ends_with_marker(nonce) and stderr.ends_with_marker(nonce):
-            return
 
 
 def _backstop(container, fired: threading.Event) -> None:
@@ -151,7 +146,6 @@ class DockerSandbox(Sandbox):
         self._closed = False
         self._container = None
         self._channel = None  # the attached stdin/stdout/stderr of the serving container
-        self._stream_ends: tuple[CappedStream, CappedStream] | None = None
         self._owns_client = client is None
         self._client = connect(client)
         self._placeholders: list[Path] = []
@@ -271,7 +265,7 @@ class DockerSandbox(Sandbox):
         started = time.monotonic()
         fd = self._channel.fileno()
         _write_all(fd, (json.dumps(request) + "\n").encode())
-        capture = self._capture(_frames_until_marked(fd, nonce, lambda: self._stream_ends), container, timeout)
+        capture = self._capture(_frames(fd), container, timeout, until_marked=nonce)
         result = self._result(argv, nonce, capture, time.monotonic() - started, lambda: "the container ended")
         if result is None or capture.leftovers or capture.backstop_fired.is_set():
             self._discard_container()  # broken, killed, or processes resisted the sweep: never reuse it
@@ -292,10 +286,11 @@ class DockerSandbox(Sandbox):
             container.remove(force=True)
         return self._raise_if_unreported(result, capture)
 
-    def _capture(self, frames, container, timeout: float) -> "_Capture":
-        """Read (stdout, stderr) frames to the end; kill the container if the supervisor overruns its deadline."""
+    def _capture(self, frames, container, timeout: float, until_marked: str | None = None) -> "_Capture":
+        """Read (stdout, stderr) frames to their end, or until both streams carry the `until_marked` nonce's
+        closing line (the two streams travel separately through the engine, so both are awaited).
+        Kill the container if the supervisor overruns its deadline."""
         capture = _Capture(CappedStream(self.spec.limits.output_bytes), CappedStream(self.spec.limits.output_bytes))
-        self._stream_ends = (capture.stdout, capture.stderr)
         backstop = threading.Timer(timeout + BACKSTOP_GRACE_S, _backstop, args=(container, capture.backstop_fired))
         backstop.daemon = True
         backstop.start()
@@ -305,6 +300,9 @@ class DockerSandbox(Sandbox):
                     capture.stdout.feed(out_chunk)
                 if err_chunk:
                     capture.stderr.feed(err_chunk)
+                if until_marked and capture.stdout.ends_with_marker(until_marked) \
+                        and capture.stderr.ends_with_marker(until_marked):
+                    break
         finally:
             backstop.cancel()
             close = getattr(frames, "close", None)
