@@ -154,3 +154,21 @@ def test_cli_help_for_every_sandbox_command():
     for argv in (["sandbox", "--help"], ["sandbox", "build", "--help"], ["sandbox", "check", "--help"]):
         result = CliRunner().invoke(main, argv)
         assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_cli_check_without_an_engine_says_so_and_fails(tmp_path):
+    missing_engine = f"unix://{tmp_path / 'no-engine.sock'}"
+    result = CliRunner().invoke(main, ["sandbox", "check"], env={"DOCKER_HOST": missing_engine})
+    assert result.exit_code == 1
+    assert "docker: NOT usable" in result.output and "not reachable" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_opening_a_docker_sandbox_without_an_engine_is_unavailable(tmp_path, monkeypatch):
+    from sandbox.base import SandboxSpec
+    from sandbox.errors import SandboxUnavailable
+    from sandbox.factory import open_sandbox
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'no-engine.sock'}")
+    with pytest.raises(SandboxUnavailable, match="not reachable"):
+        open_sandbox("docker", SandboxSpec(workspace=tmp_path))
