@@ -127,7 +127,9 @@ def resolve_base(client, options: BuildOptions, progress: BuildProgress) -> tupl
     local = _local_image_id(client, options.base_image)
     if local:
         return options.base_image, local, False
-    if options.bootstrap:
+    if options.bootstrap and options.base_image == DEFAULT_BASE_IMAGE:
+        # Offline machines ask for the default base on every CI start: an earlier bootstrap answers at once.
+        # A base the user named explicitly is always tried first.
         made_before = _local_image_id(client, BOOTSTRAP_TAG)
         if made_before:
             return BOOTSTRAP_TAG, made_before, False
