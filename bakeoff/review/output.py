@@ -34,6 +34,7 @@ def summary_record(result: ReviewResult, items_file: str, items_sha256: str) -> 
         "schema": SCHEMA_VERSION,
         "bakeoff_version": __version__,
         "model": result.backend,
+        "model_info": result.model_info,
         "items_file": items_file,
         "items_sha256": items_sha256,
         "settings": result.settings.to_dict(),

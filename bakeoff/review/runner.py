@@ -12,7 +12,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from bakeoff.models.base import ModelBackend, turn_key
+from bakeoff.models.base import Completion, ModelBackend, turn_key
 from bakeoff.review.grading import ItemAnswer, grade
 from bakeoff.review.items import ReviewItem
 from bakeoff.review.metrics import ReviewMetrics, compute_metrics
@@ -31,6 +31,7 @@ class ReviewResult:
     metrics: ReviewMetrics
     started_at: str  # ISO 8601, UTC
     finished_at: str
+    model_info: dict  # what the backend reported about the model (sha256, quantization...), from its first answer
 
 
 def conversation_name(item: ReviewItem) -> str:
@@ -39,11 +40,11 @@ def conversation_name(item: ReviewItem) -> str:
 
 def ask(
     backend: ModelBackend, item: ReviewItem, sample: int, settings: ReviewSettings, template: PromptTemplate
-) -> ItemAnswer:
-    """One sample (0-based) of one item, graded. Never raises for the model's silence."""
+) -> tuple[ItemAnswer, Completion]:
+    """One sample (0-based) of one item, graded, with the raw completion. Never raises for the model's silence."""
     key = turn_key(conversation_name(item), sample + 1)
     completion = backend.chat(template.messages(item), key=key, settings=settings.generation(sample))
-    return grade(item, sample, key, completion)
+    return grade(item, sample, key, completion), completion
 
 
 def _now() -> str:
@@ -60,11 +61,14 @@ def run_review(
     """Every item, `settings.samples` times: sample 1 of every item first, then sample 2, ..."""
     started = _now()
     answers = []
+    model_info: dict = {}
     # Samples outermost: an interrupted run still has one answer for every item it reached.
     for sample in range(settings.samples):
         for item in items:
-            answer = ask(backend, item, sample, settings, template)
+            answer, completion = ask(backend, item, sample, settings, template)
             answers.append(answer)
+            if not model_info and completion.model_info:
+                model_info = dict(completion.model_info)
             if on_answer is not None:
                 on_answer(answer)
     return ReviewResult(
@@ -75,4 +79,5 @@ def run_review(
         metrics=compute_metrics(items, answers),
         started_at=started,
         finished_at=_now(),
+        model_info=model_info,
     )
