@@ -6,6 +6,10 @@ from bakeoff.analysis.aggregate import BatchSummary
 from bakeoff.analysis.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES
 
 
+def _runs(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def findings(summary: BatchSummary) -> list[str]:
     lines: list[str] = []
     for m in summary.models:
@@ -15,7 +19,7 @@ def findings(summary: BatchSummary) -> list[str]:
         if m.f1_with_crashes is not None:
             e = m.f1_with_crashes
             lines.append(
-                f"{m.model}: mean holdout F1 {e.mean:.3f} [{e.low:.3f}, {e.high:.3f}] over {e.n} graded runs "
+                f"{m.model}: mean holdout F1 {e.mean:.3f} [{e.low:.3f}, {e.high:.3f}] over {_runs(e.n, 'graded run')} "
                 f"(crashes as zero); {m.scored} scored."
             )
         if m.uncaptured_runs or m.harness_failed_runs:
