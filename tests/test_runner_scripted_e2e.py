@@ -44,7 +44,7 @@ def batch(tmp_path_factory):
     plan = plan_from_mapping(
         {"models": models, "corpus": str(corpus), "runs": 1, "sandbox": "docker", "seed": 11,
          "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0},
-         "task_settings": {"always_repair": True, "smoke_rows": 50}},
+         "task_settings": {"always_repair": True, "smoke_rows": 50, "context_tokens": 16384}},
         root,
     )
     wheelhouse = default_wheelhouse()
