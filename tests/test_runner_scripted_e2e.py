@@ -24,7 +24,7 @@ from runner_support import (
     write_script,
 )
 
-pytestmark = [pytest.mark.docker]
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
