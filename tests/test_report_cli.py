@@ -59,3 +59,16 @@ def test_help_of_both_commands():
     for command in ("report", "analyze"):
         result = CliRunner().invoke(main, [command, "--help"])
         assert result.exit_code == 0 and "BATCH_DIR" in result.output
+
+
+def test_the_true_rate_comes_from_the_corpus_manifest_when_no_run_was_scored(tmp_path):
+    import json
+
+    crashed = FakeRun("a", 1, f1=None, rung=2, status="crashed", crash_class="type_error")
+    folder = write_batch(tmp_path / "batch", [crashed])
+    (folder / "corpus").mkdir()
+    (folder / "corpus" / "manifest.json").write_text(json.dumps({"measured": {"holdout_spam_rate": 0.25}}))
+    files = build.write_report(folder)
+    assert "true rate 25.0%" in (files.folder / "plots" / "predicted_rate.svg").read_text()
+    bare = build.write_report(write_batch(tmp_path / "bare", [crashed]))
+    assert "true rate unknown" in (bare.folder / "plots" / "predicted_rate.svg").read_text()

@@ -45,6 +45,13 @@ class BatchRecords:
     runs: tuple[RunRecords, ...]  # in the batch's execution order
     calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
     reviews: tuple[tuple[str, Mapping[str, Any]], ...]  # (folder name, metrics) of claim-review results in the batch
+    manifest: Mapping[str, Any] | None = None  # the corpus's manifest.json, when it can be found
+
+    @property
+    def holdout_spam_rate(self) -> float | None:
+        """The holdout's true spam rate as the generator measured it."""
+        value = ((self.manifest or {}).get("measured") or {}).get("holdout_spam_rate")
+        return float(value) if isinstance(value, (int, float)) else None
 
     def model_labels(self) -> list[str]:
         labels = [m.get("label") for m in self.batch.get("plan", {}).get("models", [])]
@@ -80,7 +87,9 @@ def read_batch(folder: Path) -> BatchRecords:
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
     runs = tuple(read_run(runs_dir / run_id) for run_id in run_ids)
-    return BatchRecords(folder, batch, runs, _calibration(folder, batch), _reviews(folder))
+    corpus_files = _corpus_file(folder, batch, "manifest.json")
+    manifest = read_json_file(corpus_files) if corpus_files else None
+    return BatchRecords(folder, batch, runs, _calibration(folder, batch), _reviews(folder), manifest)
 
 
 def read_run(folder: Path) -> RunRecords:
@@ -109,18 +118,20 @@ def _design_text(folder: Path, stages: Mapping[str, Mapping[str, Any]]) -> str |
     return completion.get("text")
 
 
-def _calibration(folder: Path, batch: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """calibration.json beside the batch, in its own corpus/, or in the plan's corpus folder."""
-    candidates = [folder / "calibration.json", folder / "corpus" / "calibration.json"]
+def _corpus_file(folder: Path, batch: Mapping[str, Any], name: str) -> Path | None:
+    """`name` beside the batch, in its own corpus/, or in the plan's corpus folder."""
+    candidates = [folder / name, folder / "corpus" / name]
     corpus = batch.get("plan", {}).get("corpus")
     if isinstance(corpus, str) and corpus:
-        candidates.append(Path(corpus) / "calibration.json")
+        candidates.append(Path(corpus) / name)
     elif isinstance(corpus, Mapping) and corpus.get("path"):
-        candidates.append(Path(corpus["path"]) / "calibration.json")
-    for path in candidates:
-        if path.is_file():
-            return read_json_file(path)
-    return None
+        candidates.append(Path(corpus["path"]) / name)
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def _calibration(folder: Path, batch: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    path = _corpus_file(folder, batch, "calibration.json")
+    return read_json_file(path) if path else None
 
 
 REVIEW_FOLDERS = ("review", "reviews")

@@ -65,7 +65,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
     tables = all_tables(summary, review_tables(records.reviews))
-    plots = all_plots(summary, records.calibration)
+    plots = all_plots(summary, records.calibration, records.holdout_spam_rate)
     facts, found = _facts(records, summary), findings(summary)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))

@@ -10,7 +10,6 @@ from bakeoff.report.svg import MUTED, Canvas, Scale, colour, empty_note, legend,
 WIDTH, HEIGHT = 600, 380
 LEFT, RIGHT, TOP, BOTTOM = 150, 20, 40, 50
 EFFECT_COLOURS = {"rescued": "#2ca02c", "unchanged": "#bbbbbb", "regressed": "#d62728"}
-TRUE_RATE_FALLBACK = 0.18
 # crash classes get warm and neutral colours, never the green that marks "scored"
 CRASH_COLOURS = ("#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#1f77b4")
 
@@ -143,17 +142,20 @@ def claimed_vs_real(summary: BatchSummary, calibration: Mapping[str, Any] | None
     return canvas.to_svg()
 
 
-def predicted_rate(summary: BatchSummary, calibration: Mapping[str, Any] | None) -> str:
+def predicted_rate(summary: BatchSummary, calibration: Mapping[str, Any] | None, corpus_rate: float | None = None) -> str:
     """Each scored run's predicted spam rate, per model, against the holdout's true rate."""
     canvas = Canvas(WIDTH, HEIGHT, "Predicted spam rate against the true rate")
     truths = [m.true_rate for m in summary.models if m.true_rate is not None]
-    truth = sum(truths) / len(truths) if truths else TRUE_RATE_FALLBACK
+    truth = sum(truths) / len(truths) if truths else corpus_rate  # scored runs' answer key, else the manifest
     rates = [r.predicted_rate for r in summary.runs if r.predicted_rate is not None]
-    top = max([truth * 2, *rates, 0.05])
+    top = max([(truth or 0.0) * 2, *rates, 0.05])
     scale = Scale(0.0, min(1.0, top * 1.1), LEFT, WIDTH - RIGHT)
     x_axis(canvas, scale, HEIGHT - BOTTOM, "share of holdout messages predicted spam", fmt="{:.0%}", grid_to=TOP)
-    canvas.line(scale(truth), TOP, scale(truth), HEIGHT - BOTTOM, stroke="#000000", width=2, dash="6 3")
-    canvas.text(scale(truth) + 4, TOP + 10, f"true rate {truth:.1%}", size=10)
+    if truth is not None:
+        canvas.line(scale(truth), TOP, scale(truth), HEIGHT - BOTTOM, stroke="#000000", width=2, dash="6 3")
+        canvas.text(scale(truth) + 4, TOP + 10, f"true rate {truth:.1%}", size=10)
+    else:
+        canvas.text(WIDTH - RIGHT, TOP + 10, "true rate unknown (no scored run, no manifest)", size=10, anchor="end", fill=MUTED)
     rows = [m.model for m in summary.models] + (["references"] if reference_points(calibration) else [])
     first, pitch = _rows(len(rows))
     colours = _model_colours(summary)
@@ -173,7 +175,9 @@ def predicted_rate(summary: BatchSummary, calibration: Mapping[str, Any] | None)
     return canvas.to_svg()
 
 
-def all_plots(summary: BatchSummary, calibration: Mapping[str, Any] | None) -> dict[str, tuple[str, str]]:
+def all_plots(
+    summary: BatchSummary, calibration: Mapping[str, Any] | None, corpus_rate: float | None = None
+) -> dict[str, tuple[str, str]]:
     """name -> (caption, svg), in the report's order."""
     return {
         "f1_per_model": ("Mean holdout F1 per model with its 95% bootstrap interval.", f1_per_model(summary)),
@@ -185,5 +189,5 @@ def all_plots(summary: BatchSummary, calibration: Mapping[str, Any] | None) -> d
             "gives the best local number and the worst real one.",
             claimed_vs_real(summary, calibration),
         ),
-        "predicted_rate": ("Predicted spam rate of each scored run against the true rate.", predicted_rate(summary, calibration)),
+        "predicted_rate": ("Predicted spam rate of each scored run against the true rate.", predicted_rate(summary, calibration, corpus_rate)),
     }
