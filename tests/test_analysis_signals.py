@@ -61,12 +61,15 @@ def test_exploration_executed_crashed_or_uncaptured(tmp_path):
 
 def test_a_repair_turn_that_broke_a_working_pipeline_is_a_regression(tmp_path):
     broken = FakeRun("m", 1, f1=None, rung=2, status="crashed", crash_class="pickle_class_missing",
+                     detail="Can't get attribute 'TextCleaner' on <module '__main__'>",
                      turns=[(5, 0.74, 2, None, "regressed")])
     rescued = FakeRun("m", 2, turns=[(0, None, 5, 0.78, "rescued")])
     summary = _summary(tmp_path, broken, rescued)
     run = next(r for r in summary.runs if r.run_id == "m-r01")
     assert run.repair_turns[0].before_rung == 5 and run.repair_turns[0].after_rung == 2
     assert run.crash_class == "pickle_class_missing" and run.f1 is None
+    assert run.crash_detail == "Can't get attribute 'TextCleaner' on <module '__main__'>"
+    assert [t.effect for t in run.repair_turns] == ["regressed"]
     model = summary.models[0]
     (turn,) = model.turns
     assert (turn.granted, turn.rescued, turn.regressed) == (2, 1, 1)
