@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from bakeoff.analysis.batch_records import ANALYSIS_FILE, ANALYSIS_SCHEMA, RunRecords, read_batch
+from bakeoff.analysis.batch_records import ANALYSIS_FILE, ANALYSIS_SCHEMA, JUDGE_FIELD, RunRecords, read_batch
 from bakeoff.analysis.design import analyse_design
-from bakeoff.analysis.probes import BASELINE
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
+from bakeoff.analysis.probes import BASELINE
 from bakeoff.errors import BakeoffError
 
 WORKSPACE_IN_SANDBOX = "/workspace"
-JUDGE_KEY = "design_judge"
 HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
 WHEELS_IN_SANDBOX = "/wheels"
 
@@ -90,7 +89,7 @@ def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: A
     if settings.options.probe or settings.options.retrain_seeds > 0:
         record.update(_sandbox_measurements(run, plan, kind, settings))
     if judge is not None:
-        record[JUDGE_KEY] = judge_stance(judge, run.design_text).to_dict()
+        record[JUDGE_FIELD] = judge_stance(judge, run.design_text).to_dict()
     write_json(run.folder / ANALYSIS_FILE, record)
     probe, retrain = record.get(PROBE_KEY) or {}, record.get(RETRAIN_KEY) or {}
     return RunAnalysis(run.run_id, "analysed", probe.get("verdict"), retrain.get("spread"))

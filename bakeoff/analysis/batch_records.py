@@ -15,6 +15,7 @@ from bakeoff.errors import BakeoffError
 
 ANALYSIS_FILE = "analysis.json"  # written by `bakeoff analyze` beside run.json
 ANALYSIS_SCHEMA = "bakeoff.analysis/1"
+JUDGE_FIELD = "design_judge"  # analysis.json: the optional model judge's opinion of the design
 STAGES = ("explore", "decide", "implement", "repair", "evaluate", "docs")
 
 

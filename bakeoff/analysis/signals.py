@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from bakeoff.analysis import design as design_rules
-from bakeoff.analysis.batch_records import RunRecords, run_model_label
+from bakeoff.analysis.batch_records import JUDGE_FIELD, RunRecords, run_model_label
 from bakeoff.analysis.design import DesignSignals, analyse_design
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY
 from bakeoff.analysis.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
@@ -142,7 +142,7 @@ def run_signals(records: RunRecords) -> RunSignals:
         claimed_f1=outcome.get("claimed_f1"),
         claim_source=outcome.get("claim_source"),
         retrain=retrain,
-        judge_stance=((records.analysis or {}).get("design_judge") or {}).get("stance"),
+        judge_stance=((records.analysis or {}).get(JUDGE_FIELD) or {}).get("stance"),
     )
 
 
