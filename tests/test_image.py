@@ -172,3 +172,27 @@ def test_opening_a_docker_sandbox_without_an_engine_is_unavailable(tmp_path, mon
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'no-engine.sock'}")
     with pytest.raises(SandboxUnavailable, match="not reachable"):
         open_sandbox("docker", SandboxSpec(workspace=tmp_path))
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_bootstrap_makes_a_python_311_base_offline_from_this_machines_mirror():
+    import docker
+
+    from sandbox.bootstrap import bootstrap_base_image, debian_mirror
+
+    client = docker.from_env()
+    tag = "bakeoff-base-test:bootstrap"
+    lines: list[str] = []
+    try:
+        image_id = bootstrap_base_image(client, tag, mirror=debian_mirror(), on_line=lines.append)
+        assert client.images.get(tag).id == image_id
+        assert any("Base system installed successfully" in line for line in lines)
+        script = "import sys, venv, ensurepip; print(sys.version_info[:2])"
+        output = client.containers.run(tag, ["python3", "-c", script], network_mode="none", remove=True)
+        assert output.decode().strip() == "(3, 11)"
+    finally:
+        try:
+            client.images.remove(tag)
+        except docker.errors.ImageNotFound:
+            pass
