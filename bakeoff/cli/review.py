@@ -27,11 +27,6 @@ def _default_out(model_spec: str) -> Path:
     return Path("runs") / f"review-{stamp}-{slug}"
 
 
-def _json_metrics(metrics) -> dict:
-    """The metrics object --json prints: every figure, null where there was nothing to compute."""
-    return metrics.to_dict()
-
-
 def _print_table(metrics, out_dir: Path) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -91,6 +86,7 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
     items = load_items(items_path)
     template = load_template()
     out_dir = out_dir or _default_out(model_spec)
+    # Checked again when writing; checked now so that an occupied folder fails before a long run.
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         from bakeoff.review.errors import ReviewOutputExists
 
@@ -112,7 +108,7 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
         backend.close()
     written = write_results(out_dir, result, str(items_path), items_digest(items_path.read_text(encoding="utf-8")))
     if as_json:
-        click.echo(json.dumps(_json_metrics(result.metrics)))
+        click.echo(json.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
     else:
         _print_table(result.metrics, written)
 
