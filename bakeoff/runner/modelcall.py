@@ -47,6 +47,7 @@ def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: s
         max_tokens=ctx.task.settings.max_tokens_for(stage),
         temperature=ctx.temperature,
         seed=ctx.seed,
+        timeout_s=ctx.task.settings.model_timeout_s,
     )
     started = time.monotonic()
     try:

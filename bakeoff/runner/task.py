@@ -27,6 +27,7 @@ class TaskSettings:
     repair_turns: int = 1
     always_repair: bool = False
     temperature: float = 0.0
+    model_timeout_s: float = 600.0
     smoke_rows: int = 200
     feedback_chars: int = 3000
     max_tokens: Mapping[str, int] = field(default_factory=dict)
