@@ -168,9 +168,17 @@ def test_excerpt_and_manifest(corpus, tables):
     assert manifest["generator_version"]
     for name, digest in manifest["sha256"].items():
         assert hashlib.sha256((corpus / name).read_bytes()).hexdigest() == digest
-    train = tables[0]
-    assert manifest["measured"]["train_spam_rate"] == pytest.approx(train["label"].mean())
-    assert manifest["measured"]["holdout_flagged_rows"] == 0
+    train, holdout, _, truth = tables
+    measured = manifest["measured"]
+    bodies = pd.concat([train["body"], holdout["body"]])
+    assert measured["train_rows"] == len(train) and measured["holdout_rows"] == len(holdout)
+    assert measured["train_spam_rate"] == pytest.approx(train["label"].mean())
+    assert measured["flip_rate"] == pytest.approx(truth.loc[train["id"], "flipped"].mean())
+    assert measured["holdout_dup_rate"] == pytest.approx((truth.loc[holdout["id"], "dup_of"] != "").mean())
+    assert measured["mojibake_rate"] == pytest.approx(bodies.str.contains(MOJIBAKE).mean())
+    assert measured["html_entity_rate"] == pytest.approx(bodies.str.contains(ENTITY).mean())
+    assert measured["flag_label_correlation"] == pytest.approx(np.corrcoef(train["moderator_flagged"], train["label"])[0, 1])
+    assert measured["holdout_flagged_rows"] == 0
 
 
 def test_csv_is_readable_by_the_csv_module(corpus):
