@@ -93,9 +93,11 @@ def bench_generation(model_path: Path, backend, rounds: int, max_tokens: int, n_
     time_backend_generation(backend, GENERATION_PROMPT, settings)
     rates = {"raw_wall": [], "backend_wall": [], "raw_cpu": [], "backend_cpu": []}
     tokens = set()
-    for _ in range(rounds):
-        for side, timer in (("raw", lambda: time_raw_generation(raw, GENERATION_PROMPT, settings)),
-                            ("backend", lambda: time_backend_generation(backend, GENERATION_PROMPT, settings))):
+    sides = [("raw", lambda: time_raw_generation(raw, GENERATION_PROMPT, settings)),
+             ("backend", lambda: time_backend_generation(backend, GENERATION_PROMPT, settings))]
+    for round_number in range(rounds):
+        # Alternate which side goes first, so neither always runs right after the other.
+        for side, timer in (sides if round_number % 2 == 0 else sides[::-1]):
             n, watch = timer()
             tokens.add(n)
             rates[f"{side}_wall"].append(n / watch.wall)
