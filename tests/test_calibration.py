@@ -84,3 +84,20 @@ def test_calibration_ordering_on_a_small_corpus(tmp_path):
     assert 0.6 < text_only["holdout_f1"] < 0.95, "the text alone neither fails nor solves the task"
     assert saved["checks"]["ordering_holds"] is True
     assert not list(corpus.glob(".calibration-*")), "no temporary file left behind"
+
+
+@pytest.mark.slow
+def test_sweep_through_the_cli_regenerates_and_reuses_the_corpus_point(tmp_path):
+    corpus = tmp_path / "corpus"
+    params = CorpusParams(seed=2, rows=600, holdout_rows=200)
+    generate_corpus(params, corpus)
+    points = f"0.1,{params.contamination}"
+    result = CliRunner().invoke(main, ["calibrate", "--corpus", str(corpus), "--sweep", "--sweep-points", points])
+    assert result.exit_code == 0, result.output
+    assert "holdout F1 by contamination" in result.output
+    saved = json.loads((corpus / "calibration.json").read_text())
+    assert [point["contamination"] for point in saved["sweep"]] == [0.1, params.contamination]
+    own_text_only = next(r for r in saved["references"] if r["variant"] == "text_only")
+    assert saved["sweep"][1]["results"] == [own_text_only], "the corpus's own setting is not regenerated"
+    assert [r["variant"] for r in saved["sweep"][0]["results"]] == ["text_only"]
+    assert isinstance(saved["sweep_text_only_falls_monotonically"], bool)
