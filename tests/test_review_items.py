@@ -139,6 +139,7 @@ def _line(**overrides) -> str:
         ({"origin": "kaggle"}, "origin must be"),
         ({"colour": "red"}, "unknown field"),
         ({"code": ""}, "code must be a non-empty string"),
+        ({"id": "review#2"}, "may hold only letters"),
     ],
 )
 def test_invalid_items_are_refused_with_a_located_message(overrides, message):

@@ -12,6 +12,7 @@ partner is absent is simply left out of the pair metrics.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ FAMILIES = (
 ORIGINS = ("original", "injected")
 REQUIRED_FIELDS = ("id", "claim", "code", "verdict", "family", "flaw_lines", "explanation", "pair_id", "origin")
 OPTIONAL_FIELDS = ("fixture",)
+_ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # it becomes part of a conversation key and a file's records
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ def item_from_record(record: object, where: str) -> ReviewItem:
     unknown = sorted(set(record) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS))
     _require(not unknown, where, f"unknown field(s): {', '.join(unknown)}")
     item_id = _nonempty_text(record, "id", where)
+    _require(bool(_ITEM_ID.match(item_id)), where, f"id {item_id!r} may hold only letters, digits, '_', '.' and '-'")
     where = f"{where} (item {item_id})"
     code = _nonempty_text(record, "code", where)
     verdict = record["verdict"]
