@@ -92,3 +92,12 @@ def test_sha256_cache_follows_size_and_mtime(tmp_path):
     # ... until the file changes.
     model.write_bytes(b"second, longer")
     assert file_sha256(model, cache) == hashlib.sha256(b"second, longer").hexdigest()
+
+
+@pytest.mark.llama
+def test_stop_sequences_end_the_answer(backend):
+    free = backend.chat(NAME_A_CAT, key="cat#3", settings=GenerationSettings(max_tokens=24, temperature=0.0))
+    assert "e" in free.text  # without the stop sequence the answer has an "e" ...
+    stopped = backend.chat(NAME_A_CAT, key="cat#3", settings=GenerationSettings(max_tokens=24, temperature=0.0, stop=("e",)))
+    assert "e" not in stopped.text and stopped.finish_reason == "stop"  # ... with it, the answer ends before one
+    assert free.text.startswith(stopped.text)
