@@ -162,3 +162,21 @@ def test_the_cli_refuses_bad_input_with_a_one_line_error(tmp_path):
     assert (taken / "review.json").read_text() == "{}"  # never overwritten
     missing_model = invoke("--model", f"scripted:{tmp_path / 'nope.jsonl'}", "--out", str(tmp_path / "o2"))
     assert missing_model.exit_code == 2 and "error: ModelFileNotFound" in missing_model.stderr
+
+
+def test_a_review_written_into_a_batch_appears_in_bakeoff_report(tmp_path):
+    import csv
+
+    from analysis_factory import FakeRun, write_batch
+    from bakeoff.report.build import write_report
+
+    batch = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
+    script = write_script(tmp_path / "s.jsonl", always_problem)
+    result = invoke("--model", f"scripted:{script}", "--json", "--out", str(batch / "review" / "always-problem"))
+    assert result.exit_code == 0, result.output
+    files = write_report(batch)
+    with open(files.folder / "tables" / "claim_review.csv", newline="") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert row["model"] == f"scripted:{script}"
+    assert (float(row["problem_recall"]), float(row["ok_specificity"])) == (1.0, 0.0)
+    assert "Claim-versus-code review" in files.html.read_text()
