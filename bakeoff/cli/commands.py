@@ -21,11 +21,5 @@ COMMAND_MODULES = (
 def all_commands() -> list[click.Command]:
     commands: list[click.Command] = []
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # that command group is not written yet
-                continue
-            raise
-        commands.extend(module.COMMANDS)
+        commands.extend(importlib.import_module(name).COMMANDS)
     return commands
