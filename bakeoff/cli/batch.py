@@ -48,16 +48,14 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
 
 
 def _execute(plan, options) -> None:
-    from rich.console import Console
-
     from bakeoff.runner.batch import run_batch
     from bakeoff.runner.progress import LiveProgress
 
     with LiveProgress() as progress:
         result = run_batch(plan, options, progress)
-    console = Console()
-    console.print(f"batch folder: {result.batch_dir}")
-    console.print(f"runs: {len(result.records)}, harness failures: {result.failed}")
+    # Plain echo: a path must never be wrapped across lines (scripts and users copy it).
+    click.echo(f"batch folder: {result.batch_dir}")
+    click.echo(f"runs: {len(result.records)}, harness failures: {result.failed}")
 
 
 @click.command("run")
@@ -129,18 +127,9 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool) -> None:
     plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox}, out)
     _check_models(plan)
     _execute(plan, _batch_options(out, plan, None, None, unsafe=False, probes=probes))
-    _report_if_available(out)
+    from bakeoff.cli.report import report
 
-
-def _report_if_available(batch_dir: Path) -> None:
-    """Run `bakeoff report` on the batch when that command exists; else say where the records are."""
-    from bakeoff.cli import main
-
-    report = main.commands.get("report")
-    if report is None:
-        click.echo(f"results: {batch_dir}/runs/*/run.json (layout: docs/records.md)")
-        return
-    click.get_current_context().invoke(report, batch_dir=batch_dir)
+    click.get_current_context().invoke(report, batch_dir=out)
 
 
 COMMANDS = [run_command, status_command, demo_command]

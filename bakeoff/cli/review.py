@@ -45,7 +45,7 @@ def _print_table(metrics, out_dir: Path) -> None:
     for row in metrics.per_family:
         families.add_row(row.family, str(row.answers), show(row.recall), show(row.localization))
     console.print(families)
-    console.print(f"answers and metrics written to {out_dir}")
+    click.echo(f"answers and metrics written to {out_dir}")
 
 
 @click.command("review")
