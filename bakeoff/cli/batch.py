@@ -100,9 +100,10 @@ def status_command(batch_dir: Path) -> None:
     """Show a batch's state (works while it runs, from another terminal)."""
     from rich.console import Console
 
-    from bakeoff.runner.status import format_seconds, read_status, status_table
+    from bakeoff.runner.status import format_seconds, read_status, status_headline, status_table
 
     status = read_status(batch_dir)
+    click.echo(status_headline(status))  # plain: the folder's path must not wrap
     console = Console()
     console.print(status_table(status))
     if status.last_event:

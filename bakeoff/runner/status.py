@@ -82,11 +82,15 @@ def read_status(folder: Path) -> BatchStatus:
     return BatchStatus(folder, tuple(runs), entries[-1] if entries else None)
 
 
+def status_headline(status: BatchStatus) -> str:
+    return f"batch {status.folder}  ({status.finished}/{len(status.runs)} runs done)"
+
+
 def status_table(status: BatchStatus):
     """A rich Table of the runs."""
     from rich.table import Table
 
-    table = Table(title=f"batch {status.folder}  ({status.finished}/{len(status.runs)} runs done)")
+    table = Table()
     for column in ("run", "state", "stages", "now", "outcome"):
         table.add_column(column)
     for run in status.runs:
