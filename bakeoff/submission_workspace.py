@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,9 @@ def copy_working_tree(repo: Path, destination: Path) -> None:
     """Copy the repository's working tree (untracked files included, .git left out) into `destination`.
 
     Symbolic links are copied as links, never followed: a link in a submission
-    must not pull a host file into the workspace.
+    must not pull a host file into the workspace. The one exception is a link to
+    a file that git tracks in the repository holding the submission (the shipped
+    reference submissions share their source that way): that file is copied.
     """
     repo = Path(repo)
     if not repo.is_dir():
@@ -79,3 +82,35 @@ def copy_working_tree(repo: Path, destination: Path) -> None:
         )
     except (OSError, shutil.Error) as exc:
         raise RepositoryNotUsable(f"could not copy {repo} into a scratch workspace: {exc}") from exc
+    _copy_tracked_link_targets(repo, destination)
+
+
+def _copy_tracked_link_targets(repo: Path, destination: Path) -> None:
+    """Replace each copied link whose target is a git-tracked regular file by a copy of that file."""
+    links = [path for path in destination.rglob("*") if path.is_symlink()]
+    if not links:
+        return
+    tracked = _git_tracked_files(repo)
+    for link in links:
+        target = (repo / link.relative_to(destination)).resolve()
+        if target in tracked and target.is_file() and not target.is_symlink():
+            link.unlink()
+            shutil.copyfile(target, link)
+
+
+def _git_tracked_files(repo: Path) -> frozenset[Path]:
+    """Regular files git tracks in the work tree that holds `repo` (none when it is not in one).
+
+    Tracked links are left out, and no path is resolved through one: a link that
+    sandboxed code planted and a harness commit recorded must not vouch for its target.
+    """
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+    try:
+        top = Path(git("rev-parse", "--show-toplevel").strip()).resolve()
+        names = git("ls-files", "-z", "--full-name", ":/").split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        return frozenset()
+    files = (top / name for name in names if name)
+    return frozenset(path for path in files if not path.is_symlink() and path.resolve() == path)
