@@ -8,9 +8,13 @@ Executions return data (`ExecResult`); only infrastructure failure raises
 from __future__ import annotations
 
 import abc
+import math
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
+
+from sandbox.errors import SandboxError
 
 GIB = 1024**3
 MIB = 1024**2
@@ -67,14 +71,20 @@ class SandboxSpec:
 
 
 class Sandbox(abc.ABC):
-    """An isolated place to run model-written commands, opened once per run or per scoring."""
+    """An isolated place to run model-written commands, opened once per run or per scoring.
+
+    `exec` and `close` are the same for every driver: the checks and the
+    lifecycle live here, and a driver only says how to run one checked
+    command (`_run`) and what to release (`_release`).
+    """
 
     kind: str = ""
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec
+        self.closed = False
+        self._lock = threading.Lock()  # one execution at a time; close waits for a running one
 
-    @abc.abstractmethod
     def exec(
         self,
         argv: Sequence[str],
@@ -83,12 +93,43 @@ class Sandbox(abc.ABC):
         env: Mapping[str, str] | None = None,
     ) -> ExecResult:
         """Run one command in the workspace; kill everything it started when it ends or times out."""
+        command = tuple(str(arg) for arg in argv)
+        if not command:
+            raise SandboxError("exec needs a command")
+        timeout = _checked_timeout(self.spec.limits.timeout_s if timeout_s is None else timeout_s)
+        with self._lock:
+            if self.closed:
+                raise SandboxError(f"this {self.kind} sandbox is closed")
+            return self._run(command, timeout, dict(env or {}))
+
+    @abc.abstractmethod
+    def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
+        """Run one command (non-empty, a valid timeout, the sandbox open); the driver's own part of `exec`."""
 
     def close(self) -> None:
         """Release the sandbox (remove its container, kill leftovers). Safe to call twice."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            self._release()
+
+    def _release(self) -> None:
+        """What the driver holds beyond the open sandbox; called once, by `close`."""
 
     def __enter__(self) -> "Sandbox":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _checked_timeout(timeout_s: object) -> float:
+    """A timeout as a positive, finite number of seconds; SandboxError for anything else."""
+    try:
+        timeout = float(timeout_s)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        timeout = math.nan
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise SandboxError(f"timeout must be a positive number of seconds, not {timeout_s!r}")
+    return timeout

@@ -113,19 +113,8 @@ class BwrapSandbox(Sandbox):
         _write_identity_files(self.private_dir)
         if self.drop_root:
             os.chown(self.private_dir / "deps", SANDBOX_UID, SANDBOX_UID)
-        self.closed = False
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> ExecResult:
-        if self.closed:
-            raise SandboxError("this bwrap sandbox is closed")
-        if not argv:
-            raise SandboxError("empty command")
+    def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
         limits = self.spec.limits
         placeholders = missing_placeholders(self.binds[0].source, self.binds)
         _make_mount_points(self.binds)
@@ -138,13 +127,13 @@ class BwrapSandbox(Sandbox):
         try:
             argv_host = [
                 *_enter_group_argv(group, nonce), self.bwrap, "--json-status-fd", str(status_write),
-                *self.bwrap_args(env or {}), "--", *self.command(argv),
+                *self.bwrap_args(env), "--", *self.command(argv),
             ]
             run = run_capped(
                 argv_host,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
                 cwd=str(self.spec.workspace),
-                timeout_s=limits.timeout_s if timeout_s is None else timeout_s,
+                timeout_s=timeout_s,
                 output_cap=limits.output_bytes,
                 kill_all=lambda proc: _kill_group(group, proc),
                 pass_fds=(status_write,),
@@ -167,7 +156,7 @@ class BwrapSandbox(Sandbox):
             remove_placeholders(placeholders)
         killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(
-            argv=tuple(argv),
+            argv=argv,
             exit_code=None if killed else run.returncode,
             stdout=run.stdout.text,
             stderr=run.stderr.text,
@@ -235,10 +224,8 @@ class BwrapSandbox(Sandbox):
         env.update(extra_env)
         return env
 
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            shutil.rmtree(self.private_dir, ignore_errors=True)
+    def _release(self) -> None:
+        shutil.rmtree(self.private_dir, ignore_errors=True)
 
 
 def _host_env(cache_dir: Path | None, wheelhouse: Path | None, report: Callable[[str], None]) -> HostEnv:

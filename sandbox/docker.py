@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import secrets
 import shutil
@@ -28,7 +27,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from sandbox import docker_mounts
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
@@ -142,8 +141,6 @@ class DockerSandbox(Sandbox):
         self.reuse = reuse
         self._uid, self._gid = run_as or default_identity()
         self._mounts = docker_mounts.resolve_mounts(spec)
-        self._lock = threading.Lock()
-        self._closed = False
         self._container = None
         self._channel = None  # the attached stdin/stdout/stderr of the serving container
         self._owns_client = client is None
@@ -225,32 +222,17 @@ class DockerSandbox(Sandbox):
 
     # -- executions ---------------------------------------------------------------------------
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> ExecResult:
-        argv = tuple(str(a) for a in argv)
-        if not argv:
-            raise SandboxError("exec needs a command")
-        timeout = float(self.spec.limits.timeout_s if timeout_s is None else timeout_s)
-        if not math.isfinite(timeout) or timeout <= 0:
-            raise SandboxError(f"timeout must be a positive number of seconds, not {timeout_s!r}")
-        with self._lock:
-            if self._closed:
-                raise SandboxError("this sandbox is closed")
-            if os.geteuid() == 0:
-                # Files the host wrote since the last execution become writable for the sandbox's group too.
-                docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
-            try:
-                if self.reuse:
-                    return self._exec_in_reused(argv, timeout, env or {})
-                return self._exec_in_fresh(argv, timeout, env or {})
-            except docker_errors().APIError as exc:
-                self._discard_container()
-                raise SandboxError(f"the Docker engine failed to run {argv[0]!r}: {exc}") from exc
+    def _run(self, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
+        if os.geteuid() == 0:
+            # Files the host wrote since the last execution become writable for the sandbox's group too.
+            docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
+        try:
+            if self.reuse:
+                return self._exec_in_reused(argv, timeout, env)
+            return self._exec_in_fresh(argv, timeout, env)
+        except docker_errors().APIError as exc:
+            self._discard_container()
+            raise SandboxError(f"the Docker engine failed to run {argv[0]!r}: {exc}") from exc
 
     def _supervisor_command(self, argv: tuple[str, ...], timeout: float) -> list[str]:
         return [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "run", str(self._uid), str(self._gid),
@@ -362,14 +344,10 @@ class DockerSandbox(Sandbox):
         except docker.errors.APIError:
             pass  # already gone, or the engine is: nothing more to release here
 
-    def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            self._discard_container()
-            docker_mounts.remove_placeholders(self._placeholders)
-            if self._deps_dir is not None:
-                shutil.rmtree(self._deps_dir, ignore_errors=True)
-            if self._owns_client:
-                self._client.close()
+    def _release(self) -> None:
+        self._discard_container()
+        docker_mounts.remove_placeholders(self._placeholders)
+        if self._deps_dir is not None:
+            shutil.rmtree(self._deps_dir, ignore_errors=True)
+        if self._owns_client:
+            self._client.close()

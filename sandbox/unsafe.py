@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from sandbox.base import ExecResult, Sandbox, SandboxSpec
 from sandbox.docker_mounts import refuse_secrets
@@ -71,7 +71,6 @@ class UnsafeSandbox(Sandbox):
         self.deps_dir.mkdir()
         self.view_dir = self.private_dir / "view"  # absolute sandbox paths, shown as symlinks
         self.aliases = self._build_aliases(wheelhouse)
-        self.closed = False
 
     def _build_aliases(self, wheelhouse: Path | None) -> dict[str, str]:
         """Sandbox path -> host path, for argument rewriting; makes the symlinks as it goes."""
@@ -90,29 +89,19 @@ class UnsafeSandbox(Sandbox):
             link.symlink_to(mount.host_path.resolve())
         return aliases
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> ExecResult:
-        if self.closed:
-            raise SandboxError("this sandbox is closed")
-        if not argv:
-            raise SandboxError("empty command")
+    def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
         limits = self.spec.limits
         host_argv = [self.host_path(arg) for arg in argv]
         run = run_capped(
             host_argv,
-            env=self.environment(env or {}),
+            env=self.environment(env),
             cwd=str(self.spec.workspace),
-            timeout_s=limits.timeout_s if timeout_s is None else timeout_s,
+            timeout_s=timeout_s,
             output_cap=limits.output_bytes,
             kill_all=_kill_process_group,
         )
         return ExecResult(
-            argv=tuple(argv),
+            argv=argv,
             exit_code=run.returncode,
             stdout=run.stdout.text,
             stderr=run.stderr.text,
@@ -143,10 +132,8 @@ class UnsafeSandbox(Sandbox):
         env.update(extra_env)
         return env
 
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            shutil.rmtree(self.private_dir, ignore_errors=True)
+    def _release(self) -> None:
+        shutil.rmtree(self.private_dir, ignore_errors=True)
 
 
 def _kill_process_group(proc: subprocess.Popen) -> None:
