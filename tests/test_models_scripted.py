@@ -123,3 +123,6 @@ def test_bad_files_are_named_errors(tmp_path):
     write_jsonl(bad, [{"error": "x", "error_kind": "gremlins"}])
     with pytest.raises(ModelFileInvalid, match="error_kind"):
         open_backend(f"scripted:{bad}")
+    bad.write_bytes(b'\xff\xfe{"text": "x"}\n')
+    with pytest.raises(ModelFileInvalid, match="not UTF-8"):
+        open_backend(f"scripted:{bad}")

@@ -85,8 +85,14 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
 def read_answers(path: Path) -> list[ScriptedAnswer]:
     """Every non-blank line of a scripted file or transcript."""
     path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelFileInvalid(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise ModelFileInvalid(f"{path}: cannot be read ({exc.strerror})") from None
     answers = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
         if raw.strip():
             answers.append(_parse_line(number, raw, path))
     return answers
