@@ -75,7 +75,7 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
     return ScriptedAnswer(
         line_number=number,
         key=str(key) if key is not None else None,
-        text=text if error is None else (text or ""),
+        text=text,
         finish_reason=str(data.get("finish_reason") or ("error" if error is not None else "stop")),
         error=error,
         error_kind=error_kind,
