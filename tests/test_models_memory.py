@@ -82,6 +82,22 @@ def test_not_a_gguf_file(tmp_path):
         read_info(path)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        struct.pack("<Q", 2**63 - 1),  # a key longer than any file
+        _string("vocab") + struct.pack("<IIQ", 9, 6, 2**62),  # an array of f32 reaching far past the end
+        _string("vocab") + struct.pack("<IIQ", 9, 8, 1) + struct.pack("<Q", 2**40),  # a long string in an array
+    ],
+    ids=["key", "f32_array", "string_in_array"],
+)
+def test_a_length_past_the_end_of_the_file_is_invalid_not_a_crash(tmp_path, body):
+    path = tmp_path / "corrupt.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + body)
+    with pytest.raises(ModelFileInvalid, match="ends early"):
+        read_info(path)
+
+
 def test_estimate_counts_weights_kv_cache_and_partial_offload(tmp_path):
     info = read_info(seven_b_header(tmp_path / "seven.gguf"))
     full = estimate_gpu_memory(info, n_ctx=8192, n_gpu_layers=-1)

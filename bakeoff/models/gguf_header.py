@@ -7,6 +7,7 @@ bakeoff estimate a model's memory need and list models cheaply.
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,12 +72,20 @@ class _Reader:
     def __init__(self, stream: BinaryIO, path: Path) -> None:
         self.stream = stream
         self.path = path
+        self.size = os.fstat(stream.fileno()).st_size
+
+    def _require(self, n: int) -> None:
+        """A length read from the file is checked against what is left of it before it is used."""
+        if n > self.size - self.stream.tell():
+            raise ModelFileInvalid(f"{self.path}: GGUF header ends early")
 
     def take(self, n: int) -> bytes:
-        data = self.stream.read(n)
-        if len(data) != n:
-            raise ModelFileInvalid(f"{self.path}: GGUF header ends early")
-        return data
+        self._require(n)
+        return self.stream.read(n)
+
+    def skip(self, n: int) -> None:
+        self._require(n)
+        self.stream.seek(n, 1)
 
     def scalar(self, fmt: str):
         return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
@@ -86,7 +95,7 @@ class _Reader:
         return self.take(length).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
-        self.stream.seek(self.scalar("<Q"), 1)
+        self.skip(self.scalar("<Q"))
 
     def value(self, value_type: int):
         if value_type in _SCALARS:
@@ -102,7 +111,7 @@ class _Reader:
         element_type = self.scalar("<I")
         count = self.scalar("<Q")
         if element_type in _SCALARS:
-            self.stream.seek(struct.calcsize(_SCALARS[element_type]) * count, 1)
+            self.skip(struct.calcsize(_SCALARS[element_type]) * count)
         elif element_type == _STRING:
             for _ in range(count):
                 self.skip_string()
