@@ -47,6 +47,31 @@ class Completion:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def failure(
+        cls,
+        backend: str,
+        error: str,
+        error_kind: str,
+        *,
+        generation_seconds: float = 0.0,
+        prompt_tokens: int = 0,
+        model_info: dict | None = None,
+    ) -> "Completion":
+        """The record of an answer that did not come back: no text, finish_reason "error"."""
+        return cls(
+            text="",
+            finish_reason="error",
+            prompt_tokens=prompt_tokens,
+            completion_tokens=0,
+            prompt_seconds=0.0,
+            generation_seconds=generation_seconds,
+            backend=backend,
+            error=error,
+            error_kind=error_kind,
+            model_info=dict(model_info or {}),
+        )
+
 
 ERROR_KINDS = ("timeout", "transport_error", "backend_error")
 

@@ -221,18 +221,7 @@ class GgufBackend:
         info = dict(self._model_info)
         if partial_text:
             info["partial_text"] = partial_text
-        return Completion(
-            text="",
-            finish_reason="error",
-            prompt_tokens=0,
-            completion_tokens=0,
-            prompt_seconds=0.0,
-            generation_seconds=elapsed,
-            backend=self.identity,
-            error=error,
-            error_kind=kind,
-            model_info=info,
-        )
+        return Completion.failure(self.identity, error, kind, generation_seconds=elapsed, model_info=info)
 
     def close(self) -> None:
         if self._llm is not None:

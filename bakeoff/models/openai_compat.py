@@ -110,16 +110,11 @@ class OpenAICompatBackend:
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:
-        return Completion(
-            text="",
-            finish_reason="error",
-            prompt_tokens=0,
-            completion_tokens=0,
-            prompt_seconds=0.0,
+        return Completion.failure(
+            self.identity,
+            error,
+            kind,
             generation_seconds=time.perf_counter() - started,
-            backend=self.identity,
-            error=error,
-            error_kind=kind,
             model_info={"attempts": len(attempts), "attempt_failures": attempts},
         )
 

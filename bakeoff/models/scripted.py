@@ -49,17 +49,8 @@ class ScriptedBackend:
         prompt_words = sum(len(m.content.split()) for m in messages)
         answer = self._take(key)
         if answer is None:
-            return Completion(
-                text="",
-                finish_reason="error",
-                prompt_tokens=prompt_words,
-                completion_tokens=0,
-                prompt_seconds=0.0,
-                generation_seconds=0.0,
-                backend=self.identity,
-                error=f"no scripted answer left for key {key!r}",
-                error_kind="backend_error",
-            )
+            error = f"no scripted answer left for key {key!r}"
+            return Completion.failure(self.identity, error, "backend_error", prompt_tokens=prompt_words)
         return Completion(
             text=answer.text,
             finish_reason=answer.finish_reason,
