@@ -13,7 +13,7 @@ def draws(kind: str, workspace, seed: int, **options) -> str:
     from sandbox.base import SandboxSpec
     from sandbox.factory import open_sandbox
 
-    hook = install_seed_hook(workspace / ".bakeoff")
+    hook = install_seed_hook(workspace)
     hook_path = str(hook) if kind == "none" else f"/workspace/{hook.relative_to(workspace).as_posix()}"
     spec = SandboxSpec(workspace=workspace, env=seeded_env(seed, hook_path))
     with open_sandbox(kind, spec, **options) as sandbox:

@@ -18,11 +18,6 @@ from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_
 from bakeoff.analysis.probes import BASELINE
 from bakeoff.errors import BakeoffError
 
-WORKSPACE_IN_SANDBOX = "/workspace"
-HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
-WHEELS_IN_SANDBOX = "/wheels"
-
-
 class AnalysisCorpusMissing(BakeoffError):
     """The corpus a run was made on is no longer where its record says."""
 
@@ -97,15 +92,16 @@ def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: A
 
 def _sandbox_measurements(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: AnalyzeSettings) -> dict:
     """The probe and the retrains, in a sandbox opened on the run's repository."""
+    from bakeoff.runner.plan import RunLimits
+    from bakeoff.runner.run import run_sandbox_options, run_sandbox_spec
     from sandbox.factory import open_sandbox
 
     corpus = _corpus_of(run, plan)
     outcome = run.run.get("outcome") or {}
     rung, f1, seed = int(outcome.get("rung") or 0), outcome.get("f1"), int(run.run.get("seed") or 0)
-    spec = run_sandbox_spec(run.folder / "repo", corpus, seed, plan, kind, settings.wheelhouse)
-    options = dict(settings.sandbox_options)
-    if kind in ("bwrap", "none") and settings.wheelhouse is not None:
-        options.setdefault("wheelhouse", settings.wheelhouse)
+    limits = RunLimits(**dict(plan.get("limits") or {}))  # the plan's caps, as the run had them
+    spec = run_sandbox_spec(run.folder / "repo", corpus, seed, kind, settings.wheelhouse, limits)
+    options = run_sandbox_options(kind, settings.sandbox_options, settings.wheelhouse)
     measured: dict[str, Any] = {"isolation": kind}
     with open_sandbox(kind, spec, **options) as sandbox:
         measured["requirements"] = _install(sandbox, spec.workspace, settings.wheelhouse)
@@ -134,31 +130,6 @@ def _corpus_of(run: RunRecords, plan: Mapping[str, Any]) -> Path:
     if not (corpus / "holdout_answers.csv").is_file():
         raise AnalysisCorpusMissing(f"run {run.run_id}: its corpus {corpus} has no holdout_answers.csv to score retrains")
     return corpus
-
-
-def run_sandbox_spec(repo: Path, corpus: Path, seed: int, plan: Mapping[str, Any], kind: str, wheelhouse: Path | None):
-    """The mounts and seeding a run's own sandbox had (docs/records.md, contracts in DESIGN.md)."""
-    from bakeoff.runner.seeding import install_seed_hook, seeded_env
-    from sandbox.base import MIB, Limits, Mount, SandboxSpec
-
-    hook = install_seed_hook(repo / ".bakeoff")
-    hook_path = str(hook) if kind == "none" else f"{WORKSPACE_IN_SANDBOX}/{hook.relative_to(repo).as_posix()}"
-    mounts = [Mount(corpus / "train.csv", "data/train.csv"), Mount(corpus / "holdout.csv", HOLDOUT_IN_SANDBOX)]
-    if kind == "docker" and wheelhouse is not None:
-        mounts.append(Mount(wheelhouse, WHEELS_IN_SANDBOX))
-    limits = plan.get("limits") or {}
-    defaults = Limits()
-    return SandboxSpec(
-        workspace=repo,
-        mounts=tuple(mounts),
-        limits=Limits(
-            memory_bytes=int(limits.get("memory_mb", defaults.memory_bytes // MIB)) * MIB,
-            pids=int(limits.get("pids", defaults.pids)),
-            cpus=float(limits.get("cpus", defaults.cpus)),
-            output_bytes=int(limits.get("output_kb", defaults.output_bytes // 1024)) * 1024,
-        ),
-        env=seeded_env(seed, hook_path),
-    )
 
 
 def _install(sandbox, workspace: Path, wheelhouse: Path | None) -> dict[str, Any] | None:

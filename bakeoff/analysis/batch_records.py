@@ -113,7 +113,7 @@ def read_run(folder: Path) -> RunRecords:
 
 def _design_text(folder: Path, stages: Mapping[str, Mapping[str, Any]]) -> str | None:
     design = folder / "repo" / "DESIGN.md"
-    if design.is_file():
+    if design.is_file() and not design.is_symlink():  # a link sandboxed code left could point at any host file
         return design.read_text(encoding="utf-8", errors="replace")
     completion = (stages.get("decide") or {}).get("completion") or {}
     return completion.get("text")

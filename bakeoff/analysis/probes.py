@@ -22,12 +22,12 @@ a column that cannot exist on arrival is already a real dependence.
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from bakeoff.analysis.design import LEAK_COLUMN
+from bakeoff.runner.workspace import SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
 from sandbox.base import Sandbox
 
 USES_LEAK = "uses_leak"
@@ -36,7 +36,7 @@ INCONCLUSIVE = "inconclusive"
 
 MOVED_THRESHOLD = 0.01
 DEFAULT_ROWS = 5000
-PROBE_DIR = ".bakeoff/probe"  # inside the workspace's git-ignored scratch folder
+PROBE_DIR = f"{SCRATCH_DIR}/probe"  # inside the workspace's git-ignored scratch folder
 
 BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN = "unchanged", "unchanged_again", "set_to_1", "training_draw"
 
@@ -119,15 +119,15 @@ def probe_submission(
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    folder = sandbox.spec.workspace / PROBE_DIR
-    _fresh_folder(folder)
+    workspace = sandbox.spec.workspace
+    folder = _fresh_folder(workspace)
     try:
         inputs = write_probe_inputs(corpus_dir, folder, rows, rng)
         runs = {name: _predict(sandbox, name, env, timeout_s) for name in (BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN)}
         n_rows = len(inputs)
         return judge(runs, inputs, threshold, n_rows)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_folder(workspace, PROBE_DIR)
 
 
 @dataclass(frozen=True)
@@ -160,12 +160,14 @@ def write_probe_inputs(corpus_dir: Path, folder: Path, rows: int, rng) -> list[s
     return [str(i) for i in holdout["id"]]
 
 
-def _fresh_folder(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+def _fresh_folder(workspace: Path) -> Path:
+    """An empty probe folder in the workspace (links that sandboxed code left on the way are never followed)."""
+    remove_folder(workspace, PROBE_DIR)
+    folder = real_folder(workspace, PROBE_DIR)
     # the sandbox may run as another uid: it must be able to write its predictions here
     os.chmod(folder, 0o777)
     os.chmod(folder.parent, folder.parent.stat().st_mode | 0o755)
+    return folder
 
 
 def _predict(sandbox: Sandbox, name: str, env: Mapping[str, str] | None, timeout_s: float) -> _Prediction:
@@ -178,7 +180,10 @@ def _predict(sandbox: Sandbox, name: str, env: Mapping[str, str] | None, timeout
     if not result.ok:
         crash = classify(result)
         return _Prediction(None, crash.crash_class, crash.detail)
-    labels, problem = read_labels(sandbox.spec.workspace / output)
+    path = sandbox.spec.workspace / output
+    if (path.exists() or path.is_symlink()) and not regular_file_inside(sandbox.spec.workspace, path):
+        return _Prediction(None, "bad_output", "the predictions file is not a regular file in the workspace")
+    labels, problem = read_labels(path)
     if labels is None:
         return _Prediction(None, "bad_output", problem)
     return _Prediction(labels, None, None)

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
 from sandbox.base import Sandbox
 
-RETRAIN_DIR = ".bakeoff/retrain"
-_SKIP = {".git", ".bakeoff", "data"}
+RETRAIN_DIR = f"{SCRATCH_DIR}/retrain"
+_SKIP = {".git", SCRATCH_DIR, DATA_DIR}
 _SEED_STEP = 1_000_003  # other seeds: far from the run seeds 1, 2, 3... that batches use
 
 
@@ -90,20 +91,20 @@ def retrain_submission(
 
     `env_for_seed(seed)` gives the environment of an execution under that seed (the runner's seeding).
     """
-    folder = sandbox.spec.workspace / RETRAIN_DIR
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+    workspace = sandbox.spec.workspace
+    remove_folder(workspace, RETRAIN_DIR)
+    folder = real_folder(workspace, RETRAIN_DIR)
     os.chmod(folder, 0o777)
     try:
         # predict.py reads its input by a relative path, so the same command works under every driver
         shutil.copyfile(corpus_dir / "holdout.csv", folder / "holdout.csv")
         os.chmod(folder / "holdout.csv", 0o644)
         scores = tuple(
-            _retrain_once(sandbox, folder, corpus_dir, s, env_for_seed(s), train_timeout_s, predict_timeout_s)
+            _retrain_once(sandbox, corpus_dir, s, env_for_seed(s), train_timeout_s, predict_timeout_s)
             for s in other_seeds(seed, count)
         )
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_folder(workspace, RETRAIN_DIR)
     return RetrainResult(seed, original_f1, scores)
 
 
@@ -130,7 +131,6 @@ def copy_submission(workspace: Path, target: Path) -> None:
 
 def _retrain_once(
     sandbox: Sandbox,
-    folder: Path,
     corpus_dir: Path,
     seed: int,
     env: Mapping[str, str],
@@ -140,9 +140,11 @@ def _retrain_once(
     from bakeoff.crashes import classify
     from scorer import score_files
 
-    copy = folder / f"seed-{seed}"
-    copy_submission(sandbox.spec.workspace, copy)
-    inside = copy.relative_to(sandbox.spec.workspace).as_posix()
+    workspace = sandbox.spec.workspace
+    # an earlier retrain's code may have swapped the folder for a link: made a real folder again, never followed
+    copy = real_folder(workspace, RETRAIN_DIR) / f"seed-{seed}"
+    copy_submission(workspace, copy)
+    inside = copy.relative_to(workspace).as_posix()
     train = sandbox.exec(["sh", "-c", f"cd {inside} && exec python train.py"], timeout_s=train_timeout_s, env=dict(env))
     if not train.ok:
         crash = classify(train)
@@ -152,7 +154,11 @@ def _retrain_once(
     if not predict.ok:
         crash = classify(predict)
         return SeedScore(seed, None, "predict_failed", f"{crash.crash_class}: {crash.detail}")
-    score = score_files(copy / "retrain_predictions.csv", corpus_dir / "holdout_answers.csv")
+    predictions = copy / "retrain_predictions.csv"
+    if (predictions.exists() or predictions.is_symlink()) and not regular_file_inside(workspace, predictions):
+        # a link could point the host's scorer at any file, the answer key itself
+        return SeedScore(seed, None, "bad_output", "the predictions file is not a regular file in the workspace")
+    score = score_files(predictions, corpus_dir / "holdout_answers.csv")
     if score.error is not None:
         return SeedScore(seed, None, "bad_output", score.error)
     return SeedScore(seed, score.f1, "scored")

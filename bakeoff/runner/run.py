@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 from bakeoff.models.base import ModelBackend
 from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
 from bakeoff.runner.conversation import shared_system_message
-from bakeoff.runner.plan import Plan, RunSlot
+from bakeoff.runner.plan import Plan, RunLimits, RunSlot
 from bakeoff.runner.records import Journal, WriteCounter, read_json, utc_now, write_json
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
@@ -75,22 +75,24 @@ def is_finished(run_dir: Path) -> bool:
     return path.is_file() and read_json(path).get("status") == "finished"
 
 
-def _sandbox_spec(env: BatchEnv, repo: RunRepo, seed: int):
+def run_sandbox_spec(workspace: Path, corpus: Path, seed: int, kind: str, wheelhouse: Path | None, limits: RunLimits):
+    """The mounts, caps and seeding of a run's sandbox on `corpus` (`bakeoff analyze` opens the same one again).
+
+    The answer key (holdout_answers.csv) is never mounted.
+    """
     from sandbox.base import MIB, Limits, Mount, SandboxSpec
 
-    hook = install_seed_hook(repo.scratch())
-    relative_hook = hook.relative_to(repo.path).as_posix()
+    hook = install_seed_hook(workspace)
     # Inside docker and bwrap the workspace is /workspace; the unisolated driver runs in the host folder.
-    hook_path = str(hook) if env.plan.sandbox == "none" else f"{WORKSPACE_IN_SANDBOX}/{relative_hook}"
-    limits = env.plan.limits
+    hook_path = str(hook) if kind == "none" else f"{WORKSPACE_IN_SANDBOX}/{hook.relative_to(workspace).as_posix()}"
     mounts = [
-        Mount(env.corpus.train, f"{DATA_DIR}/train.csv", read_only=True),
-        Mount(env.corpus.holdout, HOLDOUT_IN_SANDBOX, read_only=True),
+        Mount(corpus / "train.csv", f"{DATA_DIR}/train.csv", read_only=True),
+        Mount(corpus / "holdout.csv", HOLDOUT_IN_SANDBOX, read_only=True),
     ]
-    if env.plan.sandbox == "docker" and env.wheelhouse is not None:
-        mounts.append(Mount(env.wheelhouse, WHEELS_IN_SANDBOX, read_only=True))
+    if kind == "docker" and wheelhouse is not None:
+        mounts.append(Mount(wheelhouse, WHEELS_IN_SANDBOX, read_only=True))
     return SandboxSpec(
-        workspace=repo.path,
+        workspace=workspace,
         mounts=tuple(mounts),
         limits=Limits(memory_bytes=limits.memory_mb * MIB, pids=limits.pids, cpus=limits.cpus,
                       output_bytes=limits.output_kb * 1024),
@@ -98,11 +100,11 @@ def _sandbox_spec(env: BatchEnv, repo: RunRepo, seed: int):
     )
 
 
-def _sandbox_options(env: BatchEnv) -> dict[str, Any]:
+def run_sandbox_options(kind: str, options: Mapping[str, Any], wheelhouse: Path | None) -> dict[str, Any]:
     """Driver options: bwrap and the unisolated driver bind the wheelhouse themselves."""
-    options = dict(env.sandbox_options)
-    if env.plan.sandbox in ("bwrap", "none") and env.wheelhouse is not None:
-        options.setdefault("wheelhouse", env.wheelhouse)
+    options = dict(options)
+    if kind in ("bwrap", "none") and wheelhouse is not None:
+        options.setdefault("wheelhouse", wheelhouse)
     return options
 
 
@@ -146,8 +148,9 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
     isolation = env.plan.sandbox
     try:
         repo = _prepare_repo(env, run_dir, done)
-        spec = _sandbox_spec(env, repo, slot.seed)
-        with open_sandbox(env.plan.sandbox, spec, **_sandbox_options(env)) as sandbox:
+        spec = run_sandbox_spec(repo.path, env.corpus.folder, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits)
+        options = run_sandbox_options(env.plan.sandbox, env.sandbox_options, env.wheelhouse)
+        with open_sandbox(env.plan.sandbox, spec, **options) as sandbox:
             isolation = getattr(sandbox, "kind", "") or isolation
             ctx = RunContext(
                 run_id=slot.run_id, seed=slot.seed, task=env.task, repo=repo, run_dir=run_dir, sandbox=sandbox,

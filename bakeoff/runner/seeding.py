@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bakeoff.runner.workspace import SCRATCH_DIR, real_folder
+
 SEED_ENV = "BAKEOFF_SEED"
 
 SITECUSTOMIZE = '''\
@@ -30,11 +32,15 @@ if _seed is not None:
 '''
 
 
-def install_seed_hook(scratch_dir: Path) -> Path:
-    """Write the hook into `scratch_dir/seed/` and return that folder (to put on PYTHONPATH)."""
-    folder = scratch_dir / "seed"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+def install_seed_hook(workspace: Path) -> Path:
+    """Write the hook into the workspace's scratch folder and return its folder (to put on PYTHONPATH).
+
+    Sandboxed code may have left links there: they are replaced, never written through.
+    """
+    folder = real_folder(workspace, f"{SCRATCH_DIR}/seed")
+    hook = folder / "sitecustomize.py"
+    hook.unlink(missing_ok=True)
+    hook.write_text(SITECUSTOMIZE, encoding="utf-8")
     return folder
 
 
