@@ -58,6 +58,11 @@ def test_labels_from_specs(spec, label):
         ({"sandbox": "chroot"}, "sandbox must be"),
         ({"seed": -1}, "seed must be"),
         ({"limits": {"memory": 1}}, "bad [limits]"),
+        ({"limits": {"memory_mb": "4096"}}, "bad [limits]: memory_mb must be a whole number"),
+        ({"limits": {"cpus": 0}}, "bad [limits]: cpus must be a number > 0"),
+        ({"limits": "4096"}, "limits must be a table"),
+        ({"task_settings": 5}, "task_settings must be a table"),
+        ({"model_options": ["n_ctx"]}, "model_options must be a table"),
         ({"extra_key": 1}, "unknown plan key"),
     ],
 )

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -154,10 +154,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     seed = raw.get("seed", 0)
     if not isinstance(seed, int) or seed < 0:
         raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
-    try:
-        limits = RunLimits(**dict(raw.get("limits", {})))
-    except TypeError as exc:
-        raise PlanError(f"bad [limits]: {exc}") from None
+    limits = _limits_from(_table(raw, "limits"))
     corpus = (base_dir / str(raw["corpus"])).resolve()
     return Plan(
         models=_models_from(raw.get("models")),
@@ -167,9 +164,29 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         sandbox=sandbox,
         seed=seed,
         limits=limits,
-        task_settings=dict(raw.get("task_settings", {})),
-        model_options=dict(raw.get("model_options", {})),
+        task_settings=_table(raw, "task_settings"),
+        model_options=_table(raw, "model_options"),
     )
+
+
+def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, Mapping):
+        raise PlanError(f"{key} must be a table ([{key}]), got {value!r}")
+    return dict(value)
+
+
+def _limits_from(raw: Mapping[str, Any]) -> RunLimits:
+    known = {f.name for f in fields(RunLimits)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    for name, value in raw.items():
+        whole = name != "cpus"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value <= 0:
+            kind = "a whole number" if whole else "a number"
+            raise PlanError(f"bad [limits]: {name} must be {kind} > 0, got {value!r}")
+    return RunLimits(**raw)
 
 
 def load_plan(path: Path) -> Plan:
