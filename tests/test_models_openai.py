@@ -143,10 +143,22 @@ def test_no_authorization_header_without_a_key(monkeypatch):
     assert "Authorization" not in server.requests[0][1]
 
 
-def test_malformed_body_is_a_backend_error():
-    with ScriptedServer([(200, {"choices": []}, {}, 0)]) as server:
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"choices": []},
+        {**ok_body(), "usage": {"prompt_tokens": "many"}},
+        {**ok_body(), "usage": ["not", "a", "mapping"]},
+        {**ok_body(), "timings": {"prompt_ms": "fast", "predicted_ms": 1}},
+        ok_body(text=["a", "list"]),
+    ],
+    ids=["no_choices", "token_count_not_a_number", "usage_not_a_mapping", "timing_not_a_number", "content_not_text"],
+)
+def test_malformed_body_is_a_backend_error(body):
+    with ScriptedServer([(200, body, {}, 0)]) as server:
         completion = backend_for(server.base_url, []).chat(HELLO, key="a#1", settings=GenerationSettings())
     assert completion.error_kind == "backend_error" and "malformed" in completion.error
+    assert completion.model_info["attempts"] == 1
 
 
 def free_port():
@@ -170,6 +182,7 @@ def test_slow_server_is_a_timeout_and_not_retried():
             HELLO, key="a#1", settings=GenerationSettings(timeout_s=0.3)
         )
     assert completion.error_kind == "timeout" and sleeps == [] and len(server.requests) == 1
+    assert completion.model_info["attempts"] == 1
 
 
 def test_injected_transport_is_the_same_seam():

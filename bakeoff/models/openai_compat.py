@@ -91,6 +91,7 @@ class OpenAICompatBackend:
                     self._wait_before_retry(attempt, None)
                     continue
                 kind = "transport_error" if isinstance(exc, httpx.ConnectTimeout) else "timeout"
+                attempts.append(f"{type(exc).__name__}: {exc}")
                 return self._failure(f"{type(exc).__name__}: {exc}", kind, started, attempts)
             except httpx.TransportError as exc:
                 attempts.append(f"{type(exc).__name__}: {exc}")
@@ -124,26 +125,31 @@ class OpenAICompatBackend:
             body = response.json()
             choice = body["choices"][0]
             text = choice["message"].get("content") or ""
-            finish_reason = choice.get("finish_reason") or "stop"
+            if not isinstance(text, str):
+                raise TypeError(f"content is a {type(text).__name__}, not text")
+            finish_reason = str(choice.get("finish_reason") or "stop")
+            usage = body.get("usage") or {}
+            prompt_tokens = int(usage.get("prompt_tokens") or 0)
+            completion_tokens = int(usage.get("completion_tokens") or 0)
+            cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+            timings = body.get("timings") or {}  # llama.cpp's own server reports these
+            if "prompt_ms" in timings and "predicted_ms" in timings:
+                prompt_s, generation_s, source = timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000, "server"
+                cached = cached or int(timings.get("cache_n") or 0)
+            else:
+                prompt_s, generation_s, source = 0.0, elapsed, "wall_clock"
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            attempts.append("malformed response")
             return self._failure(f"malformed response ({exc!r}): {response.text[:300]}", "backend_error", started, attempts)
-        usage = body.get("usage") or {}
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-        timings = body.get("timings") or {}  # llama.cpp's own server reports these
-        if "prompt_ms" in timings and "predicted_ms" in timings:
-            prompt_s, generation_s, source = timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000, "server"
-            cached = cached or int(timings.get("cache_n") or 0)
-        else:
-            prompt_s, generation_s, source = 0.0, elapsed, "wall_clock"
         return Completion(
             text=text,
             finish_reason=finish_reason,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             prompt_seconds=prompt_s,
             generation_seconds=generation_s,
             backend=self.identity,
-            cached_prompt_tokens=int(cached),
+            cached_prompt_tokens=cached,
             model_info={
                 "served_model": body.get("model"),
                 "system_fingerprint": body.get("system_fingerprint"),
