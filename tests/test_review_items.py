@@ -140,6 +140,7 @@ def _line(**overrides) -> str:
         ({"colour": "red"}, "unknown field"),
         ({"code": ""}, "code must be a non-empty string"),
         ({"id": "review#2"}, "may hold only letters"),
+        ({"id": "leak-1\n"}, "may hold only letters"),  # a trailing newline would end up in a conversation key
     ],
 )
 def test_invalid_items_are_refused_with_a_located_message(overrides, message):

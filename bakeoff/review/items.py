@@ -34,7 +34,7 @@ FAMILIES = (
 ORIGINS = ("original", "injected")
 REQUIRED_FIELDS = ("id", "claim", "code", "verdict", "family", "flaw_lines", "explanation", "pair_id", "origin")
 OPTIONAL_FIELDS = ("fixture",)
-_ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # it becomes part of a conversation key and a file's records
+_ITEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # it becomes part of a conversation key and a file's records
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def item_from_record(record: object, where: str) -> ReviewItem:
     unknown = sorted(set(record) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS))
     _require(not unknown, where, f"unknown field(s): {', '.join(unknown)}")
     item_id = _nonempty_text(record, "id", where)
-    _require(bool(_ITEM_ID.match(item_id)), where, f"id {item_id!r} may hold only letters, digits, '_', '.' and '-'")
+    _require(bool(_ITEM_ID.fullmatch(item_id)), where, f"id {item_id!r} may hold only letters, digits, '_', '.' and '-'")
     where = f"{where} (item {item_id})"
     code = _nonempty_text(record, "code", where)
     verdict = record["verdict"]
