@@ -74,7 +74,7 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
 
     from bakeoff.models.registry import open_backend
     from bakeoff.review.items import default_items_path, load_items
-    from bakeoff.review.output import items_digest, write_results
+    from bakeoff.review.output import check_output_free, items_digest, write_results
     from bakeoff.review.prompt import load_template
     from bakeoff.review.runner import run_review
     from bakeoff.review.settings import load_settings
@@ -86,11 +86,7 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
     items = load_items(items_path)
     template = load_template()
     out_dir = out_dir or _default_out(model_spec)
-    # Checked again when writing; checked now so that an occupied folder fails before a long run.
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        from bakeoff.review.errors import ReviewOutputExists
-
-        raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
+    check_output_free(out_dir)  # checked again when writing; now, so that an occupied folder fails before a long run
 
     console = Console(stderr=True)
     with console.status(f"loading {model_spec} ..."):

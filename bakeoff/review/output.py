@@ -61,11 +61,16 @@ def answer_records(result: ReviewResult) -> list[dict]:
     return records
 
 
+def check_output_free(out_dir: Path) -> None:
+    """Refuse a destination that exists and is not an empty folder (results are never overwritten)."""
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
+
+
 def write_results(out_dir: Path, result: ReviewResult, items_file: str, items_sha256: str) -> Path:
     """Write the results folder atomically; returns its path."""
     out_dir = Path(out_dir)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
+    check_output_free(out_dir)
     parent = out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
