@@ -135,7 +135,6 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
 
 def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: Callable[[str, str], None] | None = None) -> dict:
     """Run (or finish) one run and return its run record. Harness failures end the run, never the batch."""
-    from sandbox.errors import SandboxError
     from sandbox.factory import open_sandbox
 
     run_dir = env.run_dir(slot.run_id)
@@ -159,9 +158,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
                 env=spec.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
             )
             error = _run_stages(env, slot, ctx, done, on_stage)
-    except (SandboxError, OSError) as exc:
-        error = f"{type(exc).__name__}: {exc}"
-    except Exception as exc:  # noqa: BLE001 - one broken run must not stop the batch; it is recorded
+    except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch
         error = f"{type(exc).__name__}: {exc}"
     stages = finished_stages(run_dir) if error is None else _stages_with_failure(run_dir)
     if stages:  # a kill between a stage record and its transcript write left the transcript behind
