@@ -173,3 +173,14 @@ def test_run_repo_never_follows_links_planted_by_sandboxed_code(tmp_path):
     scratch.rmdir() if scratch.is_dir() else None
     scratch.symlink_to(tmp_path)
     assert repo.scratch().is_dir() and not scratch.is_symlink()
+
+
+def test_journal_line_after_one_cut_by_a_kill_is_still_read(tmp_path):
+    from bakeoff.runner.records import Journal
+
+    journal = Journal(tmp_path / "events.jsonl")
+    journal.append("batch_started", runs=2)
+    with open(journal.path, "a", encoding="utf-8") as handle:
+        handle.write('{"at": "2026-01-01", "event": "stage_st')  # the kill came mid-write
+    journal.append("stage_started", run_id="m-r01", stage="explore")
+    assert [entry["event"] for entry in journal.entries()] == ["batch_started", "stage_started"]

@@ -96,9 +96,14 @@ class Journal:
 
     def append(self, event: str, **fields: Any) -> None:
         entry = {"at": utc_now(), "event": event, "pid": os.getpid(), **to_jsonable(fields)}
+        line = json.dumps(entry, sort_keys=True) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry, sort_keys=True) + "\n")
+        with open(self.path, "a+b") as handle:
+            if handle.seek(0, os.SEEK_END) > 0:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    line = "\n" + line  # a line cut by a kill stays alone on its line, unreadable; this one is whole
+            handle.write(line.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         if self.counter is not None:
