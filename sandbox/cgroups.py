@@ -125,12 +125,7 @@ class V1Group(ExecGroup):
         return _read_pids(self.dirs[1] / "cgroup.procs")  # the pids hierarchy
 
     def oom_kills(self) -> int:
-        text = _read_text(self.dirs[0] / "memory.oom_control")
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        return _oom_kill_count(self.dirs[0] / "memory.oom_control")
 
 
 class V2Group(ExecGroup):
@@ -138,12 +133,16 @@ class V2Group(ExecGroup):
         return _read_pids(self.dirs[0] / "cgroup.procs")
 
     def oom_kills(self) -> int:
-        text = _read_text(self.dirs[0] / "memory.events")
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        return _oom_kill_count(self.dirs[0] / "memory.events")
+
+
+def _oom_kill_count(counters: Path) -> int:
+    """The `oom_kill` line of a memory controller's "key value" counters file (0 when absent)."""
+    for line in _read_text(counters).splitlines():
+        key, _, value = line.partition(" ")
+        if key == "oom_kill":
+            return int(value)
+    return 0
 
 
 class CgroupTree(abc.ABC):
