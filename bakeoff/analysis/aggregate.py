@@ -9,7 +9,7 @@ counted in their own columns: a model whose every answer was lost has no F1, not
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Sequence
 
@@ -132,7 +132,6 @@ class BatchSummary:
     models: tuple[ModelSummary, ...]
     pairs: tuple[PairedComparison, ...]
     bootstrap_seed: int
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 def summarise_model(model: str, runs: Sequence[RunSignals], rng) -> ModelSummary:

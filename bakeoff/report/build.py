@@ -17,7 +17,7 @@ from pathlib import Path
 from bakeoff.analysis.aggregate import BatchSummary, summarise_batch
 from bakeoff.analysis.batch_records import BatchRecords, read_batch
 from bakeoff.analysis.signals import run_signals
-from bakeoff.report.findings import findings
+from bakeoff.report.findings import count, findings
 from bakeoff.report.plots import all_plots
 from bakeoff.report.render import render_html, render_markdown
 from bakeoff.report.review import review_tables
@@ -44,7 +44,7 @@ def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
     plan = records.batch.get("plan", {})
     finished = sum(r.finished for r in records.runs)
     facts = [
-        f"Batch {records.folder.name}: {_count(len(summary.models), 'model')}, {_count(len(records.runs), 'run')} "
+        f"Batch {records.folder.name}: {count(len(summary.models), 'model')}, {count(len(records.runs), 'run')} "
         f"({finished} finished).",
         f"Task {plan.get('task', '?')}, sandbox {plan.get('sandbox', '?')}, corpus {plan.get('corpus', '?')}.",
         f"Intervals: 95% percentile bootstrap, seed {summary.bootstrap_seed}. Uncaptured runs are never graded.",
@@ -53,10 +53,6 @@ def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
     if version:
         facts.append(f"bakeoff {version.get('version', '?')} at {str(version.get('git_commit', '?'))[:12]}.")
     return facts
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:

@@ -6,7 +6,8 @@ from bakeoff.analysis.aggregate import BatchSummary
 from bakeoff.analysis.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES
 
 
-def _runs(n: int, noun: str) -> str:
+def count(n: int, noun: str) -> str:
+    """'1 run', '3 runs'."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
@@ -19,7 +20,7 @@ def findings(summary: BatchSummary) -> list[str]:
         if m.f1_with_crashes is not None:
             e = m.f1_with_crashes
             lines.append(
-                f"{m.model}: mean holdout F1 {e.mean:.3f} [{e.low:.3f}, {e.high:.3f}] over {_runs(e.n, 'graded run')} "
+                f"{m.model}: mean holdout F1 {e.mean:.3f} [{e.low:.3f}, {e.high:.3f}] over {count(e.n, 'graded run')} "
                 f"(crashes as zero); {m.scored} scored."
             )
         if m.uncaptured_runs or m.harness_failed_runs:
