@@ -42,8 +42,8 @@ from sandbox.docker_engine import (  # noqa: F401 - connect and the labels are p
     require_image,
 )
 from sandbox.errors import SandboxError
+from sandbox.image import IMAGE_TAG as DEFAULT_IMAGE
 
-DEFAULT_IMAGE = "bakeoff-sandbox:latest"
 SANDBOX_UID = 10001  # the image's `sandbox` user; used when bakeoff runs as root
 CONTAINER_PYTHON = "/opt/venv/bin/python"
 SUPERVISOR_TARGET = "/opt/bakeoff/supervisor.py"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-DEFAULT_IMAGE = "bakeoff-sandbox:latest"  # sandbox.image.IMAGE_TAG, repeated so --help stays import-free
-DEFAULT_BASE = "python:3.11-slim"
+from sandbox.image import DEFAULT_BASE_IMAGE as DEFAULT_BASE
+from sandbox.image import IMAGE_TAG as DEFAULT_IMAGE
 
 
 class RichBuildProgress:
