@@ -22,8 +22,9 @@ from bakeoff.analysis.signals import (
     RunSignals,
 )
 from bakeoff.analysis.stats import Estimate, bootstrap_mean, rate
+from bakeoff.runner.ladder import REGRESSED, RESCUED, UNCHANGED
 
-REPAIR_EFFECTS = ("rescued", "regressed", "unchanged")
+REPAIR_EFFECTS = (RESCUED, REGRESSED, UNCHANGED)
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def turn_summaries(runs: Sequence[RunSignals]) -> tuple[TurnSummary, ...]:
         for turn in run.repair_turns:
             by_turn.setdefault(turn.turn, Counter())[turn.effect] += 1
     return tuple(
-        TurnSummary(turn, sum(c.values()), c["rescued"], c["regressed"], c["unchanged"])
+        TurnSummary(turn, sum(c.values()), c[RESCUED], c[REGRESSED], c[UNCHANGED])
         for turn, c in sorted(by_turn.items())
     )
 

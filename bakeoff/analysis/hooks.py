@@ -14,11 +14,10 @@ from typing import Any, Callable, Mapping
 
 from bakeoff.analysis.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
 from bakeoff.analysis.retrain import retrain_submission
+from bakeoff.submission_outcome import RUNG_PREDICTED, RUNG_SCORED
 
 PROBE_KEY = "probe"
 RETRAIN_KEY = "retrain"
-PREDICTED_RUNG = 3  # prediction completed: the model files exist, so the probe can run
-SCORED_RUNG = 5
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def seeded_env_for(base_env: Mapping[str, str]) -> Callable[[int], dict[str, str
 
 
 def run_probe(sandbox, corpus_dir, env, seed: int, rung: int, options: AnalysisOptions) -> ProbeResult:
-    if rung < PREDICTED_RUNG:
+    if rung < RUNG_PREDICTED:  # the model files exist only once a prediction completed
         return skipped_probe("the submission never completed a prediction, so there is nothing to probe")
     return probe_submission(
         sandbox, corpus_dir, env=env, rows=options.probe_rows, seed=seed, timeout_s=options.predict_timeout_s
@@ -54,8 +53,8 @@ def run_probe(sandbox, corpus_dir, env, seed: int, rung: int, options: AnalysisO
 
 
 def run_retrain(sandbox, corpus_dir, env, seed: int, rung: int, f1, options: AnalysisOptions) -> dict[str, Any]:
-    if rung < SCORED_RUNG or options.retrain_seeds <= 0:
-        return {"skipped": "the submission was not scored" if rung < SCORED_RUNG else "retrains turned off"}
+    if rung < RUNG_SCORED or options.retrain_seeds <= 0:
+        return {"skipped": "the submission was not scored" if rung < RUNG_SCORED else "retrains turned off"}
     result = retrain_submission(
         sandbox,
         corpus_dir,

@@ -16,6 +16,7 @@ from bakeoff.analysis.design import DesignSignals, analyse_design
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY
 from bakeoff.analysis.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
 from bakeoff.analysis.retrain import RetrainResult
+from bakeoff.submission_outcome import RUNG_SCORED
 
 # Why a run is not graded
 GRADED, UNCAPTURED, HARNESS_FAILED, UNFINISHED = "graded", "uncaptured", "harness_failed", "unfinished"
@@ -27,8 +28,6 @@ UNDECLARED_USE = "undeclared_use"  # the design is silent on the column, the cod
 CONSISTENT = "consistent"
 _KEEP_SIDE = {design_rules.KEPT, design_rules.ASSERTED_AVAILABLE}
 _EXCLUDE_SIDE = {design_rules.EXCLUDED_WITH_REASON, design_rules.EXCLUDED_WITHOUT_REASON}
-
-SCORED_RUNG = 5
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ class RunSignals:
 
     @property
     def scored(self) -> bool:
-        return self.rung == SCORED_RUNG and self.f1 is not None
+        return self.rung == RUNG_SCORED and self.f1 is not None
 
     @property
     def f1_or_zero(self) -> float:
@@ -116,7 +115,7 @@ def run_signals(records: RunRecords) -> RunSignals:
     design = analyse_design(records.design_text)
     metrics = outcome.get("metrics") or {}
     rung = int(outcome.get("rung") or 0)
-    scored = rung == SCORED_RUNG and outcome.get("f1") is not None
+    scored = rung == RUNG_SCORED and outcome.get("f1") is not None
     return RunSignals(
         run_id=records.run_id,
         model=run_model_label(records),

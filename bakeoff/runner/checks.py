@@ -18,12 +18,12 @@ from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, RunContext, StageClock
 from bakeoff.runner.conversation import shorten
 from bakeoff.runner.ladder import LadderCheck
 from bakeoff.runner.workspace import SCRATCH_DIR
+from bakeoff.submission_outcome import RUNG_TRAINED
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
 SMOKE_ANSWERS = f"{SCRATCH_DIR}/smoke_answers.csv"
 SMOKE_OUTPUT = f"{SCRATCH_DIR}/smoke_predictions.csv"
 HOLDOUT_OUTPUT = f"{SCRATCH_DIR}/holdout_predictions.csv"
-RUNG_TRAINED = 2
 
 
 def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
