@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from bakeoff.errors import BakeoffError
+from bakeoff.runner.run import stage_record_path
+from bakeoff.runner.stages import STAGE_NAMES
 
 ANALYSIS_FILE = "analysis.json"  # written by `bakeoff analyze` beside run.json
 ANALYSIS_SCHEMA = "bakeoff.analysis/1"
 JUDGE_FIELD = "design_judge"  # analysis.json: the optional model judge's opinion of the design
-STAGES = ("explore", "decide", "implement", "repair", "evaluate", "docs")
 
 
 class BatchFolderError(BakeoffError):
@@ -95,9 +96,8 @@ def read_batch(folder: Path) -> BatchRecords:
 
 def read_run(folder: Path) -> RunRecords:
     stages: dict[str, Mapping[str, Any]] = {}
-    stage_dir = folder / "stages"
-    for index, stage in enumerate(STAGES, start=1):
-        path = stage_dir / f"{index}-{stage}.json"
+    for index, stage in enumerate(STAGE_NAMES, start=1):
+        path = stage_record_path(folder, index, stage)
         if path.is_file():
             stages[stage] = read_json_file(path)
     run_file, analysis_file = folder / "run.json", folder / ANALYSIS_FILE

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.records import Journal, read_json
+from bakeoff.runner.run import stage_record_path
 from bakeoff.runner.stages import STAGE_NAMES
 
 
@@ -69,7 +70,7 @@ def read_status(folder: Path) -> BatchStatus:
     runs = []
     for run_id in batch["order"]:
         run_dir = folder / "runs" / run_id
-        done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if (run_dir / "stages" / f"{i}-{s}.json").is_file())
+        done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if stage_record_path(run_dir, i, s).is_file())
         if (run_dir / "run.json").is_file():
             record = read_json(run_dir / "run.json")
             state = "finished" if record["status"] == "finished" else "harness_failed"
