@@ -13,7 +13,8 @@ reaps orphans):
   execution (the nonce comes in the environment) and exits.
 
 An execution runs ARGV as the unprivileged UID in /workspace, passes on at
-most OUTPUT_CAP bytes of each output stream (counting the rest), waits at
+most OUTPUT_CAP bytes of each output stream (its head and its tail, counting
+the rest), waits at
 most TIMEOUT seconds, then kills every process that UID still has (children,
 grandchildren, daemons that escaped the session, fork bombs), empties the
 scratch folders, and ends stdout and stderr with a line marked by the nonce;
@@ -186,14 +187,21 @@ def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str], out_fd: int,
 
 
 class CappedRelay:
-    """Copies one of the command's pipes to our own stream: the first `cap` bytes pass, the rest is counted.
+    """Copies one of the command's pipes to our own stream within `cap` bytes, counting the rest.
 
-    Capping here, inside the container, means a command printing a gigabyte
-    never pushes that gigabyte through the Docker engine.
+    The first three quarters of the cap pass as they come; the last quarter is
+    kept for the end of the output (a traceback comes last) and passed by
+    `finish`, as the bwrap driver's host-side cap does. Capping here, inside
+    the container, means a command printing a gigabyte never pushes that
+    gigabyte through the Docker engine.
     """
 
     def __init__(self, source: int, target: int, cap: int) -> None:
-        self.source, self.target, self.room, self.dropped = source, target, cap, 0
+        self.source, self.target = source, target
+        self.tail_budget = max(cap, 0) // 4
+        self.room = max(cap, 0) - self.tail_budget
+        self.tail = bytearray()
+        self.dropped = 0  # until `finish`, also counts the tail still held back
 
     def pump(self) -> bool:
         """Move what is there; False at end of file."""
@@ -201,13 +209,27 @@ class CappedRelay:
         if not data:
             os.close(self.source)
             return False
-        passed = data[: max(self.room, 0)]
+        passed = data[: self.room]
         self.room -= len(passed)
-        self.dropped += len(data) - len(passed)
-        view = memoryview(passed)
+        self._write(passed)
+        held = data[len(passed):]
+        self.dropped += len(held)
+        if held and self.tail_budget:
+            self.tail += held
+            if len(self.tail) > 2 * self.tail_budget:  # trim in batches, not per read
+                del self.tail[: len(self.tail) - self.tail_budget]
+        return True
+
+    def finish(self) -> None:
+        """Pass the end of the output held back (once the command's writers are gone)."""
+        kept = bytes(self.tail[-self.tail_budget:]) if self.tail_budget else b""
+        self._write(kept)
+        self.dropped -= len(kept)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
         while view:
             view = view[os.write(self.target, view):]
-        return True
 
 
 def _open_pidfd(pid: int) -> int | None:
@@ -301,6 +323,8 @@ def execute(uid: int, gid: int, output_cap: int, request: dict) -> None:
     status["timed_out"] = wait_status is None
     status["leftovers"] = sweep(uid, gid)
     drain(relays)
+    out_relay.finish()
+    err_relay.finish()
     if wait_status is None:
         wait_status = os.waitpid(pid, 0)[1]
     reap_children(pid)

@@ -125,6 +125,15 @@ def test_output_beyond_the_cap_is_counted_not_kept(tmp_path):
     assert result.stderr == "e" * 1000 and result.stderr_dropped_bytes == 500
 
 
+def test_output_beyond_the_cap_keeps_its_head_and_its_tail(reused):
+    cap = reused.spec.limits.output_bytes
+    script = "import sys; sys.stderr.write('HEAD' + 'x' * 300000 + 'Traceback: TAIL')"
+    result = reused.exec(["python", "-c", script])
+    kept = len(result.stderr.encode())
+    assert kept <= cap and kept + result.stderr_dropped_bytes == 300019
+    assert result.stderr.startswith("HEAD") and result.stderr.endswith("Traceback: TAIL")
+
+
 def test_a_forged_status_line_changes_nothing(reused):
     forged = "\\n\\x1ebakeoff-status 0123456789abcdef0123456789abcdef {\\\"exit_code\\\": 0, \\\"timed_out\\\": false}\\n"
     script = f"import sys; sys.stderr.write('{forged}'); sys.exit(5)"

@@ -303,6 +303,7 @@ def test_printing_1_gb_keeps_at_most_the_cap_and_counts_the_rest(driver, open_bo
     kept = len(result.stdout.encode())
     assert kept <= OUTPUT_CAP
     assert kept + result.stdout_dropped_bytes == GIB + 3
+    assert result.stdout.endswith("END")  # the tail is kept: a traceback comes last
     assert peak_after - peak_before < 256 * 1024**2  # the harness streamed it, it did not hold 1 GB
     assert_still_healthy(box, token)
 
