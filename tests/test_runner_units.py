@@ -81,6 +81,11 @@ def test_task_settings_overrides_and_errors():
         load_task("spam_classifier", {"repair_turn": 3})
     with pytest.raises(TaskSpecError, match="no task named"):
         load_task("no_such_task")
+    for bad in ({"repair_turns": "2"}, {"always_repair": 1}, {"model_timeout_s": 0}, {"max_tokens": {"docs": -5}},
+                {"timeouts_s": 30}):
+        with pytest.raises(TaskSpecError, match="bad task setting"):
+            load_task("spam_classifier", bad)
+    assert load_task("spam_classifier", {"repair_turns": 0, "timeouts_s": {"train": 1.5}}).settings.repair_turns == 0
 
 
 def test_run_repo_commits_every_stage_and_resets_unfinished_work(tmp_path):

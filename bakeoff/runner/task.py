@@ -76,10 +76,27 @@ def settings_from_mapping(raw: Mapping[str, Any]) -> TaskSettings:
     unknown = sorted(set(raw) - known)
     if unknown:
         raise TaskSpecError(f"unknown task setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    try:
-        return TaskSettings(**dict(raw))
-    except TypeError as exc:
-        raise TaskSpecError(f"bad task settings: {exc}") from None
+    for field_ in dataclasses.fields(TaskSettings):
+        if field_.name in raw:
+            _check_setting(field_.name, str(field_.type), raw[field_.name])
+    return TaskSettings(**dict(raw))
+
+
+def _is_number(value: Any, whole: bool) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int if whole else (int, float))
+
+
+def _check_setting(name: str, kind: str, value: Any) -> None:
+    """Each setting has its field's type; counts may be 0 (repair_turns), the rest are positive."""
+    if kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind in ("int", "float"):
+        ok = _is_number(value, kind == "int") and (value > 0 or (value == 0 and name in ("repair_turns", "temperature")))
+    else:  # a table of per-stage numbers
+        whole = kind.endswith("int]")
+        ok = isinstance(value, Mapping) and all(_is_number(v, whole) and v > 0 for v in value.values())
+    if not ok:
+        raise TaskSpecError(f"bad task setting {name} = {value!r}: expected {kind}" + ("" if kind == "bool" else " > 0"))
 
 
 def merge_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
