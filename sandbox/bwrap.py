@@ -117,14 +117,15 @@ class BwrapSandbox(Sandbox):
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
         limits = self.spec.limits
         placeholders = missing_placeholders(self.binds[0].source, self.binds)
-        _make_mount_points(self.binds)
-        if self.drop_root:
-            # Files the host wrote since the last execution become writable for the sandbox's group.
-            share_workspace_with_group(self.binds[0].source, SANDBOX_UID)
-        group = self.cgroups.create(limits)
-        nonce = secrets.token_hex(8)
-        status_read, status_write = os.pipe()  # bwrap reports there whether the command ever ran
+        group, status_read, status_write = None, -1, -1
         try:
+            _make_mount_points(self.binds)
+            if self.drop_root:
+                # Files the host wrote since the last execution become writable for the sandbox's group.
+                share_workspace_with_group(self.binds[0].source, SANDBOX_UID)
+            group = self.cgroups.create(limits)
+            nonce = secrets.token_hex(8)
+            status_read, status_write = os.pipe()  # bwrap reports there whether the command ever ran
             argv_host = [
                 *_enter_group_argv(group, nonce), self.bwrap, "--json-status-fd", str(status_write),
                 *self.bwrap_args(env), "--", *self.command(argv),
@@ -147,12 +148,13 @@ class BwrapSandbox(Sandbox):
                 # bwrap failed before the command could run (a vanished mount source...): the harness's fault.
                 raise SandboxError(f"bwrap could not set up the sandbox: {run.stderr.text.strip()[-1000:]}")
         except OSError as exc:
-            raise SandboxError(f"could not start bwrap: {exc}") from exc
+            raise SandboxError(f"could not prepare or start bwrap: {exc}") from exc
         finally:
             for fd in (status_read, status_write):
                 if fd >= 0:
                     os.close(fd)
-            group.remove()
+            if group is not None:
+                group.remove()
             remove_placeholders(placeholders)
         killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(

@@ -213,6 +213,14 @@ def test_mount_points_bwrap_creates_in_the_workspace_are_removed_after(sandbox):
     assert not (sandbox.spec.workspace / "data").exists()
 
 
+def test_a_file_where_a_mount_point_goes_is_a_sandbox_error_and_the_next_run_works(sandbox):
+    (sandbox.spec.workspace / "data").write_text("in the way of data/train.csv")
+    with pytest.raises(SandboxError, match="prepare"):
+        run_python(sandbox, "pass")
+    (sandbox.spec.workspace / "data").unlink()
+    assert run_python(sandbox, "print(open('data/train.csv').read())").ok
+
+
 def test_a_folder_the_command_filled_around_a_mount_point_is_kept(sandbox):
     result = run_python(sandbox, "open('data/features.csv', 'w').write('f')")
     assert result.ok, result.stderr
