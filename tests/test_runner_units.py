@@ -189,3 +189,15 @@ def test_journal_line_after_one_cut_by_a_kill_is_still_read(tmp_path):
         handle.write('{"at": "2026-01-01", "event": "stage_st')  # the kill came mid-write
     journal.append("stage_started", run_id="m-r01", stage="explore")
     assert [entry["event"] for entry in journal.entries()] == ["batch_started", "stage_started"]
+
+
+@pytest.mark.parametrize(
+    "path, kept",
+    [("train.py", True), ("src/features.py", True), ("./predict.py", True), ("data/x.py", False),
+     ("src/../data/x.py", False), ("src/../.bakeoff/seed/sitecustomize.py", False), ("a/../.git/hooks.py", False),
+     ("../outside.py", False), ("/etc/x.py", False)],
+)
+def test_model_files_never_land_in_data_scratch_or_git(path, kept):
+    from bakeoff.runner.modelcall import _is_submission_path
+
+    assert _is_submission_path(path) is kept

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -60,8 +61,9 @@ def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: s
 
 
 def _is_submission_path(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return bool(parts) and parts[0] not in (DATA_DIR, SCRATCH_DIR, ".git") and not path.startswith("/")
+    """A relative path that, once normalised ("src/../.git/x" is ".git/x"), stays out of data/, scratch and .git."""
+    parts = PurePosixPath(posixpath.normpath(path)).parts
+    return bool(parts) and parts[0] not in (DATA_DIR, SCRATCH_DIR, ".git", "..") and not path.startswith("/")
 
 
 def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bool]) -> list[dict[str, Any]]:
