@@ -92,14 +92,23 @@ class UnsafeSandbox(Sandbox):
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
         limits = self.spec.limits
         host_argv = [self.host_path(arg) for arg in argv]
-        run = run_capped(
-            host_argv,
-            env=self.environment(env),
-            cwd=str(self.spec.workspace),
-            timeout_s=timeout_s,
-            output_cap=limits.output_bytes,
-            kill_all=_kill_process_group,
-        )
+        try:
+            run = run_capped(
+                host_argv,
+                env=self.environment(env),
+                cwd=str(self.spec.workspace),
+                timeout_s=timeout_s,
+                output_cap=limits.output_bytes,
+                kill_all=_kill_process_group,
+            )
+        except OSError as exc:
+            if exc.filename != host_argv[0]:
+                raise SandboxError(f"could not start {argv[0]!r}: {exc}") from exc
+            # A program that is missing or cannot run is the command's failure, reported as a shell
+            # (and the other drivers) report it: 127 or 126 and a line on stderr.
+            code = 127 if isinstance(exc, FileNotFoundError) else 126
+            stderr = f"{argv[0]}: {exc.strerror}\n"
+            return ExecResult(argv, code, "", stderr, False, False, 0.0, isolation=self.kind)
         return ExecResult(
             argv=argv,
             exit_code=run.returncode,

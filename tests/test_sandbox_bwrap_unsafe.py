@@ -91,6 +91,15 @@ def test_output_is_capped_and_counted(box):
     assert len(result.stdout) <= 1000 and len(result.stdout) + result.stdout_dropped_bytes == 5000
 
 
+def test_a_program_that_does_not_exist_is_the_commands_failure_not_the_sandboxs(box):
+    missing = box.exec(["no-such-program-here", "x"])
+    assert (missing.exit_code, missing.timed_out, missing.ok) == (127, False, False)
+    assert "no-such-program-here" in missing.stderr
+    (box.spec.workspace / "not_executable.sh").write_text("echo hi\n")
+    refused = box.exec(["./not_executable.sh"])
+    assert refused.exit_code == 126 and not refused.ok
+
+
 def test_close_removes_the_private_folder_and_later_use_is_an_error(box):
     private = box.private_dir
     box.close()
