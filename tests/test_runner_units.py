@@ -201,3 +201,20 @@ def test_model_files_never_land_in_data_scratch_or_git(path, kept):
     from bakeoff.runner.modelcall import _is_submission_path
 
     assert _is_submission_path(path) is kept
+
+
+def test_holdout_predictions_are_kept_only_from_a_regular_file_in_the_workspace(tmp_path):
+    from bakeoff.runner.checks import HOLDOUT_OUTPUT, _keep_predictions
+
+    workspace, outside, kept = tmp_path / "repo", tmp_path / "outside", tmp_path / "run" / "predictions" / "implement.csv"
+    outside.mkdir()
+    (outside / "holdout_predictions.csv").write_text("host file")
+    workspace.mkdir()
+    (workspace / ".bakeoff").symlink_to(outside)  # swapped in by sandboxed code
+    _keep_predictions(workspace, HOLDOUT_OUTPUT, kept)
+    assert not kept.exists() and (outside / "holdout_predictions.csv").read_text() == "host file"
+    (workspace / ".bakeoff").unlink()
+    (workspace / ".bakeoff").mkdir()
+    (workspace / HOLDOUT_OUTPUT).write_text("id,label\n1,0\n")
+    _keep_predictions(workspace, HOLDOUT_OUTPUT, kept)
+    assert kept.read_text() == "id,label\n1,0\n" and not (workspace / HOLDOUT_OUTPUT).exists()

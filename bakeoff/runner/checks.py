@@ -17,7 +17,7 @@ from typing import Any
 from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, RunContext, StageClock
 from bakeoff.runner.conversation import shorten
 from bakeoff.runner.ladder import LadderCheck
-from bakeoff.runner.workspace import SCRATCH_DIR
+from bakeoff.runner.workspace import SCRATCH_DIR, regular_file_inside
 from bakeoff.submission_outcome import RUNG_TRAINED
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
@@ -131,7 +131,7 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
     limit = ctx.task.settings.feedback_chars
     ctx.repo.scratch()
     holdout = _grade(ctx, clock, HOLDOUT_IN_SANDBOX, ctx.corpus.answers, HOLDOUT_OUTPUT, first=True)
-    _keep_predictions(ctx.repo.path / HOLDOUT_OUTPUT, ctx.predictions_dir / f"{label}.csv")
+    _keep_predictions(ctx.repo.path, HOLDOUT_OUTPUT, ctx.predictions_dir / f"{label}.csv")
     commands = _commands(holdout, {"predict": "holdout_predict"})
     train_output = _printed(holdout.step("train"), limit)
     if holdout.rung < RUNG_TRAINED and holdout.status != "no_predict_script":
@@ -161,10 +161,11 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
     return check, commands
 
 
-def _keep_predictions(produced: Path, kept: Path) -> None:
+def _keep_predictions(workspace: Path, produced: str, kept: Path) -> None:
     """Move the holdout predictions out of the workspace into the run folder (never into the repo)."""
     kept.parent.mkdir(parents=True, exist_ok=True)
-    if produced.is_symlink():
-        produced.unlink()  # written by sandboxed code: never follow it on the host
-    elif produced.is_file():
-        shutil.move(str(produced), kept)
+    path = workspace / produced
+    if regular_file_inside(workspace, path):
+        shutil.move(str(path), kept)
+    elif path.is_symlink():
+        path.unlink()  # written by sandboxed code: never follow it on the host
