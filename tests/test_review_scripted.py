@@ -107,6 +107,7 @@ def test_answers_written_by_a_review_replay_to_the_same_metrics(tmp_path):
     replayed = review_with(out / "answers.jsonl")
     assert replayed.metrics == first.metrics
     assert read_summary(out)["metrics"] == first.metrics.to_dict()
+    assert out.stat().st_mode & 0o777 == 0o755  # not the private mode of the staging folder it was assembled in
 
 
 def invoke(*args):

@@ -83,6 +83,7 @@ def write_results(out_dir: Path, result: ReviewResult, items_file: str, items_sh
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         summary = summary_record(result, items_file, items_sha256)
         (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        os.chmod(staging, 0o755)  # mkdtemp makes it private; a results folder is as readable as any other
         if out_dir.is_dir():
             out_dir.rmdir()  # empty (checked above); rename needs the name free
         os.replace(staging, out_dir)
