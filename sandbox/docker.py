@@ -225,7 +225,10 @@ class DockerSandbox(Sandbox):
     def _run(self, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
         if os.geteuid() == 0:
             # Files the host wrote since the last execution become writable for the sandbox's group too.
-            docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
+            try:
+                docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
+            except OSError as exc:
+                raise SandboxError(f"could not share the workspace with the sandbox's group: {exc}") from exc
         try:
             if self.reuse:
                 return self._exec_in_reused(argv, timeout, env)
