@@ -82,6 +82,12 @@ def test_not_a_gguf_file(tmp_path):
         read_info(path)
 
 
+def test_a_shape_that_is_not_a_number_is_invalid_not_a_crash(tmp_path):
+    path = write_gguf(tmp_path / "odd.gguf", {"general.architecture": "llama", "llama.embedding_length": "wide"})
+    with pytest.raises(ModelFileInvalid, match="embedding_length"):
+        read_info(path)
+
+
 @pytest.mark.parametrize(
     "body",
     [

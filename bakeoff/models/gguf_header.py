@@ -156,6 +156,8 @@ def read_info(path: Path) -> GgufInfo:
         value = meta.get(f"{arch}.{suffix}", default)
         if value is None:
             raise ModelFileInvalid(f"{path}: GGUF metadata lacks {arch}.{suffix}")
+        if isinstance(value, str) or not float(value).is_integer():
+            raise ModelFileInvalid(f"{path}: GGUF metadata {arch}.{suffix} is {value!r}, not a whole number")
         return int(value)
 
     n_embd = number("embedding_length")
