@@ -46,11 +46,14 @@ def _store(cache_file: Path, data: dict) -> None:
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=cache_file.parent, prefix=".sha256-", suffix=".tmp")
+    except OSError:
+        return  # a read-only home only costs a re-hash next time
+    try:
         with os.fdopen(fd, "w") as stream:
             json.dump(data, stream, indent=0, sort_keys=True)
         os.replace(temp, cache_file)
     except OSError:
-        pass  # a read-only home only costs a re-hash next time
+        Path(temp).unlink(missing_ok=True)  # a full disk: no stray temporary file, a re-hash next time
 
 
 def file_sha256(path: Path, cache_file: Path | None = None) -> str:
