@@ -102,6 +102,7 @@ def test_generate_writes_a_corpus_and_reports_it(tmp_path):
     assert leftovers(tmp_path / "corpus") == sorted(
         ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json"]
     )
+    assert (tmp_path / "corpus").stat().st_mode & 0o777 == 0o755  # not the private mode of a temp folder
 
 
 def test_help_exists():

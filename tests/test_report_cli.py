@@ -18,6 +18,7 @@ def test_report_writes_every_file_and_says_where(batch):
     assert result.exit_code == 0, result.output
     folder = batch / "report"
     assert str(folder / "report.md") in result.output
+    assert folder.stat().st_mode & 0o777 == 0o755  # not the private mode of a temp folder
     for name in ("report.md", "report.html", "summary.json", "plots/f1_per_model.svg", "tables/models.csv",
                  "tables/runs.csv", "tables/paired_comparisons.csv"):
         assert (folder / name).is_file(), name

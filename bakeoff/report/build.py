@@ -65,6 +65,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     facts, found = _facts(records, summary), findings(summary)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; a report is as readable as any other folder
     try:
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()

@@ -101,6 +101,7 @@ def generate_corpus(
     _check_target(out_dir, force)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+        staging.chmod(0o755)  # mkdtemp makes it private; a corpus folder is as readable as any other
     except OSError as exc:
         raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
     try:
