@@ -21,6 +21,8 @@ class Availability:
 
 def check_docker(image: str) -> Availability:
     """Engine reachable, image present and current, and a real command runs in a real sandbox."""
+    from docker.errors import DockerException
+
     from sandbox.docker import DockerSandbox, connect
     from sandbox.image import BuildOptions, image_status
 
@@ -36,8 +38,8 @@ def check_docker(image: str) -> Availability:
         with tempfile.TemporaryDirectory(prefix="bakeoff-check-") as workspace:
             with DockerSandbox(SandboxSpec(workspace=Path(workspace)), image=image, client=client) as box:
                 probe = box.exec(["python", "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)
-    except SandboxError as exc:
-        return Availability("docker", False, str(exc))
+    except (SandboxError, DockerException) as exc:  # an engine that answers with an error is "not usable", not a crash
+        return Availability("docker", False, f"{type(exc).__name__}: {exc}")
     finally:
         client.close()
     if not probe.ok:

@@ -196,3 +196,22 @@ def test_bootstrap_makes_a_python_311_base_offline_from_this_machines_mirror():
             client.images.remove(tag)
         except docker.errors.ImageNotFound:
             pass
+
+
+def test_cli_check_reports_an_engine_that_answers_with_an_error(monkeypatch):
+    import docker.errors
+
+    import sandbox.docker
+
+    class EngineInTrouble:
+        def version(self):
+            raise docker.errors.APIError("500 Server Error: the engine is shutting down")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(sandbox.docker, "connect", lambda client=None: EngineInTrouble())
+    result = CliRunner().invoke(main, ["sandbox", "check"])
+    assert result.exit_code == 1
+    assert "docker: NOT usable" in result.output and "shutting down" in result.output
+    assert "Traceback" not in result.output
