@@ -62,7 +62,7 @@ def run_review(
     started = _now()
     answers = []
     model_info: dict = {}
-    # Samples outermost: an interrupted run still has one answer for every item it reached.
+    # Samples outermost: every item gets its first answer before any item gets its second.
     for sample in range(settings.samples):
         for item in items:
             answer, completion = ask(backend, item, sample, settings, template)
