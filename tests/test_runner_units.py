@@ -53,7 +53,8 @@ def test_stage_prompt_is_cut_to_budget_and_the_cut_recorded():
     assert conversation.chars <= 6000
     assert conversation.messages[0] == shared and conversation.shared_prefix_chars == len(shared.content)
     (cut,) = conversation.cuts
-    assert cut.part == "exploration_output" and cut.original_chars == len(exploration) and cut.kept_chars < 3000
+    assert cut.part == "exploration_output" and cut.original_chars == len(exploration)
+    assert cut.kept_chars < len(exploration) and conversation.chars >= 5900  # cut to fit, not cut more than needed
     roomy = stage_conversation("decide#1", shared, task.prompts["decide"], {"exploration_output": "tiny"}, 60000)
     assert roomy.cuts == () and "tiny" in roomy.messages[1].content
 
