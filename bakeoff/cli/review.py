@@ -74,9 +74,10 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
 
     from bakeoff.models.registry import open_backend
     from bakeoff.review.items import default_items_path, load_items
+    from bakeoff.review.journal import open_journal, resume_header
     from bakeoff.review.output import check_output_free, items_digest, write_results
     from bakeoff.review.prompt import load_template
-    from bakeoff.review.runner import run_review
+    from bakeoff.review.runner import run_review, utc_now
     from bakeoff.review.settings import load_settings
 
     settings = load_settings().with_overrides(
@@ -87,6 +88,10 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
     template = load_template()
     out_dir = out_dir or _default_out(model_spec)
     check_output_free(out_dir)  # checked again when writing; now, so that an occupied folder fails before a long run
+    items_sha256 = items_digest(items_path.read_text(encoding="utf-8"))
+    # Before the model loads: a restart with other settings is refused at once, its answers untouched.
+    journal = open_journal(out_dir, resume_header(model_spec, items_sha256, settings), utc_now())
+    prior = journal.prior()
 
     console = Console(stderr=True)
     with console.status(f"loading {model_spec} ..."):
@@ -99,10 +104,16 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
             def advance(answer) -> None:
                 progress.update(task, advance=1, description=f"{answer.item_id}: {answer.verdict or answer.capture}")
 
-            result = run_review(backend, items, settings, template, on_answer=advance)
+            result = run_review(backend, items, settings, template, on_answer=advance, prior=prior,
+                                on_asked=journal.record)
+    except KeyboardInterrupt:
+        console.print(f"interrupted; the answers so far are kept in {journal.folder}: "
+                      "run the same command again to continue")
+        raise
     finally:
         backend.close()
-    written = write_results(out_dir, result, str(items_path), items_digest(items_path.read_text(encoding="utf-8")))
+    written = write_results(out_dir, result, str(items_path), items_sha256)
+    journal.discard()  # only now: until the finished folder is in place, its answers exist only there
     if as_json:
         click.echo(json.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
     else:

@@ -23,3 +23,7 @@ class ReviewOutputExists(ReviewError):
 
 class ReviewSettingsInvalid(ReviewError):
     """The review settings file or a command-line setting is out of range."""
+
+
+class ReviewResumeMismatch(ReviewError):
+    """An unfinished review at this --out was started with other settings or items; its answers are kept."""

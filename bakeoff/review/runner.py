@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from bakeoff.models.base import Completion, ModelBackend, turn_key
 from bakeoff.review.grading import ItemAnswer, grade
@@ -20,6 +20,16 @@ from bakeoff.review.prompt import PromptTemplate
 from bakeoff.review.settings import ReviewSettings
 
 OnAnswer = Callable[[ItemAnswer], None]
+OnAsked = Callable[[ItemAnswer, dict], None]  # a freshly asked answer, with the model_info known so far
+
+
+@dataclass(frozen=True)
+class PriorAnswers:
+    """What an interrupted start of the same review already has (bakeoff.review.journal)."""
+
+    answers: Mapping[tuple[str, int], ItemAnswer]  # by (item id, 0-based sample)
+    model_info: dict
+    started_at: str | None
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,7 @@ def ask(
     return grade(item, sample, key, completion), completion
 
 
-def _now() -> str:
+def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
@@ -57,18 +67,29 @@ def run_review(
     settings: ReviewSettings,
     template: PromptTemplate,
     on_answer: OnAnswer | None = None,
+    prior: PriorAnswers | None = None,
+    on_asked: OnAsked | None = None,
 ) -> ReviewResult:
-    """Every item, `settings.samples` times: sample 1 of every item first, then sample 2, ..."""
-    started = _now()
+    """Every item, `settings.samples` times: sample 1 of every item first, then sample 2, ...
+
+    Answers in `prior` are reused, not asked again; `on_asked` sees each one that is asked.
+    """
+    started = (prior and prior.started_at) or utc_now()
     answers = []
-    model_info: dict = {}
+    model_info: dict = dict(prior.model_info) if prior else {}
+    recorded = prior.answers if prior else {}
     # Samples outermost: every item gets its first answer before any item gets its second.
+    # A resumed review keeps this order (reused answers in place), so its answers.jsonl is the same.
     for sample in range(settings.samples):
         for item in items:
-            answer, completion = ask(backend, item, sample, settings, template)
+            answer = recorded.get((item.id, sample))
+            if answer is None:
+                answer, completion = ask(backend, item, sample, settings, template)
+                if not model_info and completion.model_info:
+                    model_info = dict(completion.model_info)
+                if on_asked is not None:
+                    on_asked(answer, model_info)
             answers.append(answer)
-            if not model_info and completion.model_info:
-                model_info = dict(completion.model_info)
             if on_answer is not None:
                 on_answer(answer)
     return ReviewResult(
@@ -78,6 +99,6 @@ def run_review(
         answers=tuple(answers),
         metrics=compute_metrics(items, answers),
         started_at=started,
-        finished_at=_now(),
+        finished_at=utc_now(),
         model_info=model_info,
     )
