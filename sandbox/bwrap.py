@@ -273,11 +273,30 @@ def _make_mount_points(binds: list[BindMount]) -> None:
         if not bind.target.startswith(WORKSPACE + "/"):
             continue
         point = workspace / bind.target[len(WORKSPACE) + 1:]
-        point.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        _real_dirs_down_to(workspace, point.parent)
+        if point.is_symlink() or (point.exists() and point.is_dir() != bind.source.is_dir()):
+            # sandboxed code planted it: a mount point is never a link, nor a file where a folder goes
+            if point.is_dir() and not point.is_symlink():
+                shutil.rmtree(point)
+            else:
+                point.unlink()
         if bind.source.is_dir():
             point.mkdir(mode=0o755, exist_ok=True)
         elif not point.exists():
             point.touch(mode=0o644)
+
+
+def _real_dirs_down_to(workspace: Path, folder: Path) -> None:
+    """Make every folder from the workspace down to `folder` a real folder.
+
+    Sandboxed code may have replaced one (`data`) with a link or a file: that is removed, never followed.
+    """
+    path = workspace
+    for part in folder.relative_to(workspace).parts:
+        path = path / part
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            path.unlink()
+        path.mkdir(mode=0o755, exist_ok=True)
 
 
 def _open_parent_dirs(targets: list[str]) -> list[str]:

@@ -115,6 +115,7 @@ def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, dict]) -> Run
     repo = RunRepo(repo_dir)
     last = list(done.values())[-1]
     repo.reset_to(last["commit"]["sha"])
+    repo.restore_data(env.corpus.excerpt)
     return repo
 
 
@@ -127,7 +128,7 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
         "stage": stage,
         "index": index,
         **to_jsonable(outcome),
-        "commit": {"sha": commit.sha, "message": commit.message, "date": commit.date},
+        "commit": {"sha": commit.sha, "message": commit.message, "date": commit.date, "skipped": commit.skipped},
         "timings": timings,
         "resources": to_jsonable(peaks),
     }
@@ -191,6 +192,8 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, d
         if on_stage:
             on_stage(slot.run_id, stage)
         env.journal.append("stage_started", run_id=slot.run_id, stage=stage)
+        ctx.repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
+        ctx.repo.scratch()
         clock = StageClock()
         started_at = utc_now()
         with PeakSampler() as sampler:

@@ -2,15 +2,16 @@
 
 The repository is the submission: what the model wrote and what its training
 produced. `data/` (the training file's mount point and the excerpt) and the
-harness's scratch folder `.bakeoff/` are git-ignored, so no data and no
-harness file is ever committed.
+harness's scratch folder `.bakeoff/` are never committed, whatever the model's
+`.gitignore` says: the harness picks the files itself (worktree.scan_tree), and
+links, nested repositories and special files left by sandboxed code are skipped.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, smoke-test input)
@@ -61,6 +62,7 @@ class StageCommit:
     sha: str
     message: str
     date: str
+    skipped: dict = field(default_factory=lambda: {"count": 0, "paths": []})  # worktree.skipped_summary
 
 
 class RunRepo:
@@ -100,19 +102,35 @@ class RunRepo:
         return repo
 
     def commit(self, message: str) -> StageCommit:
-        """Commit everything that is not ignored, even when nothing changed (one commit per stage)."""
-        git_cmd = self._repo.git
-        git_cmd.add("-A")
-        git_cmd.commit("--allow-empty", "--no-verify", "-q", "-m", message, env=_COMMITTER)
+        """Commit the workspace's regular files, even when nothing changed (one commit per stage).
+
+        What was skipped (links, nested repositories, special files) is reported with the commit.
+        """
+        from bakeoff.runner.worktree import not_ignored, scan_tree, skipped_summary, stage_exactly
+
+        scan = scan_tree(self.path)
+        stage_exactly(self.path, not_ignored(self.path, scan.files))
+        self._repo.git.commit("--allow-empty", "--no-verify", "-q", "-m", message, env=_COMMITTER)
         head = self._repo.head.commit
-        return StageCommit(head.hexsha, message, head.committed_datetime.isoformat())
+        return StageCommit(head.hexsha, message, head.committed_datetime.isoformat(), skipped_summary(scan.skipped))
 
     def reset_to(self, sha: str) -> None:
-        """Back to a stage's commit: what an unfinished stage wrote is removed, data/ and scratch stay."""
+        """Back to a stage's commit: what an unfinished stage wrote is removed, data/ and scratch stay (as real folders)."""
         git_cmd = self._repo.git
         git_cmd.reset("--hard", "-q", sha)
         excludes = [arg for keep in _KEEP_ON_RESET for arg in ("-e", keep)]
         git_cmd.clean("-ffdxq", *excludes)
+        real_folder(self.path, DATA_DIR)
+        real_folder(self.path, SCRATCH_DIR)
+
+    def restore_data(self, excerpt: Path | None) -> None:
+        """data/ a real folder holding the excerpt again (sandboxed code may have replaced either)."""
+        data = real_folder(self.path, DATA_DIR)
+        copy = data / "excerpt.txt"
+        if excerpt is not None and excerpt.exists() and (copy.is_symlink() or not copy.is_file()):
+            if copy.is_symlink() or copy.exists():
+                remove_folder(data, "excerpt.txt")
+            shutil.copyfile(excerpt, copy)
 
     def head_sha(self) -> str:
         return self._repo.head.commit.hexsha
