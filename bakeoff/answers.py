@@ -3,8 +3,12 @@
 The audit keeps two outcomes apart, each with a reason name:
 - uncaptured: nothing came back (empty, whitespace_only, timeout, transport_error,
   backend_error). Recorded, never graded, dropped from the model's scores.
-- unusable: an answer came back but cannot be used (cut_off, no_code, no_verdict).
-  The model's failure, graded as such.
+- unusable: an answer came back but cannot be used (cut_off, runaway_reasoning,
+  no_answer, no_code, no_verdict). The model's failure, graded as such.
+Only the answer (`Completion.text`) is read: reasoning is never searched for
+files, claims or verdicts. `runaway_reasoning` is a generation that ran out of
+tokens while still reasoning, apart from `cut_off` (the answer itself was cut);
+both record whether the cut came from the harness's own token budget.
 """
 
 from __future__ import annotations
@@ -159,7 +163,7 @@ CAPTURED = "captured"
 UNCAPTURED = "uncaptured"
 UNUSABLE = "unusable"
 UNCAPTURED_REASONS = ("empty", "whitespace_only", "timeout", "transport_error", "backend_error")
-UNUSABLE_REASONS = ("cut_off", "no_code", "no_verdict")
+UNUSABLE_REASONS = ("cut_off", "runaway_reasoning", "no_answer", "no_code", "no_verdict")
 _VERDICT = re.compile(r"\b(OK|PROBLEM)\b")
 
 
@@ -168,6 +172,9 @@ class Capture:
     status: str  # "captured", "uncaptured" or "unusable"
     reason: str  # "ok", or one of UNCAPTURED_REASONS / UNUSABLE_REASONS
     detail: str = ""
+    # For a cut answer: True when the harness's token budget ended it, False when
+    # something else did (the context filled up); None when nothing was cut or the budget is unknown.
+    budget_cut: bool | None = None
 
     @property
     def graded(self) -> bool:
@@ -183,23 +190,34 @@ def audit(
     completion: Completion,
     expect: str = "text",
     has_verdict: Callable[[str], bool] | None = None,
+    token_budget: int | None = None,
 ) -> Capture:
     """Classify one completion. `expect` is "code", "verdict" or "text".
 
     `has_verdict` lets the review task supply its own verdict parser; the
-    default looks for a bare OK or PROBLEM.
+    default looks for a bare OK or PROBLEM. `token_budget` is the most tokens
+    the harness let the model generate (answer and reasoning budgets together).
     """
     if expect not in ("code", "verdict", "text"):
         raise ValueError(f"expect must be 'code', 'verdict' or 'text', not {expect!r}")
     if completion.error is not None:
         kind = completion.error_kind if completion.error_kind in UNCAPTURED_REASONS else "backend_error"
         return Capture(UNCAPTURED, kind, completion.error)
+    cut = completion.finish_reason == "length"
+    budget = completion.token_budget if completion.token_budget is not None else token_budget
+    budget_cut = None if not cut or budget is None else completion.completion_tokens >= budget
+    if completion.reasoning and not completion.text.strip():
+        if cut:
+            detail = f"the budget ran out while the model was still reasoning ({completion.reasoning_tokens} reasoning tokens)"
+            return Capture(UNUSABLE, "runaway_reasoning", detail, budget_cut=budget_cut)
+        return Capture(UNUSABLE, "no_answer", "the model reasoned and then stopped without answering")
     if completion.text == "":
         return Capture(UNCAPTURED, "empty")
     if not completion.text.strip():
         return Capture(UNCAPTURED, "whitespace_only")
-    if completion.finish_reason == "length":
-        return Capture(UNUSABLE, "cut_off", f"stopped at the token limit after {completion.completion_tokens} tokens")
+    if cut:
+        detail = f"stopped at the token limit after {completion.completion_tokens} tokens"
+        return Capture(UNUSABLE, "cut_off", detail, budget_cut=budget_cut)
     if expect == "code" and not extract_files(completion.text):
         return Capture(UNUSABLE, "no_code", "no closed, named, fenced file in the answer")
     if expect == "verdict" and not (has_verdict or _default_has_verdict)(completion.text):

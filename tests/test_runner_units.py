@@ -77,7 +77,7 @@ def test_task_statement_says_messages_are_scored_on_arrival():
 def test_task_settings_overrides_and_errors():
     task = load_task("spam_classifier", {"repair_turns": 3, "max_tokens": {"docs": 50}})
     assert task.settings.repair_turns == 3
-    assert task.settings.max_tokens_for("docs") == 50 and task.settings.max_tokens_for("implement") == 1400
+    assert task.settings.max_tokens_for("docs") == 50 and task.settings.max_tokens_for("implement") == 4096
     with pytest.raises(TaskSpecError, match="unknown task setting"):
         load_task("spam_classifier", {"repair_turn": 3})
     with pytest.raises(TaskSpecError, match="no task named"):

@@ -24,6 +24,14 @@ class GenerationSettings:
     seed: int = 0
     stop: tuple[str, ...] = ()
     timeout_s: float = 600.0
+    # Room for reasoning on top of max_tokens (the answer's budget). A backend adds
+    # it to what it asks for when the model may reason, so thinking never eats the answer's share.
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """The cap on everything generated: answer budget plus reasoning budget."""
+        return self.max_tokens + self.reasoning_tokens
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,14 @@ class Completion:
     # Why nothing came back, as a name the capture audit counts by:
     # "timeout", "transport_error" or "backend_error" (None when `error` is None).
     error_kind: str | None = None
+    # What the model thought before answering, kept apart from `text` (the answer only):
+    # nothing is ever parsed out of it. Empty when the model did not reason.
+    reasoning: str = ""
+    reasoning_tokens: int = 0  # counted with the model's tokenizer (or words, for scripted answers)
+    # True when the output ended inside the reasoning (it never reached an answer).
+    reasoning_unfinished: bool = False
+    # The most tokens the backend let the model generate for this answer (None: not known).
+    token_budget: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

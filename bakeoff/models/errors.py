@@ -27,3 +27,11 @@ class ModelDoesNotFit(BakeoffError):
 
 class BackendUnavailable(BakeoffError):
     """A library a backend needs is not installed, or the model failed to load."""
+
+
+class ChatTemplateError(BakeoffError):
+    """A model's chat template that cannot be compiled or rendered (refused at load, never replaced)."""
+
+
+class ReasoningModeUnsupported(BakeoffError):
+    """A reasoning mode the model or server has no switch for."""

@@ -16,6 +16,8 @@ from typing import Callable, Sequence
 import httpx
 
 from bakeoff.models.base import Completion, GenerationSettings, Message
+from bakeoff.models.errors import ReasoningModeUnsupported
+from bakeoff.models.reasoning import split_detected
 
 RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 MAX_RETRY_AFTER_S = 60.0
@@ -27,6 +29,37 @@ class HttpSettings:
     max_retries: int = 3  # extra attempts after the first
     backoff_s: float = 1.0  # first wait; doubles with each retry
     connect_timeout_s: float = 10.0
+    reasoning: str = "default"  # default, off, low, medium, high
+    server: str = ""  # "llama.cpp", "vllm" or "ollama": which field carries the reasoning switch
+
+
+SERVERS = ("llama.cpp", "vllm", "ollama")
+
+
+def reasoning_fields(mode: str, server: str) -> dict:
+    """The request fields that set reasoning `mode` on `server` (none for "default").
+
+    llama.cpp's server and vLLM hand `chat_template_kwargs` to the model's template
+    (Qwen3's enable_thinking; gpt-oss's reasoning_effort, which vLLM also takes as
+    a top-level field); Ollama's OpenAI endpoint reads `reasoning_effort`, "none" for off.
+    """
+    if mode == "default":
+        return {}
+    if mode not in ("off", "low", "medium", "high"):
+        raise ReasoningModeUnsupported(f"reasoning must be default, off, low, medium or high, got {mode!r}")
+    if server not in SERVERS:
+        raise ReasoningModeUnsupported(
+            f"reasoning {mode!r} over HTTP needs the model entry to say which server it is "
+            f"(server = one of {', '.join(SERVERS)}): each takes the switch in its own field"
+        )
+    if server == "ollama":
+        return {"reasoning_effort": "none" if mode == "off" else mode}
+    if mode == "off":
+        return {"chat_template_kwargs": {"enable_thinking": False}}
+    fields = {"chat_template_kwargs": {"reasoning_effort": mode}}
+    if server == "vllm":
+        fields["reasoning_effort"] = mode
+    return fields
 
 
 class OpenAICompatBackend:
@@ -48,6 +81,8 @@ class OpenAICompatBackend:
             headers["Authorization"] = f"Bearer {api_key}"
         # One client per backend: connections are kept alive across turns.
         self._client = httpx.Client(headers=headers, transport=transport)
+        self._reasoning_fields = reasoning_fields(http.reasoning, http.server)  # refused here, before any request
+        self._tokenize_url: str | None = self.base_url.removesuffix("/v1") + "/tokenize"
 
     @property
     def identity(self) -> str:
@@ -60,7 +95,10 @@ class OpenAICompatBackend:
             "max_tokens": settings.max_tokens,
             "temperature": settings.temperature,
             "seed": settings.seed,
+            **self._reasoning_fields,
         }
+        if settings.reasoning_tokens and self.http.reasoning != "off":
+            payload["max_tokens"] = settings.total_tokens  # room to reason on top of the answer's budget
         if settings.stop:
             payload["stop"] = list(settings.stop)
         return payload
@@ -107,7 +145,7 @@ class OpenAICompatBackend:
                 attempts.append(f"HTTP {response.status_code}")
                 detail = response.text[:500]
                 return self._failure(f"HTTP {response.status_code}: {detail}", "backend_error", started, attempts)
-            return self._parse(response, started, attempts)
+            return self._parse(response, started, attempts, payload["max_tokens"])
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:
@@ -119,7 +157,7 @@ class OpenAICompatBackend:
             model_info={"attempts": len(attempts), "attempt_failures": attempts},
         )
 
-    def _parse(self, response: httpx.Response, started: float, attempts: list[str]) -> Completion:
+    def _parse(self, response: httpx.Response, started: float, attempts: list[str], token_budget: int) -> Completion:
         elapsed = time.perf_counter() - started
         try:
             body = response.json()
@@ -127,11 +165,13 @@ class OpenAICompatBackend:
             text = choice["message"].get("content") or ""
             if not isinstance(text, str):
                 raise TypeError(f"content is a {type(text).__name__}, not text")
+            reasoning, text, unfinished = _reasoning_of(choice["message"], text)
             finish_reason = str(choice.get("finish_reason") or "stop")
             usage = body.get("usage") or {}
             prompt_tokens = int(usage.get("prompt_tokens") or 0)
             completion_tokens = int(usage.get("completion_tokens") or 0)
             cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+            reported = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens")
             timings = body.get("timings") or {}  # llama.cpp's own server reports these
             if "prompt_ms" in timings and "predicted_ms" in timings:
                 prompt_s, generation_s, source = timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000, "server"
@@ -141,8 +181,13 @@ class OpenAICompatBackend:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             attempts.append("malformed response")
             return self._failure(f"malformed response ({exc!r}): {response.text[:300]}", "backend_error", started, attempts)
+        reasoning_tokens, counted_by = self._count_reasoning(reasoning, text, completion_tokens, reported)
         return Completion(
             text=text,
+            reasoning=reasoning,
+            reasoning_tokens=reasoning_tokens,
+            reasoning_unfinished=unfinished,
+            token_budget=token_budget,
             finish_reason=finish_reason,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -156,8 +201,52 @@ class OpenAICompatBackend:
                 "timing_source": source,
                 "attempts": len(attempts) + 1,
                 "attempt_failures": attempts,
+                "reasoning_tokens_counted_by": counted_by,
             },
         )
 
     def close(self) -> None:
         self._client.close()
+
+    def _count_reasoning(self, reasoning: str, answer: str, completion_tokens: int, reported) -> tuple[int, str]:
+        """Reasoning tokens, and how they were counted: "none", "server_usage", "server_tokenizer" or "share"."""
+        if not reasoning:
+            return 0, "none"
+        if isinstance(reported, int) and not isinstance(reported, bool) and reported >= 0:
+            return reported, "server_usage"
+        counted = self._server_token_count(reasoning)
+        if counted is not None:
+            return counted, "server_tokenizer"
+        # No tokenizer to ask: the reasoning's share of the generated text, in characters.
+        share = len(reasoning) / (len(reasoning) + len(answer))
+        return round(completion_tokens * share), "share"
+
+    def _server_token_count(self, text: str) -> int | None:
+        """Tokens of `text` by the server's own /tokenize (llama.cpp: content; vLLM: prompt); None if it has none."""
+        if self._tokenize_url is None:
+            return None
+        try:
+            response = self._client.post(self._tokenize_url, json={"content": text, "prompt": text, "model": self.model,
+                                                                   "add_special": False}, timeout=self.http.connect_timeout_s)
+            tokens = response.json().get("tokens") if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            tokens = None
+        if not isinstance(tokens, list):
+            self._tokenize_url = None  # asked once: a server without the endpoint is not asked again
+            return None
+        return len(tokens)
+
+
+def _reasoning_of(message: dict, content: str) -> tuple[str, str, bool]:
+    """(reasoning, answer, unfinished) from a response message, whichever way the server carries reasoning."""
+    fields = []
+    for name in ("reasoning_content", "reasoning"):
+        value = message.get(name)
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} is a {type(value).__name__}, not text")
+        if value and value.strip() not in fields:  # the same text in both fields is one reasoning
+            fields.append(value.strip())
+    split = split_detected(content)  # markup left in content by a server that does not parse it
+    if split.reasoning:
+        fields.append(split.reasoning)
+    return "\n\n".join(fields), split.answer, split.unfinished

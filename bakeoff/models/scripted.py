@@ -7,7 +7,9 @@ Lookup for a call with key "<conversation>#<turn>" (see base.turn_key):
 3. else the next unused line that has no key at all.
 When nothing is left, the answer is an error completion (backend_error):
 the run records it as uncaptured instead of crashing.
-Token counts are word counts: scripted text has no tokenizer.
+Token counts are word counts: scripted text has no tokenizer. A line's
+`reasoning` is replayed as the model's reasoning; a line without one is read
+as raw output, its leading reasoning markup split off (bakeoff.models.reasoning).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Sequence
 
 from bakeoff.models.base import Completion, GenerationSettings, Message, split_key
 from bakeoff.models.errors import ModelFileNotFound
+from bakeoff.models.reasoning import SplitOutput, count_words, split_detected
 from bakeoff.models.transcript import ScriptedAnswer, read_answers
 
 
@@ -51,16 +54,25 @@ class ScriptedBackend:
         if answer is None:
             error = f"no scripted answer left for key {key!r}"
             return Completion.failure(self.identity, error, "backend_error", prompt_tokens=prompt_words)
+        if answer.reasoning is None:
+            split = split_detected(answer.text)
+        else:
+            split = SplitOutput(answer.reasoning, answer.text, answer.reasoning_unfinished)
+        reasoning_words = count_words(split.reasoning)
         return Completion(
-            text=answer.text,
+            text=split.answer,
+            reasoning=split.reasoning,
+            reasoning_tokens=reasoning_words,
+            reasoning_unfinished=split.unfinished,
             finish_reason=answer.finish_reason,
             prompt_tokens=prompt_words,
-            completion_tokens=len(answer.text.split()),
+            completion_tokens=count_words(split.answer) + reasoning_words,
             prompt_seconds=0.0,
             generation_seconds=0.0,
             backend=self.identity,
             error=answer.error,
             error_kind=answer.error_kind,
+            token_budget=answer.token_budget,
             model_info={"scripted_line": answer.line_number},
         )
 

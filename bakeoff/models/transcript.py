@@ -1,8 +1,10 @@
 """The transcript line format: what a run writes and the scripted backend replays.
 
-One JSON object a line. Replay reads `key`, `text`, `finish_reason`, `error`
-and `error_kind`; every other field (messages, token counts, timings...) is a
-record for people and analysis and is ignored on replay. Keep this stable:
+One JSON object a line. Replay reads `key`, `text`, `reasoning`
+(with `reasoning_unfinished` and `token_budget`), `finish_reason`, `error` and `error_kind`; every other field (messages, token counts, timings...) is a
+record for people and analysis and is ignored on replay. A line without
+`reasoning` (a hand-written script) is read as raw model output: reasoning
+markup at the start of its `text` is split off as a model's would be. Keep this stable:
 docs/models.md documents it.
 """
 
@@ -27,6 +29,9 @@ class ScriptedAnswer:
     finish_reason: str
     error: str | None
     error_kind: str | None
+    reasoning: str | None = None  # None: the line has no `reasoning` field
+    reasoning_unfinished: bool = False
+    token_budget: int | None = None
 
 
 def transcript_line(key: str, completion: Completion, messages: Sequence[Message] = ()) -> dict:
@@ -34,6 +39,10 @@ def transcript_line(key: str, completion: Completion, messages: Sequence[Message
     record = {
         "key": key,
         "text": completion.text,
+        "reasoning": completion.reasoning,
+        "reasoning_tokens": completion.reasoning_tokens,
+        "reasoning_unfinished": completion.reasoning_unfinished,
+        "token_budget": completion.token_budget,
         "finish_reason": completion.finish_reason,
         "error": completion.error,
         "error_kind": completion.error_kind,
@@ -64,14 +73,16 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
         raise ModelFileInvalid(f"{source}:{number}: a line must be a JSON object")
     error = data.get("error")
     text = data.get("text", "")
-    if not isinstance(text, str) or (error is not None and not isinstance(error, str)):
-        raise ModelFileInvalid(f"{source}:{number}: 'text' and 'error' must be strings")
+    reasoning = data.get("reasoning")
+    if not isinstance(text, str) or any(v is not None and not isinstance(v, str) for v in (error, reasoning)):
+        raise ModelFileInvalid(f"{source}:{number}: 'text', 'reasoning' and 'error' must be strings")
     if error is None and "text" not in data:
         raise ModelFileInvalid(f"{source}:{number}: a line needs 'text' or 'error'")
     error_kind = data.get("error_kind") or ("backend_error" if error is not None else None)
     if error_kind is not None and error_kind not in ERROR_KINDS:
         raise ModelFileInvalid(f"{source}:{number}: error_kind must be one of {', '.join(ERROR_KINDS)}")
     key = data.get("key")
+    budget = data.get("token_budget")
     return ScriptedAnswer(
         line_number=number,
         key=str(key) if key is not None else None,
@@ -79,6 +90,9 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
         finish_reason=str(data.get("finish_reason") or ("error" if error is not None else "stop")),
         error=error,
         error_kind=error_kind,
+        reasoning=reasoning,
+        reasoning_unfinished=data.get("reasoning_unfinished") is True,
+        token_budget=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from bakeoff.models.base import Completion, GenerationSettings
 from bakeoff.runner.context import RunContext, StageClock
 from bakeoff.runner.conversation import Conversation
-from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,10 @@ class Answer:
     def capture_dict(self) -> dict[str, Any] | None:
         if self.capture is None:
             return None
-        return {"status": self.capture.status, "reason": self.capture.reason, "detail": self.capture.detail}
+        capture = {"status": self.capture.status, "reason": self.capture.reason, "detail": self.capture.detail}
+        if self.capture.budget_cut is not None:
+            capture["budget_cut"] = self.capture.budget_cut  # cut by the harness's token budget, or by something else
+        return capture
 
 
 def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: str, expect: str) -> Answer:
@@ -46,6 +49,7 @@ def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: s
 
     settings = GenerationSettings(
         max_tokens=ctx.task.settings.max_tokens_for(stage),
+        reasoning_tokens=ctx.task.settings.reasoning_tokens_for(stage),
         temperature=ctx.temperature,
         seed=ctx.seed,
         timeout_s=ctx.task.settings.model_timeout_s,
@@ -57,7 +61,7 @@ def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: s
         return Answer(None, None, f"{type(exc).__name__}: {exc}")
     finally:
         clock.model_s += time.monotonic() - started
-    return Answer(completion, audit(completion, expect=expect))
+    return Answer(completion, audit(completion, expect=expect, token_budget=settings.total_tokens))
 
 
 def _is_submission_path(path: str) -> bool:
@@ -72,7 +76,7 @@ def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bo
     for path, content in sorted(files.items()):
         if not (keep(path) and _is_submission_path(path)):
             continue
-        data = content.encode("utf-8")
+        data = encoded_text(content)
         try:
             ctx.repo.write_file(path, content)
         except ValueError as exc:  # a path through a link that sandboxed code planted: not written

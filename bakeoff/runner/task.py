@@ -22,7 +22,7 @@ class TaskSpecError(BakeoffError):
 class TaskSettings:
     """The knobs of one task; a plan's [task_settings] overrides any of them."""
 
-    context_tokens: int = 4096
+    context_tokens: int = 16384
     chars_per_token: float = 3.0
     repair_turns: int = 1
     always_repair: bool = False
@@ -32,16 +32,22 @@ class TaskSettings:
     feedback_chars: int = 3000
     max_tokens: Mapping[str, int] = field(default_factory=dict)
     timeouts_s: Mapping[str, float] = field(default_factory=dict)
+    # Room for a reasoning model's thinking, per stage, on top of max_tokens (the answer's own budget).
+    reasoning_tokens: Mapping[str, int] = field(default_factory=dict)
 
     def max_tokens_for(self, stage: str) -> int:
         return int(self.max_tokens.get(stage, 1024))
+
+    def reasoning_tokens_for(self, stage: str) -> int:
+        return int(self.reasoning_tokens.get(stage, 0))
 
     def timeout_for(self, step: str) -> float:
         return float(self.timeouts_s.get(step, 600))
 
     def prompt_budget_chars(self, stage: str) -> int:
         """Characters a stage's prompt may fill: the context minus the room left for the answer."""
-        tokens = self.context_tokens - self.max_tokens_for(stage) - 64  # 64: the chat template's own tokens
+        generated = self.max_tokens_for(stage) + self.reasoning_tokens_for(stage)
+        tokens = self.context_tokens - generated - 64  # 64: the chat template's own tokens
         return max(0, int(tokens * self.chars_per_token))
 
 
@@ -94,7 +100,8 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
         ok = _is_number(value, kind == "int") and (value > 0 or (value == 0 and name in ("repair_turns", "temperature")))
     else:  # a table of per-stage numbers
         whole = kind.endswith("int]")
-        ok = isinstance(value, Mapping) and all(_is_number(v, whole) and v > 0 for v in value.values())
+        least = 0 if name == "reasoning_tokens" else 1  # no room for reasoning is a valid choice (the demo's)
+        ok = isinstance(value, Mapping) and all(_is_number(v, whole) and v >= least for v in value.values())
     if not ok:
         raise TaskSpecError(f"bad task setting {name} = {value!r}: expected {kind}" + ("" if kind == "bool" else " > 0"))
 
