@@ -1,6 +1,6 @@
 """`bakeoff report DIR`: read a batch's records, summarise, write the report folder atomically.
 
-The report folder (default DIR/report/) holds report.md, report.html, summary.json,
+The report folder (default DIR/report/) holds report.md, report.html, transcripts/<run>.html, summary.json,
 plots/<name>.svg and tables/<name>.csv. It is assembled in a temporary folder beside
 its target and renamed into place, so a report folder that exists is complete.
 """
@@ -22,6 +22,7 @@ from bakeoff.report.plots import all_plots
 from bakeoff.report.render import render_html, render_markdown
 from bakeoff.report.review import review_tables
 from bakeoff.report.tables import all_tables
+from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
 
 REPORT_DIR = "report"
 
@@ -74,7 +75,9 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
         for table in tables:
             (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
         (staging / "report.md").write_text(render_markdown(title, facts, found, tables, plots), encoding="utf-8")
-        (staging / "report.html").write_text(render_html(title, facts, found, tables, plots), encoding="utf-8")
+        pages = write_transcripts(records, staging)  # one page per run and review, linked from report.html
+        html = link_transcripts(render_html(title, facts, found, tables, plots), pages)
+        (staging / "report.html").write_text(html, encoding="utf-8")
         (staging / "summary.json").write_text(json.dumps(summary_dict(tables), indent=1), encoding="utf-8")
         os.chmod(staging, 0o755)
         _replace(staging, target)

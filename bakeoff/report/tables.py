@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from bakeoff.analysis.aggregate import BatchSummary, ModelSummary
 from bakeoff.analysis.design import EXCLUDED_WITH_REASON, EXCLUDED_WITHOUT_REASON
 from bakeoff.analysis.stats import rate
+from bakeoff.report.transcript import transcript_path
 
 UNCAPTURED_CELL = "uncaptured"  # an F1 cell of a model with no graded run: never a zero
 
@@ -106,7 +107,7 @@ def runs_table(summary: BatchSummary) -> Table:
     columns = _cols(
         "run_id model seed:int grading exploration metric imbalance_named stance judge_stance probe divergence "
         "status rung:int f1:f3 crash_class crash_detail repair_effects predicted_rate:pct true_rate:pct claimed_f1:f3 "
-        "claim_source retrain_spread:f3"
+        "claim_source retrain_spread:f3 transcript"
     )
     rows = []
     model_order = {m.model: i for i, m in enumerate(summary.models)}
@@ -115,7 +116,7 @@ def runs_table(summary: BatchSummary) -> Table:
             r.run_id, r.model, r.seed, r.grading, r.exploration, r.design.metric, "yes" if r.design.imbalance_named else "no",
             r.design.stance, r.judge_stance, r.probe.verdict if r.probe else None, r.divergence, r.outcome_status, r.rung, r.f1,
             r.crash_class, _short(r.crash_detail), " ".join(t.effect for t in r.repair_turns) or None, r.predicted_rate, r.true_rate,
-            r.claimed_f1, r.claim_source, r.retrain.spread if r.retrain else None,
+            r.claimed_f1, r.claim_source, r.retrain.spread if r.retrain else None, transcript_path(r.run_id),
         ))
     return Table("runs", "Per run", columns, tuple(rows))
 
