@@ -2,7 +2,7 @@
 
 The audit keeps two outcomes apart, each with a reason name:
 - uncaptured: nothing came back (empty, whitespace_only, timeout, transport_error,
-  backend_error). Recorded, never graded, dropped from the model's scores.
+  backend_error, backend_crash: the engine process died). Recorded, never graded, dropped from the model's scores.
 - unusable: an answer came back but cannot be used (cut_off, runaway_reasoning,
   no_answer, no_code, no_verdict). The model's failure, graded as such.
 Only the answer (`Completion.text`) is read: reasoning is never searched for
@@ -20,8 +20,14 @@ from typing import Callable
 from bakeoff.models.base import Completion
 
 # --- fenced blocks and files -------------------------------------------------
+#
+# An answer is hostile input: parsing one of any allowed size takes time linear in its length.
+# Fence lines are recognised with string methods, not a backtracking pattern (``` followed by
+# 200,000 spaces kept a pattern busy for minutes), and every pattern is handed at most
+# _MAX_PATTERN_INPUT characters of one line; a longer line cannot be a file name, label or claim.
 
-_FENCE_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
+_MAX_PATTERN_INPUT = 512
+_MAX_NAME = 255
 # A file name: a relative path of plain segments with an extension (or a
 # well-known extensionless name). No spaces, no "..", nothing absolute.
 _FILE_NAME = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.[A-Za-z0-9]{1,8}$")
@@ -51,16 +57,44 @@ class CodeFile:
     content: str
 
 
+class WorkMeter:
+    """Counts the characters the parser examines (lines scanned, text handed to patterns).
+
+    The parser's work is bounded by a constant times this count, so a test can check that parsing
+    is linear without a clock.
+    """
+
+    def __init__(self) -> None:
+        self.chars = 0
+
+    def add(self, text: str) -> str:
+        self.chars += len(text)
+        return text
+
+
+def _bounded(text: str, meter: WorkMeter | None) -> str | None:
+    """`text` stripped, when it is short enough to hand to a pattern; else None (stripping is linear)."""
+    if meter is not None:
+        meter.add(text)
+    stripped = text.strip()
+    return stripped if len(stripped) <= _MAX_PATTERN_INPUT else None
+
+
 def is_file_name(candidate: str) -> bool:
     if candidate in _EXTENSIONLESS:
         return True
-    if not _FILE_NAME.match(candidate):
+    if len(candidate) > _MAX_NAME or not _FILE_NAME.match(candidate):
         return False
     return ".." not in candidate.split("/")
 
 
-def _name_from_info(info: str) -> tuple[str, str | None]:
+def _name_from_info(info: str, meter: WorkMeter | None = None) -> tuple[str, str | None]:
     """The language and file name in a fence's info string ("python train.py", "train.py", 'python title="x.py"')."""
+    bounded = _bounded(info, meter)
+    if bounded is None:  # no file name is that long; the first word may still name the language
+        first = info.split(maxsplit=1)[0] if info.strip() else ""
+        return (first if len(first) <= _MAX_NAME and not is_file_name(first) else ""), None
+    info = bounded
     labelled = _INFO_NAME.search(info)
     words = info.split()
     language = words[0] if words and not is_file_name(words[0]) and "=" not in words[0] else ""
@@ -73,14 +107,16 @@ def _name_from_info(info: str) -> tuple[str, str | None]:
     return language, None
 
 
-def _name_from_label_line(line: str) -> str | None:
+def _name_from_label_line(line: str, meter: WorkMeter | None = None) -> str | None:
     """A file name that a line just before a fence stands for: '### train.py', '**File: x.py**', 'Here is `x.py`:'."""
-    plain = _HEADING_PREFIX.sub("", line.strip())
+    stripped = _bounded(line, meter)
+    if stripped is None:
+        return None
+    plain = _HEADING_PREFIX.sub("", stripped)
     plain = plain.strip("*_ ").rstrip(":").strip("*_` ")
     plain = _LABEL.sub("", plain).strip("*_` ")
     if is_file_name(plain):
         return plain
-    stripped = line.strip()
     named = [token for token in _BACKTICKED.findall(stripped) if is_file_name(token)]
     if stripped.rstrip("*_ ").endswith(":") and len(set(named)) == 1:
         return named[0]
@@ -95,43 +131,87 @@ def _previous_text_line(lines: list[str], index: int) -> str:
     return ""
 
 
-def extract_blocks(text: str) -> list[Block]:
-    """Every fenced block (``` or ~~~), with the file name attached to it if there is one."""
+def _fence_of(line: str) -> tuple[str, str] | None:
+    """(fence, info) when `line` opens a fenced block: up to 3 spaces, 3+ backticks or tildes, an info string.
+
+    String methods only: each is one linear pass over the line.
+    """
+    rest = line.lstrip(" ")
+    if len(line) - len(rest) > 3 or rest[:1] not in ("`", "~"):
+        return None
+    after = rest.lstrip(rest[0])
+    run = len(rest) - len(after)
+    if run < 3:
+        return None
+    info = after.strip(" \t")
+    if "`" in info:
+        return None
+    return rest[:run], info
+
+
+def _closes(line: str, fence: str) -> bool:
+    """True when `line` closes a block opened by `fence`: the same character, at least as many, then blanks."""
+    rest = line.lstrip(" ")
+    if len(line) - len(rest) > 3:
+        return False
+    after = rest.lstrip(fence[0])
+    return len(rest) - len(after) >= len(fence) and not after.strip()
+
+
+def _name_in_body(first_line: str, meter: WorkMeter | None) -> tuple[str | None, bool]:
+    """(name, drop_the_line) from a block's first line: '# file: x.py' (dropped) or '# x.py' (kept, it is code)."""
+    stripped = _bounded(first_line, meter)
+    if stripped is None:
+        return None, False
+    in_block = _IN_BLOCK_NAME.match(stripped)
+    if in_block and is_file_name(in_block.group("name")):
+        return in_block.group("name"), True
+    bare = _IN_BLOCK_BARE_NAME.match(stripped)
+    if bare and is_file_name(bare.group("name")) and "." in bare.group("name"):
+        return bare.group("name"), False
+    return None, False
+
+
+def extract_blocks(text: str, meter: WorkMeter | None = None) -> list[Block]:
+    """Every fenced block (``` or ~~~), with the file name attached to it if there is one.
+
+    Linear in the length of `text`: every line is examined a bounded number of times.
+    """
     lines = text.splitlines()
     blocks: list[Block] = []
     index = 0
     while index < len(lines):
-        opening = _FENCE_OPEN.match(lines[index])
+        if meter is not None:
+            meter.add(lines[index])
+        opening = _fence_of(lines[index])
         if not opening:
             index += 1
             continue
-        fence = opening.group("fence")
-        language, name = _name_from_info(opening.group("info"))
-        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        fence, info = opening
+        language, name = _name_from_info(info, meter)
         body_start = index + 1
         end = body_start
-        while end < len(lines) and not closing.match(lines[end]):
+        while end < len(lines) and not _closes(lines[end], fence):
+            if meter is not None:
+                meter.add(lines[end])
             end += 1
         body = lines[body_start:end]
         if name is None and body:
-            in_block = _IN_BLOCK_NAME.match(body[0])
-            bare = _IN_BLOCK_BARE_NAME.match(body[0])
-            if in_block and is_file_name(in_block.group("name")):
-                name, body = in_block.group("name"), body[1:]
-            elif bare and is_file_name(bare.group("name")) and "." in bare.group("name"):
-                name = bare.group("name")
+            name, drop = _name_in_body(body[0], meter)
+            if drop:
+                body = body[1:]
         if name is None:
-            name = _name_from_label_line(_previous_text_line(lines, index))
+            name = _name_from_label_line(_previous_text_line(lines, index), meter)
         content = "\n".join(body) + ("\n" if body else "")
         blocks.append(Block(language, name, content, closed=end < len(lines), start_line=index + 1))
         index = end + 1
     return blocks
 
 
-def extract_files(text: str) -> dict[str, str]:
+def extract_files(text: str, meter: WorkMeter | None = None) -> dict[str, str]:
     """The files an answer writes: closed, named, non-empty fenced blocks. A later block of the same name wins."""
     files: dict[str, str] = {}
-    for block in extract_blocks(text):
+    for block in extract_blocks(text, meter):
         if block.name and block.closed and block.content.strip():
             files[block.name] = block.content
     return files
@@ -140,15 +220,26 @@ def extract_files(text: str) -> dict[str, str]:
 # --- the claimed estimate ------------------------------------------------------
 
 _EXPECTED_F1 = re.compile(
-    r"^[\s>*_`#-]*EXPECTED_F1[*_`\s]*[:=][*_`\s]*(?P<value>\d*\.?\d+)\s*(?P<percent>%?)",
-    re.MULTILINE,
+    r"[\s>*_`#-]*+EXPECTED_F1[*_`\s]*+[:=][*_`\s]*+(?P<value>\d*\.?\d+)\s*+(?P<percent>%?)"
 )
+_F1_MARK = "EXPECTED_F1"
 
 
-def parse_expected_f1(text: str) -> float | None:
-    """The last `EXPECTED_F1: 0.812` line's value (0..1; "81.2%" reads as 0.812), or None."""
+def parse_expected_f1(text: str, meter: WorkMeter | None = None) -> float | None:
+    """The last `EXPECTED_F1: 0.812` line's value (0..1; "81.2%" reads as 0.812), or None.
+
+    Line by line, and only lines that hold the mark reach the pattern (linear in the text).
+    """
     value = None
-    for match in _EXPECTED_F1.finditer(text or ""):
+    for line in (text or "").splitlines():
+        if meter is not None:
+            meter.add(line)
+        if _F1_MARK not in line:
+            continue
+        stripped = _bounded(line, meter)
+        match = _EXPECTED_F1.match(stripped) if stripped is not None else None
+        if match is None:
+            continue
         number = float(match.group("value"))
         if match.group("percent"):
             number /= 100
@@ -162,7 +253,7 @@ def parse_expected_f1(text: str) -> float | None:
 CAPTURED = "captured"
 UNCAPTURED = "uncaptured"
 UNUSABLE = "unusable"
-UNCAPTURED_REASONS = ("empty", "whitespace_only", "timeout", "transport_error", "backend_error")
+UNCAPTURED_REASONS = ("empty", "whitespace_only", "timeout", "transport_error", "backend_error", "backend_crash")
 UNUSABLE_REASONS = ("cut_off", "runaway_reasoning", "no_answer", "no_code", "no_verdict")
 _VERDICT = re.compile(r"\b(OK|PROBLEM)\b")
 

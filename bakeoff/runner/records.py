@@ -66,7 +66,9 @@ def write_atomic_text(path: Path, text: str, counter: WriteCounter | None = None
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # A lone surrogate (an answer may hold one) is written as its \\uXXXX escape: inside a JSON string that
+        # escape reads back as the same character, so records stay lossless and valid UTF-8.
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

@@ -57,6 +57,11 @@ def regular_file_inside(root: Path, path: Path) -> bool:
     return not path.is_symlink() and path.is_file() and path.parent.resolve().is_relative_to(root.resolve())
 
 
+def encoded_text(text: str) -> bytes:
+    """UTF-8, with a lone surrogate written as its \\uXXXX escape (in a Python string literal that reads back the same)."""
+    return text.encode("utf-8", errors="backslashreplace")
+
+
 @dataclass(frozen=True)
 class StageCommit:
     sha: str
@@ -156,7 +161,7 @@ class RunRepo:
         if target.is_symlink():
             target.unlink()
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        target.write_bytes(encoded_text(content))
         return target
 
     def read_file(self, relative: str) -> str | None:
