@@ -125,7 +125,10 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool) -> None:
     out = out.resolve()
     click.echo(f"generating a small corpus ({DEMO_ROWS} + {DEMO_HOLDOUT_ROWS} rows) in {out / 'corpus'}", err=True)
     corpus = ensure_corpus(out / "corpus", rows=DEMO_ROWS, holdout_rows=DEMO_HOLDOUT_ROWS)
-    plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox}, out)
+    from bakeoff.runner.model_entries import DEMO_TASK_SETTINGS
+
+    plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox,
+                              "task_settings": DEMO_TASK_SETTINGS}, out)
     _check_models(plan)
     _execute(plan, _batch_options(out, plan, None, None, unsafe=False, probes=probes))
     from bakeoff.cli.report import report

@@ -37,6 +37,10 @@ class BackendOptions:
     gpu_probe: object | None = None  # a memory.GpuMemoryProbe; None reads NVML
     hash_cache_file: Path | None = None  # None: ~/.cache/bakeoff/sha256.json
     transport: object | None = None  # an httpx transport, for tests of the HTTP seam
+    # Reasoning mode: default, off, low, medium, high. gguf maps it through the model's chat
+    # template (enable_thinking, reasoning_effort); openai through the server's field (`server`).
+    reasoning: str = "default"
+    server: str = ""  # openai only: "llama.cpp", "vllm" or "ollama"
     extra: dict = field(default_factory=dict)
 
 
@@ -93,7 +97,8 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 
-        http = HttpSettings(api_key_env=options.api_key_env, max_retries=options.max_retries, backoff_s=options.backoff_s)
+        http = HttpSettings(api_key_env=options.api_key_env, max_retries=options.max_retries, backoff_s=options.backoff_s,
+                            reasoning=options.reasoning, server=options.server)
         return OpenAICompatBackend(parsed.target, parsed.model, http, transport=options.transport)
     from bakeoff.models.gguf import GgufBackend, GgufSettings
 

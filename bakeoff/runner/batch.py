@@ -126,13 +126,18 @@ def _record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> dict:
 
 
 def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+    from bakeoff.runner.model_entries import check_context
+    from bakeoff.runner.task import MODEL_STAGES
+
     progress = progress or SilentProgress()
+    task = load_task(plan.task, plan.task_settings)
+    check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)  # before anything is written
     counter = WriteCounter.from_environment()
     batch = open_batch_folder(plan, options, counter)
     journal = Journal(options.out_dir / "events.jsonl", counter)
     env = BatchEnv(
         plan=plan,
-        task=load_task(plan.task, plan.task_settings),
+        task=task,
         corpus=CorpusFiles.from_folder(Path(plan.corpus)),
         batch_dir=options.out_dir,
         journal=journal,
@@ -150,16 +155,19 @@ def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None =
     for model, block in groupby(slots, key=lambda slot: slot.model):
         pending = [slot for slot in block if not is_finished(env.run_dir(slot.run_id))]
         if pending:
-            _run_block(env, model.spec, pending, opener, progress)
+            _run_block(env, model, pending, opener, progress)
     records = tuple(read_json(env.run_dir(slot.run_id) / "run.json") for slot in slots)
     journal.append("batch_done", failed=sum(1 for r in records if r["status"] != "finished"))
     return BatchResult(options.out_dir, records)
 
 
-def _run_block(env: BatchEnv, spec: str, slots: list[RunSlot], opener, progress: ProgressSink) -> None:
+def _run_block(env: BatchEnv, model, slots: list[RunSlot], opener, progress: ProgressSink) -> None:
     """The model is loaded once for this block of its runs; a model that fails to load fails its runs only."""
+    from bakeoff.runner.model_entries import backend_options
+
+    options = backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
     try:
-        backend = opener(spec, env.plan.model_options)
+        backend = opener(model.spec, options)
     except Exception as exc:  # noqa: BLE001 - a broken model is recorded, the batch goes on
         for slot in slots:
             progress.run_started(slot)

@@ -34,6 +34,17 @@ class PlanChanged(BakeoffError):
 class ModelEntry:
     label: str  # names the model's runs: <label>-r01
     spec: str  # a backend spec string: default, gguf:PATH, openai:URL#MODEL, scripted:FILE
+    reasoning: str = "default"  # default, off, low, medium, high (bakeoff.runner.model_entries)
+    options: tuple[tuple[str, Any], ...] = ()  # this model's own backend options (n_ctx, n_gpu_layers...)
+
+    def to_dict(self) -> dict[str, Any]:
+        # Only what differs from the defaults: a plan written before these keys keeps its hash.
+        entry: dict[str, Any] = {"label": self.label, "spec": self.spec}
+        if self.reasoning != "default":
+            entry["reasoning"] = self.reasoning
+        if self.options:
+            entry["options"] = dict(self.options)
+        return entry
 
 
 @dataclass(frozen=True)
@@ -60,7 +71,7 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "models": [{"label": m.label, "spec": m.spec} for m in self.models],
+            "models": [m.to_dict() for m in self.models],
             "corpus": self.corpus,
             "runs": self.runs,
             "task": self.task,
@@ -126,10 +137,13 @@ def _models_from(raw: Any) -> tuple[ModelEntry, ...]:
         if isinstance(item, str):
             entries.append(ModelEntry(label_for_spec(item), item))
         elif isinstance(item, Mapping) and isinstance(item.get("spec"), str):
-            label = str(item.get("label") or label_for_spec(item["spec"]))
+            from bakeoff.runner.model_entries import default_label, options_of, reasoning_of
+
+            reasoning, options = reasoning_of(item), options_of(item)
+            label = str(item.get("label") or default_label(label_for_spec(item["spec"]), reasoning))
             if not re.fullmatch(r"[A-Za-z0-9._-]+", label):
                 raise PlanError(f"model label {label!r} may hold only letters, digits, '.', '_' and '-'")
-            entries.append(ModelEntry(label, item["spec"]))
+            entries.append(ModelEntry(label, item["spec"], reasoning, options))
         else:
             raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
     labels = [e.label for e in entries]
