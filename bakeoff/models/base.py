@@ -49,7 +49,8 @@ class Completion:
     cached_prompt_tokens: int = 0  # prompt tokens served from a reused prefix
     model_info: dict = field(default_factory=dict)  # sha256, quantization, n_ctx, offload, versions
     # Why nothing came back, as a name the capture audit counts by:
-    # "timeout", "transport_error" or "backend_error" (None when `error` is None).
+    # "timeout", "transport_error", "backend_error" or "backend_crash" (the engine process died;
+    # None when `error` is None).
     error_kind: str | None = None
     # What the model thought before answering, kept apart from `text` (the answer only):
     # nothing is ever parsed out of it. Empty when the model did not reason.
@@ -89,7 +90,7 @@ class Completion:
         )
 
 
-ERROR_KINDS = ("timeout", "transport_error", "backend_error")
+ERROR_KINDS = ("timeout", "transport_error", "backend_error", "backend_crash")
 
 
 def turn_key(conversation: str, turn: int) -> str:

@@ -1,0 +1,209 @@
+"""The llama.cpp engine as a child process: the messages, and the parent's handle on the child.
+
+The child (bakeoff.models.engine_child.serve) is started with the standard
+library's multiprocessing in the spawn context and talks over a multiprocessing
+Pipe: the objects sent are the frozen dataclasses below, pickled by the Pipe.
+A native crash in llama.cpp (a segfault, an abort in ggml, the OOM killer, a
+CUDA fault) then ends the child only; the parent sees the pipe close, reads the
+exit status, and reports `EngineDied`. Nothing here imports llama_cpp.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import signal
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any, Callable
+
+from bakeoff.models.base import GenerationSettings, Message
+from bakeoff.models.gguf_header import GgufInfo
+from bakeoff.models.memory import GpuMemory, MemoryEstimate
+
+STOP_WAIT_S = 10.0  # how long a polite stop may take before the child is killed
+
+
+# --- messages ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LoadConfig:
+    """Everything the child needs to load the model: sent once, at start (and again at each restart)."""
+
+    info: GgufInfo
+    n_ctx: int
+    n_gpu_layers: int
+    load_seed: int
+    n_threads: int | None
+    n_threads_batch: int | None
+    gpu: GpuMemory | None  # the free-memory reading the fit check runs against
+    gpu_simulated: bool = False  # an injected reading stands for a GPU the build can use
+
+
+@dataclass(frozen=True)
+class EngineFacts:
+    """What the child reports once the model is loaded: the build it runs and what it loaded."""
+
+    pid: int
+    llama_cpp_python_version: str
+    libraries: dict[str, str]
+    system_info: str
+    gpu_offload_supported: bool
+    n_ctx: int
+    estimate: MemoryEstimate
+
+
+@dataclass(frozen=True)
+class LoadFailed:
+    """The child could not load the model; `error` is the BakeoffError the parent raises."""
+
+    error: Exception
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: tuple[Message, ...]
+    settings: GenerationSettings
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    prompt_seconds: float
+    generation_seconds: float
+    cached_prompt_tokens: int = 0
+    error: str | None = None
+    error_kind: str | None = None
+    partial_text: str = ""
+
+
+@dataclass(frozen=True)
+class ResetRequest:
+    """Forget the KV cache (benchmarks use it for a cold start); answered with `Done`."""
+
+
+@dataclass(frozen=True)
+class Done:
+    pass
+
+
+@dataclass(frozen=True)
+class StopRequest:
+    """End the child's loop; the child closes the model and exits 0."""
+
+
+# --- the parent's side -------------------------------------------------------
+
+class EngineDied(Exception):
+    """The child ended without answering; the message says how (signal or exit status)."""
+
+
+class EngineOverran(Exception):
+    """No answer within the time given: the caller decides whether to stop the child."""
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """'killed by signal SIGSEGV (exit status -11)' or 'exited with status 1'."""
+    if exitcode is None:
+        return "ended with no exit status"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"killed by signal {name} (exit status {exitcode})"
+    return f"exited with status {exitcode}"
+
+
+@dataclass
+class EngineProcess:
+    """One running child. `start()` returns it once the model is loaded, or raises."""
+
+    process: Any  # multiprocessing.Process
+    conn: Any  # the parent's end of the Pipe
+    facts: EngineFacts | None = field(default=None)
+
+    @classmethod
+    def start(cls, config: LoadConfig, entry: Callable | None = None, load_timeout_s: float | None = None) -> "EngineProcess":
+        """Spawn the child with `entry(conn, config)` (default: engine_child.serve) and wait for its report.
+
+        Raises the child's BakeoffError when it could not load, EngineDied when it
+        died first, EngineOverran when it did not report within `load_timeout_s`.
+        """
+        if entry is None:
+            from bakeoff.models.engine_child import serve as entry
+        context = multiprocessing.get_context("spawn")  # never fork: llama.cpp and CUDA hold threads and handles
+        parent_conn, child_conn = context.Pipe()
+        process = context.Process(target=entry, args=(child_conn, config), daemon=True,
+                                  name=f"bakeoff-engine {Path(config.info.path).name}")
+        process.start()
+        child_conn.close()  # only the child holds its end: its death closes the pipe
+        engine = cls(process, parent_conn)
+        try:
+            report = engine._receive(load_timeout_s)
+        except BaseException:
+            engine.kill()
+            raise
+        if isinstance(report, LoadFailed):
+            engine.stop()
+            raise report.error
+        if not isinstance(report, EngineFacts):
+            engine.kill()
+            raise EngineDied(f"sent {type(report).__name__} instead of its load report")
+        engine.facts = report
+        return engine
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def request(self, message: Any, wait_s: float | None) -> Any:
+        """Send one request and return the child's reply (EngineDied, EngineOverran otherwise)."""
+        try:
+            self.conn.send(message)
+        except OSError:  # a broken pipe: the child is gone
+            raise EngineDied(self._death()) from None
+        return self._receive(wait_s)
+
+    def _receive(self, wait_s: float | None) -> Any:
+        ready = wait([self.conn, self.process.sentinel], wait_s)
+        if not ready:
+            raise EngineOverran(f"no answer within {wait_s:g} s")
+        if self.conn in ready:
+            try:
+                return self.conn.recv()
+            except (EOFError, OSError, pickle.UnpicklingError):
+                pass  # the child died while (or before) sending
+        raise EngineDied(self._death())
+
+    def _death(self) -> str:
+        self.process.join(STOP_WAIT_S)
+        if self.process.is_alive():  # it closed its pipe but lingers: make sure it is gone
+            self.process.kill()
+            self.process.join()
+        return describe_exit(self.process.exitcode)
+
+    def kill(self) -> None:
+        """End the child now (SIGKILL): a generation past its deadline, or a child that misbehaves."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+    def stop(self) -> None:
+        """Ask the child to close the model and exit; kill it if it does not."""
+        if self.process.is_alive():
+            try:
+                self.conn.send(StopRequest())
+            except OSError:
+                pass
+            self.process.join(STOP_WAIT_S)
+        self.kill()

@@ -1,0 +1,228 @@
+"""The llama.cpp engine's own process: one `Llama` object, loaded once, answering chat requests.
+
+`serve` is the child's entry point (bakeoff.models.engine starts it). Everything
+that touches llama_cpp lives in this module, so a native crash ends this
+process and never the batch.
+
+One `Llama` object serves every conversation and turn. llama-cpp-python keeps
+the tokens of its last evaluation and, on the next call, re-reads only what
+follows the longest common token prefix; so a second turn of a conversation
+costs little prompt processing. Nothing here resets or reloads the model
+between calls, and the chat template is the one stored in the GGUF.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from bakeoff.errors import BakeoffError
+from bakeoff.models.engine import (
+    ChatReply, ChatRequest, Done, EngineFacts, LoadConfig, LoadFailed, ResetRequest, StopRequest,
+)
+from bakeoff.models.errors import BackendUnavailable, ModelFileInvalid
+from bakeoff.models.memory import check_fits
+
+
+def serve(conn, config: LoadConfig) -> None:
+    """Load the model, report (EngineFacts or LoadFailed), then answer requests until StopRequest or EOF."""
+    # Ctrl-C is the parent's to handle: it stops the child (a daemon) when it exits.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        engine = Engine.open(config)
+    except Exception as exc:  # noqa: BLE001 - every load failure is reported to the parent, as a BakeoffError
+        error = exc if isinstance(exc, BakeoffError) else BackendUnavailable(
+            f"llama.cpp could not load {config.info.path}: {type(exc).__name__}: {exc}")
+        conn.send(LoadFailed(error))
+        return
+    conn.send(engine.facts)
+    try:
+        while True:
+            try:
+                request = conn.recv()
+                if isinstance(request, StopRequest):
+                    break
+                conn.send(engine.handle(request))
+            except (EOFError, OSError):
+                break  # the parent is gone
+    finally:
+        engine.close()
+
+
+class _Deadline:
+    """A stopping criterion that ends the answer at the first token past the deadline.
+
+    The parent also waits only until the deadline plus a grace period, then stops
+    this process: a prompt evaluation cannot be interrupted from here.
+    """
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.fired = False
+
+    def __call__(self, input_ids, logits) -> bool:
+        if time.perf_counter() >= self.deadline:
+            self.fired = True
+        return self.fired
+
+
+def _native_library_versions(llama_cpp) -> dict[str, str]:
+    """llama.cpp and ggml versions, from the versioned shared-library names shipped in the wheel."""
+    versions = {}
+    for library in sorted((Path(llama_cpp.__file__).parent / "lib").glob("lib*.so.*.*.*")):
+        name, _, version = library.name.partition(".so.")
+        versions[name] = version
+    return versions
+
+
+def _common_prefix(previous: list[int], current: list[int]) -> int:
+    count = 0
+    for a, b in zip(previous, current):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+class Engine:
+    """The loaded model, its chat template, and how one chat request is answered."""
+
+    def __init__(self, llama_cpp, llm, formatter, facts: EngineFacts) -> None:
+        self._llama_cpp = llama_cpp
+        self._llm = llm
+        self._formatter = formatter
+        self.facts = facts
+
+    @classmethod
+    def open(cls, config: LoadConfig) -> "Engine":
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise BackendUnavailable(f"llama-cpp-python is not installed: {exc}") from None
+        offload = bool(llama_cpp.llama_supports_gpu_offload())
+        # The fit check runs before loading, against what this build would put on the GPU.
+        requested_layers = config.n_gpu_layers if offload or config.gpu_simulated else 0
+        estimate = check_fits(config.info, config.n_ctx, requested_layers, config.gpu)
+        llm = _load(llama_cpp, config)
+        try:
+            formatter = _chat_formatter(llm, config.info.path)
+        except BaseException:
+            llm.close()
+            raise
+        facts = EngineFacts(
+            pid=os.getpid(),
+            llama_cpp_python_version=llama_cpp.__version__,
+            libraries=_native_library_versions(llama_cpp),
+            system_info=llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
+            gpu_offload_supported=offload,
+            n_ctx=llm.n_ctx(),
+            estimate=estimate,
+        )
+        return cls(llama_cpp, llm, formatter, facts)
+
+    def handle(self, request):
+        if isinstance(request, ChatRequest):
+            return self.chat(request)
+        if isinstance(request, ResetRequest):
+            self._llm.reset()
+            return Done()
+        raise TypeError(f"the engine does not know {type(request).__name__}")
+
+    def _prefill(self, tokens: list[int]) -> int:
+        """Evaluate all but the last prompt token, reusing the longest cached prefix.
+
+        The last token is left for llama-cpp-python's generate() to evaluate on
+        its own, cold or warm alike: so the logits the first answer token is
+        sampled from come from the same computation whatever the cache held,
+        and the same seed gives the same text. Returns the tokens reused.
+        """
+        llm = self._llm
+        reused = _common_prefix(llm._input_ids.tolist(), tokens[:-1])
+        if getattr(llm, "_is_recurrent", False) and reused != llm.n_tokens:
+            reused = 0  # a recurrent state cannot be rolled back to a shorter prefix
+        llm.n_tokens = reused
+        if len(tokens) - 1 > reused:
+            llm.eval(tokens[reused:-1])
+        return reused
+
+    def chat(self, request: ChatRequest) -> ChatReply:
+        llm, settings = self._llm, request.settings
+        started = time.perf_counter()
+        deadline = _Deadline(started + settings.timeout_s)
+        try:
+            rendered = self._formatter(messages=[{"role": m.role, "content": m.content} for m in request.messages])
+            tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+            if len(tokens) >= llm.n_ctx():
+                return _failed(f"prompt of {len(tokens)} tokens does not fit n_ctx={llm.n_ctx()}", 0.0)
+            reused = self._prefill(tokens)
+            prefilled = time.perf_counter()
+            stopping = list(rendered.stopping_criteria or []) + [deadline]
+            response = llm.create_completion(
+                prompt=tokens,
+                max_tokens=settings.max_tokens,
+                temperature=settings.temperature,
+                seed=settings.seed,
+                stop=list(rendered.stop or []) + list(settings.stop),
+                stopping_criteria=self._llama_cpp.StoppingCriteriaList(stopping),
+            )
+        except (ValueError, RuntimeError) as exc:
+            return _failed(f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
+        finished = time.perf_counter()
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        if deadline.fired:
+            return _failed(f"timed out after {settings.timeout_s:g} s (answer ended at the deadline)",
+                           finished - started, kind="timeout", partial_text=choice.get("text") or "")
+        return ChatReply(
+            text=choice.get("text") or "",
+            finish_reason=choice.get("finish_reason") or "stop",
+            prompt_tokens=len(tokens),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_seconds=prefilled - started,
+            generation_seconds=finished - prefilled,
+            cached_prompt_tokens=reused,
+        )
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+            self._llm = None
+
+
+def _failed(error: str, elapsed: float, kind: str = "backend_error", partial_text: str = "") -> ChatReply:
+    return ChatReply(text="", finish_reason="error", prompt_tokens=0, completion_tokens=0, prompt_seconds=0.0,
+                     generation_seconds=elapsed, error=error, error_kind=kind, partial_text=partial_text)
+
+
+def _load(llama_cpp, config: LoadConfig):
+    try:
+        return llama_cpp.Llama(
+            model_path=str(config.info.path),
+            n_ctx=config.n_ctx,
+            n_gpu_layers=config.n_gpu_layers,
+            seed=config.load_seed,
+            n_threads=config.n_threads,
+            n_threads_batch=config.n_threads_batch,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise BackendUnavailable(f"llama.cpp could not load {config.info.path}: {exc}") from None
+
+
+def _chat_formatter(llm, path: Path):
+    """The chat template stored in the GGUF, rendered the way llama-cpp-python renders it."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelFileInvalid(f"{path} has no chat template in its metadata (a base model?)")
+    model = llm._model
+    eos_id, bos_id = llm.token_eos(), llm.token_bos()
+    return Jinja2ChatFormatter(
+        template=template,
+        eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
+        bos_token=model.token_get_text(bos_id) if bos_id != -1 else "",
+        stop_token_ids=[eos_id],
+    )
