@@ -12,6 +12,54 @@ SUDO=""
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
+# llama.cpp build. The default is a portable CPU build: llama.cpp's native build
+# switches on the AMX path on Sapphire-Rapids-class CPUs and then segfaults at the
+# first token. --cuda (or BAKEOFF_LLAMA_CUDA=1) builds with CUDA for a GPU workstation.
+LLAMA_VERSION="0.3.36"
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) BAKEOFF_LLAMA_CUDA=1 ;;
+    -h|--help) echo "usage: scripts/setup.sh [--cuda]   (or BAKEOFF_LLAMA_CUDA=1)"; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (usage: scripts/setup.sh [--cuda])" >&2; exit 2 ;;
+  esac
+done
+if [ "${BAKEOFF_LLAMA_CUDA:-0}" = "1" ]; then
+  LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_CUDA=on"
+fi
+LLAMA_BUILD_KEY=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)
+# Our own wheel cache, keyed by version and flags. pip's wheel cache does not key
+# on CMAKE_ARGS and would hand back a native (crashing) wheel, so it is never used.
+LLAMA_WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/bakeoff/llama-wheels/$LLAMA_BUILD_KEY"
+# The stamp in the venv says which build is installed; bakeoff reads it into model_info.
+LLAMA_STAMP="$VENV/bakeoff-llama-build.json"
+
+install_llama_cpp() {
+  if [ -f "$LLAMA_STAMP" ] && grep -q "\"key\": \"$LLAMA_BUILD_KEY\"" "$LLAMA_STAMP" \
+     && "$VENV/bin/python" -c "import llama_cpp" >/dev/null 2>&1; then
+    log "llama.cpp build $LLAMA_BUILD_KEY already installed"
+    return
+  fi
+  local wheel
+  wheel=$(ls "$LLAMA_WHEELS"/llama_cpp_python-*.whl 2>/dev/null | head -n1 || true)
+  if [ -z "$wheel" ]; then
+    log "compiling llama.cpp $LLAMA_VERSION ($LLAMA_CMAKE_ARGS): about 5-7 minutes"
+    local staging
+    mkdir -p "$(dirname "$LLAMA_WHEELS")"
+    staging=$(mktemp -d "$(dirname "$LLAMA_WHEELS")/.build.XXXXXX")
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$VENV/bin/python" -m pip wheel -q --no-cache-dir --no-deps \
+      --no-binary llama-cpp-python "llama-cpp-python==$LLAMA_VERSION" -w "$staging"
+    rm -rf "$LLAMA_WHEELS"
+    mv "$staging" "$LLAMA_WHEELS"
+    wheel=$(ls "$LLAMA_WHEELS"/llama_cpp_python-*.whl | head -n1)
+  fi
+  log "installing llama.cpp build $LLAMA_BUILD_KEY"
+  "$VENV/bin/python" -m pip install -q --no-cache-dir --force-reinstall --no-deps "$wheel"
+  printf '{"key": "%s", "version": "%s", "cmake_args": "%s"}\n' \
+    "$LLAMA_BUILD_KEY" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" > "$LLAMA_STAMP.tmp"
+  mv "$LLAMA_STAMP.tmp" "$LLAMA_STAMP"
+}
+
 need_apt=()
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
@@ -35,8 +83,9 @@ if [ ! -x "$VENV/bin/python" ]; then
   log "creating $VENV"
   python3 -m venv "$VENV"
 fi
-log "installing bakeoff into $VENV (the first install compiles llama.cpp: about 5 minutes)"
 "$VENV/bin/python" -m pip install -q --upgrade pip
+install_llama_cpp
+log "installing bakeoff into $VENV"
 "$VENV/bin/python" -m pip install -q -e "$ROOT[dev]"
 
 log "building the sandbox image (skipped when it is up to date)"
