@@ -36,7 +36,7 @@ LLAMA_STAMP="$VENV/bakeoff-llama-build.json"
 
 install_llama_cpp() {
   if [ -f "$LLAMA_STAMP" ] && grep -q "\"key\": \"$LLAMA_BUILD_KEY\"" "$LLAMA_STAMP" \
-     && "$VENV/bin/python" -c "import llama_cpp" >/dev/null 2>&1; then
+     && "$VENV/bin/python" -c "import sys, llama_cpp; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" >/dev/null 2>&1; then
     log "llama.cpp build $LLAMA_BUILD_KEY already installed"
     return
   fi
@@ -48,7 +48,8 @@ install_llama_cpp() {
     mkdir -p "$(dirname "$LLAMA_WHEELS")"
     staging=$(mktemp -d "$(dirname "$LLAMA_WHEELS")/.build.XXXXXX")
     CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$VENV/bin/python" -m pip wheel -q --no-cache-dir --no-deps \
-      --no-binary llama-cpp-python "llama-cpp-python==$LLAMA_VERSION" -w "$staging"
+      --no-binary llama-cpp-python "llama-cpp-python==$LLAMA_VERSION" -w "$staging" \
+      || { rm -rf "$staging"; log "compiling llama.cpp failed"; exit 1; }
     rm -rf "$LLAMA_WHEELS"
     mv "$staging" "$LLAMA_WHEELS"
     wheel=$(ls "$LLAMA_WHEELS"/llama_cpp_python-*.whl | head -n1)
