@@ -67,7 +67,7 @@ def score_submission(
     scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-", dir=options.scratch_parent))
     try:
         workspace = scratch / "workspace"
-        copy_working_tree(repo, workspace)
+        copied = copy_working_tree(repo, workspace, protected=corpus_files.protected)
         spec = SandboxSpec(
             workspace=workspace,
             mounts=corpus_files.mounts(),
@@ -82,6 +82,7 @@ def score_submission(
         )
         with _open(kind, spec, wheelhouse, options) as sandbox:
             outcome = grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
+        outcome = dataclasses.replace(outcome, workspace_notes=copied.notes())
         return with_claim(outcome, workspace)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

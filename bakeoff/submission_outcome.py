@@ -119,6 +119,7 @@ class SubmissionOutcome:
     steps: tuple[StepRecord, ...] = ()
     claimed_f1: float | None = None  # the submission's own EXPECTED_F1, kept beside the real one
     claim_source: str | None = None  # "train_output", "design" or "readme"
+    workspace_notes: tuple[str, ...] = ()  # what the scratch copy left out or kept as a link (bakeoff score)
 
     @property
     def scored(self) -> bool:
@@ -143,5 +144,6 @@ class SubmissionOutcome:
             "timings": self.timings.to_dict(),
             "claimed_f1": self.claimed_f1,
             "claim_source": self.claim_source,
+            "workspace_notes": list(self.workspace_notes),
             "steps": [step.to_dict() for step in self.steps],
         }

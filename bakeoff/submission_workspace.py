@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from bakeoff.errors import BakeoffError
+from bakeoff.submission_copy import CopyReport, ProtectedFileInSubmission, RepositoryNotUsable, copy_submission
 from sandbox.base import Mount
+
+__all__ = [
+    "CopyReport",
+    "CorpusFiles",
+    "CorpusNotUsable",
+    "ProtectedFileInSubmission",
+    "RepositoryNotUsable",
+    "copy_working_tree",
+    "find_corpus_files",
+]
 
 HOLDOUT_FEATURES = "holdout.csv"
 HOLDOUT_ANSWERS = "holdout_answers.csv"
 TRAIN_FILE = "train.csv"
 HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
 TRAIN_IN_SANDBOX = "data/train.csv"  # relative to the workspace
-EXCLUDED_NAMES = (".git",)
+TRUTH_FILE = "truth.csv"
 
 
 class CorpusNotUsable(BakeoffError):
     """The corpus folder lacks a file grading needs."""
-
-
-class RepositoryNotUsable(BakeoffError):
-    """The submission folder does not exist or cannot be copied."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,12 @@ class CorpusFiles:
     holdout_features: Path
     holdout_answers: Path
     train: Path | None  # absent corpora can still grade a submission that needs no training
+    truth: Path | None = None  # the generator's hidden truth, when the corpus folder has it
+
+    @property
+    def protected(self) -> tuple[Path, ...]:
+        """The files no submission may bring in, under any name (hard links are compared by inode)."""
+        return tuple(path for path in (self.holdout_answers, self.truth) if path is not None)
 
     def mounts(self) -> tuple[Mount, ...]:
         """Read-only mounts of single files; the answer key and truth.csv are never among them."""
@@ -53,64 +65,19 @@ def find_corpus_files(corpus: Path, *, need_train: bool) -> CorpusFiles:
         raise CorpusNotUsable(
             f"corpus folder {corpus} lacks {', '.join(missing)}; point --corpus at a folder made by `bakeoff generate`"
         )
-    train = corpus / TRAIN_FILE
+    train, truth = corpus / TRAIN_FILE, corpus / TRUTH_FILE
     return CorpusFiles(
         holdout_features=(corpus / HOLDOUT_FEATURES).resolve(),
         holdout_answers=(corpus / HOLDOUT_ANSWERS).resolve(),
         train=train.resolve() if train.is_file() else None,
+        truth=truth.resolve() if truth.is_file() else None,
     )
 
 
-def copy_working_tree(repo: Path, destination: Path) -> None:
-    """Copy the repository's working tree (untracked files included, .git left out) into `destination`.
+def copy_working_tree(repo: Path, destination: Path, protected: Iterable[Path] = ()) -> CopyReport:
+    """Copy the submission folder into `destination` without running git or following links out of it.
 
-    Symbolic links are copied as links, never followed: a link in a submission
-    must not pull a host file into the workspace. The one exception is a link to
-    a file that git tracks in the repository holding the submission (the shipped
-    reference submissions share their source that way): that file is copied.
+    See bakeoff.submission_copy for the rules; `protected` names the files
+    (the answer key, truth.csv) that no file in the submission may be.
     """
-    repo = Path(repo)
-    if not repo.is_dir():
-        raise RepositoryNotUsable(f"submission folder {repo} does not exist")
-    try:
-        shutil.copytree(
-            repo,
-            destination,
-            symlinks=True,
-            ignore=shutil.ignore_patterns(*EXCLUDED_NAMES),
-            dirs_exist_ok=True,
-        )
-    except (OSError, shutil.Error) as exc:
-        raise RepositoryNotUsable(f"could not copy {repo} into a scratch workspace: {exc}") from exc
-    _copy_tracked_link_targets(repo, destination)
-
-
-def _copy_tracked_link_targets(repo: Path, destination: Path) -> None:
-    """Replace each copied link whose target is a git-tracked regular file by a copy of that file."""
-    links = [path for path in destination.rglob("*") if path.is_symlink()]
-    if not links:
-        return
-    tracked = _git_tracked_files(repo)
-    for link in links:
-        target = (repo / link.relative_to(destination)).resolve()
-        if target in tracked and target.is_file() and not target.is_symlink():
-            link.unlink()
-            shutil.copyfile(target, link)
-
-
-def _git_tracked_files(repo: Path) -> frozenset[Path]:
-    """Regular files git tracks in the work tree that holds `repo` (none when it is not in one).
-
-    Tracked links are left out, and no path is resolved through one: a link that
-    sandboxed code planted and a harness commit recorded must not vouch for its target.
-    """
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
-
-    try:
-        top = Path(git("rev-parse", "--show-toplevel").strip()).resolve()
-        names = git("ls-files", "-z", "--full-name", ":/").split("\0")
-    except (OSError, subprocess.CalledProcessError):
-        return frozenset()
-    files = (top / name for name in names if name)
-    return frozenset(path for path in files if not path.is_symlink() and path.resolve() == path)
+    return copy_submission(repo, destination, protected)
