@@ -140,6 +140,6 @@ def _open(kind: str, spec: SandboxSpec, wheelhouse: Path, options: ScoreOptions)
         return open_sandbox(kind, spec, **driver_options)
     except SandboxUnavailable as exc:
         raise ScoringUnavailable(
-            f"{exc}. Run `bakeoff sandbox check` to see which isolation works here"
+            f"{exc}. Run `bakeoff check` to see which isolation works here"
             + ("" if kind == "bwrap" else ", or choose another with --sandbox bwrap")
         ) from exc

@@ -74,3 +74,19 @@ class EngineKiller:
                     except ProcessLookupError:
                         pass
             time.sleep(self.poll_s)
+
+
+def segfault_at_first_token(conn, config) -> None:
+    """An engine child that loads the model for real, then dies of SIGSEGV when asked for a token
+    (what a native AMX build does on some CPUs). A real signal, sent by the process to itself."""
+    from bakeoff.models.engine_child import Engine
+
+    engine = Engine.open(config)
+    conn.send(engine.facts)
+    conn.recv()
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def segfault_at_start(conn, config) -> None:
+    """An engine child that dies of SIGSEGV before it loads anything."""
+    os.kill(os.getpid(), signal.SIGSEGV)

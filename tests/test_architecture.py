@@ -29,7 +29,7 @@ def test_every_command_answers_help():
         assert result.exit_code == 0, (path, result.output)
         assert result.output.startswith("Usage: "), path
         seen.append(" ".join(path))
-    expected = {"generate", "calibrate", "sandbox build", "sandbox check", "score", "models", "ask",
+    expected = {"generate", "calibrate", "sandbox build", "check", "score", "models", "ask",
                 "run", "status", "demo", "analyze", "report", "review"}
     assert expected <= set(seen)
 

@@ -1,7 +1,8 @@
-"""The sandbox image build, `bakeoff sandbox build|check`, and the host wheelhouse."""
+"""The sandbox image build, `bakeoff sandbox build`, the sandbox rows of `bakeoff check`, and the host wheelhouse."""
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
@@ -119,19 +120,27 @@ def test_a_forced_build_really_builds_a_labelled_image(tmp_path):
             pass
 
 
+def check_rows(result) -> dict:
+    """`bakeoff check --json` rows by item (the sandbox rows of the machine check)."""
+    return {row["item"]: row for row in json.loads(result.output)["rows"]}
+
+
 @pytest.mark.docker
 def test_cli_check_says_docker_is_usable():
-    result = CliRunner().invoke(main, ["sandbox", "check"])
+    result = CliRunner().invoke(main, ["check", "--json"])
     assert result.exit_code == 0, result.output
-    assert "docker: usable" in result.output
-    assert "bwrap:" in result.output
+    rows = check_rows(result)
+    assert rows["docker engine"]["state"] == rows["sandbox image"]["state"] == "ok"
+    assert "a test command ran" in rows["sandbox image"]["detail"]
+    assert "bubblewrap" in rows
 
 
 @pytest.mark.docker
 def test_cli_check_fails_and_says_why_without_the_image():
-    result = CliRunner().invoke(main, ["sandbox", "check", "--image", "bakeoff-no-such-image:never"])
+    result = CliRunner().invoke(main, ["check", "--json", "--image", "bakeoff-no-such-image:never"])
     assert result.exit_code == 1
-    assert "docker: NOT usable" in result.output and "bakeoff sandbox build" in result.output
+    image = check_rows(result)["sandbox image"]
+    assert image["state"] == "FAIL" and "bakeoff sandbox build" in image["detail"]
 
 
 @pytest.mark.docker
@@ -151,16 +160,17 @@ def test_cli_build_without_a_reachable_base_says_to_bootstrap(tmp_path):
 
 
 def test_cli_help_for_every_sandbox_command():
-    for argv in (["sandbox", "--help"], ["sandbox", "build", "--help"], ["sandbox", "check", "--help"]):
+    for argv in (["sandbox", "--help"], ["sandbox", "build", "--help"], ["check", "--help"]):
         result = CliRunner().invoke(main, argv)
         assert result.exit_code == 0 and "Usage" in result.output
 
 
 def test_cli_check_without_an_engine_says_so_and_fails(tmp_path):
     missing_engine = f"unix://{tmp_path / 'no-engine.sock'}"
-    result = CliRunner().invoke(main, ["sandbox", "check"], env={"DOCKER_HOST": missing_engine})
+    result = CliRunner().invoke(main, ["check", "--json"], env={"DOCKER_HOST": missing_engine})
     assert result.exit_code == 1
-    assert "docker: NOT usable" in result.output and "not reachable" in result.output
+    engine = check_rows(result)["docker engine"]
+    assert engine["state"] == "FAIL" and "not reachable" in engine["detail"]
     assert "Traceback" not in result.output
 
 
@@ -211,7 +221,8 @@ def test_cli_check_reports_an_engine_that_answers_with_an_error(monkeypatch):
             pass
 
     monkeypatch.setattr(sandbox.docker, "connect", lambda client=None: EngineInTrouble())
-    result = CliRunner().invoke(main, ["sandbox", "check"])
+    result = CliRunner().invoke(main, ["check", "--json"])
     assert result.exit_code == 1
-    assert "docker: NOT usable" in result.output and "shutting down" in result.output
+    engine = check_rows(result)["docker engine"]
+    assert engine["state"] == "FAIL" and "shutting down" in engine["detail"]
     assert "Traceback" not in result.output

@@ -9,10 +9,24 @@ import click
 from bakeoff.errors import BakeoffError
 
 SANDBOXES = ("docker", "bwrap", "none")
+MAX_RUNS = 1000  # bakeoff.runner.plan.MAX_RUNS (not imported: --help stays instant)
 
 
 class UnsafeNotAcknowledged(BakeoffError):
     """The plan asks for no isolation without the explicit unsafe flag."""
+
+
+class WheelhouseUnusable(BakeoffError):
+    """The wheelhouse folder cannot be made or used (a path under /proc, a file in the way, no permission)."""
+
+
+def _wheelhouse(path: Path) -> Path:
+    try:
+        path = path.resolve()
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WheelhouseUnusable(f"cannot use {path} as the wheelhouse: {exc.strerror or exc}") from None
+    return path
 
 
 def _check_models(plan) -> None:
@@ -20,6 +34,20 @@ def _check_models(plan) -> None:
 
     for model in plan.models:
         parse_spec(model.spec)  # a bad spec is the user's to fix before hours of runs, not a failed run
+    check_engine([model.spec for model in plan.models])
+
+
+def check_engine(specs: list[str], entry=None) -> None:
+    """A plan with a gguf model needs an engine that generates: tried in its own process before the first run.
+
+    `entry` is the engine child's entry point (tests pass one that crashes).
+    """
+    from bakeoff.models.engine_check import preflight_model, probe_engine, require_engine
+
+    model = preflight_model(specs)
+    if model is not None:
+        probe = require_engine(probe_engine(model, entry=entry))  # EngineUnusable names the rebuild command
+        click.echo(f"engine: {probe.detail}", err=True)
 
 
 def _evaluate_hooks(enabled: bool) -> dict:
@@ -40,8 +68,7 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
             "sandbox 'none' runs model-written code on this machine with no isolation; "
             "add --unsafe-no-isolation to accept that (every record will say isolation=none)"
         )
-    wheelhouse = (wheelhouse or default_wheelhouse()).resolve()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
+    wheelhouse = _wheelhouse(wheelhouse or default_wheelhouse())
     options = {"i_understand_this_is_unsafe": True} if plan.sandbox == "none" else {}
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
                         evaluate_hooks=_evaluate_hooks(probes))
@@ -61,7 +88,7 @@ def _execute(plan, options) -> None:
 @click.command("run")
 @click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="TOML plan file (see docs/running.md).")
 @click.option("--model", "models", multiple=True, help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, scripted:FILE.")
-@click.option("--runs", type=click.IntRange(min=1), default=None, help="Runs per model (with --model; default 5).")
+@click.option("--runs", type=click.IntRange(min=1, max=MAX_RUNS), default=None, help="Runs per model (with --model; default 5).")
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help="Corpus folder (with --model; default: runs/corpus-default, generated once).")
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default=None, help="Isolation (with --model; default docker).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Batch seed (with --model; default 0).")
@@ -75,12 +102,12 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
     --out folder, a batch continues where it stopped; a changed plan is refused.
     """
-    from bakeoff.runner.plan import PlanError, load_plan, plan_from_mapping
+    from bakeoff.runner.plan import PlanError, load_plan, plan_from_mapping, read_plan_text
 
     if plan_file and (models or runs or corpus or sandbox or seed is not None):
         raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed, not both")
     if plan_file:
-        plan, plan_text = load_plan(plan_file), plan_file.read_text(encoding="utf-8")
+        plan, plan_text = load_plan(plan_file), read_plan_text(plan_file)
     elif models:
         from bakeoff.runner.corpus import ensure_corpus
 
@@ -108,7 +135,7 @@ def status_command(batch_dir: Path) -> None:
     console.print(status_table(status))
     if status.last_event:
         event = status.last_event
-        console.print(f"last event: {event['at']} {event['event']} {event.get('run_id', '')} {event.get('stage', '')}")
+        console.print(f"last event: {event.get('at', '')} {event.get('event', '')} {event.get('run_id', '')} {event.get('stage', '')}")
     console.print(f"estimated time left: {format_seconds(status.seconds_left())}")
 
 

@@ -9,12 +9,14 @@ import click
 # One module per command group; each is owned by the component it fronts.
 COMMAND_MODULES = (
     "bakeoff.cli.corpus",  # generate, calibrate
-    "bakeoff.cli.sandbox",  # sandbox build / check
+    "bakeoff.cli.sandbox",  # sandbox build
+    "bakeoff.cli.check",  # check (engine, GPU, sandbox, disk)
     "bakeoff.cli.score",  # score
     "bakeoff.cli.models",  # models, ask
     "bakeoff.cli.batch",  # run, status, demo
     "bakeoff.cli.report",  # analyze, report
     "bakeoff.cli.review",  # review
+    "bakeoff.cli.export",  # export (Inspect logs, Every Eval Ever records)
 )
 
 

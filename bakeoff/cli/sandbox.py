@@ -1,8 +1,7 @@
-"""`bakeoff sandbox build|check`: make the sandbox image, and say which isolation works here."""
+"""`bakeoff sandbox build`: make the sandbox image (`bakeoff check` says which isolation works here)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -28,7 +27,7 @@ class RichBuildProgress:
 
 @click.group("sandbox")
 def sandbox_group() -> None:
-    """Build the sandbox image and check which isolation is usable here."""
+    """Build the sandbox image (`bakeoff check` says which isolation is usable here)."""
 
 
 @sandbox_group.command("build")
@@ -60,22 +59,6 @@ def build(bootstrap: bool, base_image: str, mirror: str | None, wheelhouse: Path
         report = build_image(options, RichBuildProgress(console, status))
     verb = "built" if report.built else "up to date:"
     click.echo(f"{verb} {report.image_tag} ({report.image_id[7:19]}) from {report.base_image} in {report.duration_s:.1f}s")
-
-
-@sandbox_group.command("check")
-@click.option("--image", default=DEFAULT_IMAGE, show_default=True, help="Sandbox image the Docker isolation would use.")
-def check(image: str) -> None:
-    """Say, for docker and bwrap, whether it is usable here and why not.
-
-    Exits 0 when Docker (the default isolation) is usable, 1 otherwise.
-    """
-    from sandbox.availability import check_bwrap, check_docker
-
-    results = [check_docker(image), check_bwrap()]
-    for result in results:
-        state = "usable" if result.usable else "NOT usable"
-        click.echo(f"{result.kind}: {state}: {result.detail}")
-    sys.exit(0 if results[0].usable else 1)
 
 
 COMMANDS = [sandbox_group]
