@@ -1,0 +1,264 @@
+"""Every Eval Ever records of a batch: one aggregate per model (and per review) with its instances.
+
+Take-home aggregates: F1 with a crash counted as 0 and over scored runs only, each with its
+95% percentile bootstrap interval in `uncertainty.confidence_interval`; crash rate and capture
+rate. One instance per graded run (`sample_id` TASK/rNN): score = F1 (0 for a crash),
+is_correct = the run was scored. Review aggregates: accuracy, PROBLEM recall, OK specificity,
+pair accuracy, Youden's J; one instance per graded answer, is_correct = the verdict is right.
+Uncaptured answers and runs that were not graded get no instance (they are never graded) and
+are counted in the aggregate's details. Pure data: writing and validation are in eee.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from bakeoff import __version__
+from bakeoff.analysis.aggregate import ModelSummary
+from bakeoff.analysis.batch_records import run_model_label
+from bakeoff.export.inspect_common import safe_name, when
+from bakeoff.export.review_numbers import headline
+from bakeoff.export.source import ExportSource
+from bakeoff.report.transcript_review import ReviewRecords
+
+SCHEMA_VERSION = "0.3.0"
+BOOTSTRAP_RESAMPLES = 10_000  # bakeoff.analysis.aggregate's resample count (docs/reports.md)
+DEVELOPER = "local"  # bakeoff's models are files or endpoints the user names, not a hub's ids
+
+
+@dataclass(frozen=True)
+class EeeRecord:
+    path: str  # data/<benchmark>/<developer>/<model>/<uuid>.json
+    aggregate: dict
+    instances: tuple[dict, ...]
+
+    @property
+    def instances_path(self) -> str:
+        return self.path[: -len(".json")] + "_samples.jsonl"
+
+
+def stable_uuid(*parts: str) -> str:
+    """A version-4-shaped id made from the parts (the schema asks for v4), the same on every export."""
+    return str(uuid.UUID(bytes=hashlib.sha256("\0".join(parts).encode()).digest()[:16], version=4))
+
+
+def strings(mapping: Mapping[str, Any]) -> dict[str, str]:
+    """The schema's additional_details hold strings only."""
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in mapping.items() if v is not None}
+
+
+def _model_info(label: str, spec: str | None, info: Mapping[str, Any] | None) -> dict:
+    spec = spec or ""
+    remote = spec.startswith("openai:")
+    return {"name": label, "id": f"{DEVELOPER}/{safe_name(label)}", "developer": DEVELOPER,
+            "inference_engine": {"name": "openai-compatible endpoint" if remote else "llama.cpp" if "gguf" in spec or spec == "default" else spec.split(":")[0] or "unknown"},
+            "additional_details": strings({"deployment_type": "externally_managed" if remote else "self_deployed",
+                                           "model_availability": "unknown" if remote or spec.startswith("scripted:") else "open_weights",
+                                           "spec": spec, "model_info": dict(info) if info else None})}
+
+
+def _metric(metric_id: str, name: str, description: str, low: float = 0.0, high: float = 1.0, kind: str | None = None) -> dict:
+    return {"evaluation_description": description, "metric_id": metric_id, "metric_name": name,
+            "metric_kind": kind or metric_id, "metric_unit": "proportion", "lower_is_better": False,
+            "score_type": "continuous", "min_score": low, "max_score": high}
+
+
+def _result(result_id: str, evaluation: str, source_data: dict, when_: str | None, metric: dict, score: float,
+            uncertainty: dict | None = None, details: Mapping[str, Any] | None = None) -> dict:
+    entry = {"evaluation_result_id": result_id, "evaluation_name": evaluation, "source_data": source_data,
+             "metric_config": metric, "score_details": {"score": float(score)}}
+    if when_:
+        entry["evaluation_timestamp"] = when_
+    if uncertainty:
+        entry["score_details"]["uncertainty"] = uncertainty
+    if details:
+        entry["score_details"]["details"] = strings(details)
+    return entry
+
+
+def _interval(estimate) -> dict:
+    return {"confidence_interval": {"lower": estimate.low, "upper": estimate.high, "confidence_level": 0.95,
+                                    "method": "percentile bootstrap"},
+            "num_samples": estimate.n, "num_bootstrap_samples": BOOTSTRAP_RESAMPLES}
+
+
+def _aggregate(evaluation_id: str, source: ExportSource, name: str, model_info: dict, results: list, when_: str | None,
+               details: Mapping[str, Any], retrieved: str) -> dict:
+    version = (source.records.batch.get("code_version") if source.records else None) or {}
+    record = {"schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": retrieved,
+              "source_metadata": {"source_name": name, "source_type": "evaluation_run",
+                                  "source_organization_name": "bakeoff (local run)", "evaluator_relationship": "third_party",
+                                  "additional_details": strings(details)},
+              "eval_library": {"name": "bakeoff", "version": str(version.get("version") or __version__),
+                               "additional_details": strings({"git_commit": version.get("git_commit")})},
+              "model_info": model_info, "evaluation_results": results}
+    if when_:
+        record["evaluation_timestamp"] = when_
+    return record
+
+
+def _epoch(text: Any) -> str | None:
+    moment = when(text)
+    return str(int(moment.timestamp())) if moment else None
+
+
+def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
+    records, summary = source.records, source.summary
+    if records is None or summary is None:
+        return []
+    plan = records.batch.get("plan") or {}
+    task = str(plan.get("task") or "spam_classifier")
+    benchmark = f"bakeoff_{safe_name(task)}"
+    specs = {m.get("label"): m.get("spec") for m in plan.get("models") or []}
+    corpus = plan.get("corpus")
+    data = {"dataset_name": f"bakeoff {task} hidden holdout", "source_type": "other",
+            "additional_details": strings({"corpus": corpus if isinstance(corpus, str) else corpus})}
+    started = _epoch(records.batch.get("created_at"))
+    out = []
+    for model in summary.models:
+        runs = [r for r in records.runs if run_model_label(r) == model.model]
+        info = next(((r.run or {}).get("model", {}).get("info") for r in runs if r.run), None)
+        ident = stable_uuid(records.folder.name, model.model, task)
+        evaluation_id = f"{benchmark}/{DEVELOPER}/{safe_name(model.model)}/{ident}"
+        results = _model_results(model, task, data, started)
+        unfinished = [r.run_id for r in runs if r.run_id in source.unfinished]
+        details = {"batch": records.folder.name, "runs": str(len(runs)), "graded_runs": str(model.graded),
+                   "uncaptured_runs": str(model.uncaptured_runs), "harness_failed_runs": str(model.harness_failed_runs),
+                   "partial": "true" if source.partial else "false", "unfinished_runs": ",".join(unfinished) or None}
+        aggregate = _aggregate(evaluation_id, source, f"bakeoff batch {records.folder.name}",
+                               _model_info(model.model, specs.get(model.model), info), results, started, details, retrieved)
+        instances = tuple(_run_instance(evaluation_id, model.model, task, r, source) for r in runs
+                          if (s := source.signals.get(r.run_id)) is not None and s.graded and r.run_id not in source.unfinished)
+        out.append(EeeRecord(f"data/{benchmark}/{DEVELOPER}/{safe_name(model.model)}/{ident}.json", aggregate, instances))
+    return out
+
+
+def _model_results(model: ModelSummary, task: str, data: dict, when_: str | None) -> list:
+    results = []
+    if model.f1_with_crashes is not None:
+        results.append(_result("f1", task, data, when_, _metric("f1", "F1 (spam class, a crash counts as 0)",
+                                                                  "holdout F1 of the spam class over graded runs"),
+                               model.f1_with_crashes.mean, _interval(model.f1_with_crashes)))
+    if model.f1_scored is not None:
+        results.append(_result("f1_scored", task, data, when_, _metric("f1_scored", "F1 (scored runs only)",
+                                                                         "holdout F1 over runs that were scored", kind="f1"),
+                               model.f1_scored.mean, _interval(model.f1_scored)))
+    for result_id, value, what in (("crash_rate", model.crash_rate, "share of graded runs not scored"),
+                                   ("capture_rate", model.capture_rate, "share of model calls whose answer arrived")):
+        if value is not None:
+            metric = _metric(result_id, result_id.replace("_", " "), what, kind="rate")
+            metric["lower_is_better"] = result_id == "crash_rate"
+            results.append(_result(result_id, task, data, when_, metric, value))
+    return results
+
+
+def _messages(run) -> list[dict]:
+    from bakeoff.runner.stages import STAGE_NAMES
+
+    messages = []
+    for name in STAGE_NAMES:
+        record = run.stages.get(name) or {}
+        calls = [(record.get("prompt"), record.get("completion"))] + [
+            (t.get("prompt"), t.get("completion")) for t in record.get("turns") or []]
+        for prompt, completion in calls:
+            if prompt:
+                last = (prompt.get("messages") or [])[-1:]  # the new message; earlier ones are already listed
+                sent = prompt.get("messages") if name != "repair" else last
+                for m in sent or []:
+                    messages.append({"turn_idx": len(messages), "role": str(m.get("role")), "content": m.get("content")})
+            if completion:
+                messages.append({"turn_idx": len(messages), "role": "assistant", "content": completion.get("text"),
+                                 "reasoning_trace": completion.get("reasoning") or None})
+    return messages
+
+
+def _run_instance(evaluation_id: str, label: str, task: str, run, source: ExportSource) -> dict:
+    signals = source.signals[run.run_id]
+    messages = _messages(run)
+    raw = next((m["content"] for m in messages if m["role"] == "user"), task) or task
+    tokens = (run.run or {}).get("tokens") or {}
+    score = signals.f1_or_zero
+    assistant_turns = [m["turn_idx"] for m in messages if m["role"] == "assistant"]
+    return {
+        "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": f"{DEVELOPER}/{safe_name(label)}",
+        "evaluation_name": task, "evaluation_result_id": "f1", "sample_id": f"{task}/{run.run_id.rsplit('-', 1)[-1]}",
+        "sample_hash": hashlib.sha256(raw.encode()).hexdigest(), "interaction_type": "agentic",
+        "input": {"raw": raw, "reference": []}, "output": None, "messages": messages,
+        "answer_attribution": [{"turn_idx": assistant_turns[-1] if assistant_turns else 0,
+                                "source": "predict.py on the hidden holdout", "extracted_value": f"{score:.6f}",
+                                "extraction_method": "custom", "is_terminal": True}],
+        "evaluation": {"score": float(score), "is_correct": bool(signals.scored), "num_turns": max(1, len(assistant_turns))},
+        "token_usage": {"input_tokens": int(tokens.get("prompt") or 0), "output_tokens": int(tokens.get("completion") or 0),
+                        "total_tokens": int(tokens.get("prompt") or 0) + int(tokens.get("completion") or 0),
+                        "input_tokens_cache_read": tokens.get("cached_prompt")},
+        "metadata": strings({"run_id": run.run_id, "seed": signals.seed, "outcome": signals.outcome_status,
+                             "crash_class": signals.crash_class, "leak_stance": signals.design.stance,
+                             "probe": signals.probe.verdict if signals.probe else None,
+                             "capture": (run.run or {}).get("capture"),
+                             "repair_effects": [t.effect for t in signals.repair_turns]}),
+    }
+
+
+def review_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
+    return [_review_record(source, review, retrieved) for review in source.reviews]
+
+
+_REVIEW_METRICS = {"accuracy": "share of graded answers whose verdict is right",
+                   "problem_recall": "share of graded answers to PROBLEM items that say PROBLEM",
+                   "ok_specificity": "share of graded answers to OK items that say OK",
+                   "pair_accuracy": "share of matched pairs (per sample) with both twins right",
+                   "youden_j": "PROBLEM recall + OK specificity - 1"}
+
+
+def _review_record(source: ExportSource, review: ReviewRecords, retrieved: str) -> EeeRecord:
+    benchmark = "bakeoff_claim_review"
+    base = source.folder.name if source.records else ""
+    ident = stable_uuid(base, review.source, review.model)
+    label = safe_name(review.source.rstrip("/").split("/")[-1])  # the folder the user named the review by
+    evaluation_id = f"{benchmark}/{DEVELOPER}/{label}/{ident}"
+    data = {"dataset_name": "bakeoff claim-versus-code review items", "source_type": "other",
+            "additional_details": strings({"items_file": review.summary.get("items_file"),
+                                           "items_sha256": review.summary.get("items_sha256")})}
+    started = _epoch(review.summary.get("started_at"))
+    metrics = review.summary.get("metrics") or {}
+    results = []
+    for name, value in headline(metrics).items():
+        if value is not None:
+            low = -1.0 if name == "youden_j" else 0.0
+            kind = {"problem_recall": "recall", "ok_specificity": "specificity", "pair_accuracy": "accuracy"}.get(name, name)
+            results.append(_result(name, "claim_review", data, started, _metric(name, name.replace("_", " "),
+                                                                                  _REVIEW_METRICS[name], low, kind=kind), value))
+    details = {"source": review.source, "answers": str(len(review.answers)), "uncaptured": metrics.get("uncaptured"),
+               "unusable": metrics.get("unusable"), "partial": "true" if source.partial or review.unreadable else "false",
+               "not_read": "; ".join(review.unreadable) or None}
+    aggregate = _aggregate(evaluation_id, source, f"bakeoff review {review.source}",
+                           _model_info(label, review.model, review.summary.get("model_info")), results, started,
+                           details, retrieved)
+    instances = tuple(_review_instance(evaluation_id, label, review, a) for a in review.answers if a.get("correct") is not None)
+    return EeeRecord(f"data/{benchmark}/{DEVELOPER}/{label}/{ident}.json", aggregate, instances)
+
+
+def _review_instance(evaluation_id: str, label: str, review: ReviewRecords, answer: Mapping[str, Any]) -> dict:
+    item = review.items.get(answer.get("item_id"))
+    raw = f"{item.claim}\n\n{item.code}" if item is not None else str(answer.get("item_id"))
+    expected = str(answer.get("expected") or "")
+    return {
+        "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": f"{DEVELOPER}/{label}",
+        "evaluation_name": "claim_review", "evaluation_result_id": "accuracy",
+        "sample_id": f"{answer.get('item_id')}#{int(answer.get('sample') or 0) + 1}",
+        "sample_hash": hashlib.sha256((raw + expected).encode()).hexdigest(), "interaction_type": "single_turn",
+        "input": {"raw": raw, "reference": [expected]},
+        "output": {"raw": [answer.get("text") or ""], "reasoning_trace": [answer["reasoning"]] if answer.get("reasoning") else None},
+        "messages": None,
+        "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": str(answer.get("verdict") or "none"),
+                                "extraction_method": "regex", "is_terminal": True}],
+        "evaluation": {"score": 1.0 if answer.get("correct") else 0.0, "is_correct": bool(answer.get("correct")), "num_turns": 1},
+        "token_usage": {"input_tokens": int(answer.get("prompt_tokens") or 0), "output_tokens": int(answer.get("completion_tokens") or 0),
+                        "total_tokens": int(answer.get("prompt_tokens") or 0) + int(answer.get("completion_tokens") or 0)},
+        "metadata": strings({k: answer.get(k) for k in ("family", "pair_id", "flaw_lines", "blamed_line", "confidence",
+                                                        "localized", "capture", "capture_reason", "reason")}),
+    }

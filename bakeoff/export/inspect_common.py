@@ -1,0 +1,109 @@
+"""Pieces both Inspect exports share: importing the library, messages, writing and reading back.
+
+inspect-ai is imported only here and only when an Inspect export is asked for (the
+`bakeoff[inspect]` extra); without it, ExportExtraMissing names the extra.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
+
+EXTRA = "inspect"
+SCORER = "bakeoff"
+_STOP = {"stop": "stop", "length": "max_tokens", "max_tokens": "max_tokens"}
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def require_inspect():
+    """The inspect_ai modules an export uses, or ExportExtraMissing."""
+    try:
+        import inspect_ai.event as events
+        import inspect_ai.log as log
+        import inspect_ai.model as model
+        import inspect_ai.scorer as scorer
+    except ImportError as exc:
+        raise ExportExtraMissing(
+            f"the inspect format needs inspect-ai ({exc.name or exc} is missing): "
+            f"pip install 'bakeoff[{EXTRA}]'") from None
+    return log, model, scorer, events
+
+
+def safe_name(text: str) -> str:
+    return _UNSAFE.sub("_", str(text)).strip("._") or "x"
+
+
+def model_name(label: str) -> str:
+    """Inspect names models provider/model; bakeoff's labels are its own provider's names."""
+    return f"bakeoff/{label}"
+
+
+def when(text: Any) -> _dt.datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        moment = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=_dt.timezone.utc)
+
+
+def iso(text: Any) -> str | None:
+    moment = when(text)
+    return moment.isoformat() if moment else None
+
+
+def chat_message(role: str, content: str, metadata: Mapping[str, Any] | None = None, reasoning: str | None = None):
+    _, model, _, _ = require_inspect()
+    meta = dict(metadata or {})
+    if role == "system":
+        return model.ChatMessageSystem(content=content, metadata=meta or None)
+    if role == "assistant":
+        body: Any = content
+        if reasoning:
+            body = [model.ContentReasoning(reasoning=reasoning), model.ContentText(text=content)]
+        return model.ChatMessageAssistant(content=body, metadata=meta or None, source="generate")
+    return model.ChatMessageUser(content=content, metadata=meta or None)
+
+
+def prompt_messages(prompt: Mapping[str, Any] | None, metadata: Mapping[str, Any]) -> list:
+    return [chat_message(str(m.get("role") or "user"), str(m.get("content") or ""), metadata)
+            for m in (prompt or {}).get("messages") or []]
+
+
+def model_output(label: str, completion: Mapping[str, Any] | None):
+    _, model, _, _ = require_inspect()
+    completion = completion or {}
+    message = chat_message("assistant", completion.get("text") or "", None, completion.get("reasoning") or None)
+    usage = model.ModelUsage(input_tokens=int(completion.get("prompt_tokens") or 0),
+                             output_tokens=int(completion.get("completion_tokens") or 0),
+                             total_tokens=int(completion.get("prompt_tokens") or 0) + int(completion.get("completion_tokens") or 0),
+                             input_tokens_cache_read=completion.get("cached_prompt_tokens"),
+                             reasoning_tokens=completion.get("reasoning_tokens") or None)
+    stop = _STOP.get(str(completion.get("finish_reason")), "unknown")
+    return model.ModelOutput(model=model_name(label), choices=[model.ChatCompletionChoice(message=message, stop_reason=stop)],
+                             usage=usage, error=completion.get("error"))
+
+
+def metric(log, name: str, value: Any):
+    return log.EvalMetric(name=name, value=float(value)) if isinstance(value, (int, float)) else None
+
+
+def eval_score(log, name: str, values: Mapping[str, Any], scored: int, unscored: int, meta: Mapping[str, Any] | None = None):
+    metrics = {k: m for k, m in ((k, metric(log, k, v)) for k, v in values.items()) if m is not None}
+    return log.EvalScore(name=name, scorer=SCORER, scored_samples=scored, unscored_samples=unscored,
+                         metrics=metrics, metadata=dict(meta) if meta else None)
+
+
+def write_and_check(log_obj, path: Path, samples: Sequence[Any]) -> Path:
+    """Write with Inspect's own writer, then read back with its reader: the sample count must survive."""
+    log, _, _, _ = require_inspect()
+    log.write_eval_log(log_obj, str(path), format="eval")
+    back = log.read_eval_log(str(path))
+    if len(back.samples or []) != len(samples):
+        raise ExportOutputInvalid(f"{path} read back with {len(back.samples or [])} samples, not {len(samples)}")
+    return path

@@ -1,0 +1,84 @@
+"""What an export reads: the batch's records, its summary and signals, its reviews, and whether it is whole.
+
+An export reads the batch folder and never writes it. A batch is whole when its journal's
+last start has a matching end and every run in its order has a finished run.json; otherwise
+the export is refused unless partial exports were asked for, and the missing runs are then
+named in what is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from bakeoff.analysis.aggregate import BatchSummary
+from bakeoff.analysis.batch_records import BatchRecords, read_batch, read_json_file, REVIEW_KIND, REVIEW_SUMMARY_FILE
+from bakeoff.analysis.signals import RunSignals, run_signals
+from bakeoff.export.errors import ExportRefused
+from bakeoff.report.build import summarise
+from bakeoff.report.transcript_review import ReviewRecords, read_review
+from bakeoff.runner.records import Journal
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    folder: Path
+    records: BatchRecords | None  # None when the folder is a review results folder on its own
+    summary: BatchSummary | None
+    signals: Mapping[str, RunSignals]  # run id -> its signals
+    reviews: tuple[ReviewRecords, ...]
+    running: bool  # the journal's last batch start has no end
+    unfinished: tuple[str, ...]  # run ids without a finished run.json
+
+    @property
+    def partial(self) -> bool:
+        return self.running or bool(self.unfinished)
+
+
+def _running(folder: Path) -> bool:
+    state = None
+    for entry in Journal(folder / "events.jsonl").entries():
+        if entry.get("event") in ("batch_started", "batch_done"):
+            state = entry["event"]
+    return state == "batch_started"
+
+
+def _unfinished(records: BatchRecords) -> tuple[str, ...]:
+    present = {run.run_id: run for run in records.runs}
+    order = list(records.batch.get("order") or present)
+    missing = []
+    for run_id in order + [r for r in present if r not in order]:
+        run = present.get(run_id)
+        if run is None or not run.run or run.run.get("status") != "finished":
+            missing.append(run_id)
+    return tuple(missing)
+
+
+def load_source(folder: Path, *, partial: bool, bootstrap_seed: int = 0) -> ExportSource:
+    folder = Path(folder)
+    review_file = folder / REVIEW_SUMMARY_FILE
+    if not (folder / "batch.json").is_file() and review_file.is_file():
+        summary = read_json_file(review_file)
+        if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
+            review = read_review(folder, folder.name, summary)
+            return ExportSource(folder, None, None, {}, (review,), False, ())
+    records = read_batch(folder)
+    source = ExportSource(
+        folder=folder,
+        records=records,
+        summary=summarise(records, bootstrap_seed),
+        signals={run.run_id: run_signals(run) for run in records.runs},
+        reviews=tuple(read_review(folder / name, name, summary) for name, summary in records.reviews),
+        running=_running(folder),
+        unfinished=_unfinished(records),
+    )
+    if source.partial and not partial:
+        why = []
+        if source.running:
+            why.append("it is still running (or was stopped before its end: run it again to finish it)")
+        if source.unfinished:
+            why.append(f"{len(source.unfinished)} run(s) have not finished: {', '.join(source.unfinished[:5])}"
+                       + (" ..." if len(source.unfinished) > 5 else ""))
+        raise ExportRefused(f"{folder}: " + "; ".join(why) + "; add --partial to export it anyway, marked as partial")
+    return source
