@@ -39,6 +39,7 @@ class LoadConfig:
     n_threads_batch: int | None
     gpu: GpuMemory | None  # the free-memory reading the fit check runs against
     gpu_simulated: bool = False  # an injected reading stands for a GPU the build can use
+    reasoning: str = "default"  # the reasoning mode, set through the model's chat template
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class EngineFacts:
     gpu_offload_supported: bool
     n_ctx: int
     estimate: MemoryEstimate
+    chat_template_sha256: str = ""
+    reasoning_format: str = "none"  # bakeoff.models.reasoning.ReasoningFormat value
+    reasoning_kwargs: dict[str, Any] = field(default_factory=dict)  # template variables the mode sets
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,22 @@ class ChatReply:
     error: str | None = None
     error_kind: str | None = None
     partial_text: str = ""
+    reasoning: str = ""
+    reasoning_tokens: int = 0
+    reasoning_unfinished: bool = False
+    token_budget: int | None = None
+
+
+@dataclass(frozen=True)
+class RenderRequest:
+    """The prompt the chat template makes of these messages (answered with `Rendered`)."""
+
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True)
+class Rendered:
+    prompt: str
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,10 @@ One `Llama` object serves every conversation and turn. llama-cpp-python keeps
 the tokens of its last evaluation and, on the next call, re-reads only what
 follows the longest common token prefix; so a second turn of a conversation
 costs little prompt processing. Nothing here resets or reloads the model
-between calls, and the chat template is the one stored in the GGUF.
+between calls, and the chat template is the one stored in the GGUF, rendered
+by bakeoff.models.chat_template (a template it cannot render fails the load).
+A reasoning model's raw output is split here into reasoning and answer, in the
+format its template shows, and the reasoning is counted with the model's tokenizer.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ import time
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
+from bakeoff.models.chat_template import ChatTemplate, TemplateTokens
 from bakeoff.models.engine import (
-    ChatReply, ChatRequest, Done, EngineFacts, LoadConfig, LoadFailed, ResetRequest, StopRequest,
+    ChatReply, ChatRequest, Done, EngineFacts, LoadConfig, LoadFailed, Rendered, RenderRequest, ResetRequest,
+    StopRequest,
 )
-from bakeoff.models.errors import BackendUnavailable, ModelFileInvalid
+from bakeoff.models.errors import BackendUnavailable, ChatTemplateError, ModelFileInvalid
 from bakeoff.models.memory import check_fits
+from bakeoff.models.reasoning import ReasoningFormat, prompt_opens_reasoning, split_output
 
 
 def serve(conn, config: LoadConfig) -> None:
@@ -89,10 +95,12 @@ def _common_prefix(previous: list[int], current: list[int]) -> int:
 class Engine:
     """The loaded model, its chat template, and how one chat request is answered."""
 
-    def __init__(self, llama_cpp, llm, formatter, facts: EngineFacts) -> None:
+    def __init__(self, llama_cpp, llm, template: ChatTemplate, facts: EngineFacts) -> None:
         self._llama_cpp = llama_cpp
         self._llm = llm
-        self._formatter = formatter
+        self._template = template
+        self._kwargs = dict(facts.reasoning_kwargs)  # the reasoning switch's template variables
+        self._format = ReasoningFormat(facts.reasoning_format)
         self.facts = facts
 
     @classmethod
@@ -107,7 +115,8 @@ class Engine:
         estimate = check_fits(config.info, config.n_ctx, requested_layers, config.gpu)
         llm = _load(llama_cpp, config)
         try:
-            formatter = _chat_formatter(llm, config.info.path)
+            template = _chat_template(llm, config.info.path)
+            reasoning_kwargs = template.reasoning_kwargs(config.reasoning)  # an impossible mode fails the load
         except BaseException:
             llm.close()
             raise
@@ -119,12 +128,17 @@ class Engine:
             gpu_offload_supported=offload,
             n_ctx=llm.n_ctx(),
             estimate=estimate,
+            chat_template_sha256=template.sha256,
+            reasoning_format=template.format.value,
+            reasoning_kwargs=reasoning_kwargs,
         )
-        return cls(llama_cpp, llm, formatter, facts)
+        return cls(llama_cpp, llm, template, facts)
 
     def handle(self, request):
         if isinstance(request, ChatRequest):
             return self.chat(request)
+        if isinstance(request, RenderRequest):
+            return Rendered(self._render(request.messages))
         if isinstance(request, ResetRequest):
             self._llm.reset()
             return Done()
@@ -147,26 +161,55 @@ class Engine:
             llm.eval(tokens[reused:-1])
         return reused
 
+    def _render(self, messages) -> str:
+        return self._template.render([{"role": m.role, "content": m.content} for m in messages], **self._kwargs)
+
+    def _budget(self, settings) -> int:
+        """The answer's budget, plus the reasoning budget when this model may reason."""
+        reasons = self._format is not ReasoningFormat.NONE and self.facts.reasoning_kwargs.get("enable_thinking") is not False
+        return settings.total_tokens if reasons else settings.max_tokens
+
+    def _raw_output(self, prompt_tokens: list[int], text: str) -> str:
+        """The generation with special tokens written out (reasoning markers may be special tokens,
+        which llama-cpp-python's completion text leaves out). The last sampled token is not yet in
+        the evaluated ids when the budget ended the answer: its text is taken from `text`."""
+        llm = self._llm
+        generated = llm._input_ids.tolist()[len(prompt_tokens):]
+        plain = llm.detokenize(generated, prev_tokens=prompt_tokens).decode("utf-8", errors="ignore")
+        raw = llm.detokenize(generated, prev_tokens=prompt_tokens, special=True).decode("utf-8", errors="ignore")
+        return raw + (text[len(plain):] if text.startswith(plain) else "")
+
+    def _split(self, prompt: str, prompt_tokens: list[int], text: str) -> tuple[str, str, int, bool]:
+        """(answer, reasoning, reasoning tokens, unfinished) of one generation."""
+        if self._format is ReasoningFormat.NONE:
+            return text, "", 0, False
+        raw = self._raw_output(prompt_tokens, text)
+        split = split_output(raw, self._format, prompt_opens_reasoning(prompt, self._format))
+        counted = len(self._llm.tokenize(split.reasoning.encode("utf-8"), add_bos=False, special=True)) if split.reasoning else 0
+        return split.answer, split.reasoning, counted, split.unfinished
+
     def chat(self, request: ChatRequest) -> ChatReply:
         llm, settings = self._llm, request.settings
         started = time.perf_counter()
         deadline = _Deadline(started + settings.timeout_s)
         try:
-            rendered = self._formatter(messages=[{"role": m.role, "content": m.content} for m in request.messages])
-            tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+            prompt = self._render(request.messages)
+            # The template writes every special token it wants (BOS included): none is added.
+            tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= llm.n_ctx():
                 return _failed(f"prompt of {len(tokens)} tokens does not fit n_ctx={llm.n_ctx()}", 0.0)
             reused = self._prefill(tokens)
             prefilled = time.perf_counter()
-            stopping = list(rendered.stopping_criteria or []) + [deadline]
+            budget = self._budget(settings)
             response = llm.create_completion(
                 prompt=tokens,
-                max_tokens=settings.max_tokens,
+                max_tokens=budget,
                 temperature=settings.temperature,
                 seed=settings.seed,
-                stop=list(rendered.stop or []) + list(settings.stop),
-                stopping_criteria=self._llama_cpp.StoppingCriteriaList(stopping),
+                stop=[s for s in (self._template.tokens.eos_token,) if s] + list(settings.stop),
+                stopping_criteria=self._llama_cpp.StoppingCriteriaList([deadline]),
             )
+            answer, reasoning, reasoning_tokens, unfinished = self._split(prompt, tokens, response["choices"][0].get("text") or "")
         except (ValueError, RuntimeError) as exc:
             return _failed(f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
         finished = time.perf_counter()
@@ -176,7 +219,11 @@ class Engine:
             return _failed(f"timed out after {settings.timeout_s:g} s (answer ended at the deadline)",
                            finished - started, kind="timeout", partial_text=choice.get("text") or "")
         return ChatReply(
-            text=choice.get("text") or "",
+            text=answer,
+            reasoning=reasoning,
+            reasoning_tokens=reasoning_tokens,
+            reasoning_unfinished=unfinished,
+            token_budget=budget,
             finish_reason=choice.get("finish_reason") or "stop",
             prompt_tokens=len(tokens),
             completion_tokens=int(usage.get("completion_tokens") or 0),
@@ -209,20 +256,25 @@ def _load(llama_cpp, config: LoadConfig):
         )
     except (ValueError, RuntimeError) as exc:
         raise BackendUnavailable(f"llama.cpp could not load {config.info.path}: {exc}") from None
+    except Exception as exc:
+        import jinja2
+
+        # llama-cpp-python compiles the file's chat template while loading: its failure is the template's.
+        if isinstance(exc, jinja2.TemplateError):
+            raise ChatTemplateError(f"the chat template of {config.info.path} does not compile: "
+                                    f"{type(exc).__name__}: {exc}") from None
+        raise
 
 
-def _chat_formatter(llm, path: Path):
-    """The chat template stored in the GGUF, rendered the way llama-cpp-python renders it."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    template = llm.metadata.get("tokenizer.chat_template")
-    if not template:
+def _chat_template(llm, path: Path) -> ChatTemplate:
+    """The chat template stored in the GGUF, compiled and checked (ChatTemplateError when it cannot render)."""
+    source = llm.metadata.get("tokenizer.chat_template")
+    if not source:
         raise ModelFileInvalid(f"{path} has no chat template in its metadata (a base model?)")
     model = llm._model
     eos_id, bos_id = llm.token_eos(), llm.token_bos()
-    return Jinja2ChatFormatter(
-        template=template,
-        eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
+    tokens = TemplateTokens(
         bos_token=model.token_get_text(bos_id) if bos_id != -1 else "",
-        stop_token_ids=[eos_id],
+        eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
     )
+    return ChatTemplate(source, tokens)

@@ -21,7 +21,8 @@ from typing import Callable, Sequence
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.engine import (
-    ChatReply, ChatRequest, Done, EngineDied, EngineFacts, EngineOverran, EngineProcess, LoadConfig, ResetRequest,
+    ChatReply, ChatRequest, Done, EngineDied, EngineFacts, EngineOverran, EngineProcess, LoadConfig, Rendered,
+    RenderRequest, ResetRequest,
 )
 from bakeoff.models.engine_build import build_flags_for, read_build_stamp
 from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
@@ -48,6 +49,7 @@ class GgufSettings:
     deadline_grace_s: float = 10.0
     load_timeout_s: float = 900.0  # a load that takes longer than this is a failure (the child is stopped)
     build_stamp: Path | None = None  # None: <venv>/bakeoff-llama-build.json
+    reasoning: str = "default"  # default, off, low, medium, high: set through the model's chat template
 
 
 class GgufBackend:
@@ -63,7 +65,7 @@ class GgufBackend:
         self._config = LoadConfig(
             info=self.info, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers, load_seed=settings.load_seed,
             n_threads=settings.n_threads, n_threads_batch=settings.n_threads_batch, gpu=self.gpu,
-            gpu_simulated=gpu_probe is not None,
+            gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning,
         )
         self._entry = engine_entry
         self._crashes = 0  # consecutive turns the engine died on
@@ -106,6 +108,10 @@ class GgufBackend:
             "gpu": self.gpu.name if self.gpu else None,
             "estimated_gpu_bytes": self.estimate.total_bytes if self.gpu_offload_supported else 0,
             "chat_template": "gguf",
+            "chat_template_sha256": facts.chat_template_sha256,
+            "reasoning_format": facts.reasoning_format,
+            "reasoning_mode": self.settings.reasoning,
+            "reasoning_template_kwargs": dict(facts.reasoning_kwargs),
             "llama_cpp_python_version": facts.llama_cpp_python_version,
             "llama_cpp_libraries": dict(facts.libraries),
             "llama_cpp_system_info": facts.system_info,
@@ -127,6 +133,12 @@ class GgufBackend:
         if self._engine is not None:
             reply = self._engine.request(ResetRequest(), wait_s=None)
             assert isinstance(reply, Done), reply
+
+    def render_prompt(self, messages: Sequence[Message]) -> str:
+        """The prompt the model's chat template makes of `messages`, with this backend's reasoning mode."""
+        reply = self._running_engine().request(RenderRequest(tuple(messages)), wait_s=None)
+        assert isinstance(reply, Rendered), reply
+        return reply.prompt
 
     def _info(self) -> dict:
         return {**self._model_info, "engine_starts": self._starts, "engine_pid": self.engine_pid}
@@ -179,6 +191,10 @@ class GgufBackend:
                                  partial_text=reply.partial_text)
         return Completion(
             text=reply.text,
+            reasoning=reply.reasoning,
+            reasoning_tokens=reply.reasoning_tokens,
+            reasoning_unfinished=reply.reasoning_unfinished,
+            token_budget=reply.token_budget,
             finish_reason=reply.finish_reason,
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,

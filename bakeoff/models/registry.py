@@ -109,6 +109,7 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
         n_threads=options.n_threads,
         n_threads_batch=options.n_threads_batch,
         hash_cache_file=options.hash_cache_file,
+        reasoning=options.reasoning,
     )
     return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
 
