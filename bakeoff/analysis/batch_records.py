@@ -6,12 +6,12 @@ they are and handed to the signal rules, which pick the fields they need.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from bakeoff.errors import BakeoffError
+from bakeoff.runner.records import DamagedRecord, read_record
 from bakeoff.runner.run import stage_record_path
 from bakeoff.runner.stages import STAGE_NAMES
 
@@ -71,11 +71,31 @@ def run_model_label(run: RunRecords) -> str:
     return run.run_id.rsplit("-r", 1)[0]
 
 
-def read_json_file(path: Path) -> Any:
+def read_json_file(path: Path, reader: Callable[[Path], Any] = read_record) -> Any:
+    """A record through `reader` (a JSON object by default); BatchFolderError naming the file and what is wrong."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        return reader(path)
+    except DamagedRecord as exc:
+        raise BatchFolderError(str(exc)) from None
+    except OSError as exc:
         raise BatchFolderError(f"cannot read record {path}: {exc}") from None
+
+
+def _read_batch_json(path: Path) -> Any:
+    """batch.json with what the analysis reads: the run order and the plan."""
+    batch = read_record(path, ("order", "plan"))
+    if not isinstance(batch["order"], list) or not all(isinstance(r, str) for r in batch["order"]):
+        raise DamagedRecord(f"{path} is damaged: 'order' is not a list of run names")
+    if not isinstance(batch["plan"], dict):
+        raise DamagedRecord(f"{path} is damaged: 'plan' is not an object")
+    return batch
+
+
+def _read_run_json(path: Path) -> Any:
+    record = read_record(path, ("status", "outcome"))
+    if not isinstance(record["outcome"], dict):
+        raise DamagedRecord(f"{path} is damaged: 'outcome' is not an object")
+    return record
 
 
 def read_batch(folder: Path) -> BatchRecords:
@@ -83,7 +103,7 @@ def read_batch(folder: Path) -> BatchRecords:
     batch_file = folder / "batch.json"
     if not batch_file.is_file():
         raise BatchFolderError(f"{folder} is not a batch folder (no batch.json)")
-    batch = read_json_file(batch_file)
+    batch = read_json_file(batch_file, _read_batch_json)
     runs_dir = folder / "runs"
     ordered = list(batch.get("order") or [])
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
@@ -99,12 +119,12 @@ def read_run(folder: Path) -> RunRecords:
     for index, stage in enumerate(STAGE_NAMES, start=1):
         path = stage_record_path(folder, index, stage)
         if path.is_file():
-            stages[stage] = read_json_file(path)
+            stages[stage] = read_json_file(path, lambda p: read_record(p, ("attribution",)))
     run_file, analysis_file = folder / "run.json", folder / ANALYSIS_FILE
     return RunRecords(
         run_id=folder.name,
         folder=folder,
-        run=read_json_file(run_file) if run_file.is_file() else None,
+        run=read_json_file(run_file, _read_run_json) if run_file.is_file() else None,
         stages=stages,
         analysis=read_json_file(analysis_file) if analysis_file.is_file() else None,
         design_text=_design_text(folder, stages),

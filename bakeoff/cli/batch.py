@@ -75,9 +75,10 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
 
 
 def _execute(plan, options) -> None:
-    from bakeoff.runner.batch import run_batch
+    from bakeoff.runner.batch import make_batch_folder, run_batch
     from bakeoff.runner.progress import LiveProgress
 
+    make_batch_folder(options.out_dir)  # a folder that cannot be made is said before the live display starts
     with LiveProgress() as progress:
         result = run_batch(plan, options, progress)
     # Plain echo: a path must never be wrapped across lines (scripts and users copy it).

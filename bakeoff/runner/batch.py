@@ -12,14 +12,25 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
+from bakeoff.errors import BakeoffError
 from bakeoff.runner.context import CorpusFiles
+from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
+from bakeoff.runner.lock import batch_lock
 from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
-from bakeoff.runner.records import Journal, WriteCounter, read_json, utc_now, write_atomic_text, write_json
+from bakeoff.runner.records import (
+    DamagedRecord, Journal, WriteCounter, is_disk_full, out_of_disk, read_json, read_record, utc_now,
+    write_atomic_text, write_json,
+)
 from bakeoff.runner.run import BatchEnv, execute_run, is_finished
 from bakeoff.runner.summary import run_summary
 from bakeoff.runner.task import load_task
 
 BATCH_SCHEMA = "bakeoff.batch/1"
+BATCH_REQUIRED = ("schema", "plan", "plan_sha256", "order")
+
+
+class BatchFolderUnusable(BakeoffError):
+    """The batch folder cannot be made or written (a path under /proc, a file in the way, no permission)."""
 
 
 class ProgressSink(Protocol):
@@ -81,19 +92,44 @@ def code_version() -> dict[str, Any]:
     return version
 
 
-def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter) -> dict[str, Any]:
-    """Create the batch folder, or check that an existing one was started with this very plan."""
+def read_batch_record(path: Path) -> dict[str, Any]:
+    """batch.json, checked for the fields a reader relies on (DamagedRecord otherwise)."""
+    batch = read_record(path, BATCH_REQUIRED)
+    order = batch["order"]
+    if not isinstance(order, list) or not all(isinstance(run_id, str) for run_id in order):
+        raise DamagedRecord(f"{path} is damaged: 'order' is not a list of run names")
+    if not isinstance(batch["plan"], dict):
+        raise DamagedRecord(f"{path} is damaged: 'plan' is not an object")
+    return batch
+
+
+def make_batch_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".writable"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise out_of_disk(folder, exc) from exc
+        raise BatchFolderUnusable(f"cannot use {folder} as a batch folder: {exc.strerror or exc}") from None
+
+
+def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter,
+                      corpus: CorpusFiles | None = None) -> dict[str, Any]:
+    """Create the batch folder's records, or check that an existing one was started with this plan and corpus."""
     batch_json = options.out_dir / "batch.json"
     if batch_json.is_file():
-        stored = read_json(batch_json)
+        stored = read_batch_record(batch_json)
         if stored["plan_sha256"] != plan.sha256():
             changes = plan_differences(stored["plan"], plan.to_dict())
             raise PlanChanged(
                 f"{options.out_dir} was started with another plan; refusing to mix results. "
                 f"Changed: {'; '.join(changes)}. Use a new --out folder, or the original plan."
             )
+        if corpus is not None and isinstance(stored.get("corpus_sha256"), dict):  # older batches have none
+            check_fingerprint(corpus, stored["corpus_sha256"])
         return stored
-    options.out_dir.mkdir(parents=True, exist_ok=True)
     if options.plan_text is not None:
         write_atomic_text(options.out_dir / "plan.toml", options.plan_text, counter)
     batch = {
@@ -103,6 +139,7 @@ def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter) 
         "order": [slot.run_id for slot in run_order(plan)],
         "created_at": utc_now(),
         "code_version": code_version(),
+        "corpus_sha256": corpus_fingerprint(corpus) if corpus is not None else None,
     }
     write_json(batch_json, batch, counter)
     return batch
@@ -126,19 +163,27 @@ def _record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> dict:
 
 
 def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+    """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout."""
     from bakeoff.runner.model_entries import check_context
     from bakeoff.runner.task import MODEL_STAGES
 
-    progress = progress or SilentProgress()
     task = load_task(plan.task, plan.task_settings)
     check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)  # before anything is written
+    make_batch_folder(options.out_dir)
+    with batch_lock(options.out_dir):
+        return _run_locked(plan, task, options, progress or SilentProgress())
+
+
+def _run_locked(plan: Plan, task, options: BatchOptions, progress: ProgressSink) -> BatchResult:
     counter = WriteCounter.from_environment()
-    batch = open_batch_folder(plan, options, counter)
+    corpus = CorpusFiles.from_folder(Path(plan.corpus))
+    batch = open_batch_folder(plan, options, counter, corpus)
     journal = Journal(options.out_dir / "events.jsonl", counter)
     env = BatchEnv(
         plan=plan,
         task=task,
-        corpus=CorpusFiles.from_folder(Path(plan.corpus)),
+        corpus=corpus,
+        corpus_sha256=batch.get("corpus_sha256"),
         batch_dir=options.out_dir,
         journal=journal,
         counter=counter,
@@ -175,6 +220,8 @@ def _run_block(env: BatchEnv, model, slots: list[RunSlot], opener, progress: Pro
         return
     try:
         for slot in slots:
+            if env.corpus_sha256 is not None:
+                check_fingerprint(env.corpus, env.corpus_sha256)  # before every run: a changed key stops the batch
             progress.run_started(slot)
             record = execute_run(env, slot, backend, on_stage=progress.stage_started)
             progress.run_finished(slot, record)

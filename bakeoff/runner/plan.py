@@ -19,6 +19,11 @@ from bakeoff.errors import BakeoffError
 from bakeoff.runner.records import to_jsonable
 
 SANDBOX_CHOICES = ("docker", "bwrap", "none")
+# Sane upper bounds: a plan beyond them is a typo, and honouring it would exhaust memory before any run starts.
+MAX_RUNS = 1000  # per model
+MAX_SLOTS = 10_000  # runs of all models together
+MAX_SEED = 2**63 - 1
+LIMIT_MAXIMA = {"memory_mb": 1 << 20, "pids": 1 << 20, "cpus": 1024.0, "output_kb": 1 << 20}
 PLAN_KEYS = {"models", "runs", "task", "corpus", "sandbox", "seed", "limits", "task_settings", "model_options"}
 
 
@@ -160,18 +165,21 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     if "corpus" not in raw:
         raise PlanError("the plan must name a corpus folder: corpus = \"path/to/corpus\"")
     runs = raw.get("runs", 5)
-    if not isinstance(runs, int) or runs < 1:
-        raise PlanError(f"runs must be a whole number >= 1, got {runs!r}")
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
+        raise PlanError(f"runs must be a whole number from 1 to {MAX_RUNS}, got {_short(runs)}")
     sandbox = raw.get("sandbox", "docker")
     if sandbox not in SANDBOX_CHOICES:
         raise PlanError(f"sandbox must be one of {', '.join(SANDBOX_CHOICES)}, got {sandbox!r}")
     seed = raw.get("seed", 0)
-    if not isinstance(seed, int) or seed < 0:
-        raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise PlanError(f"seed must be a whole number from 0 to {MAX_SEED}, got {_short(seed)}")
     limits = _limits_from(_table(raw, "limits"))
     corpus = (base_dir / str(raw["corpus"])).resolve()
+    models = _models_from(raw.get("models"))
+    if runs * len(models) > MAX_SLOTS:
+        raise PlanError(f"{runs} runs of {len(models)} models is {runs * len(models)} runs; at most {MAX_SLOTS} per batch")
     return Plan(
-        models=_models_from(raw.get("models")),
+        models=models,
         corpus=str(corpus),
         runs=runs,
         task=str(raw.get("task", "spam_classifier")),
@@ -179,8 +187,25 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         seed=seed,
         limits=limits,
         task_settings=_table(raw, "task_settings"),
-        model_options=_table(raw, "model_options"),
+        model_options=_model_options_from(_table(raw, "model_options")),
     )
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, cut short (a plan may hold anything)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _model_options_from(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """[model_options], refused at load when it names a key no backend reads (it failed every run before)."""
+    from bakeoff.models.registry import BackendOptions
+
+    known = {f.name for f in fields(BackendOptions)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise PlanError(f"bad [model_options]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return dict(raw)
 
 
 def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -197,17 +222,35 @@ def _limits_from(raw: Mapping[str, Any]) -> RunLimits:
         raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     for name, value in raw.items():
         whole = name != "cpus"
-        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or not 0 < value <= LIMIT_MAXIMA[name]:
             kind = "a whole number" if whole else "a number"
-            raise PlanError(f"bad [limits]: {name} must be {kind} > 0, got {value!r}")
+            raise PlanError(f"bad [limits]: {name} must be {kind} > 0 and at most {LIMIT_MAXIMA[name]:g}, got {_short(value)}")
     return RunLimits(**raw)
+
+
+MAX_PLAN_BYTES = 1 << 20  # a plan is a short text file
+
+
+def read_plan_text(path: Path) -> str:
+    """The plan file's text; a missing, huge, unreadable or non-UTF-8 file (random bytes, UTF-16) is a PlanError."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_PLAN_BYTES + 1)
+    except FileNotFoundError:
+        raise PlanError(f"no plan file at {path}") from None
+    except OSError as exc:
+        raise PlanError(f"cannot read the plan file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_PLAN_BYTES:
+        raise PlanError(f"{path} is over {MAX_PLAN_BYTES // 1024} KiB: not a plan file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlanError(f"{path} is not UTF-8 text (byte {exc.start}): save the plan as UTF-8 TOML") from None
 
 
 def load_plan(path: Path) -> Plan:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PlanError(f"no plan file at {path}") from None
+        raw = tomllib.loads(read_plan_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{path} is not valid TOML: {exc}") from None
     return plan_from_mapping(raw, path.resolve().parent)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import errno
 import json
 import os
 import signal
@@ -21,7 +22,33 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bakeoff.errors import BakeoffError
+
 KILL_ENV = "BAKEOFF_KILL_AFTER_WRITES"
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class OutOfDisk(BakeoffError):
+    """The disk holding the batch folder is full: the batch stops, what was written stays intact."""
+
+
+class DamagedRecord(BakeoffError):
+    """A record of a batch folder is not what the runner writes (cut short, random bytes, wrong shape)."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """An OSError of a full disk or quota, or a git (or other) command that failed saying so."""
+    if isinstance(exc, OutOfDisk):
+        return True
+    if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
+        return True
+    said = " ".join(str(getattr(exc, name, "") or "") for name in ("stderr", "args"))
+    return "No space left on device" in said or "Disk quota exceeded" in said
+
+
+def out_of_disk(folder: Path, exc: BaseException) -> OutOfDisk:
+    return OutOfDisk(f"no space left on the disk holding {folder} ({exc}); free some space there and start "
+                     "the batch again: it continues where it stopped")
 
 
 class WriteCounter:
@@ -63,8 +90,13 @@ def to_jsonable(value: Any) -> Any:
 
 def write_atomic_text(path: Path, text: str, counter: WriteCounter | None = None) -> None:
     """Write `text` to `path` so that `path` is either absent, the old file, or the complete new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise out_of_disk(path.parent, exc) from exc
+        raise
     try:
         # A lone surrogate (an answer may hold one) is written as its \\uXXXX escape: inside a JSON string that
         # escape reads back as the same character, so records stay lossless and valid UTF-8.
@@ -73,8 +105,10 @@ def write_atomic_text(path: Path, text: str, counter: WriteCounter | None = None
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+    except BaseException as exc:
+        Path(tmp_name).unlink(missing_ok=True)  # the old file, if any, is left as it was
+        if is_disk_full(exc) and not isinstance(exc, OutOfDisk):
+            raise out_of_disk(path.parent, exc) from exc
         raise
     if counter is not None:
         counter.wrote()
@@ -89,6 +123,26 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def read_record(path: Path, required: tuple[str, ...] = ()) -> dict:
+    """A JSON object record; DamagedRecord naming the file and what is wrong with it otherwise."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DamagedRecord(f"{path} is damaged: not UTF-8 text (byte {exc.start} of {len(data)})") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = " (cut short?)" if exc.pos >= len(text.rstrip()) else ""
+        raise DamagedRecord(f"{path} is damaged: not valid JSON{cut}: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(value, dict):
+        raise DamagedRecord(f"{path} is damaged: a JSON {type(value).__name__} where an object is expected")
+    missing = [key for key in required if key not in value]
+    if missing:
+        raise DamagedRecord(f"{path} is damaged: missing key(s) {', '.join(missing)}")
+    return value
+
+
 class Journal:
     """The batch's events.jsonl: what started and ended, in order, across restarts."""
 
@@ -100,14 +154,19 @@ class Journal:
         entry = {"at": utc_now(), "event": event, "pid": os.getpid(), **to_jsonable(fields)}
         line = json.dumps(entry, sort_keys=True) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a+b") as handle:
-            if handle.seek(0, os.SEEK_END) > 0:
-                handle.seek(-1, os.SEEK_END)
-                if handle.read(1) != b"\n":
-                    line = "\n" + line  # a line cut by a kill stays alone on its line, unreadable; this one is whole
-            handle.write(line.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(self.path, "a+b") as handle:
+                if handle.seek(0, os.SEEK_END) > 0:
+                    handle.seek(-1, os.SEEK_END)
+                    if handle.read(1) != b"\n":
+                        line = "\n" + line  # a line cut by a kill stays alone on its line, unreadable; this one is whole
+                handle.write(line.encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            if is_disk_full(exc):
+                raise out_of_disk(self.path.parent, exc) from exc
+            raise
         if self.counter is not None:
             self.counter.wrote()
 
@@ -115,9 +174,11 @@ class Journal:
         if not self.path.exists():
             return []
         entries = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        for line in self.path.read_bytes().splitlines():
             try:
-                entries.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut by a kill mid-write; the next start rewrites that state
+                entry = json.loads(line.decode("utf-8"))
+            except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
+                continue  # a line cut by a kill mid-write (or damaged); the next start rewrites that state
+            if isinstance(entry, dict):
+                entries.append(entry)
         return entries

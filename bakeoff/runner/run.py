@@ -15,16 +15,18 @@ from bakeoff.models.base import ModelBackend
 from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
 from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
-from bakeoff.runner.records import Journal, WriteCounter, read_json, utc_now, write_json
+from bakeoff.runner.records import DamagedRecord, Journal, WriteCounter, is_disk_full, read_json, read_record, utc_now, write_json
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
-from bakeoff.runner.stages import HARNESS_ERROR, STAGE_NAMES, StageOutcome, stage_functions
+from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, STAGE_NAMES, StageOutcome, stage_functions
 from bakeoff.runner.summary import run_summary
 from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import DATA_DIR, RunRepo
 
 STAGE_SCHEMA = "bakeoff.stage/1"
+STAGE_REQUIRED = ("stage", "attribution", "commit", "timings")
+RUN_REQUIRED = ("run_id", "status", "outcome", "timings")
 WHEELS_IN_SANDBOX = "/wheels"
 
 
@@ -39,6 +41,7 @@ class BatchEnv:
     journal: Journal
     counter: WriteCounter
     code_version: Mapping[str, Any]
+    corpus_sha256: Mapping[str, str | None] | None = None  # the corpus fingerprint batch.json recorded
     wheelhouse: Path | None = None
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
     evaluate_hooks: Mapping[str, Callable] = field(default_factory=dict)
@@ -59,20 +62,46 @@ def finished_stages(run_dir: Path) -> dict[str, dict]:
     """
     done: dict[str, dict] = {}
     for index, stage in enumerate(STAGE_NAMES, start=1):
-        path = stage_record_path(run_dir, index, stage)
-        if not path.is_file():
-            break
-        record = read_json(path)
-        if record["attribution"] == HARNESS_ERROR:
+        record = read_stage_record(stage_record_path(run_dir, index, stage))
+        if record is None or record["attribution"] == HARNESS_ERROR:
             break
         done[stage] = record
     return done
 
 
+def read_stage_record(path: Path) -> dict | None:
+    """A stage record, or None when it is absent or damaged: a damaged record is re-done, never trusted."""
+    if not path.is_file():
+        return None
+    try:
+        record = read_record(path, STAGE_REQUIRED)
+    except DamagedRecord:
+        return None
+    commit = record["commit"]
+    return record if isinstance(commit, dict) and isinstance(commit.get("sha"), str) else None
+
+
+def read_run_record(path: Path) -> dict:
+    """run.json, checked for the fields a reader relies on (DamagedRecord otherwise)."""
+    record = read_record(path, RUN_REQUIRED)
+    for key in ("outcome", "timings"):
+        if not isinstance(record[key], dict):
+            raise DamagedRecord(f"{path} is damaged: '{key}' is not an object")
+    return record
+
+
 def is_finished(run_dir: Path) -> bool:
-    """A run is done when its run record says it finished; a harness failure is retried on the next start."""
+    """A run is done when its run record says it finished; a harness failure is retried on the next start.
+
+    A damaged run record is not trusted either: the run is summed up again from its stage records.
+    """
     path = run_dir / "run.json"
-    return path.is_file() and read_json(path).get("status") == "finished"
+    if not path.is_file():
+        return False
+    try:
+        return read_run_record(path).get("status") == "finished"
+    except DamagedRecord:
+        return False
 
 
 def run_sandbox_spec(workspace: Path, corpus: Path, seed: int, kind: str, wheelhouse: Path | None, limits: RunLimits):
@@ -170,14 +199,31 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
     return record
 
 
+def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, index: int, stage: str, last_sha: str,
+                      exc: BaseException, clock: StageClock, started_at: str) -> dict:
+    """The stage filled the disk: drop what it wrote (the workspace back at the last finished stage) and record
+    that as the model's failure, ending the run. Still no room afterwards: the disk is full anyway (OutOfDisk)."""
+    from bakeoff.runner.ladder import LadderCheck
+
+    ctx.repo.reset_to(last_sha)
+    detail = f"{type(exc).__name__}: {exc}"[-2000:]
+    check = LadderCheck(0, "crashed", stage, None, crash_class=DISK_FULL, detail=detail)
+    outcome = StageOutcome(MODEL_ERROR, DISK_FULL, check=check.to_dict(), extras={"disk_full": detail})
+    commit = ctx.repo.commit(stage)
+    record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), {})
+    write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
+    env.journal.append("stage_disk_full", run_id=slot.run_id, stage=stage)
+    return record
+
+
 def _stages_with_failure(run_dir: Path) -> dict[str, dict]:
     """The finished stages plus the record of the stage the harness failed, if there is one."""
     stages = finished_stages(run_dir)
     index = len(stages) + 1
     if index <= len(STAGE_NAMES):
-        path = stage_record_path(run_dir, index, STAGE_NAMES[index - 1])
-        if path.is_file():
-            stages[STAGE_NAMES[index - 1]] = read_json(path)
+        record = read_stage_record(stage_record_path(run_dir, index, STAGE_NAMES[index - 1]))
+        if record is not None:
+            stages[STAGE_NAMES[index - 1]] = record
     return stages
 
 
@@ -187,23 +233,31 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, d
 
     functions = stage_functions(env.evaluate_hooks)
     for index, stage in enumerate(STAGE_NAMES, start=1):
+        if any(r.get("attribution_reason") == DISK_FULL for r in done.values()):
+            return None  # the workspace filled the disk: the run ended there, as the model's failure
         if stage in done:
             continue
         if on_stage:
             on_stage(slot.run_id, stage)
         env.journal.append("stage_started", run_id=slot.run_id, stage=stage)
-        ctx.repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
-        ctx.repo.scratch()
         clock = StageClock()
         started_at = utc_now()
-        with PeakSampler() as sampler:
-            try:
-                outcome = functions[stage](ctx, clock, done)
-            except SandboxError as exc:
-                outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
-        commit = ctx.repo.commit(stage)
-        record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
-        write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
+        last_sha = list(done.values())[-1]["commit"]["sha"] if done else ctx.repo.root_sha()
+        try:
+            with PeakSampler() as sampler:
+                ctx.repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
+                ctx.repo.scratch()
+                try:
+                    outcome = functions[stage](ctx, clock, done)
+                except SandboxError as exc:
+                    outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
+            commit = ctx.repo.commit(stage)
+            record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
+            write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
+        except Exception as exc:  # noqa: BLE001 - only a full disk is handled here
+            if not is_disk_full(exc):
+                raise
+            record = _record_disk_full(env, slot, ctx, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record
         write_transcript(ctx.run_dir / "transcript.jsonl", done.values(), env.counter)
         env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record["attribution"])

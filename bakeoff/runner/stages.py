@@ -19,6 +19,7 @@ from bakeoff.runner.ladder import TOP_RUNG, LadderCheck, turn_effect
 from bakeoff.runner.modelcall import Answer, ask, write_files
 
 OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = "ok", "model_error", "uncaptured", "unusable", "harness_error"
+DISK_FULL = "disk_full"  # a stage whose workspace filled the disk: the model's failure, and the end of its run
 ATTRIBUTIONS = (OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR)
 NO_EXPLORATION = "(no exploration output: the exploration script did not run)"
 NO_DESIGN = "(there is no design document)"
@@ -188,7 +189,10 @@ def _repair_attribution(turns: list[dict[str, Any]], final: LadderCheck) -> tupl
 
 
 def final_check(done: Mapping[str, dict]) -> LadderCheck:
-    """The last ladder check of the run: repair's, else implement's."""
+    """The last ladder check of the run: the one of a stage that filled the disk, else repair's, else implement's."""
+    for record in done.values():
+        if record.get("attribution_reason") == DISK_FULL and record.get("check"):
+            return LadderCheck.from_dict(record["check"])
     for stage in ("repair", "implement"):
         check = (done.get(stage) or {}).get("check")
         if check:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
-from bakeoff.runner.records import Journal, read_json
-from bakeoff.runner.run import stage_record_path
+from bakeoff.runner.records import Journal
+from bakeoff.runner.run import read_run_record, stage_record_path
 from bakeoff.runner.stages import STAGE_NAMES
 
 
@@ -54,7 +54,7 @@ def _current_stages(journal: Journal) -> dict[str, str]:
     current: dict[str, str] = {}
     for entry in journal.entries():
         if entry.get("event") == "stage_started":
-            current[entry["run_id"]] = entry["stage"]
+            current[str(entry.get("run_id"))] = str(entry.get("stage"))
         elif entry.get("event") in ("stage_done", "run_done", "run_failed"):
             current.pop(entry.get("run_id"), None)
     return current
@@ -64,7 +64,9 @@ def read_status(folder: Path) -> BatchStatus:
     batch_json = folder / "batch.json"
     if not batch_json.is_file():
         raise NotABatch(f"{folder} is not a batch folder (no batch.json); start one with `bakeoff run`")
-    batch = read_json(batch_json)
+    from bakeoff.runner.batch import read_batch_record
+
+    batch = read_batch_record(batch_json)
     journal = Journal(folder / "events.jsonl")
     current = _current_stages(journal)
     runs = []
@@ -72,7 +74,7 @@ def read_status(folder: Path) -> BatchStatus:
         run_dir = folder / "runs" / run_id
         done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if stage_record_path(run_dir, i, s).is_file())
         if (run_dir / "run.json").is_file():
-            record = read_json(run_dir / "run.json")
+            record = read_run_record(run_dir / "run.json")
             state = "finished" if record["status"] == "finished" else "harness_failed"
             outcome = describe_outcome(record["outcome"]) if state == "finished" else record.get("error")
             runs.append(RunState(run_id, state, done, None, outcome, record["timings"].get("wall_s")))

@@ -137,6 +137,10 @@ class RunRepo:
                 remove_folder(data, "excerpt.txt")
             shutil.copyfile(excerpt, copy)
 
+    def root_sha(self) -> str:
+        """The first commit (the template)."""
+        return self._repo.git.rev_list("--max-parents=0", "HEAD").split()[0]
+
     def head_sha(self) -> str:
         return self._repo.head.commit.hexsha
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
 from generators.spam.corpus import CorpusTables, Progress, no_progress, build_tables
 from generators.spam.measure import MeasuredRates, measure_corpus
+from generators.spam.memory import check_memory
 from generators.spam.params import GENERATOR_VERSION, CorpusParams
 
 EXCERPT_LINES = 10
@@ -98,6 +99,7 @@ def generate_corpus(
 ) -> Manifest:
     """Generate the corpus for `params` into `out_dir` and return its manifest."""
     out_dir = Path(out_dir).absolute()
+    check_memory(params.rows, params.holdout_rows)  # before anything is allocated
     _check_target(out_dir, force)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
