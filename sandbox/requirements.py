@@ -24,6 +24,7 @@ from sandbox.requirements_lines import (
     IGNORED,
     INSTALLED,
     INVALID_LINE,
+    MAX_FILE_BYTES,
     PENDING,
     PROVIDED_BY_IMAGE,
     UNAVAILABLE,
@@ -31,12 +32,15 @@ from sandbox.requirements_lines import (
     normalize_name,
     parse_requirements,
     pinned_version,
+    refuse_file,
 )
-from sandbox.wheelhouse import download_wheels
+from sandbox.wheelhouse import STOPPED_TIMEOUT, STOPPED_TOO_LARGE, download_wheels
 
 DEPS_IN_SANDBOX = "/deps"
 WHEELS_IN_SANDBOX = "/wheels"
 INSTALL_TIMEOUT_S = 600.0
+MAX_DOWNLOAD_BYTES = 4 * 1024**3  # per requirement line, on the host
+MIN_INSTALL_S = 1.0  # below this, what is left of the budget is not worth starting a command for
 OUTPUT_TAIL_CHARS = 4000
 
 # pip's words when the index itself could not be reached (as opposed to a name it does not know).
@@ -107,25 +111,29 @@ def install_requirements(
     wheels_in_sandbox: str = WHEELS_IN_SANDBOX,
     deps_in_sandbox: str = DEPS_IN_SANDBOX,
     timeout_s: float = INSTALL_TIMEOUT_S,
+    max_download_bytes: int = MAX_DOWNLOAD_BYTES,
 ) -> RequirementsReport:
     """Resolve `requirements_file` (a host path) into `wheelhouse` and install what is missing in `sandbox`.
 
     `wheelhouse` must be the host folder the sandbox shows at `wheels_in_sandbox`.
+    `timeout_s` is the whole install budget: the host-side downloads and the
+    offline install inside share it, and what is not done when it runs out is
+    `unavailable` (the submission's failure, as a slow `pip install` would be).
     """
     started = time.monotonic()
+    budget = _Budget(started + timeout_s, timeout_s)
     if requirements_file.is_symlink():
         # Sandboxed code may have left it: following it would read a host file into the record.
         refused = RequirementLine(0, requirements_file.name, "", INVALID_LINE, "a symbolic link; it is not followed")
         return RequirementsReport(lines=(refused,), present=True, duration_s=time.monotonic() - started)
     if not requirements_file.is_file():
         return RequirementsReport(lines=(), present=False)
-    text = requirements_file.read_text(encoding="utf-8-sig", errors="replace")
-    lines = list(parse_requirements(text))
+    lines = list(_read_lines(requirements_file))
     if any(line.fate == PENDING for line in lines):
         provided = environment_distributions(sandbox)
         lines = [_judge_against_image(line, provided) for line in lines]
-        lines = [_resolve_on_host(line, wheelhouse) for line in lines]
-        lines, install = _install_offline(sandbox, lines, provided, wheels_in_sandbox, deps_in_sandbox, timeout_s)
+        lines = [_resolve_on_host(line, wheelhouse, budget, max_download_bytes) for line in lines]
+        lines, install = _install_offline(sandbox, lines, provided, wheels_in_sandbox, deps_in_sandbox, budget)
     else:
         install = None
     return RequirementsReport(
@@ -135,6 +143,29 @@ def install_requirements(
         install_output=_tail(install.stdout + install.stderr) if install else "",
         duration_s=time.monotonic() - started,
     )
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """The install's deadline, shared by the host-side downloads and the offline install."""
+
+    deadline: float
+    total_s: float
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def spent_reason(self) -> str:
+        return f"not installed: the install budget of {self.total_s:g} s ran out"
+
+
+def _read_lines(requirements_file: Path) -> tuple[RequirementLine, ...]:
+    """The file's lines, read within MAX_FILE_BYTES (a larger file is refused whole)."""
+    with open(requirements_file, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        return (refuse_file(f"larger than {MAX_FILE_BYTES // 1024} KiB"),)
+    return parse_requirements(data.decode("utf-8-sig", errors="replace"))
 
 
 def environment_distributions(sandbox: Sandbox) -> dict[str, str]:
@@ -162,10 +193,16 @@ def _judge_against_image(line: RequirementLine, provided: dict[str, str]) -> Req
     return line.with_fate(PROVIDED_BY_IMAGE, reason)
 
 
-def _resolve_on_host(line: RequirementLine, wheelhouse: Path) -> RequirementLine:
+def _resolve_on_host(line: RequirementLine, wheelhouse: Path, budget: _Budget, max_bytes: int) -> RequirementLine:
     if line.fate != PENDING:
         return line
-    download = download_wheels([line.text], wheelhouse)
+    if budget.left() < MIN_INSTALL_S:
+        return line.with_fate(UNAVAILABLE, budget.spent_reason())
+    download = download_wheels([line.text], wheelhouse, timeout_s=budget.left(), max_bytes=max_bytes)
+    if download.stopped == STOPPED_TIMEOUT:
+        return line.with_fate(UNAVAILABLE, f"the host-side download ran past the install budget of {budget.total_s:g} s")
+    if download.stopped == STOPPED_TOO_LARGE:
+        return line.with_fate(UNAVAILABLE, f"the download grew past {max_bytes // 1024**2} MiB and was stopped")
     if download.ok and not download.files:
         return line.with_fate(IGNORED, "its environment marker excludes it for the sandbox's Python")
     if download.ok:
@@ -185,7 +222,7 @@ def _install_offline(
     provided: dict[str, str],
     wheels_in_sandbox: str,
     deps_in_sandbox: str,
-    timeout_s: float,
+    budget: _Budget,
 ) -> tuple[list[RequirementLine], ExecResult | None]:
     pending = [line for line in lines if line.fate == PENDING]
     for_line = {line.line_number: _missing_wheels(line.wheels, provided) for line in pending}
@@ -193,14 +230,17 @@ def _install_offline(
     if not wheels:
         # Resolved, but nothing to add: e.g. a marker excluded the line for Python 3.11.
         return [_settle(line, INSTALLED, "nothing to add to the image", ()) for line in lines], None
+    if budget.left() < MIN_INSTALL_S:
+        return [_settle(line, UNAVAILABLE, budget.spent_reason(), ()) for line in lines], None
     argv = ["python", "-m", "pip", "install", "--no-index", "--no-deps", "--upgrade", "--target", deps_in_sandbox]
     argv += ["--disable-pip-version-check", "--no-warn-script-location"]
     argv += [f"{wheels_in_sandbox}/{name}" for name in wheels]
-    result = sandbox.exec(argv, timeout_s=timeout_s)
+    result = sandbox.exec(argv, timeout_s=budget.left())
     if result.ok:
         settled = [_settle(line, INSTALLED, line.reason, for_line.get(line.line_number, ())) for line in lines]
     else:
-        why = "the offline install failed: " + _last_error_line(result.stdout + result.stderr)
+        why = budget.spent_reason() if result.timed_out else (
+            "the offline install failed: " + _last_error_line(result.stdout + result.stderr))
         settled = [_settle(line, UNAVAILABLE, why, for_line.get(line.line_number, ())) for line in lines]
     return settled, result
 

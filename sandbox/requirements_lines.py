@@ -21,6 +21,13 @@ PENDING = "pending"  # parsed, not yet resolved; never left in a finished report
 
 FATES = (INSTALLED, PROVIDED_BY_IMAGE, UNAVAILABLE, INVALID_LINE, IGNORED)
 
+# Bounds on what a submission may declare. Each requirement costs a host-side `pip download`, and
+# the line becomes one command-line argument (Linux refuses a single argument over 128 KiB).
+MAX_REQUIREMENT_LINES = 200
+MAX_LINE_CHARS = 4096
+MAX_FILE_BYTES = 256 * 1024
+SHOWN_CHARS = 200  # how much of a refused long line is kept in the record
+
 # Names that are not on PyPI under that name but mean a package the image has.
 IMAGE_ALIASES = {"sklearn": "scikit-learn"}
 
@@ -67,16 +74,32 @@ def normalize_name(name: str) -> str:
 
 
 def parse_requirements(text: str) -> tuple[RequirementLine, ...]:
-    """A first verdict for every meaningful line; blank lines and comments are dropped."""
+    """A first verdict for every meaningful line; blank lines and comments are dropped.
+
+    More than MAX_REQUIREMENT_LINES meaningful lines are refused as a whole:
+    one invalid line (number 0) says so, and nothing is downloaded.
+    """
     parsed = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = _strip_comment(raw)
+        line = _strip_comment(raw) if len(raw) <= MAX_LINE_CHARS or raw.lstrip().startswith("#") else raw.strip()
         if line:
             parsed.append(parse_line(number, line))
+        if len(parsed) > MAX_REQUIREMENT_LINES:
+            return (refuse_file(f"more than {MAX_REQUIREMENT_LINES} requirement lines; at most "
+                                f"{MAX_REQUIREMENT_LINES} are accepted"),)
     return tuple(parsed)
 
 
+def refuse_file(reason: str) -> RequirementLine:
+    """The verdict on a requirements.txt refused as a whole (line 0)."""
+    return RequirementLine(0, "requirements.txt", "", INVALID_LINE, reason)
+
+
 def parse_line(number: int, line: str) -> RequirementLine:
+    if len(line) > MAX_LINE_CHARS:
+        # Checked before any pattern is tried: the patterns are cheap on short lines only.
+        shown = line[:SHOWN_CHARS] + f"... ({len(line)} characters)"
+        return RequirementLine(number, shown, "", INVALID_LINE, f"longer than {MAX_LINE_CHARS} characters")
     if line.startswith("-"):
         return RequirementLine(number, line, "", IGNORED, "pip options are not followed; packages come from PyPI")
     requirement, _, options = line.partition(" --")

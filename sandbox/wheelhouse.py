@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -26,6 +28,10 @@ from sandbox.errors import SandboxError
 
 STAMP_FOLDER = ".stamps"
 LOG_TAIL_CHARS = 4000
+POLL_S = 0.2  # how often a running download's clock and size are checked
+# Why a download was stopped before pip finished (DownloadResult.stopped).
+STOPPED_TIMEOUT = "timeout"
+STOPPED_TOO_LARGE = "too_large"
 
 
 def _manylinux_tags(newest_glibc_minor: int, oldest_glibc_minor: int = 17) -> tuple[str, ...]:
@@ -66,6 +72,7 @@ class DownloadResult:
     files: tuple[str, ...]  # wheel file names now in the wheelhouse for this set (empty when not ok)
     cached: bool  # True when a stamp answered and pip did not run
     log_tail: str = ""  # the end of pip's output, for a failure's reason
+    stopped: str = ""  # STOPPED_TIMEOUT or STOPPED_TOO_LARGE when bakeoff stopped pip; "" otherwise
 
 
 def default_wheelhouse(environ: dict[str, str] | None = None) -> Path:
@@ -117,17 +124,76 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 
-def _run_pip_download(
+@dataclass(frozen=True)
+class _PipRun:
+    returncode: int | None  # None when pip was stopped
+    log: str
+    stopped: str = ""
+
+
+def _pip_download_argv(
     requirements: Sequence[str], into: Path, wheelhouse: Path, target: TargetPlatform, with_deps: bool, python: str
-) -> subprocess.CompletedProcess[str]:
+) -> list[str]:
     argv = [python, "-m", "pip", "download", "--disable-pip-version-check", "--no-input", "--progress-bar", "off"]
     argv += target.pip_arguments()
     # Wheels already in the wheelhouse are taken from it instead of the network.
     argv += ["--find-links", str(wheelhouse), "--dest", str(into)]
     if not with_deps:
         argv.append("--no-deps")
-    argv += list(requirements)
-    return subprocess.run(argv, capture_output=True, text=True, check=False)
+    return argv + list(requirements)
+
+
+def _run_pip_download(argv: list[str], into: Path, timeout_s: float | None, max_bytes: int | None) -> _PipRun:
+    """Run pip, stopping it (and everything it started) past `timeout_s` or once `into` holds over `max_bytes`."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    env = dict(os.environ)
+    if max_bytes is not None:
+        # Every byte pip fetches then passes through `into`, where it is counted: its temporary
+        # files (a wheel is downloaded there first) and no second copy in its own cache.
+        (into / ".pip-tmp").mkdir(exist_ok=True)
+        env.update(TMPDIR=str(into / ".pip-tmp"), PIP_NO_CACHE_DIR="1")
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as log:
+        try:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        except OSError as exc:
+            return _PipRun(returncode=-1, log=f"could not start pip: {exc}")
+        stopped = ""
+        while stopped == "":
+            try:
+                proc.wait(timeout=POLL_S)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = STOPPED_TIMEOUT
+            elif max_bytes is not None and _folder_bytes(into) > max_bytes:
+                stopped = STOPPED_TOO_LARGE
+        if stopped:
+            _kill_session(proc)
+        elif max_bytes is not None and _folder_bytes(into) > max_bytes:
+            stopped = STOPPED_TOO_LARGE  # finished between two looks, but too large all the same
+        log.seek(0)
+        text = log.read()[-LOG_TAIL_CHARS:]
+    return _PipRun(returncode=None if stopped else proc.returncode, log=text, stopped=stopped)
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # pip's own children (a build backend, a subprocess) too
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                continue  # pip renamed or removed it while we looked
+    return total
 
 
 def download_wheels(
@@ -137,13 +203,17 @@ def download_wheels(
     target: TargetPlatform = TargetPlatform(),
     with_deps: bool = True,
     python: str | None = None,
+    timeout_s: float | None = None,
+    max_bytes: int | None = None,
 ) -> DownloadResult:
     """Fetch wheels for `requirements` (pip requirement specifiers) and their dependencies into `wheelhouse`.
 
     Files land in the wheelhouse one by one with an atomic rename, so a
     wheelhouse never holds a half-written wheel. A failed download is data
     (`ok=False` with pip's reason), not an exception: a requirement that cannot
-    be had is an outcome for the caller to record.
+    be had is an outcome for the caller to record. `timeout_s` and `max_bytes`
+    bound the download (pip and all it started are killed; `stopped` says why):
+    a submission's requirements must not stall or fill the host.
     """
     requirements = tuple(r.strip() for r in requirements if r.strip())
     key = requirement_set_key(requirements, target)
@@ -155,12 +225,13 @@ def download_wheels(
         return DownloadResult(requirements, ok=True, files=(), cached=False)
 
     with tempfile.TemporaryDirectory(dir=wheelhouse, prefix=".incoming-") as incoming:
-        completed = _run_pip_download(
-            requirements, Path(incoming), wheelhouse, target, with_deps, python or sys.executable
-        )
-        log_tail = (completed.stdout + completed.stderr)[-LOG_TAIL_CHARS:]
+        argv = _pip_download_argv(requirements, Path(incoming), wheelhouse, target, with_deps, python or sys.executable)
+        completed = _run_pip_download(argv, Path(incoming), timeout_s, max_bytes)
+        log_tail = completed.log
         if completed.returncode != 0:
-            return DownloadResult(requirements, ok=False, files=(), cached=False, log_tail=log_tail)
+            return DownloadResult(
+                requirements, ok=False, files=(), cached=False, log_tail=log_tail, stopped=completed.stopped
+            )
         files = tuple(sorted(p.name for p in Path(incoming).iterdir() if p.suffix == ".whl"))
         for name in files:
             os.replace(Path(incoming) / name, wheelhouse / name)
