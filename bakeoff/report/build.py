@@ -17,6 +17,7 @@ from pathlib import Path
 from bakeoff.analysis.aggregate import BatchSummary, summarise_batch
 from bakeoff.analysis.batch_records import BatchRecords, read_batch
 from bakeoff.analysis.signals import run_signals
+from bakeoff.report.capture import capture_reasons_table
 from bakeoff.report.findings import count, findings
 from bakeoff.report.plots import all_plots
 from bakeoff.report.render import render_html, render_markdown
@@ -61,7 +62,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     summary = summarise(records, bootstrap_seed)
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
-    tables = all_tables(summary, review_tables(records.reviews))
+    tables = all_tables(summary, [capture_reasons_table(records), *review_tables(records.reviews)])
     plots = all_plots(summary, records.calibration, records.holdout_spam_rate)
     facts, found = _facts(records, summary), findings(summary)
     target.parent.mkdir(parents=True, exist_ok=True)
