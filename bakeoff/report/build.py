@@ -20,6 +20,7 @@ from bakeoff.analysis.signals import run_signals
 from bakeoff.report.capture import capture_reasons_table
 from bakeoff.report.findings import count, findings
 from bakeoff.report.plots import all_plots
+from bakeoff.report.reasoning import reasoning_findings, reasoning_table
 from bakeoff.report.render import render_html, render_markdown
 from bakeoff.report.review import review_tables
 from bakeoff.report.tables import all_tables
@@ -64,7 +65,10 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
     tables = all_tables(summary, [capture_reasons_table(records), *review_tables(records.reviews)])
     plots = all_plots(summary, records.calibration, records.holdout_spam_rate)
-    facts, found = _facts(records, summary), findings(summary)
+    reasoning = reasoning_table(records)
+    if reasoning.rows:  # a batch where no model reasoned has no reasoning section
+        tables.append(reasoning)
+    facts, found = _facts(records, summary), findings(summary) + reasoning_findings(reasoning)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     staging.chmod(0o755)  # mkdtemp makes it private; a report is as readable as any other folder

@@ -1,0 +1,77 @@
+"""Reasoning per model and stage: how many tokens went to thinking, and how often thinking ran away.
+
+A reasoning model spends tokens before its answer; a run whose budget ran out
+while it was still reasoning is `runaway_reasoning` (unusable), told apart from
+an answer that was itself cut off. This table gives both, per stage, so a
+model that never got to answer shows as such and not as a model that wrote bad code.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from bakeoff.analysis.batch_records import BatchRecords, run_model_label
+from bakeoff.analysis.stats import rate
+from bakeoff.report.tables import Table, _cols
+
+RUNAWAY = "runaway_reasoning"
+COLUMNS = _cols(
+    "model stage calls:int reasoning_calls:int reasoning_tokens:int reasoning_tokens_per_call:int "
+    "completion_tokens:int reasoning_share:pct runaway:int runaway_rate:pct cut_off:int budget_cuts:int"
+)
+
+
+def _calls(record) -> list[dict]:
+    return [entry for entry in [record, *record.get("turns", ())] if entry.get("completion") is not None]
+
+
+def reasoning_table(records: BatchRecords) -> Table:
+    """One row per model and stage that made model calls; empty when no model reasoned at all."""
+    totals: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for run in records.runs:
+        label = run_model_label(run)
+        for stage, record in run.stages.items():
+            for call in _calls(record):
+                completion, capture = call["completion"], call.get("capture") or {}
+                row = totals[(label, stage)]
+                row["calls"] += 1
+                row["reasoning_calls"] += bool(completion.get("reasoning"))
+                row["reasoning_tokens"] += int(completion.get("reasoning_tokens") or 0)
+                row["completion_tokens"] += int(completion.get("completion_tokens") or 0)
+                row["runaway"] += capture.get("reason") == RUNAWAY
+                row["cut_off"] += capture.get("reason") == "cut_off"
+                row["budget_cuts"] += capture.get("budget_cut") is True
+    if not any(row["reasoning_calls"] for row in totals.values()):
+        return Table("reasoning", "Reasoning per model and stage (no model reasoned)", COLUMNS, ())
+    rows = tuple(
+        (label, stage, row["calls"], row["reasoning_calls"], row["reasoning_tokens"],
+         round(row["reasoning_tokens"] / row["calls"]), row["completion_tokens"],
+         rate(row["reasoning_tokens"], row["completion_tokens"]), row["runaway"], rate(row["runaway"], row["calls"]),
+         row["cut_off"], row["budget_cuts"])
+        for (label, stage), row in totals.items()
+    )
+    return Table("reasoning", "Reasoning per model and stage (tokens spent thinking; runaway = budget ran out "
+                 "while still reasoning)", COLUMNS, rows)
+
+
+def reasoning_findings(table: Table) -> list[str]:
+    """A sentence per model that reasoned: its thinking tokens, and how often thinking used up the budget."""
+    names = [c.name for c in table.columns]
+    per_model: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for row in table.rows:
+        values = dict(zip(names, row))
+        model = per_model[values["model"]]
+        for key in ("calls", "reasoning_tokens", "completion_tokens", "runaway"):
+            model[key] += values[key]
+    lines = []
+    for label, model in per_model.items():
+        if not model["reasoning_tokens"]:
+            continue
+        share = rate(model["reasoning_tokens"], model["completion_tokens"])
+        line = (f"{label}: {model['reasoning_tokens']} reasoning tokens over {model['calls']} model calls"
+                + (f" ({share:.0%} of what it generated)" if share is not None else ""))
+        if model["runaway"]:
+            line += (f"; {model['runaway']} call(s) ran out of tokens while still reasoning (runaway_reasoning, "
+                     f"unusable, {model['runaway'] / model['calls']:.0%} runaway rate)")
+        lines.append(line + ".")
+    return lines
