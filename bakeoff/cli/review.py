@@ -63,7 +63,10 @@ def _print_table(metrics, out_dir: Path) -> None:
     help="Folder for review.json and answers.jsonl; must not exist or be empty. Default: runs/review-<time>-<model>.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object on stdout.")
-def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json) -> None:
+@click.option("--reasoning", type=click.Choice(("default", "off", "low", "medium", "high")), default="default",
+              show_default=True, help="Reasoning mode, through the model's own switch (refused where it has none).")
+@click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama (which field carries it).")
+def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server) -> None:
     """Ask a model to review every claim-versus-code item: OK or PROBLEM, the line, a confidence.
 
     Uncaptured answers (nothing came back) are counted and left out of the
@@ -86,16 +89,20 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
     items_path = items_file or default_items_path()
     items = load_items(items_path)
     template = load_template()
-    out_dir = out_dir or _default_out(model_spec)
+    # The same model with reasoning on and off is two reviewers: their folders and resume headers differ.
+    reviewer = model_spec if reasoning == "default" else f"{model_spec} reasoning={reasoning}"
+    out_dir = out_dir or _default_out(model_spec if reasoning == "default" else f"{model_spec}-reasoning-{reasoning}")
     check_output_free(out_dir)  # checked again when writing; now, so that an occupied folder fails before a long run
     items_sha256 = items_digest(items_path.read_text(encoding="utf-8"))
     # Before the model loads: a restart with other settings is refused at once, its answers untouched.
-    journal = open_journal(out_dir, resume_header(model_spec, items_sha256, settings), utc_now())
+    journal = open_journal(out_dir, resume_header(reviewer, items_sha256, settings), utc_now())
     prior = journal.prior()
 
     console = Console(stderr=True)
     with console.status(f"loading {model_spec} ..."):
-        backend = open_backend(model_spec)
+        from bakeoff.models.registry import BackendOptions
+
+        backend = open_backend(model_spec, BackendOptions(reasoning=reasoning, server=server))
     try:
         columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
         with Progress(*columns, console=console) as progress:

@@ -4,10 +4,16 @@ Each sample is its own one-turn conversation. Its key is
 `review/<item id>#<sample number>` (samples numbered from 1), so a scripted
 backend can answer an item by its full key, or by `review/<item id>` alone
 (the k-th such line answers the k-th sample).
+
+A reasoning model gets REASONING_TOKENS of room to think on top of the
+answer's own token limit, and the verdict is read from the answer alone. The
+reasoning spent is summed up in model_info["reasoning"] (over the answers asked
+by this start of the review).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
@@ -19,6 +25,7 @@ from bakeoff.review.metrics import ReviewMetrics, compute_metrics
 from bakeoff.review.prompt import PromptTemplate
 from bakeoff.review.settings import ReviewSettings
 
+REASONING_TOKENS = 2048  # room to reason, on top of the answer's max_tokens (used only by models that reason)
 OnAnswer = Callable[[ItemAnswer], None]
 OnAsked = Callable[[ItemAnswer, dict], None]  # a freshly asked answer, with the model_info known so far
 
@@ -49,11 +56,13 @@ def conversation_name(item: ReviewItem) -> str:
 
 
 def ask(
-    backend: ModelBackend, item: ReviewItem, sample: int, settings: ReviewSettings, template: PromptTemplate
+    backend: ModelBackend, item: ReviewItem, sample: int, settings: ReviewSettings, template: PromptTemplate,
+    reasoning_tokens: int = REASONING_TOKENS,
 ) -> tuple[ItemAnswer, Completion]:
     """One sample (0-based) of one item, graded, with the raw completion. Never raises for the model's silence."""
     key = turn_key(conversation_name(item), sample + 1)
-    completion = backend.chat(template.messages(item), key=key, settings=settings.generation(sample))
+    generation = dataclasses.replace(settings.generation(sample), reasoning_tokens=reasoning_tokens)
+    completion = backend.chat(template.messages(item), key=key, settings=generation)
     return grade(item, sample, key, completion), completion
 
 
@@ -69,6 +78,7 @@ def run_review(
     on_answer: OnAnswer | None = None,
     prior: PriorAnswers | None = None,
     on_asked: OnAsked | None = None,
+    reasoning_tokens: int = REASONING_TOKENS,
 ) -> ReviewResult:
     """Every item, `settings.samples` times: sample 1 of every item first, then sample 2, ...
 
@@ -78,15 +88,17 @@ def run_review(
     answers = []
     model_info: dict = dict(prior.model_info) if prior else {}
     recorded = prior.answers if prior else {}
+    thinking = {"answers_asked": 0, "with_reasoning": 0, "reasoning_tokens": 0, "runaway_reasoning": 0}
     # Samples outermost: every item gets its first answer before any item gets its second.
     # A resumed review keeps this order (reused answers in place), so its answers.jsonl is the same.
     for sample in range(settings.samples):
         for item in items:
             answer = recorded.get((item.id, sample))
             if answer is None:
-                answer, completion = ask(backend, item, sample, settings, template)
+                answer, completion = ask(backend, item, sample, settings, template, reasoning_tokens)
                 if not model_info and completion.model_info:
                     model_info = dict(completion.model_info)
+                _count_reasoning(thinking, answer, completion)
                 if on_asked is not None:
                     on_asked(answer, model_info)
             answers.append(answer)
@@ -100,5 +112,12 @@ def run_review(
         metrics=compute_metrics(items, answers),
         started_at=started,
         finished_at=utc_now(),
-        model_info=model_info,
+        model_info={**model_info, "reasoning": thinking} if thinking["with_reasoning"] else model_info,
     )
+
+
+def _count_reasoning(thinking: dict, answer: ItemAnswer, completion: Completion) -> None:
+    thinking["answers_asked"] += 1
+    thinking["with_reasoning"] += bool(completion.reasoning)
+    thinking["reasoning_tokens"] += completion.reasoning_tokens
+    thinking["runaway_reasoning"] += answer.capture_reason == "runaway_reasoning"
