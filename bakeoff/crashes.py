@@ -2,7 +2,7 @@
 
 The class names are a stable vocabulary shared by records and reports:
 module_not_found, pickle_class_missing, file_not_found, column_missing,
-syntax_error, type_error, value_error, other; plus timeout and
+syntax_error, type_error, value_error, disk_full, other; plus timeout and
 out_of_memory, which come from the sandbox's own report, never from text.
 """
 
@@ -20,6 +20,7 @@ COLUMN_MISSING = "column_missing"
 SYNTAX_ERROR = "syntax_error"
 TYPE_ERROR = "type_error"
 VALUE_ERROR = "value_error"
+DISK_FULL = "disk_full"
 OTHER = "other"
 TIMEOUT = "timeout"
 OUT_OF_MEMORY = "out_of_memory"
@@ -32,6 +33,7 @@ CRASH_CLASSES = (
     SYNTAX_ERROR,
     TYPE_ERROR,
     VALUE_ERROR,
+    DISK_FULL,
     OTHER,
 )
 
@@ -46,6 +48,8 @@ _PICKLED_NAME = re.compile(r"Can't get attribute '([^']+)' on <module '__main__'
 _MISSING_PATH = re.compile(r"No such file or directory: '([^']*)'")
 _QUOTED = re.compile(r"'([^']*)'")
 _FRAME_ATTRIBUTE = re.compile(r"'DataFrame' object has no attribute '([^']+)'")
+# The kernel's words for ENOSPC and EDQUOT, as Python (OSError [Errno 28]) and C libraries print them.
+_DISK_FULL = re.compile(r"No space left on device|\[Errno 28\]|Disk quota exceeded|\[Errno 122\]")
 # scikit-learn's messages when the columns at predict time differ from fit time
 _SKLEARN_COLUMNS = ("columns are missing", "feature names should match", "Feature names seen at fit time")
 
@@ -78,7 +82,12 @@ def classify(result: ExecResult) -> CrashInfo:
         return CrashInfo(TIMEOUT, "killed by the wall-clock timeout", tail)
     raised = last_exception(result.stderr)
     if raised is None:
+        full = _DISK_FULL.search(result.stderr)
+        if full:
+            return CrashInfo(DISK_FULL, _disk_detail(result, full.group(0)), tail)
         return CrashInfo(OTHER, _no_traceback_detail(result), tail)
+    if _DISK_FULL.search(raised.message):
+        return CrashInfo(DISK_FULL, _disk_detail(result, raised.message.splitlines()[0]), tail, raised.type_name)
     crash_class, detail = classify_exception(raised)
     return CrashInfo(crash_class, detail, tail, raised.type_name)
 
@@ -108,6 +117,14 @@ def classify_exception(raised: RaisedException) -> tuple[str, str]:
     if short_type == "ValueError":
         return VALUE_ERROR, first_line
     return OTHER, f"{raised.type_name}: {first_line}" if first_line else raised.type_name
+
+
+def _disk_detail(result: ExecResult, message: str) -> str:
+    """The error, and the workspace's peak use when the sandbox measured it."""
+    if result.disk_cap_bytes:
+        mib = 1024**2
+        return f"{message} (workspace peak {result.disk_peak_bytes / mib:.1f} MiB of a {result.disk_cap_bytes / mib:.0f} MiB cap)"
+    return message
 
 
 def _column_detail(first_line: str) -> str:

@@ -19,11 +19,15 @@ from typing import Callable, Mapping
 from bakeoff.errors import BakeoffError
 from bakeoff.submission_grading import GradingRequest, grade_in_sandbox
 from bakeoff.submission_outcome import STATUSES, SubmissionOutcome
-from bakeoff.submission_workspace import HOLDOUT_IN_SANDBOX, copy_working_tree, find_corpus_files
-from sandbox.base import Limits, SandboxSpec
-from sandbox.errors import SandboxUnavailable
+from bakeoff.submission_workspace import HOLDOUT_IN_SANDBOX, CorpusFiles, copy_working_tree, find_corpus_files
+from sandbox.base import GIB, MIB, Limits, Mount, SandboxSpec
+from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.scratch import KINDS as SCRATCH_KINDS
+from sandbox.scratch import DiskCap, ScratchFs
 
 UNSAFE_KIND = "none"
+DEFAULT_DISK_BYTES = 4 * GIB
+FS_SLACK_BYTES = 16 * MIB
 
 __all__ = [
     "STATUSES",
@@ -52,6 +56,9 @@ class ScoreOptions:
     limits: Limits = field(default_factory=Limits)
     sandbox_options: Mapping[str, object] = field(default_factory=dict)  # driver-specific, e.g. an image name
     scratch_parent: Path | None = None  # where the scratch workspace is made; None: the system's temp folder
+    # The cap on what the submission's files and commands may occupy in the workspace (and /deps).
+    disk_bytes: int = DEFAULT_DISK_BYTES
+    scratch_kinds: tuple[str, ...] = SCRATCH_KINDS  # tried in order: loop ext4, tmpfs, plain folder (no cap)
 
 
 def score_submission(
@@ -66,26 +73,53 @@ def score_submission(
     wheelhouse = _wheelhouse(options)
     scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-", dir=options.scratch_parent))
     try:
-        workspace = scratch / "workspace"
-        copied = copy_working_tree(repo, workspace, protected=corpus_files.protected)
-        spec = SandboxSpec(
-            workspace=workspace,
-            mounts=corpus_files.mounts(),
-            limits=_limits(options),
-        )
-        request = GradingRequest(
-            features_in_sandbox=HOLDOUT_IN_SANDBOX,
-            answers=corpus_files.holdout_answers,
-            wheelhouse=wheelhouse,
-            train=options.train,
-            timeout_s=options.timeout_s,
-        )
-        with _open(kind, spec, wheelhouse, options) as sandbox:
-            outcome = grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
-        outcome = dataclasses.replace(outcome, workspace_notes=copied.notes())
-        return with_claim(outcome, workspace)
+        with _scratch_fs(scratch, corpus_files, options) as fs:
+            workspace = fs.path / "workspace"
+            mounts, disk_cap = _inputs(fs, corpus_files)
+            copied = copy_working_tree(repo, workspace, protected=corpus_files.protected)
+            spec = SandboxSpec(workspace=workspace, mounts=mounts, limits=_limits(options), disk_cap=disk_cap)
+            request = GradingRequest(
+                features_in_sandbox=HOLDOUT_IN_SANDBOX,
+                answers=corpus_files.holdout_answers,
+                wheelhouse=wheelhouse,
+                train=options.train,
+                timeout_s=options.timeout_s,
+            )
+            with _open(kind, spec, wheelhouse, options) as sandbox:
+                outcome = grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
+            outcome = dataclasses.replace(outcome, workspace_notes=copied.notes())
+            return with_claim(outcome, workspace)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _scratch_fs(scratch: Path, corpus_files: CorpusFiles, options: ScoreOptions) -> ScratchFs:
+    """The capped filesystem the workspace lives on (room for the copied inputs on top of the cap)."""
+    inputs = sum(mount.host_path.stat().st_size for mount in corpus_files.mounts())
+    size = options.disk_bytes + inputs + options.disk_bytes // 32 + FS_SLACK_BYTES  # ext4's own metadata
+    try:
+        return ScratchFs.create(scratch, size, kinds=options.scratch_kinds)
+    except SandboxError as exc:
+        raise ScoringUnavailable(str(exc)) from exc
+
+
+def _inputs(fs: ScratchFs, corpus_files: CorpusFiles) -> tuple[tuple[Mount, ...], DiskCap | None]:
+    """The corpus mounts, from copies on the scratch filesystem when it is one of its own.
+
+    A bind mount shows its source's path in the sandbox's /proc/self/mountinfo;
+    a copy on the scratch filesystem shows only `/inputs/holdout.csv`.
+    """
+    if not fs.capped:
+        return corpus_files.mounts(), None
+    folder = fs.path / "inputs"
+    folder.mkdir(mode=0o755)
+    mounts = []
+    for mount in corpus_files.mounts():
+        copy = folder / mount.host_path.name
+        shutil.copyfile(mount.host_path, copy)
+        copy.chmod(0o444)
+        mounts.append(dataclasses.replace(mount, host_path=copy))
+    return tuple(mounts), fs.disk_cap()
 
 
 # Where a submission states its own estimate, in the order they are trusted.

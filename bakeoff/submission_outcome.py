@@ -50,6 +50,8 @@ class StepRecord:
     stderr_tail: str
     stdout_dropped_bytes: int = 0
     stderr_dropped_bytes: int = 0
+    disk_peak_bytes: int | None = None  # the workspace filesystem's peak use; None where it was not capped
+    disk_cap_bytes: int | None = None
 
     @classmethod
     def from_result(cls, stage: str, result: ExecResult) -> "StepRecord":
@@ -64,6 +66,8 @@ class StepRecord:
             stderr_tail=result.stderr[-OUTPUT_TAIL_CHARS:],
             stdout_dropped_bytes=result.stdout_dropped_bytes + max(0, len(result.stdout) - OUTPUT_TAIL_CHARS),
             stderr_dropped_bytes=result.stderr_dropped_bytes + max(0, len(result.stderr) - OUTPUT_TAIL_CHARS),
+            disk_peak_bytes=result.disk_peak_bytes,
+            disk_cap_bytes=result.disk_cap_bytes,
         )
 
     def to_dict(self) -> dict:
@@ -78,6 +82,8 @@ class StepRecord:
             "stderr_tail": self.stderr_tail,
             "stdout_dropped_bytes": self.stdout_dropped_bytes,
             "stderr_dropped_bytes": self.stderr_dropped_bytes,
+            "disk_peak_bytes": self.disk_peak_bytes,
+            "disk_cap_bytes": self.disk_cap_bytes,
         }
 
 

@@ -8,6 +8,7 @@ Executions return data (`ExecResult`); only infrastructure failure raises
 from __future__ import annotations
 
 import abc
+import dataclasses
 import math
 import threading
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from sandbox.errors import SandboxError
+from sandbox.scratch import DiskCap
 
 GIB = 1024**3
 MIB = 1024**2
@@ -54,6 +56,9 @@ class ExecResult:
     stdout_dropped_bytes: int = 0
     stderr_dropped_bytes: int = 0
     isolation: str = ""  # "docker", "bwrap" or "none" (unsafe); written into every record
+    # The workspace filesystem's peak use during the command and its size; None where it is not capped.
+    disk_peak_bytes: int | None = None
+    disk_cap_bytes: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -68,6 +73,9 @@ class SandboxSpec:
     mounts: tuple[Mount, ...] = ()
     limits: Limits = field(default_factory=Limits)
     env: Mapping[str, str] = field(default_factory=dict)
+    # Set when the workspace lies on a capped filesystem of its own (sandbox.scratch): each result
+    # then reports the peak use, and the drivers put /deps there too.
+    disk_cap: DiskCap | None = None
 
 
 class Sandbox(abc.ABC):
@@ -100,7 +108,11 @@ class Sandbox(abc.ABC):
         with self._lock:
             if self.closed:
                 raise SandboxError(f"this {self.kind} sandbox is closed")
-            return self._run(command, timeout, dict(env or {}))
+            if self.spec.disk_cap is None:
+                return self._run(command, timeout, dict(env or {}))
+            with _DiskWatch(self.spec.disk_cap) as watch:
+                result = self._run(command, timeout, dict(env or {}))
+            return dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=self.spec.disk_cap.room_bytes)
 
     @abc.abstractmethod
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
@@ -122,6 +134,43 @@ class Sandbox(abc.ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _DiskWatch:
+    """Samples a capped filesystem's use while a command runs; `peak_bytes` is the highest seen.
+
+    Sampling (every DISK_SAMPLE_S, and once more at the end) can miss a spike
+    shorter than the interval; what stays written is always seen.
+    """
+
+    def __init__(self, cap: DiskCap) -> None:
+        self.cap = cap
+        self.peak_bytes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample_until_stopped, name="bakeoff-disk-watch", daemon=True)
+
+    def _sample(self) -> None:
+        try:
+            self.peak_bytes = max(self.peak_bytes, self.cap.used_bytes())
+        except OSError:
+            pass  # the filesystem went away: the driver reports what happened
+
+    def _sample_until_stopped(self) -> None:
+        while not self._stop.wait(DISK_SAMPLE_S):
+            self._sample()
+
+    def __enter__(self) -> "_DiskWatch":
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+DISK_SAMPLE_S = 0.05
 
 
 def _checked_timeout(timeout_s: object) -> float:

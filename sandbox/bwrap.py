@@ -108,11 +108,16 @@ class BwrapSandbox(Sandbox):
         # The first use builds the environment (about half a minute); `report` tells the user why we wait.
         self.host_env = host_env or _host_env(cache_dir, wheelhouse, report or (lambda message: None))
         self.wheelhouse = wheelhouse
-        self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-"))  # last: nothing can fail after it
-        (self.private_dir / "deps").mkdir()
+        # /deps is writable by the command: on the capped filesystem when there is one, so it is capped too
+        # (and the sandbox's mount table then shows no host path of these folders).
+        capped = spec.disk_cap.mount_point if spec.disk_cap is not None else None
+        self.private_dir = Path(tempfile.mkdtemp(prefix="bakeoff-bwrap-", dir=capped))  # last: nothing can fail after it
+        self.deps_dir = Path(tempfile.mkdtemp(prefix="bakeoff-deps-", dir=capped)) if capped else self.private_dir / "deps"
+        self.deps_dir.mkdir(exist_ok=True)
+        os.chmod(self.deps_dir, 0o755)
         _write_identity_files(self.private_dir)
         if self.drop_root:
-            os.chown(self.private_dir / "deps", SANDBOX_UID, SANDBOX_UID)
+            os.chown(self.deps_dir, SANDBOX_UID, SANDBOX_UID)
 
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
         limits = self.spec.limits
@@ -181,7 +186,7 @@ class BwrapSandbox(Sandbox):
         binds = _system_binds() + _python_binds(self.host_env)
         binds += [("--ro-bind", str(self.private_dir / "passwd"), "/etc/passwd")]
         binds += [("--ro-bind", str(self.private_dir / "group"), "/etc/group")]
-        binds += [("--bind", str(self.private_dir / "deps"), DEPS)]
+        binds += [("--bind", str(self.deps_dir), DEPS)]
         if self.wheelhouse is not None:
             binds += [("--ro-bind", str(self.wheelhouse), WHEELS)]
         # the workspace, its .git read-only, then the corpus files
@@ -228,6 +233,7 @@ class BwrapSandbox(Sandbox):
 
     def _release(self) -> None:
         shutil.rmtree(self.private_dir, ignore_errors=True)
+        shutil.rmtree(self.deps_dir, ignore_errors=True)
 
 
 def _host_env(cache_dir: Path | None, wheelhouse: Path | None, report: Callable[[str], None]) -> HostEnv:

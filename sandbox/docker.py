@@ -134,11 +134,13 @@ class DockerSandbox(Sandbox):
         client=None,
         run_as: tuple[int, int] | None = None,
         wheelhouse: Path | None = None,
+        labels: Mapping[str, str] | None = None,  # more container labels (the Ray executor names batch and run)
     ) -> None:
         super().__init__(spec)
         spec = self.spec = _with_wheelhouse(spec, wheelhouse)
         self.image = image
         self.reuse = reuse
+        self.labels = dict(labels or {})
         self._uid, self._gid = run_as or default_identity()
         self._mounts = docker_mounts.resolve_mounts(spec)
         self._container = None
@@ -147,11 +149,18 @@ class DockerSandbox(Sandbox):
         self._client = connect(client)
         self._placeholders: list[Path] = []
         self._deps_dir: Path | None = None
+        self._supervisor = SUPERVISOR_SOURCE
         try:
             require_image(self._client, image)
             remove_orphaned_containers(self._client)
             self._placeholders = docker_mounts.missing_placeholders(spec.workspace.resolve(), self._mounts)
-            self._deps_dir = Path(tempfile.mkdtemp(prefix="bakeoff-deps-"))
+            # /deps is writable by the command: on the capped filesystem when there is one, so it is capped too
+            # (and the container's mount table then shows no host path of it, nor of the supervisor).
+            capped = spec.disk_cap.mount_point if spec.disk_cap is not None else None
+            self._deps_dir = Path(tempfile.mkdtemp(prefix="bakeoff-deps-", dir=capped))
+            if capped is not None:
+                self._supervisor = self._deps_dir.with_name(self._deps_dir.name + "-supervisor.py")
+                shutil.copyfile(SUPERVISOR_SOURCE, self._supervisor)
             self._grant_access()
             if reuse:
                 self._container = self._start_container()
@@ -174,7 +183,7 @@ class DockerSandbox(Sandbox):
         from docker.types import Mount as DockerMount
 
         binds = [(m.source, m.target, m.read_only) for m in self._mounts]
-        binds += [(SUPERVISOR_SOURCE, SUPERVISOR_TARGET, True), (self._deps_dir, "/deps", False)]
+        binds += [(self._supervisor, SUPERVISOR_TARGET, True), (self._deps_dir, "/deps", False)]
         return [DockerMount(target, str(source), type="bind", read_only=ro) for source, target, ro in binds]
 
     def _create_container(self, command: list[str], environment: Mapping[str, str], *, serving: bool = False):
@@ -199,7 +208,7 @@ class DockerSandbox(Sandbox):
             security_opt=["no-new-privileges"],
             cap_drop=DROPPED_CAPABILITIES,
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
-            labels=owner_labels(),
+            labels={**self.labels, **owner_labels()},
             # A serving container reads its requests on stdin; when its one client goes away (closed, or the
             # bakeoff process died), stdin ends, the supervisor exits, and the engine removes the container.
             stdin_open=serving,  # docker-py then sets StdinOnce too (a create that is not detached)
@@ -352,5 +361,7 @@ class DockerSandbox(Sandbox):
         docker_mounts.remove_placeholders(self._placeholders)
         if self._deps_dir is not None:
             shutil.rmtree(self._deps_dir, ignore_errors=True)
+        if self._supervisor != SUPERVISOR_SOURCE:
+            self._supervisor.unlink(missing_ok=True)
         if self._owns_client:
             self._client.close()

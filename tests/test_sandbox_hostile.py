@@ -320,3 +320,88 @@ def test_a_background_process_left_behind_is_gone_after_the_execution(driver, op
     result = run_python(box, code, token, timeout_s=60)
     assert result.ok and result.stdout == "left one behind\n", result
     assert_still_healthy(box, token)
+
+
+@pytest.fixture()
+def capped_box(tmp_path: Path, corpus: Path):
+    """A sandbox whose workspace lies on a real, size-limited scratch filesystem (as `bakeoff score` makes one),
+    its corpus files copied there; the filesystem is removed again at the end."""
+    from sandbox.scratch import ScratchFs
+
+    made = []
+
+    def opener(driver: tuple[str, dict], size: int = DISK_CAP):
+        kind, options = driver
+        fs = ScratchFs.create(tmp_path, size, kinds=("loop", "tmpfs"))
+        made.append([fs])
+        inputs = fs.path / "inputs"
+        inputs.mkdir()
+        for name in ("train.csv", "holdout.csv"):
+            (inputs / name).write_bytes((corpus / name).read_bytes())
+            (inputs / name).chmod(0o444)
+        workspace = fs.path / "workspace"
+        workspace.mkdir()
+        spec = SandboxSpec(
+            workspace=workspace,
+            mounts=(Mount(inputs / "train.csv", "data/train.csv"), Mount(inputs / "holdout.csv", "/holdout/holdout.csv")),
+            limits=Limits(memory_bytes=MEMORY_CAP, pids=PIDS_CAP, cpus=1.0, output_bytes=OUTPUT_CAP, timeout_s=300),
+            disk_cap=fs.disk_cap(),
+        )
+        box = open_sandbox(kind, spec, **options)
+        made[-1].append(box)
+        return box, fs
+
+    yield opener
+    for entry in reversed(made):
+        for resource_ in reversed(entry):
+            resource_.close()
+        assert not entry[0].root.exists()
+
+
+DISK_CAP = 48 * 1024**2
+
+FILL_THE_DISK = (
+    "import errno, os, sys\n"
+    "written = 0\n"
+    "try:\n"
+    "    with open(sys.argv[2], 'wb') as out:\n"
+    "        while written < 2 * 1024**3:\n"
+    "            out.write(b'x' * 2**20)\n"
+    "            out.flush()\n"
+    "            written += 2**20\n"
+    "except OSError as e:\n"
+    "    print('refused', errno.errorcode[e.errno], written // 2**20, flush=True)\n"
+    "    raise\n"
+)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("target", ["filler.bin", "/deps/filler.bin"])
+def test_filling_the_disk_stops_at_the_cap_and_reports_the_peak(driver, capped_box, token, target):
+    box, fs = capped_box(driver)
+    host_free_before = os.statvfs("/").f_bavail * os.statvfs("/").f_frsize
+    result = box.exec(["python", "-c", FILL_THE_DISK, token, target], timeout_s=240)
+    host_free_after = os.statvfs("/").f_bavail * os.statvfs("/").f_frsize
+    assert not result.ok and not result.timed_out and not result.oom_killed
+    assert "refused ENOSPC" in result.stdout, result
+    assert "No space left on device" in result.stderr
+    assert result.disk_cap_bytes is not None and result.disk_cap_bytes <= DISK_CAP
+    assert DISK_CAP // 2 <= result.disk_peak_bytes <= DISK_CAP  # it got near the cap and not past it
+    assert host_free_before - host_free_after < DISK_CAP + 64 * 1024**2  # the host's own disk barely moved
+    from bakeoff.crashes import classify
+
+    assert classify(result).crash_class == "disk_full"
+    assert_still_healthy(box, token)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_mount_table_inside_names_no_host_path_of_the_corpus_or_the_scratch_folder(driver, capped_box, tmp_path):
+    box, fs = capped_box(driver)
+    result = box.exec(["python", "-c", "print(open('/proc/self/mountinfo').read())"], timeout_s=60)
+    assert result.ok, result
+    table = result.stdout
+    assert " /workspace " in table and " /holdout/holdout.csv " in table  # the mounts are there...
+    for host_path in (str(tmp_path), str(fs.root), str(fs.path)):
+        assert host_path not in table  # ...but only at neutral paths of their own filesystem
+    workspace_line = next(line for line in table.splitlines() if line.split()[4] == "/workspace")
+    assert workspace_line.split()[3] == "/workspace"  # its root inside the scratch filesystem
