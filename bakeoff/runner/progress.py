@@ -24,11 +24,14 @@ class LiveProgress:
         self._live = None
 
     def __enter__(self) -> "LiveProgress":
+        return self  # the display starts with the batch: a refusal before it (a locked folder...) prints alone
+
+    def _start(self) -> None:
         from rich.live import Live
 
-        self._live = Live(self._render(), console=self.console, refresh_per_second=2, transient=False)
-        self._live.__enter__()
-        return self
+        if self._live is None:
+            self._live = Live(self._render(), console=self.console, refresh_per_second=2, transient=False)
+            self._live.__enter__()
 
     def __exit__(self, *exc_info: object) -> None:
         if self._live is not None:
@@ -56,6 +59,7 @@ class LiveProgress:
         for slot in slots:
             self._rows[slot.run_id] = ["done" if slot.run_id in finished else "waiting", ""]
         self._left = len(slots) - len(finished)
+        self._start()
         self._refresh()
 
     def run_started(self, slot: RunSlot) -> None:

@@ -46,6 +46,18 @@ def is_disk_full(exc: BaseException) -> bool:
     return "No space left on device" in said or "Disk quota exceeded" in said
 
 
+NEARLY_FULL_BYTES = 1 << 20  # git says a full disk in many words ("unable to write new index file"): ask the disk
+
+
+def no_room_left(folder: Path) -> bool:
+    """True when the disk holding `folder` has (almost) no space left for an unprivileged write."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < NEARLY_FULL_BYTES
+
+
 def out_of_disk(folder: Path, exc: BaseException) -> OutOfDisk:
     return OutOfDisk(f"no space left on the disk holding {folder} ({exc}); free some space there and start "
                      "the batch again: it continues where it stopped")
@@ -133,7 +145,7 @@ def read_record(path: Path, required: tuple[str, ...] = ()) -> dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        cut = " (cut short?)" if exc.pos >= len(text.rstrip()) else ""
+        cut = " (cut short?)" if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated") else ""
         raise DamagedRecord(f"{path} is damaged: not valid JSON{cut}: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     if not isinstance(value, dict):
         raise DamagedRecord(f"{path} is damaged: a JSON {type(value).__name__} where an object is expected")

@@ -15,7 +15,9 @@ from bakeoff.models.base import ModelBackend
 from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
 from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
-from bakeoff.runner.records import DamagedRecord, Journal, WriteCounter, is_disk_full, read_json, read_record, utc_now, write_json
+from bakeoff.runner.records import (
+    DamagedRecord, Journal, WriteCounter, is_disk_full, no_room_left, out_of_disk, read_json, read_record, utc_now, write_json,
+)
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
 from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, STAGE_NAMES, StageOutcome, stage_functions
@@ -189,6 +191,8 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
             )
             error = _run_stages(env, slot, ctx, done, on_stage)
     except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch
+        if is_disk_full(exc) or no_room_left(run_dir):  # outside a stage: the batch folder's disk is full
+            raise out_of_disk(run_dir, exc) from exc
         error = f"{type(exc).__name__}: {exc}"
     stages = finished_stages(run_dir) if error is None else _stages_with_failure(run_dir)
     if stages:  # a kill between a stage record and its transcript write left the transcript behind
@@ -205,6 +209,7 @@ def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, index: int,
     that as the model's failure, ending the run. Still no room afterwards: the disk is full anyway (OutOfDisk)."""
     from bakeoff.runner.ladder import LadderCheck
 
+    ctx.repo.drop_untracked()  # first: resetting writes the index, which needs the room this frees
     ctx.repo.reset_to(last_sha)
     detail = f"{type(exc).__name__}: {exc}"[-2000:]
     check = LadderCheck(0, "crashed", stage, None, crash_class=DISK_FULL, detail=detail)
@@ -255,7 +260,7 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, d
             record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
             write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
         except Exception as exc:  # noqa: BLE001 - only a full disk is handled here
-            if not is_disk_full(exc):
+            if not (is_disk_full(exc) or no_room_left(ctx.run_dir)):
                 raise
             record = _record_disk_full(env, slot, ctx, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record

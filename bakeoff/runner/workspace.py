@@ -128,6 +128,11 @@ class RunRepo:
         real_folder(self.path, DATA_DIR)
         real_folder(self.path, SCRATCH_DIR)
 
+    def drop_untracked(self) -> None:
+        """Remove what is neither committed nor the harness's (data/, scratch)."""
+        excludes = [arg for keep in _KEEP_ON_RESET for arg in ("-e", keep)]
+        self._repo.git.clean("-ffdxq", *excludes)
+
     def restore_data(self, excerpt: Path | None) -> None:
         """data/ a real folder holding the excerpt again (sandboxed code may have replaced either)."""
         data = real_folder(self.path, DATA_DIR)
