@@ -76,11 +76,14 @@ def _open(spec: str, options):
 def _print_record(record: dict, capture) -> None:
     click.echo(record["text"] if record["text"] else "(no text)")
     click.echo("", err=True)
+    if record["reasoning"]:  # kept apart from the answer, shown apart
+        click.echo(f"reasoning ({record['reasoning_tokens']} tokens):\n{record['reasoning']}\n", err=True)
     speed = (record["completion_tokens"] / record["generation_seconds"]) if record["generation_seconds"] else 0.0
     lines = [
         f"capture: {capture.status} ({capture.reason})",
         f"finish_reason: {record['finish_reason']}",
-        f"tokens: prompt {record['prompt_tokens']} (cached {record['cached_prompt_tokens']}), completion {record['completion_tokens']}",
+        f"tokens: prompt {record['prompt_tokens']} (cached {record['cached_prompt_tokens']}), completion {record['completion_tokens']}"
+        f" (reasoning {record['reasoning_tokens']})",
         f"time: prompt {record['prompt_seconds']:.3f} s, generation {record['generation_seconds']:.3f} s ({speed:.1f} tokens/s)",
         f"backend: {record['backend']}",
     ]
@@ -104,8 +107,14 @@ def _print_record(record: dict, capture) -> None:
 @click.option("--n-ctx", type=click.IntRange(min=64), default=4096, show_default=True, help="Context size (gguf).")
 @click.option("--n-gpu-layers", type=int, default=-1, show_default=True, help="Layers offloaded to the GPU, -1 for all (gguf).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key (openai).")
+@click.option("--reasoning", type=click.Choice(("default", "off", "low", "medium", "high")), default="default",
+              show_default=True, help="Reasoning mode, through the model's own switch (refused where it has none).")
+@click.option("--reasoning-tokens", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Room to reason on top of --max-tokens (used only by models that reason).")
+@click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama.")
 @click.argument("prompt")
-def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, n_gpu_layers, api_key_env, prompt) -> None:
+def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, n_gpu_layers, api_key_env,
+        reasoning, reasoning_tokens, server, prompt) -> None:
     """Send one PROMPT ("-" reads standard input) to a model and print the completion record.
 
     Exits 1 when nothing came back (the answer is uncaptured).
@@ -116,18 +125,22 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
 
     if prompt == "-":
         prompt = sys.stdin.read()
-    options = BackendOptions(n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, load_seed=seed, api_key_env=api_key_env)
+    options = BackendOptions(n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, load_seed=seed, api_key_env=api_key_env,
+                             reasoning=reasoning, server=server)
     messages = ([Message("system", system)] if system else []) + [Message("user", prompt)]
-    settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature, seed=seed, timeout_s=timeout_s)
+    settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature, seed=seed, timeout_s=timeout_s,
+                                  reasoning_tokens=reasoning_tokens)
     backend = _open(spec, options)
     try:
         completion = backend.chat(messages, key=turn_key("ask", 1), settings=settings)
     finally:
         backend.close()
-    capture = audit(completion, expect="text")
+    capture = audit(completion, expect="text", token_budget=settings.total_tokens)
     record = completion.to_dict()
     if as_json:
         record["capture"] = {"status": capture.status, "reason": capture.reason, "detail": capture.detail}
+        if capture.budget_cut is not None:
+            record["capture"]["budget_cut"] = capture.budget_cut
         click.echo(json.dumps(record, indent=2))
     else:
         _print_record(record, capture)
