@@ -138,3 +138,21 @@ def test_implement_budget_holds_the_careful_reference_with_room_to_spare():
     settings = load_task("spam_classifier").settings
     assert 1200 < tokens < 1700  # docs/models.md gives this figure (about 1,420 with SmolLM2's tokenizer)
     assert settings.max_tokens_for("implement") >= 2.5 * tokens and settings.max_tokens_for("repair") >= 2.5 * tokens
+
+
+def test_the_worked_plan_in_docs_models_md_is_a_valid_plan():
+    import re
+    import tomllib
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "models.md").read_text()
+    section = docs[docs.index("### Worked plan: one model with reasoning on and off"):]
+    raw = tomllib.loads(re.search(r"```toml\n(.*?)```", section, re.S).group(1))
+    resolved = plan_from_mapping(raw, Path("/base"))
+    assert [(m.label, m.reasoning) for m in resolved.models] == [
+        ("qwen3-8b-q4_k_m", "default"), ("qwen3-8b-q4_k_m-reasoning-off", "off"), ("gpt-oss-high", "high")]
+    gpt_oss = resolved.models[2]
+    assert backend_options({}, gpt_oss.options, gpt_oss.reasoning, 16384) == {"n_ctx": 16384, "server": "vllm",
+                                                                              "reasoning": "high"}
+    from bakeoff.runner.model_entries import check_context
+
+    check_context(resolved.models, resolved.model_options, load_task("spam_classifier").settings, ("implement",))

@@ -55,7 +55,9 @@ def score(
     if as_json:
         click.echo(json.dumps(outcome.to_dict()))
     else:
-        click.echo(format_outcome(outcome))
+        from bakeoff.textsafe import printable
+
+        click.echo(printable(format_outcome(outcome)))  # a crash message can hold terminal escape sequences
 
 
 def _run_with_progress(work):
