@@ -156,3 +156,14 @@ def test_the_worked_plan_in_docs_models_md_is_a_valid_plan():
     from bakeoff.runner.model_entries import check_context
 
     check_context(resolved.models, resolved.model_options, load_task("spam_classifier").settings, ("implement",))
+
+
+def test_a_reasoning_mode_the_model_has_no_switch_for_is_refused_before_the_batch_starts(tmp_path):
+    from bakeoff.runner.batch import BatchOptions, run_batch
+
+    out = tmp_path / "batch"
+    for entry, message in (({"spec": "default", "reasoning": "off"}, "no reasoning switch"),
+                           ({"spec": "openai:http://127.0.0.1:9/v1#m", "reasoning": "low"}, "which server")):
+        with pytest.raises(ReasoningModeUnsupported, match=message):
+            run_batch(plan_from_mapping({"models": [entry], "corpus": str(tmp_path)}, tmp_path), BatchOptions(out_dir=out))
+        assert not out.exists()

@@ -21,7 +21,9 @@ class BakeoffGroup(click.Group):
         try:
             return super().invoke(ctx)
         except user_facing_errors() as exc:  # noqa: B030 - the tuple is built lazily
-            click.echo(f"error: {type(exc).__name__}: {exc}", err=True)
+            from bakeoff.textsafe import printable
+
+            click.echo(f"error: {type(exc).__name__}: {printable(exc)}", err=True)  # messages quote untrusted text
             sys.exit(getattr(exc, "exit_code", 2))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bakeoff.errors import BakeoffError
+from bakeoff.textsafe import printable
 
 DEFAULTS = {
     "seed": 0,
@@ -49,11 +50,11 @@ def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contaminati
     with console.status("generating corpus") as status:
         manifest = generate_corpus(params, out_dir, force=force, progress=lambda step: status.update(step))
     measured = manifest.measured
-    click.echo(
+    click.echo(printable(
         f"wrote {out_dir}: {measured.train_rows} training rows, {measured.holdout_rows} holdout rows, "
         f"spam {measured.train_spam_rate:.3f}, flips {measured.flip_rate:.3f}, "
         f"near-duplicates {measured.train_dup_rate:.3f}, flag/label correlation {measured.flag_label_correlation:.3f}"
-    )
+    ))
 
 
 def _parse_points(text: str | None) -> tuple[float, ...] | None:
@@ -111,7 +112,7 @@ def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_var
         )
     path = write_calibration(calibration, corpus_dir)
     _print_tables(calibration)
-    click.echo(f"wrote {path}")
+    click.echo(printable(f"wrote {path}"))
 
 
 COMMANDS = [generate, calibrate]

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bakeoff.errors import BakeoffError
+from bakeoff.textsafe import printable
 
 
 class UnsafeAnalysisRefused(BakeoffError):
@@ -63,7 +64,7 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
     for result in results:
         spread = "" if result.retrain_spread is None else f" retrain spread {result.retrain_spread:.3f}"
         verdict = f" probe {result.probe_verdict}" if result.probe_verdict else ""
-        click.echo(f"{result.run_id}: {result.status}{verdict}{spread}")
+        click.echo(printable(f"{result.run_id}: {result.status}{verdict}{spread}"))
 
 
 @click.command("report")
@@ -83,9 +84,9 @@ def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
 
     with Console(stderr=True).status("writing the report"):
         files = write_report(batch_dir, out, bootstrap_seed)
-    click.echo(f"report: {files.markdown}")
-    click.echo(f"html:   {files.html}")
-    click.echo(f"tables: {files.folder / 'tables'}")
+    click.echo(printable(f"report: {files.markdown}"))
+    click.echo(printable(f"html:   {files.html}"))
+    click.echo(printable(f"tables: {files.folder / 'tables'}"))
 
 
 COMMANDS = [analyze, report]

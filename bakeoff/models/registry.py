@@ -114,6 +114,34 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
     return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
 
 
+def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
+    """Refuse, without loading anything, a reasoning mode the model or server has no switch for.
+
+    gguf: the switch is looked for in the chat template read from the file's header; a file that
+    is missing or whose template does not render is left for the load to report (it fails that
+    model's runs only). openai: the server must be named. scripted: any mode replays the same.
+    """
+    if reasoning == "default":
+        return
+    parsed = parse_spec(spec)
+    if parsed.kind == "openai":
+        from bakeoff.models.openai_compat import reasoning_fields
+
+        reasoning_fields(reasoning, server)
+    elif parsed.kind == "gguf":
+        from bakeoff.errors import BakeoffError
+        from bakeoff.models.chat_template import ChatTemplate
+        from bakeoff.models.gguf_header import read_metadata
+
+        try:
+            source = read_metadata(Path(parsed.target).expanduser()).get("tokenizer.chat_template")
+            template = ChatTemplate(source) if isinstance(source, str) else None
+        except (OSError, BakeoffError):  # missing file, bad header, a template that does not render
+            return
+        if template is not None:
+            template.reasoning_kwargs(reasoning)
+
+
 @dataclass(frozen=True)
 class ModelEntry:
     """One usable model, as `bakeoff models` lists it."""

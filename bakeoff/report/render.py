@@ -6,6 +6,7 @@ from html import escape
 from typing import Mapping, Sequence
 
 from bakeoff.report.tables import Table, display
+from bakeoff.textsafe import markdown_text, printable
 
 PLOT_SECTION_ID = "plots"
 # Fixed figure geometry: the page places plot i at a position a test (or a reader) can compute.
@@ -37,10 +38,19 @@ def plot_box(index: int) -> tuple[int, int, int, int]:
     return left, top, FIGURE_W, FIGURE_H
 
 
+def _md(text: object) -> str:
+    """Record text inside Markdown: control characters escaped, markup shown as text (raw <script> stays inert)."""
+    return markdown_text(text)
+
+
+def _md_cell(text: object) -> str:
+    return _md(text).replace("|", "\\|").replace("\n", " ")
+
+
 def markdown_table(table: Table) -> str:
-    head = "| " + " | ".join(c.name for c in table.columns) + " |"
+    head = "| " + " | ".join(_md_cell(c.name) for c in table.columns) + " |"
     rule = "| " + " | ".join("---" for _ in table.columns) + " |"
-    body = ["| " + " | ".join(display(v, c.kind).replace("|", "\\|") for v, c in zip(row, table.columns)) + " |"
+    body = ["| " + " | ".join(_md_cell(display(v, c.kind)) for v, c in zip(row, table.columns)) + " |"
             for row in table.rows]
     if not body:
         return "(none)"
@@ -49,12 +59,12 @@ def markdown_table(table: Table) -> str:
 
 def render_markdown(title: str, facts: Sequence[str], found: Sequence[str], tables: Sequence[Table],
                     plots: Mapping[str, tuple[str, str]]) -> str:
-    parts = [f"# {title}", "", *[f"- {f}" for f in facts], "", "## Findings", ""]
-    parts += [f"- {line}" for line in found] or ["- (no runs)"]
+    parts = [f"# {_md(title)}", "", *[f"- {_md(f)}" for f in facts], "", "## Findings", ""]
+    parts += [f"- {_md(line)}" for line in found] or ["- (no runs)"]
     for table in tables:
-        parts += ["", f"## {table.title}", "", markdown_table(table), "", f"CSV: `tables/{table.name}.csv`"]
+        parts += ["", f"## {_md(table.title)}", "", markdown_table(table), "", f"CSV: `tables/{printable(table.name)}.csv`"]
     parts += ["", "## Plots", ""]
-    parts += [f"- `plots/{name}.svg`: {caption}" for name, (caption, _) in plots.items()]
+    parts += [f"- `plots/{printable(name)}.svg`: {_md(caption)}" for name, (caption, _) in plots.items()]
     parts += ["", "The HTML report (`report.html`) shows the plots inline.", ""]
     return "\n".join(parts)
 

@@ -92,13 +92,13 @@ def code_version() -> dict[str, Any]:
     return version
 
 
-def read_batch_record(path: Path) -> dict[str, Any]:
-    """batch.json, checked for the fields a reader relies on (DamagedRecord otherwise)."""
-    batch = read_record(path, BATCH_REQUIRED)
+def read_batch_record(path: Path, required: tuple[str, ...] = BATCH_REQUIRED) -> dict[str, Any]:
+    """batch.json, checked for the fields a reader relies on (`required`, "order" among them; DamagedRecord otherwise)."""
+    batch = read_record(path, required)
     order = batch["order"]
     if not isinstance(order, list) or not all(isinstance(run_id, str) for run_id in order):
         raise DamagedRecord(f"{path} is damaged: 'order' is not a list of run names")
-    if not isinstance(batch["plan"], dict):
+    if "plan" in required and not isinstance(batch["plan"], dict):
         raise DamagedRecord(f"{path} is damaged: 'plan' is not an object")
     return batch
 

@@ -84,11 +84,16 @@ def backend_options(model_options: Mapping[str, Any], entry_options: tuple[tuple
 
 
 def check_context(models, model_options: Mapping[str, Any], settings, stages) -> None:
-    """Refuse, before the batch starts, a model whose context is smaller than the task's budget,
-    and a task whose generation budget leaves a stage no room for its prompt."""
+    """Refuse, before the batch starts, a reasoning mode a model has no switch for, a model whose
+    context is smaller than the task's budget, and a task whose generation budget leaves a stage no
+    room for its prompt."""
     from bakeoff.runner.plan import PlanError
 
+    from bakeoff.models.registry import check_reasoning_mode
+
     for model in models:
+        server = dict(model.options).get("server", model_options.get("server", ""))
+        check_reasoning_mode(model.spec, model.reasoning, server)  # a mode the model has no switch for
         n_ctx = dict(model.options).get("n_ctx", model_options.get("n_ctx"))
         if n_ctx is not None and n_ctx < settings.context_tokens:
             raise PlanError(

@@ -40,20 +40,27 @@ class LiveProgress:
 
     def _render(self):
         from rich.table import Table
+        from rich.text import Text
+
+        from bakeoff.textsafe import printable
 
         left = self._left * (sum(self._durations) / len(self._durations)) if self._durations else None
         table = Table(title=f"bakeoff batch: {self._left} runs left, about {format_seconds(left)} to go")
         for column in ("run", "stage", "outcome"):
             table.add_column(column)
         for run_id, (stage, outcome) in self._rows.items():
-            table.add_row(run_id, stage, outcome)
+            table.add_row(*(Text(printable(cell)) for cell in (run_id, stage, outcome)))  # record text is data
         return table
 
     def _refresh(self, line: str | None = None) -> None:
         if self._live is not None:
             self._live.update(self._render())
         if line and not self.console.is_terminal:
-            self.console.print(line)  # a log file gets one line per event instead of a redrawn table
+            from rich.text import Text
+
+            from bakeoff.textsafe import printable
+
+            self.console.print(Text(printable(line)))  # a log file gets one line per event instead of a redrawn table
 
     def batch_started(self, slots: list[RunSlot], finished: set[str]) -> None:
         for slot in slots:

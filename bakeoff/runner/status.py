@@ -66,7 +66,7 @@ def read_status(folder: Path) -> BatchStatus:
         raise NotABatch(f"{folder} is not a batch folder (no batch.json); start one with `bakeoff run`")
     from bakeoff.runner.batch import read_batch_record
 
-    batch = read_batch_record(batch_json)
+    batch = read_batch_record(batch_json, required=("order",))  # all that status reads
     journal = Journal(folder / "events.jsonl")
     current = _current_stages(journal)
     runs = []
@@ -93,12 +93,16 @@ def status_table(status: BatchStatus):
     """A rich Table of the runs."""
     from rich.table import Table
 
+    from rich.text import Text
+
+    from bakeoff.textsafe import printable
+
     table = Table()
     for column in ("run", "state", "stages", "now", "outcome"):
         table.add_column(column)
     for run in status.runs:
-        table.add_row(run.run_id, run.state, f"{run.stages_done}/{len(STAGE_NAMES)}", run.current_stage or "",
-                      run.outcome or "")
+        cells = (run.run_id, run.state, f"{run.stages_done}/{len(STAGE_NAMES)}", run.current_stage or "", run.outcome or "")
+        table.add_row(*(Text(printable(cell)) for cell in cells))  # Text: a record's "[red]" is not markup either
     return table
 
 
