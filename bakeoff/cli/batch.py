@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bakeoff.errors import BakeoffError
+from bakeoff.textsafe import printable
 
 SANDBOXES = ("docker", "bwrap", "none")
 MAX_RUNS = 1000  # bakeoff.runner.plan.MAX_RUNS (not imported: --help stays instant)
@@ -82,7 +83,7 @@ def _execute(plan, options) -> None:
     with LiveProgress() as progress:
         result = run_batch(plan, options, progress)
     # Plain echo: a path must never be wrapped across lines (scripts and users copy it).
-    click.echo(f"batch folder: {result.batch_dir}")
+    click.echo(printable(f"batch folder: {result.batch_dir}"))
     click.echo(f"runs: {len(result.records)}, harness failures: {result.failed}")
 
 
@@ -127,16 +128,18 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
 def status_command(batch_dir: Path) -> None:
     """Show a batch's state (works while it runs, from another terminal)."""
     from rich.console import Console
+    from rich.text import Text
 
     from bakeoff.runner.status import format_seconds, read_status, status_headline, status_table
 
     status = read_status(batch_dir)
-    click.echo(status_headline(status))  # plain: the folder's path must not wrap
+    click.echo(printable(status_headline(status)))  # plain: the folder's path must not wrap
     console = Console()
     console.print(status_table(status))
     if status.last_event:
         event = status.last_event
-        console.print(f"last event: {event.get('at', '')} {event.get('event', '')} {event.get('run_id', '')} {event.get('stage', '')}")
+        line = f"last event: {event.get('at', '')} {event.get('event', '')} {event.get('run_id', '')} {event.get('stage', '')}"
+        console.print(Text(printable(line)))
     console.print(f"estimated time left: {format_seconds(status.seconds_left())}")
 
 
