@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
@@ -30,12 +31,13 @@ def _wheelhouse(path: Path) -> Path:
     return path
 
 
-def _check_models(plan) -> None:
+def _check_models(plan, engine_here: bool = True) -> None:
     from bakeoff.models.registry import parse_spec
 
     for model in plan.models:
         parse_spec(model.spec)  # a bad spec is the user's to fix before hours of runs, not a failed run
-    check_engine([model.spec for model in plan.models])
+    if engine_here:
+        check_engine([model.spec for model in plan.models])
 
 
 def check_engine(specs: list[str], entry=None) -> None:
@@ -98,18 +100,25 @@ def _execute(plan, options) -> None:
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), help="Host wheelhouse for submissions' requirements.")
 @click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow sandbox 'none' (no isolation at all).")
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
-def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes) -> None:
+@click.option("--executor", "executor_kind", type=click.Choice(("local", "ray")), default=None, help="Who runs the runs: this process (default) or a Ray cluster (pip install 'bakeoff[ray]'; see docs/scale-out.md).")
+@click.option("--address", default=None, help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); implies --executor ray. Default: a local Ray cluster.")
+@click.option("--parallel", type=click.IntRange(min=1, max=64), default=None, help="Local executor: runs in flight at once in this process (default 1).")
+def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes, executor_kind, address, parallel) -> None:
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
     --out folder, a batch continues where it stopped; a changed plan is refused.
     """
-    from bakeoff.runner.plan import PlanError, load_plan, plan_from_mapping, read_plan_text
+    from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, make_executor, with_overrides
+    from bakeoff.runner.plan import PlanError, plan_from_mapping, read_plan_text
+
+    executor = ExecutorSettings()
 
     if plan_file and (models or runs or corpus or sandbox or seed is not None):
         raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed, not both")
     if plan_file:
-        plan, plan_text = load_plan(plan_file), read_plan_text(plan_file)
+        plan, executor = load_plan_and_executor(plan_file)
+        plan_text = read_plan_text(plan_file)
     elif models:
         from bakeoff.runner.corpus import ensure_corpus
 
@@ -118,9 +127,11 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
-    _check_models(plan)
+    executor = with_overrides(executor, executor_kind, address, parallel)
+    _check_models(plan, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
-    _execute(plan, _batch_options(out, plan, plan_text, wheelhouse, unsafe, probes))
+    options = _batch_options(out, plan, plan_text, wheelhouse, unsafe, probes)
+    _execute(plan, dataclasses.replace(options, executor=make_executor(executor)))
 
 
 @click.command("status")

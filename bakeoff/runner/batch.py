@@ -1,4 +1,4 @@
-"""Unattended batches: interleaved runs, one backend per block of a model's runs, resume, refusal of a changed plan.
+"""Unattended batches: interleaved runs handed to an executor (bakeoff.runner.executors), resume, refusal of a changed plan.
 
 A batch folder holds batch.json (the plan it was started with); starting again on
 the same folder continues where it stopped. A failing run, model or sandbox is
@@ -8,12 +8,14 @@ recorded and the batch goes on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import groupby
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.context import CorpusFiles
+from bakeoff.runner.executors.common import default_open_backend as _default_open_backend
+from bakeoff.runner.executors.common import record_unstarted_failure as _record_unstarted_failure  # noqa: F401
+from bakeoff.runner.executors.local import LocalExecutor
 from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
 from bakeoff.runner.lock import batch_lock
 from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
@@ -21,8 +23,7 @@ from bakeoff.runner.records import (
     DamagedRecord, Journal, WriteCounter, is_disk_full, out_of_disk, read_json, read_record, utc_now,
     write_atomic_text, write_json,
 )
-from bakeoff.runner.run import BatchEnv, execute_run, is_finished
-from bakeoff.runner.summary import run_summary
+from bakeoff.runner.run import BatchEnv, is_finished
 from bakeoff.runner.task import load_task
 
 BATCH_SCHEMA = "bakeoff.batch/1"
@@ -64,6 +65,7 @@ class BatchOptions:
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
     evaluate_hooks: Mapping[str, Callable] = field(default_factory=dict)
     open_backend: Callable[[str, Mapping[str, Any]], Any] | None = None  # tests may count loads through it
+    executor: Any = None  # an executors.common.Executor; None: the local one, one run at a time
 
 
 @dataclass(frozen=True)
@@ -145,23 +147,6 @@ def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter,
     return batch
 
 
-def _default_open_backend(spec: str, model_options: Mapping[str, Any]):
-    from bakeoff.models.registry import BackendOptions, open_backend
-
-    return open_backend(spec, BackendOptions(**dict(model_options)))
-
-
-def _record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> dict:
-    """A run that could not start (its model failed to load): recorded, so the batch moves on."""
-    from bakeoff.runner.run import finished_stages
-
-    run_dir = env.run_dir(slot.run_id)
-    record = run_summary(env, slot, finished_stages(run_dir), utc_now(), error, env.plan.sandbox, None)
-    write_json(run_dir / "run.json", record, env.counter)
-    env.journal.append("run_failed", run_id=slot.run_id, error=error)
-    return record
-
-
 def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
     """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout."""
     from bakeoff.runner.model_entries import check_context
@@ -197,33 +182,8 @@ def _run_locked(plan: Plan, task, options: BatchOptions, progress: ProgressSink)
     progress.batch_started(slots, finished)
     journal.append("batch_started", runs=len(slots), already_finished=len(finished))
     opener = options.open_backend or _default_open_backend
-    for model, block in groupby(slots, key=lambda slot: slot.model):
-        pending = [slot for slot in block if not is_finished(env.run_dir(slot.run_id))]
-        if pending:
-            _run_block(env, model, pending, opener, progress)
+    executor = options.executor or LocalExecutor()
+    executor.run(env, [slot for slot in slots if slot.run_id not in finished], opener, progress)
     records = tuple(read_json(env.run_dir(slot.run_id) / "run.json") for slot in slots)
     journal.append("batch_done", failed=sum(1 for r in records if r["status"] != "finished"))
     return BatchResult(options.out_dir, records)
-
-
-def _run_block(env: BatchEnv, model, slots: list[RunSlot], opener, progress: ProgressSink) -> None:
-    """The model is loaded once for this block of its runs; a model that fails to load fails its runs only."""
-    from bakeoff.runner.model_entries import backend_options
-
-    options = backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
-    try:
-        backend = opener(model.spec, options)
-    except Exception as exc:  # noqa: BLE001 - a broken model is recorded, the batch goes on
-        for slot in slots:
-            progress.run_started(slot)
-            progress.run_finished(slot, _record_unstarted_failure(env, slot, f"model failed to load: {type(exc).__name__}: {exc}"))
-        return
-    try:
-        for slot in slots:
-            if env.corpus_sha256 is not None:
-                check_fingerprint(env.corpus, env.corpus_sha256)  # before every run: a changed key stops the batch
-            progress.run_started(slot)
-            record = execute_run(env, slot, backend, on_stage=progress.stage_started)
-            progress.run_finished(slot, record)
-    finally:
-        backend.close()

@@ -1,0 +1,42 @@
+"""What every executor shares: the Executor protocol, opening a backend, a run that could not start."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Protocol
+
+from bakeoff.runner.plan import RunSlot
+from bakeoff.runner.records import utc_now, write_json
+from bakeoff.runner.run import BatchEnv, finished_stages
+from bakeoff.runner.summary import run_summary
+
+Opener = Callable[[str, Mapping[str, Any]], Any]
+
+
+class Executor(Protocol):
+    def run(self, env: BatchEnv, slots: list[RunSlot], opener: Opener, progress: Any) -> None:
+        """Run (or finish) `slots`, given in the interleaved order; every one ends with a run.json."""
+
+
+def default_open_backend(spec: str, model_options: Mapping[str, Any]):
+    from bakeoff.models.registry import BackendOptions, open_backend
+
+    return open_backend(spec, BackendOptions(**dict(model_options)))
+
+
+def model_backend_options(env: BatchEnv, model) -> dict[str, Any]:
+    from bakeoff.runner.model_entries import backend_options
+
+    return backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
+
+
+def load_failure(exc: BaseException) -> str:
+    return f"model failed to load: {type(exc).__name__}: {exc}"
+
+
+def record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> dict:
+    """A run that could not start (its model failed to load, no node could take it): recorded, the batch moves on."""
+    run_dir = env.run_dir(slot.run_id)
+    record = run_summary(env, slot, finished_stages(run_dir), utc_now(), error, env.plan.sandbox, None)
+    write_json(run_dir / "run.json", record, env.counter)
+    env.journal.append("run_failed", run_id=slot.run_id, error=error)
+    return record

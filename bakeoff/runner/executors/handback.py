@@ -1,0 +1,176 @@
+"""Handing a finished stage from a worker's scratch folder back to the driver, and a run's state out to a worker.
+
+A parcel is the stage's record, the repository's new commits (a git bundle) and the predictions the
+stage kept. The driver publishes a parcel exactly as the local executor writes a stage: the repo moved
+to the stage's commit, predictions, the stage record, the transcript, then the `stage_done` event.
+A run's state (what a worker resumes from) is its finished stage records and a bundle of its history.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from bakeoff.runner.records import read_json, write_json
+from bakeoff.runner.run import BatchEnv, finished_stages, stage_record_path
+from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.runner.transcript import write_transcript
+from bakeoff.runner.workspace import RunRepo
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class StageParcel:
+    run_id: str
+    index: int
+    stage: str
+    record: Mapping
+    bundle: bytes  # the commits after the last one the driver holds, up to this stage's
+    predictions: Mapping[str, bytes] = field(default_factory=dict)  # file name -> content, new or changed
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What the driver holds of a run: its finished stages in order, and bundles that rebuild its history."""
+
+    stages: tuple[Mapping, ...] = ()
+    bundles: tuple[bytes, ...] = ()
+
+    def last_sha(self) -> str | None:
+        return self.stages[-1]["commit"]["sha"] if self.stages else None
+
+    def plus(self, parcel: StageParcel) -> "RunState":
+        return RunState((*self.stages, parcel.record), (*self.bundles, parcel.bundle))
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+def bundle_since(repo: Path, since: str | None) -> bytes:
+    """The repo's main branch as a bundle, without the history up to `since` (which the receiver holds)."""
+    with tempfile.TemporaryDirectory(prefix="bakeoff-bundle-") as folder:
+        target = Path(folder) / "stage.bundle"
+        _git(repo, "bundle", "create", "-q", str(target), "main", *([f"^{since}"] if since else []))
+        return target.read_bytes()
+
+
+def _init_repo(repo: Path) -> None:
+    """An empty repository configured as RunRepo.create configures one (no hooks, no fsmonitor)."""
+    repo.mkdir(parents=True, exist_ok=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "core.hooksPath", "/dev/null")
+    _git(repo, "config", "core.fsmonitor", "false")
+
+
+def fetch_bundle(repo: Path, bundle: bytes) -> None:
+    if not (repo / ".git").is_dir():
+        _init_repo(repo)
+    with tempfile.TemporaryDirectory(prefix="bakeoff-bundle-") as folder:
+        source = Path(folder) / "in.bundle"
+        source.write_bytes(bundle)
+        _git(repo, "fetch", "-q", str(source), "main")
+
+
+def move_repo_to(repo: Path, sha: str, excerpt: Path | None) -> None:
+    """The working tree at `sha` (the branch moved there), data/ holding the excerpt, as after a local stage."""
+    if not _has_head(repo):
+        _git(repo, "update-ref", "refs/heads/main", sha)
+    run_repo = RunRepo(repo)
+    run_repo.reset_to(sha)
+    run_repo.restore_data(excerpt)
+
+
+def _has_head(repo: Path) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True).returncode == 0
+
+
+def state_from_disk(env: BatchEnv, run_id: str) -> RunState:
+    """What the batch folder holds of a run, whichever executor wrote it."""
+    run_dir = env.run_dir(run_id)
+    stages = tuple(finished_stages(run_dir).values())
+    if not stages:
+        return RunState()
+    return RunState(stages, (bundle_since(run_dir / "repo", None),))
+
+
+def restore_state(run_dir: Path, state: RunState) -> None:
+    """A worker's scratch copy of the run: stage records and the repository at the last finished stage."""
+    for record in state.stages:
+        write_json(stage_record_path(run_dir, record["index"], record["stage"]), record)
+    if state.stages:
+        repo = run_dir / "repo"
+        for bundle in state.bundles:
+            fetch_bundle(repo, bundle)
+        _git(repo, "update-ref", "refs/heads/main", state.last_sha())
+
+
+class ParcelMaker:
+    """The worker's side: after each stage, the parcel of what changed since the last one."""
+
+    def __init__(self, run_dir: Path, since: str | None) -> None:
+        self.run_dir = run_dir
+        self.since = since
+        self._seen: dict[str, tuple[int, int]] = {}
+
+    def parcel(self, run_id: str, stage: str) -> StageParcel:
+        index = STAGE_NAMES.index(stage) + 1
+        record = read_json(stage_record_path(self.run_dir, index, stage))
+        bundle = bundle_since(self.run_dir / "repo", self.since)
+        self.since = record["commit"]["sha"]
+        return StageParcel(run_id, index, stage, record, bundle, self._new_predictions())
+
+    def _new_predictions(self) -> dict[str, bytes]:
+        folder = self.run_dir / "predictions"
+        found: dict[str, bytes] = {}
+        if not folder.is_dir():
+            return found
+        for path in sorted(folder.iterdir()):
+            if not path.is_file() or path.is_symlink():
+                continue
+            stat = path.stat()
+            mark = (stat.st_size, stat.st_mtime_ns)
+            if self._seen.get(path.name) != mark:
+                self._seen[path.name] = mark
+                found[path.name] = path.read_bytes()
+        return found
+
+
+def publish_stage(env: BatchEnv, parcel: StageParcel) -> None:
+    """The driver's side: write the stage into the batch folder in the local executor's order."""
+    run_dir = env.run_dir(parcel.run_id)
+    repo = run_dir / "repo"
+    fetch_bundle(repo, parcel.bundle)
+    move_repo_to(repo, parcel.record["commit"]["sha"], env.corpus.excerpt)
+    for name, data in parcel.predictions.items():
+        if _SAFE_NAME.fullmatch(name) and name not in (".", ".."):
+            write_atomic_bytes(run_dir / "predictions" / name, data)
+    write_json(stage_record_path(run_dir, parcel.index, parcel.stage), parcel.record, env.counter)
+    stages = dict(finished_stages(run_dir))
+    stages[parcel.stage] = dict(parcel.record)
+    write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
+    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, attribution=parcel.record["attribution"])
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """Bytes written whole or not at all (a temporary file in the same folder, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,143 @@
+"""The local executor: runs in this process, one at a time (today's loop) or `parallel` at once in threads.
+
+One at a time, a model is loaded once per block of its consecutive runs. With several runs in flight,
+a loaded model is shared by its runs in flight and serves one generation at a time (a lock), so while
+one run's code executes in its sandbox the engine answers another run; results do not depend on the
+overlap (every call carries its own seed). This module never imports Ray.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from itertools import groupby
+from typing import Any
+
+from bakeoff.runner.executors.common import (
+    Opener, load_failure, model_backend_options, record_unstarted_failure,
+)
+from bakeoff.runner.plan import RunSlot
+from bakeoff.runner.records import WriteCounter
+from bakeoff.runner.run import BatchEnv, execute_run
+
+
+def _check_corpus(env: BatchEnv) -> None:
+    from bakeoff.runner.fingerprint import check_fingerprint
+
+    if env.corpus_sha256 is not None:
+        check_fingerprint(env.corpus, env.corpus_sha256)  # before every run: a changed key stops the batch
+
+
+class LocalExecutor:
+    def __init__(self, parallel: int = 1) -> None:
+        self.parallel = max(1, int(parallel))
+
+    def run(self, env: BatchEnv, slots: list[RunSlot], opener: Opener, progress) -> None:
+        if self.parallel == 1:
+            for model, block in groupby(slots, key=lambda slot: slot.model):
+                _run_block(env, model, list(block), opener, progress)
+            return
+        _run_parallel(env, slots, opener, progress, self.parallel)
+
+
+def _run_block(env: BatchEnv, model, slots: list[RunSlot], opener: Opener, progress) -> None:
+    """The model is loaded once for this block of its runs; a model that fails to load fails its runs only."""
+    try:
+        backend = opener(model.spec, model_backend_options(env, model))
+    except Exception as exc:  # noqa: BLE001 - a broken model is recorded, the batch goes on
+        for slot in slots:
+            progress.run_started(slot)
+            progress.run_finished(slot, record_unstarted_failure(env, slot, load_failure(exc)))
+        return
+    try:
+        for slot in slots:
+            _check_corpus(env)
+            progress.run_started(slot)
+            record = execute_run(env, slot, backend, on_stage=progress.stage_started)
+            progress.run_finished(slot, record)
+    finally:
+        backend.close()
+
+
+class _Locked:
+    """Calls to the wrapped object, one at a time (journal, write counter, progress display, a model)."""
+
+    def __init__(self, inner: Any, lock: threading.Lock | None = None) -> None:
+        self._inner = inner
+        self._lock = lock or threading.Lock()
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self._inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def locked(*args, **kwargs):
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return locked
+
+
+class _LockedCounter(WriteCounter):
+    def __init__(self, inner: WriteCounter) -> None:
+        super().__init__(inner.kill_after)
+        self.count = inner.count
+        self._lock = threading.Lock()
+
+    def wrote(self) -> None:
+        with self._lock:
+            super().wrote()
+
+
+class _SharedModels:
+    """One loaded backend per model while any of its runs is in flight; closed when the last one ends."""
+
+    def __init__(self, env: BatchEnv, opener: Opener) -> None:
+        self._env, self._opener = env, opener
+        self._lock = threading.Lock()
+        self._open: dict[str, list] = {}  # label -> [locked backend, raw backend, users]
+
+    def acquire(self, model):
+        with self._lock:
+            entry = self._open.get(model.label)
+            if entry is None:
+                raw = self._opener(model.spec, model_backend_options(self._env, model))  # raises: the run's failure
+                entry = self._open[model.label] = [_Locked(raw), raw, 0]
+            entry[2] += 1
+            return entry[0]
+
+    def release(self, model) -> None:
+        with self._lock:
+            entry = self._open[model.label]
+            entry[2] -= 1
+            if entry[2] == 0:
+                del self._open[model.label]
+                entry[1].close()
+
+
+def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress, parallel: int) -> None:
+    from bakeoff.runner.records import Journal
+
+    counter = _LockedCounter(env.counter)
+    env = replace(env, journal=_Locked(Journal(env.journal.path, counter)), counter=counter)
+    progress = _Locked(progress)
+    models = _SharedModels(env, opener)
+
+    def one(slot: RunSlot) -> None:
+        _check_corpus(env)
+        progress.run_started(slot)
+        try:
+            backend = models.acquire(slot.model)
+        except Exception as exc:  # noqa: BLE001 - a broken model fails this run, the batch goes on
+            progress.run_finished(slot, record_unstarted_failure(env, slot, load_failure(exc)))
+            return
+        try:
+            progress.run_finished(slot, execute_run(env, slot, backend, on_stage=progress.stage_started))
+        finally:
+            models.release(slot.model)
+
+    # The pool takes the slots in the interleaved order: at most `parallel` in flight.
+    with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run") as pool:
+        for future in [pool.submit(one, slot) for slot in slots]:
+            future.result()  # a harness bug (not a run's failure) still ends the batch loudly

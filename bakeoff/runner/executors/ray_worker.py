@@ -1,0 +1,188 @@
+"""The Ray side of a run: the driver's desk (an actor) and the task that runs one run on a worker node.
+
+The task runs the run exactly as the local executor would (execute_run), in a scratch folder on its node,
+with a journal that hands each event and each finished stage to the desk; the driver takes them from the
+desk and publishes them. A retried attempt (its worker died) asks the desk for the run's state, which is
+what the driver held when the run was submitted plus every stage handed back since, and continues from there.
+Nothing here imports Ray at module level: the driver decorates these with ray.remote.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
+from bakeoff.runner.plan import Plan, RunSlot
+
+
+class Desk:
+    """Where workers hand back events and stages, and a retried attempt finds the run's state (one per batch)."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, RunState] = {}
+        self._attempts: dict[str, int] = {}
+        self._outbox: list[tuple[str, dict]] = []
+
+    def open_run(self, run_id: str, state: RunState) -> None:
+        self._states[run_id] = state
+
+    def begin(self, run_id: str) -> tuple[int, RunState]:
+        self._attempts[run_id] = self._attempts.get(run_id, 0) + 1
+        return self._attempts[run_id], self._states[run_id]
+
+    def post(self, run_id: str, message: dict) -> None:
+        if message["kind"] == "stage":
+            self._states[run_id] = self._states[run_id].plus(message["parcel"])
+        self._outbox.append((run_id, message))
+
+    def take(self) -> list[tuple[str, dict]]:
+        taken, self._outbox = self._outbox, []
+        return taken
+
+    def close_run(self, run_id: str) -> None:
+        self._states.pop(run_id, None)
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """Everything a worker needs for one run (pickled by Ray)."""
+
+    slot: RunSlot
+    plan: Plan
+    batch_id: str
+    code_version: Mapping[str, Any]
+    corpus_folder: str
+    corpus_manifest_sha256: str | None
+    wheelhouse: str | None
+    sandbox_options: Mapping[str, Any]
+    evaluate_hooks: Mapping[str, Callable]
+    model_options: Mapping[str, Any]
+    model_sha256: str | None
+    opener: Callable
+
+    @property
+    def run_id(self) -> str:
+        return self.slot.run_id
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the task returns: enough for the driver to write the run record as execute_run would."""
+
+    error: str | None
+    unstarted: bool = False  # the run never began (node check, model load): no stage ran
+    isolation: str | None = None
+    identity: str | None = None
+    started_at: str | None = None
+    node: str | None = None
+
+
+class ForwardingJournal:
+    """A journal whose lines go to the desk; a `stage_done` carries the stage's parcel."""
+
+    def __init__(self, post: Callable[[dict], None], run_id: str, maker: ParcelMaker) -> None:
+        self._post, self._run_id, self._maker = post, run_id, maker
+
+    def append(self, event: str, **fields: Any) -> None:
+        if event == "stage_done":
+            self._post({"kind": "stage", "parcel": self._maker.parcel(self._run_id, fields["stage"])})
+        elif event not in ("run_done", "run_failed"):  # the driver writes the run record and its event
+            self._post({"kind": "event", "event": event, "fields": fields})
+
+
+def _local_corpus(job: RunJob, corpus_box: list):
+    """The corpus at the driver's path when this node has the same one (manifest sha256), else a copy from Ray."""
+    import ray
+
+    from bakeoff.runner.context import CorpusFiles, CorpusError
+
+    try:
+        here = CorpusFiles.from_folder(Path(job.corpus_folder))
+        if here.manifest_sha256() == job.corpus_manifest_sha256:
+            return here
+    except CorpusError:
+        pass
+    root = Path(os.environ.get("BAKEOFF_CACHE") or Path.home() / ".cache" / "bakeoff") / "corpora"
+    target = root / (job.corpus_manifest_sha256 or job.batch_id)
+    if not target.is_dir():
+        files = ray.get(corpus_box[0])
+        root.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=".corpus-", dir=root))
+        for name, data in files.items():
+            (building / name).write_bytes(data)
+        try:
+            building.rename(target)  # whole or absent: a worker killed while copying leaves no half corpus
+        except OSError:
+            shutil.rmtree(building, ignore_errors=True)  # another worker finished it first
+    return CorpusFiles.from_folder(target)
+
+
+def _wheelhouse(job: RunJob) -> Path:
+    if job.wheelhouse and Path(job.wheelhouse).is_dir():
+        return Path(job.wheelhouse)
+    from sandbox.wheelhouse import default_wheelhouse
+
+    folder = default_wheelhouse()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
+    """One attempt at one run on this node (the body of the Ray task)."""
+    import ray
+
+    from bakeoff.runner.executors.node import (
+        BATCH_LABEL, RUN_LABEL, NodeCannotRun, check_node, node_name, node_sandbox_options, remove_run_containers,
+    )
+
+    node = node_name(ray.get_runtime_context().get_node_id())
+    attempt, state = ray.get(desk.begin.remote(job.run_id))
+    removed = remove_run_containers(job.batch_id, job.run_id) if job.plan.sandbox == "docker" else 0
+    ray.get(desk.post.remote(job.run_id, {"kind": "placed", "node": node, "worker_pid": os.getpid(),
+                                          "attempt": attempt, "containers_removed": removed}))
+    options = node_sandbox_options(job.plan.sandbox, job.sandbox_options)
+    try:
+        check_node(node, job.plan.sandbox, options, job.slot.model.spec, job.model_sha256)
+    except NodeCannotRun as exc:
+        return Outcome(f"{type(exc).__name__}: {exc}", unstarted=True, node=node)
+    if job.plan.sandbox == "docker":
+        options["labels"] = {BATCH_LABEL: job.batch_id, RUN_LABEL: job.run_id}
+    scratch = Path(tempfile.mkdtemp(prefix=f"bakeoff-{job.run_id}-"))
+    try:
+        return _run_in(scratch, desk, job, state, options, node, corpus_box)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_in(scratch: Path, desk, job: RunJob, state: RunState, options: dict, node: str, corpus_box: list) -> Outcome:
+    import ray
+
+    from bakeoff.runner.executors.common import load_failure
+    from bakeoff.runner.records import WriteCounter
+    from bakeoff.runner.run import BatchEnv, execute_run
+    from bakeoff.runner.task import load_task
+
+    run_dir = scratch / "runs" / job.run_id
+    restore_state(run_dir, state)
+    post = lambda message: ray.get(desk.post.remote(job.run_id, message))  # noqa: E731 - synchronous: held before going on
+    env = BatchEnv(
+        plan=job.plan, task=load_task(job.plan.task, job.plan.task_settings), corpus=_local_corpus(job, corpus_box),
+        batch_dir=scratch, journal=ForwardingJournal(post, job.run_id, ParcelMaker(run_dir, state.last_sha())),
+        counter=WriteCounter(None), code_version=job.code_version, wheelhouse=_wheelhouse(job),
+        sandbox_options=options, evaluate_hooks=job.evaluate_hooks,
+    )
+    try:
+        backend = job.opener(job.slot.model.spec, job.model_options)
+    except Exception as exc:  # noqa: BLE001 - a broken model is the run's failure, as under the local executor
+        return Outcome(load_failure(exc), unstarted=True, node=node)
+    try:
+        record = execute_run(env, job.slot, backend)
+    finally:
+        backend.close()
+    return Outcome(record["error"], isolation=record["isolation"], identity=getattr(backend, "identity", None),
+                   started_at=record["timings"]["started_at"], node=node)
