@@ -27,7 +27,7 @@ from sandbox.scratch import DiskCap, ScratchFs
 
 UNSAFE_KIND = "none"
 DEFAULT_DISK_BYTES = 4 * GIB
-FS_SLACK_BYTES = 16 * MIB
+FS_SLACK_BYTES = 8 * MIB
 
 __all__ = [
     "STATUSES",
@@ -75,7 +75,7 @@ def score_submission(
     try:
         with _scratch_fs(scratch, corpus_files, options) as fs:
             workspace = fs.path / "workspace"
-            mounts, disk_cap = _inputs(fs, corpus_files)
+            mounts, disk_cap = _inputs(fs, corpus_files, options.disk_bytes)
             copied = copy_working_tree(repo, workspace, protected=corpus_files.protected)
             spec = SandboxSpec(workspace=workspace, mounts=mounts, limits=_limits(options), disk_cap=disk_cap)
             request = GradingRequest(
@@ -96,14 +96,14 @@ def score_submission(
 def _scratch_fs(scratch: Path, corpus_files: CorpusFiles, options: ScoreOptions) -> ScratchFs:
     """The capped filesystem the workspace lives on (room for the copied inputs on top of the cap)."""
     inputs = sum(mount.host_path.stat().st_size for mount in corpus_files.mounts())
-    size = options.disk_bytes + inputs + options.disk_bytes // 32 + FS_SLACK_BYTES  # ext4's own metadata
+    size = options.disk_bytes + inputs + options.disk_bytes // 32 + FS_SLACK_BYTES  # ext4's own metadata (2-8%)
     try:
         return ScratchFs.create(scratch, size, kinds=options.scratch_kinds)
     except SandboxError as exc:
         raise ScoringUnavailable(str(exc)) from exc
 
 
-def _inputs(fs: ScratchFs, corpus_files: CorpusFiles) -> tuple[tuple[Mount, ...], DiskCap | None]:
+def _inputs(fs: ScratchFs, corpus_files: CorpusFiles, disk_bytes: int) -> tuple[tuple[Mount, ...], DiskCap | None]:
     """The corpus mounts, from copies on the scratch filesystem when it is one of its own.
 
     A bind mount shows its source's path in the sandbox's /proc/self/mountinfo;
@@ -119,7 +119,7 @@ def _inputs(fs: ScratchFs, corpus_files: CorpusFiles) -> tuple[tuple[Mount, ...]
         shutil.copyfile(mount.host_path, copy)
         copy.chmod(0o444)
         mounts.append(dataclasses.replace(mount, host_path=copy))
-    return tuple(mounts), fs.disk_cap()
+    return tuple(mounts), fs.disk_cap(cap_bytes=disk_bytes)
 
 
 # Where a submission states its own estimate, in the order they are trusted.

@@ -112,7 +112,7 @@ class Sandbox(abc.ABC):
                 return self._run(command, timeout, dict(env or {}))
             with _DiskWatch(self.spec.disk_cap) as watch:
                 result = self._run(command, timeout, dict(env or {}))
-            return dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=self.spec.disk_cap.room_bytes)
+            return dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=self.spec.disk_cap.cap_bytes)
 
     @abc.abstractmethod
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:

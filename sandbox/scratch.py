@@ -48,11 +48,7 @@ class DiskCap:
     size_bytes: int
     kind: str  # LOOP or TMPFS (a FOLDER has no cap and no DiskCap)
     baseline_bytes: int = 0  # used right after it was made (filesystem metadata, copied inputs)
-
-    @property
-    def room_bytes(self) -> int:
-        """What commands may add: the size less what was there before them."""
-        return max(0, self.size_bytes - self.baseline_bytes)
+    cap_bytes: int = 0  # the cap as the caller stated it (the filesystem is a little larger: its own metadata)
 
     def used_bytes(self) -> int:
         """Bytes in use now, less the baseline."""
@@ -98,16 +94,18 @@ class ScratchFs:
         shutil.rmtree(root, ignore_errors=True)
         raise SandboxError("could not make a scratch filesystem: " + "; ".join(reasons))
 
-    def disk_cap(self) -> DiskCap | None:
+    def disk_cap(self, cap_bytes: int | None = None) -> DiskCap | None:
         """What the sandbox needs to report the peak use (None for an uncapped folder).
 
         Call it once what is to be copied in is there: that much is the baseline, not the sandbox's use.
+        `cap_bytes` is the cap to report (default: the room left now).
         """
         if not self.capped:
             return None
         info = os.statvfs(self.path)
         used = (info.f_blocks - info.f_bfree) * info.f_frsize
-        return DiskCap(self.path, self.size_bytes, self.kind, baseline_bytes=used)
+        room = info.f_bavail * info.f_frsize
+        return DiskCap(self.path, self.size_bytes, self.kind, baseline_bytes=used, cap_bytes=cap_bytes or room)
 
     def close(self) -> None:
         if self.closed:

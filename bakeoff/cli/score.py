@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import sys
 from pathlib import Path
 
 import click
@@ -51,13 +54,42 @@ def score(
         timeout_s=timeout_s,
         wheelhouse=wheelhouse.resolve() if wheelhouse else None,
     )
-    outcome = _run_with_progress(lambda on_stage: score_submission(repo, corpus, options, on_stage))
+    try:
+        with _signals_unwind():
+            outcome = _run_with_progress(lambda on_stage: score_submission(repo, corpus, options, on_stage))
+    except Interrupted as exc:
+        click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
+        sys.exit(128 + exc.signum)
     if as_json:
         click.echo(json.dumps(outcome.to_dict()))
     else:
         from bakeoff.textsafe import printable
 
         click.echo(printable(format_outcome(outcome)))  # a crash message can hold terminal escape sequences
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGINT arrived: unwinding (every `finally` on the way) removes the sandbox and the scratch copy."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_unwind():
+    """Turn SIGTERM and SIGINT into Interrupted while scoring; a second signal does not cut the cleanup short."""
+    def unwind(signum, frame):
+        for each in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(each, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    previous = {each: signal.signal(each, unwind) for each in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
 
 
 def _run_with_progress(work):

@@ -1,0 +1,3 @@
+"""Never reached: training fails first."""
+
+raise SystemExit("train.py should have failed")
