@@ -1,10 +1,13 @@
 """Benchmark the llama.cpp backend against raw llama_cpp, side by side in one run.
 
-1. Generation speed: tokens/s through GgufBackend.chat() against raw
-   llama_cpp.Llama.create_chat_completion() on the same prompt and settings
-   (goal: ratio >= 0.95). Both are measured the same way: the prompt is
-   evaluated once beforehand, then each timed call re-reads only its last
-   prompt token and generates; rounds alternate raw/backend so drift hits both.
+1. Generation speed: tokens/s through GgufBackend.chat(), whose engine runs in
+   its own child process, against raw llama_cpp.Llama.create_chat_completion()
+   in this process, on the same prompt and settings (goal: ratio >= 0.95: the
+   process boundary must cost nothing measurable). Both are measured the same
+   way: the prompt is evaluated once beforehand, then each timed call re-reads
+   only its last prompt token and generates; rounds alternate raw/backend so
+   drift hits both. CPU time of the backend side is this process's plus the
+   engine process's (read through psutil).
 2. Prefix reuse: prompt-processing time of a conversation's second turn when
    the first turn is still in the KV cache, against a cold start of the same
    second turn (shared prefix >= 2,000 tokens, new part <= 200; goal <= 0.05).
@@ -20,6 +23,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -46,19 +51,29 @@ def shared_prefix_text(sections: int) -> str:
 
 
 class Stopwatch:
-    """Wall-clock and process CPU time of one call.
+    """Wall-clock and CPU time of one call: this process's, plus that of `other_pid` (the engine process).
 
     CPU time is the steadier figure on a machine shared with other work: time
     spent descheduled counts in wall-clock time but not in CPU time.
     """
 
+    def __init__(self, other_pid: int | None = None) -> None:
+        self._other = psutil.Process(other_pid) if other_pid else None
+
+    def _cpu_now(self) -> float:
+        cpu = time.process_time()
+        if self._other is not None:
+            times = self._other.cpu_times()
+            cpu += times.user + times.system
+        return cpu
+
     def __enter__(self):
-        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        self._wall, self._cpu = time.perf_counter(), self._cpu_now()
         return self
 
     def __exit__(self, *exc):
         self.wall = time.perf_counter() - self._wall
-        self.cpu = time.process_time() - self._cpu
+        self.cpu = self._cpu_now() - self._cpu
 
 
 def time_raw_generation(llm, messages, settings: GenerationSettings) -> tuple[int, Stopwatch]:
@@ -73,7 +88,7 @@ def time_raw_generation(llm, messages, settings: GenerationSettings) -> tuple[in
 
 
 def time_backend_generation(backend, messages, settings: GenerationSettings) -> tuple[int, Stopwatch]:
-    with Stopwatch() as watch:
+    with Stopwatch(backend.engine_pid) as watch:
         completion = backend.chat(messages, key="bench#1", settings=settings)
     if completion.error:
         raise SystemExit(f"backend failed: {completion.error}")
@@ -125,14 +140,14 @@ def bench_prefix_reuse(backend, rounds: int, sections: int) -> dict:
     ]
     warm_times, cold_times, shapes = [], [], []
     for _ in range(rounds):
-        backend.llama.reset()  # every round starts from nothing, like a new run
+        backend.reset_cache()  # every round starts from nothing, like a new run
         answer = backend.chat(first_turn, key="prefix#1", settings=settings)
         second_turn = first_turn + [
             Message("assistant", answer.text),
             Message("user", "Now write the first three lines of train.py that load the data without that column."),
         ]
         warm = backend.chat(second_turn, key="prefix#2", settings=settings)
-        backend.llama.reset()  # a cold start of the very same second turn
+        backend.reset_cache()  # a cold start of the very same second turn
         cold = backend.chat(second_turn, key="prefix#2", settings=settings)
         warm_times.append(warm.prompt_seconds)
         cold_times.append(cold.prompt_seconds)
@@ -178,7 +193,8 @@ def main() -> None:
     print(f"model: {parsed.target}  n_ctx={args.n_ctx}  rounds={args.rounds}  threads={args.threads or 'default'}")
     print()
     print("generation tokens/s (same prompt, temperature 0, median of rounds)")
-    print(f"  {'clock':>6} {'raw llama_cpp':>14} {'backend':>10} {'ratio':>8} {'paired':>8}   goal >= 0.95")
+    print(f"  {'clock':>6} {'raw llama_cpp':>14} {'backend':>10} {'ratio':>8} {'paired':>8}   goal >= 0.95"
+          "   (backend: the engine in its own process)")
     for clock in ("wall", "cpu"):
         row = generation[clock]
         print(f"  {clock:>6} {row['raw_tokens_per_s']:14.1f} {row['backend_tokens_per_s']:10.1f} "
