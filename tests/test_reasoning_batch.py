@@ -103,3 +103,6 @@ def test_the_report_shows_reasoning_tokens_and_the_runaway_rate(batch):
     runaway = rows[("runaway", "implement")]
     assert runaway["runaway"] == 1 and runaway["runaway_rate"] == 1.0
     assert "runaway" in (folder / "report" / "report.md").read_text()
+    pairs = {(p["model_a"], p["model_b"]) for p in
+             json.loads((folder / "report" / "summary.json").read_text())["paired_comparisons"]}
+    assert ("drafter", "drafter-reasoning-off") in pairs  # reasoning on against off, run by run
