@@ -87,7 +87,7 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 install_llama_cpp
 log "installing bakeoff into $VENV"
-"$VENV/bin/python" -m pip install -q -e "$ROOT[dev,inspect,eee]"
+"$VENV/bin/python" -m pip install -q -e "$ROOT[dev,inspect,eee,ray]"
 # every-eval-ever (the eee extra) declares Python >= 3.12 but its schemas and types run on 3.11: install it bare there.
 "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 12))' || "$VENV/bin/python" -m pip install -q --no-deps --ignore-requires-python "every-eval-ever>=0.3.0,<0.4"
 

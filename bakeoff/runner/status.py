@@ -23,6 +23,7 @@ class RunState:
     current_stage: str | None
     outcome: str | None  # e.g. "scored f1=0.812" or "crashed (module_not_found)"
     wall_s: float | None
+    node: str | None = None  # the Ray node that ran it last (None under the local executor)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ def _current_stages(journal: Journal) -> dict[str, str]:
     return current
 
 
+def _nodes(entries: list[dict]) -> dict[str, str]:
+    """The node each run was last placed on (the Ray executor journals `run_placed`)."""
+    return {e["run_id"]: e["node"] for e in entries if e.get("event") == "run_placed" and e.get("node")}
+
+
 def read_status(folder: Path) -> BatchStatus:
     batch_json = folder / "batch.json"
     if not batch_json.is_file():
@@ -69,6 +75,8 @@ def read_status(folder: Path) -> BatchStatus:
     batch = read_batch_record(batch_json, required=("order",))  # all that status reads
     journal = Journal(folder / "events.jsonl")
     current = _current_stages(journal)
+    entries = journal.entries()
+    nodes = _nodes(entries)
     runs = []
     for run_id in batch["order"]:
         run_dir = folder / "runs" / run_id
@@ -77,11 +85,10 @@ def read_status(folder: Path) -> BatchStatus:
             record = read_run_record(run_dir / "run.json")
             state = "finished" if record["status"] == "finished" else "harness_failed"
             outcome = describe_outcome(record["outcome"]) if state == "finished" else record.get("error")
-            runs.append(RunState(run_id, state, done, None, outcome, record["timings"].get("wall_s")))
+            runs.append(RunState(run_id, state, done, None, outcome, record["timings"].get("wall_s"), nodes.get(run_id)))
         else:
             state = "in_progress" if done or run_id in current else "pending"
-            runs.append(RunState(run_id, state, done, current.get(run_id), None, None))
-    entries = journal.entries()
+            runs.append(RunState(run_id, state, done, current.get(run_id), None, None, nodes.get(run_id)))
     return BatchStatus(folder, tuple(runs), entries[-1] if entries else None)
 
 
@@ -98,10 +105,12 @@ def status_table(status: BatchStatus):
     from bakeoff.textsafe import printable
 
     table = Table()
-    for column in ("run", "state", "stages", "now", "outcome"):
+    on_nodes = any(run.node for run in status.runs)  # a Ray batch: which node runs which run
+    for column in ("run", "state", "stages", "now", *(("node",) if on_nodes else ()), "outcome"):
         table.add_column(column)
     for run in status.runs:
-        cells = (run.run_id, run.state, f"{run.stages_done}/{len(STAGE_NAMES)}", run.current_stage or "", run.outcome or "")
+        node = (run.node or "",) if on_nodes else ()
+        cells = (run.run_id, run.state, f"{run.stages_done}/{len(STAGE_NAMES)}", run.current_stage or "", *node, run.outcome or "")
         table.add_row(*(Text(printable(cell)) for cell in cells))  # Text: a record's "[red]" is not markup either
     return table
 
