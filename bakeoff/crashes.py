@@ -80,6 +80,8 @@ def classify(result: ExecResult) -> CrashInfo:
         return CrashInfo(OUT_OF_MEMORY, "killed by the memory cap", tail)
     if result.timed_out:
         return CrashInfo(TIMEOUT, "killed by the wall-clock timeout", tail)
+    if result.disk_exceeded:
+        return CrashInfo(DISK_FULL, _disk_detail(result, "stopped at the disk cap"), tail)
     raised = last_exception(result.stderr)
     if raised is None:
         full = _DISK_FULL.search(result.stderr)
@@ -123,7 +125,8 @@ def _disk_detail(result: ExecResult, message: str) -> str:
     """The error, and the workspace's peak use when the sandbox measured it."""
     if result.disk_cap_bytes:
         mib = 1024**2
-        return f"{message} (workspace peak {result.disk_peak_bytes / mib:.1f} MiB of a {result.disk_cap_bytes / mib:.0f} MiB cap)"
+        peak = (result.disk_peak_bytes or 0) / mib
+        return f"{message} (workspace peak {peak:.1f} MiB of a {result.disk_cap_bytes / mib:.0f} MiB cap)"
     return message
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from sandbox.diskwatch import FilesystemWatch, TreeWatch
 from sandbox.errors import SandboxError
 from sandbox.scratch import DiskCap
 
@@ -40,6 +41,9 @@ class Limits:
     cpus: float = 2.0
     output_bytes: int = 1 * MIB  # kept per stream; the rest is counted, not kept
     timeout_s: float = 600.0
+    # What the workspace and /deps may hold when they are ordinary host folders (a capped
+    # filesystem, SandboxSpec.disk_cap, is its own cap): a command that writes more is stopped.
+    disk_bytes: int = 8 * GIB
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class ExecResult:
     # The workspace filesystem's peak use during the command and its size; None where it is not capped.
     disk_peak_bytes: int | None = None
     disk_cap_bytes: int | None = None
+    disk_exceeded: bool = False  # stopped by the harness because the workspace outgrew Limits.disk_bytes
 
     @property
     def ok(self) -> bool:
@@ -108,15 +113,28 @@ class Sandbox(abc.ABC):
         with self._lock:
             if self.closed:
                 raise SandboxError(f"this {self.kind} sandbox is closed")
-            if self.spec.disk_cap is None:
-                return self._run(command, timeout, dict(env or {}))
-            with _DiskWatch(self.spec.disk_cap) as watch:
+            cap = self.spec.disk_cap
+            if cap is not None:
+                with FilesystemWatch(cap) as watch:
+                    result = self._run(command, timeout, dict(env or {}))
+                return dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=cap.cap_bytes)
+            limit = self.spec.limits.disk_bytes
+            with TreeWatch(self._writable_folders(), limit, self._stop_running) as watch:
                 result = self._run(command, timeout, dict(env or {}))
-            return dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=self.spec.disk_cap.cap_bytes)
+            return dataclasses.replace(
+                result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=limit, disk_exceeded=watch.exceeded
+            )
 
     @abc.abstractmethod
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:
         """Run one command (non-empty, a valid timeout, the sandbox open); the driver's own part of `exec`."""
+
+    def _writable_folders(self) -> list[Path]:
+        """The host folders a command can fill (the workspace; drivers add their /deps)."""
+        return [self.spec.workspace]
+
+    def _stop_running(self) -> None:
+        """Kill the command now running (called from the disk watch's thread); drivers that can, do."""
 
     def close(self) -> None:
         """Release the sandbox (remove its container, kill leftovers). Safe to call twice."""
@@ -134,43 +152,6 @@ class Sandbox(abc.ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-class _DiskWatch:
-    """Samples a capped filesystem's use while a command runs; `peak_bytes` is the highest seen.
-
-    Sampling (every DISK_SAMPLE_S, and once more at the end) can miss a spike
-    shorter than the interval; what stays written is always seen.
-    """
-
-    def __init__(self, cap: DiskCap) -> None:
-        self.cap = cap
-        self.peak_bytes = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample_until_stopped, name="bakeoff-disk-watch", daemon=True)
-
-    def _sample(self) -> None:
-        try:
-            self.peak_bytes = max(self.peak_bytes, self.cap.used_bytes())
-        except OSError:
-            pass  # the filesystem went away: the driver reports what happened
-
-    def _sample_until_stopped(self) -> None:
-        while not self._stop.wait(DISK_SAMPLE_S):
-            self._sample()
-
-    def __enter__(self) -> "_DiskWatch":
-        self._sample()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-
-
-DISK_SAMPLE_S = 0.05
 
 
 def _checked_timeout(timeout_s: object) -> float:

@@ -103,6 +103,8 @@ class BwrapSandbox(Sandbox):
             for bind in self.binds[1:]:
                 if bind.read_only and bind.target != f"{WORKSPACE}/.git":  # .git: the host's, not an input
                     require_readable_by(bind.source, SANDBOX_UID, SANDBOX_UID)  # refused up front, as Docker does
+        self._group: ExecGroup | None = None  # the running execution's cgroup, for the disk watch's kill
+        self._stopped: ExecGroup | None = None  # the group the disk watch killed
         self.cgroups = cgroups or find_tree()
         self.cgroups.sweep_stale()
         # The first use builds the environment (about half a minute); `report` tells the user why we wait.
@@ -128,7 +130,7 @@ class BwrapSandbox(Sandbox):
             if self.drop_root:
                 # Files the host wrote since the last execution become writable for the sandbox's group.
                 share_workspace_with_group(self.binds[0].source, SANDBOX_UID)
-            group = self.cgroups.create(limits)
+            group = self._group = self.cgroups.create(limits)
             nonce = secrets.token_hex(8)
             status_read, status_write = os.pipe()  # bwrap reports there whether the command ever ran
             argv_host = [
@@ -149,7 +151,8 @@ class BwrapSandbox(Sandbox):
             if run.returncode == ENTER_FAILED and nonce in run.stderr.text:
                 raise SandboxError(f"could not move the command into its cgroup: {run.stderr.text.strip()}")
             oom = _read_oom_kills(group) > 0
-            if not (run.timed_out or oom or _command_exited(status_read)):
+            stopped = self._stopped is group  # the disk watch killed it (bwrap with it, so no status)
+            if not (run.timed_out or oom or stopped or _command_exited(status_read)):
                 # bwrap failed before the command could run (a vanished mount source...): the harness's fault.
                 raise SandboxError(f"bwrap could not set up the sandbox: {run.stderr.text.strip()[-1000:]}")
         except OSError as exc:
@@ -158,10 +161,11 @@ class BwrapSandbox(Sandbox):
             for fd in (status_read, status_write):
                 if fd >= 0:
                     os.close(fd)
+            self._group = None
             if group is not None:
                 group.remove()
             remove_placeholders(placeholders)
-        killed = run.timed_out or (oom and run.returncode in (137, -signal.SIGKILL))
+        killed = run.timed_out or stopped or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(
             argv=argv,
             exit_code=None if killed else run.returncode,
@@ -174,6 +178,18 @@ class BwrapSandbox(Sandbox):
             stderr_dropped_bytes=run.stderr.dropped_bytes,
             isolation=self.kind,
         )
+
+    def _writable_folders(self) -> list[Path]:
+        return [self.spec.workspace, self.deps_dir]
+
+    def _stop_running(self) -> None:
+        group = self._group
+        if group is not None:
+            self._stopped = group
+            try:
+                group.kill_all()
+            except OSError:
+                pass  # the execution ended meanwhile and its group is gone
 
     def bwrap_args(self, extra_env: Mapping[str, str]) -> list[str]:
         """The bwrap options for one execution: namespaces, identity, binds, environment."""

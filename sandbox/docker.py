@@ -32,6 +32,7 @@ from typing import Mapping
 from sandbox import docker_mounts
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
 from sandbox.docker_capture import CappedStream, split_status
+from sandbox.docker_kill import kill_container_processes
 from sandbox.docker_engine import (  # noqa: F401 - connect and the labels are part of this module's interface
     CONTAINER_LABEL,
     OWNER_PID_LABEL,
@@ -150,6 +151,7 @@ class DockerSandbox(Sandbox):
         self._placeholders: list[Path] = []
         self._deps_dir: Path | None = None
         self._supervisor = SUPERVISOR_SOURCE
+        self._running_id: str | None = None  # the container running the current execution, for the disk watch
         try:
             require_image(self._client, image)
             remove_orphaned_containers(self._client)
@@ -255,6 +257,7 @@ class DockerSandbox(Sandbox):
         if self._container is None:
             self._container = self._start_container()
         container, nonce = self._container, secrets.token_hex(16)
+        self._running_id = container.id
         request = {"argv": list(argv), "env": dict(env), "timeout_s": timeout, "nonce": nonce}
         started = time.monotonic()
         fd = self._channel.fileno()
@@ -270,6 +273,7 @@ class DockerSandbox(Sandbox):
         nonce = secrets.token_hex(16)
         started = time.monotonic()
         container = self._create_container(self._supervisor_command(argv, timeout), {**env, NONCE_VARIABLE: nonce})
+        self._running_id = container.id
         try:
             frames = container.attach(stdout=True, stderr=True, stream=True, demux=True, logs=True)
             container.start()
@@ -339,6 +343,15 @@ class DockerSandbox(Sandbox):
                 f"stderr ends with: {capture.stderr_text[-500:]!r}"
             )
         return result
+
+    def _writable_folders(self) -> list[Path]:
+        return [self.spec.workspace] + ([self._deps_dir] if self._deps_dir is not None else [])
+
+    def _stop_running(self) -> None:
+        """Kill the command's processes (the sandbox uid's, in this container's cgroup), not the supervisor:
+        it then reports the command killed by a signal, as for any other death."""
+        if self._running_id is not None:
+            kill_container_processes(self._running_id, self._uid)
 
     # -- lifecycle ----------------------------------------------------------------------------
 

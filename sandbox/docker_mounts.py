@@ -165,3 +165,4 @@ def require_readable_by(source: Path, uid: int, gid: int) -> None:
             f"{source} is not readable by the sandbox's uid {uid} (mode {stat.filemode(info.st_mode)}); "
             "make it readable for others (chmod o+r, or o+rx for a folder)"
         )
+

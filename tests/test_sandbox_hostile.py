@@ -405,3 +405,25 @@ def test_the_mount_table_inside_names_no_host_path_of_the_corpus_or_the_scratch_
         assert host_path not in table  # ...but only at neutral paths of their own filesystem
     workspace_line = next(line for line in table.splitlines() if line.split()[4] == "/workspace")
     assert workspace_line.split()[3] == "/workspace"  # its root inside the scratch filesystem
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("target", ["filler.bin", "/deps/filler.bin"])
+def test_a_plain_workspace_folder_is_watched_and_the_writer_stopped_past_the_cap(driver, open_box, token, target):
+    # A run's repository must outlive its sandbox, so it cannot sit on a scratch filesystem: here the
+    # harness walks what the command can write and kills it once that is over Limits.disk_bytes.
+    box = open_box(driver, disk_bytes=DISK_CAP)
+    result = box.exec(["python", "-c", FILL_THE_DISK, token, target], timeout_s=240)
+    assert result.disk_exceeded and result.exit_code is None, result
+    assert "refused" not in result.stdout  # killed while writing, before its own 2 GiB ceiling
+    assert result.disk_cap_bytes == DISK_CAP and result.disk_peak_bytes > DISK_CAP
+    from bakeoff.crashes import classify
+
+    assert classify(result).crash_class == "disk_full"
+    assert_still_healthy(box, token)  # the command was stopped, not the sandbox (its files are still there)
+    grows = box.exec(["python", "-c", "open('more.bin', 'wb').write(b'x' * 2**20)"], timeout_s=60)
+    assert grows.disk_exceeded  # over the cap already: growing it further is stopped at once
+    cleans = box.exec(["python", "-c", f"import os; os.remove({target!r})"], timeout_s=60)
+    assert cleans.ok and not cleans.disk_exceeded  # removing files is always allowed
+    small = box.exec(["python", "-c", "open('small.txt', 'w').write('ok')"], timeout_s=60)
+    assert small.ok and not small.disk_exceeded and small.disk_peak_bytes < DISK_CAP

@@ -32,3 +32,10 @@ def test_a_c_library_saying_no_space_without_a_traceback_is_disk_full():
 def test_an_oserror_of_another_kind_stays_other():
     info = classify(failed(ENOSPC_TRACEBACK.replace("[Errno 28] No space left on device", "[Errno 5] Input/output error")))
     assert info.crash_class == "other"
+
+
+def test_a_command_the_harness_stopped_at_the_disk_cap_is_disk_full():
+    result = ExecResult(("python", "train.py"), None, "", "", False, False, 2.0,
+                        disk_peak_bytes=70 * 2**20, disk_cap_bytes=64 * 2**20, disk_exceeded=True)
+    info = classify(result)
+    assert (info.crash_class, info.detail) == (DISK_FULL, "stopped at the disk cap (workspace peak 70.0 MiB of a 64 MiB cap)")

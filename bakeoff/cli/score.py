@@ -27,6 +27,7 @@ STAGE_WORDS = {
 @click.option("--sandbox", "sandbox_kind", type=click.Choice(SANDBOXES), default="docker", show_default=True, help="Isolation for the submission's code.")
 @click.option("--unsafe-no-isolation", is_flag=True, help="Run the submission directly on this machine, with no isolation at all (it can read the answer key). Recorded in the outcome.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Folder of cached wheels for declared requirements (default: the bakeoff cache).")
+@click.option("--disk-mb", "disk_mb", type=click.IntRange(min=16, max=1024**2), default=4096, show_default=True, help="Cap in MiB on what the submission's files and commands may occupy in the workspace (a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
 def score(
     repo: Path,
@@ -36,6 +37,7 @@ def score(
     sandbox_kind: str,
     unsafe_no_isolation: bool,
     wheelhouse: Path | None,
+    disk_mb: int,
     as_json: bool,
 ) -> None:
     """Grade the submission in REPO: install its requirements, optionally train, predict, score.
@@ -53,6 +55,7 @@ def score(
         train=train,
         timeout_s=timeout_s,
         wheelhouse=wheelhouse.resolve() if wheelhouse else None,
+        disk_bytes=disk_mb * 1024**2,
     )
     try:
         with _signals_unwind():
@@ -122,6 +125,11 @@ def format_outcome(outcome) -> str:
         for line in outcome.requirements.lines:
             reason = f" ({line.reason})" if line.reason else ""
             lines.append(f"requirement {line.text!r}: {line.fate}{reason}")
+    for note in outcome.workspace_notes:
+        lines.append(f"workspace copy: {note}")
+    for step in outcome.steps:
+        if step.disk_peak_bytes is not None and step.disk_cap_bytes:
+            lines.append(f"disk ({step.stage}): peak {step.disk_peak_bytes / 1024**2:.1f} MiB of {step.disk_cap_bytes / 1024**2:.0f} MiB")
     if outcome.traceback_tail:
         lines.append("traceback (end):")
         lines.extend("  " + text for text in outcome.traceback_tail.splitlines()[-8:])

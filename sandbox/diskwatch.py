@@ -1,0 +1,132 @@
+"""Watching what one execution writes to disk, while it runs.
+
+Two cases (see docs/sandbox.md, "Disk"):
+- the workspace lies on a capped filesystem of its own (sandbox.scratch): the
+  kernel enforces the cap (ENOSPC), and `FilesystemWatch` only samples the
+  filesystem's use for the peak;
+- the workspace is an ordinary host folder (a run's repository, which must
+  outlive the sandbox): nothing in the kernel caps it, so `TreeWatch` walks
+  the folders the command can write, and calls `stop` (the driver kills the
+  command) once they hold more than the cap. Sampling means a fast writer can
+  pass the cap by what it writes in one interval before it is stopped.
+
+A watch runs in its own thread from `__enter__` to `__exit__`, and samples
+once more at the end, so what stays written is always counted.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+from sandbox.scratch import DiskCap
+
+FILESYSTEM_SAMPLE_S = 0.05  # statvfs is one system call
+TREE_SAMPLE_S = 0.25  # a walk costs more; a few times a second still stops a writer within a few hundred MB
+MAX_ENTRIES = 1_000_000  # more files than this is over the cap too (each costs an inode, and a walk)
+
+
+class _Watch:
+    """The sampling thread; subclasses say how to measure (`measure`) and what to do then (`check`)."""
+
+    interval_s = FILESYSTEM_SAMPLE_S
+
+    def __init__(self) -> None:
+        self.peak_bytes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="bakeoff-disk-watch", daemon=True)
+
+    def measure(self) -> int:
+        raise NotImplementedError
+
+    def check(self, used: int) -> None:
+        """Called after each sample."""
+
+    def sample(self) -> None:
+        try:
+            used = self.measure()
+        except OSError:
+            return  # the folder went away while we looked: the driver reports what happened
+        self.peak_bytes = max(self.peak_bytes, used)
+        self.check(used)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.sample()
+
+    def __enter__(self):
+        self.sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+
+
+class FilesystemWatch(_Watch):
+    """The peak use of a capped filesystem (less what was there before the sandbox opened)."""
+
+    def __init__(self, cap: DiskCap) -> None:
+        super().__init__()
+        self.cap = cap
+
+    def measure(self) -> int:
+        return self.cap.used_bytes()
+
+
+class TreeWatch(_Watch):
+    """The bytes allocated under some folders; `stop()` is called once (and `exceeded` set) when the command
+    grows them past `cap_bytes`. Folders already over the cap when it starts (a command that failed that
+    way before left its files) do not stop a command that only reads or removes."""
+
+    interval_s = TREE_SAMPLE_S
+
+    def __init__(self, folders: Sequence[Path], cap_bytes: int, stop: Callable[[], None]) -> None:
+        super().__init__()
+        self.folders = tuple(folders)
+        self.cap_bytes = cap_bytes
+        self.exceeded = False
+        self.start_bytes: int | None = None
+        self._stopper = stop
+
+    def measure(self) -> int:
+        return sum(allocated_bytes(folder) for folder in self.folders)
+
+    def check(self, used: int) -> None:
+        if self.start_bytes is None:
+            self.start_bytes = used
+        if used > self.cap_bytes and used > self.start_bytes and not self.exceeded:
+            self.exceeded = True
+            self._stopper()
+
+
+def allocated_bytes(folder: Path) -> int:
+    """Disk blocks allocated under `folder` (sparse files count what they use), links never followed.
+
+    Past MAX_ENTRIES entries the walk stops and reports more than any cap.
+    """
+    total, entries, pending = 0, 0, [str(folder)]
+    while pending:
+        try:
+            scanner = os.scandir(pending.pop())
+        except OSError:
+            continue  # removed, or a mount point the host cannot enter
+        with scanner:
+            for entry in scanner:
+                entries += 1
+                if entries > MAX_ENTRIES:
+                    return 1 << 62
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += info.st_blocks * 512
+                if stat.S_ISDIR(info.st_mode):
+                    pending.append(entry.path)
+    return total
+
