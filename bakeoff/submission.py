@@ -152,7 +152,8 @@ def _checked_kind(options: ScoreOptions) -> str:
 
 
 def _limits(options: ScoreOptions) -> Limits:
-    return dataclasses.replace(options.limits, timeout_s=options.timeout_s)
+    # Without a capped scratch filesystem (no root) the same cap is kept by watching the workspace.
+    return dataclasses.replace(options.limits, timeout_s=options.timeout_s, disk_bytes=options.disk_bytes)
 
 
 def _wheelhouse(options: ScoreOptions) -> Path:

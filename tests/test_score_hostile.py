@@ -216,3 +216,17 @@ def test_an_interrupted_score_leaves_nothing_in_the_temp_folder(corpus, tmp_path
         assert str(tmpdir) not in table.read()
     if kind == "docker":
         assert _containers_of(proc.pid) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_without_a_scratch_filesystem_the_watch_keeps_the_same_cap(corpus, tmp_path, kind):
+    # What bakeoff does when it may not mount (not root): a plain folder, the command stopped past the cap.
+    cap = 64 * MIB
+    options = ScoreOptions(sandbox_kind=kind, train=True, timeout_s=240, disk_bytes=cap,
+                           scratch_parent=tmp_path, scratch_kinds=("folder",))
+    outcome = score_submission(SUBMISSIONS / "fills_disk", corpus, options)
+    assert (outcome.status, outcome.stage, outcome.crash_class) == ("crashed", "train", "disk_full"), outcome.to_dict()
+    step = outcome.step("train")
+    assert step.disk_cap_bytes == cap and step.disk_peak_bytes > cap
+    assert outcome.detail.startswith("stopped at the disk cap")
+    assert list(tmp_path.iterdir()) == []
