@@ -1,9 +1,11 @@
 """Scoring one submission repository: `bakeoff score` as a library call.
 
-`score_submission` copies the repository into a scratch workspace, opens a
-sandbox over it with the corpus's holdout features (never its answers)
-mounted read-only, grades it there (bakeoff.submission_grading) and scores
-on the host. The stage runner grades inside its own sandbox with
+`score_submission` copies the repository (trusting nothing in it, see
+bakeoff.submission_copy) into a scratch workspace on a capped filesystem of
+its own (sandbox.scratch), opens a sandbox over it with copies of the
+corpus's holdout features (never its answers) mounted read-only, grades it
+there (bakeoff.submission_grading) and scores on the host. Everything is
+removed at the end, also when a signal unwinds it (bakeoff.cli.score). The stage runner grades inside its own sandbox with
 `grade_in_sandbox` directly.
 """
 

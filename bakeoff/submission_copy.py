@@ -98,7 +98,7 @@ class _Copier:
     def copy_link(self, source: Path, destination: Path, relative: str) -> None:
         target = Path(os.path.realpath(source))
         allowed = [root for root in (self.root, *self.trusted_roots) if target.is_relative_to(root)]
-        inside = allowed and not (EXCLUDED_NAMES & set(target.relative_to(allowed[0]).parts))
+        inside = bool(allowed) and not EXCLUDED_NAMES & set(target.relative_to(allowed[0]).parts)
         info = target.stat() if inside and target.exists() else None
         if info is not None and stat.S_ISREG(info.st_mode):
             self.refuse_protected(info, relative)
@@ -132,8 +132,6 @@ def copy_submission(repo: Path, destination: Path, protected: Iterable[Path] = (
     )
     try:
         copier.copy_folder(copier.root, Path(destination))
-    except ProtectedFileInSubmission:
-        raise
     except OSError as exc:
         raise RepositoryNotUsable(f"could not copy {repo} into a scratch workspace: {exc}") from exc
     return CopyReport(tuple(copier.followed), tuple(copier.kept), tuple(copier.skipped), tuple(copier.git_metadata))
