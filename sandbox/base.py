@@ -67,7 +67,8 @@ class ExecResult:
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and not self.oom_killed
+        # Past the disk cap is a failure even when the command finished before it could be stopped.
+        return self.exit_code == 0 and not self.timed_out and not self.oom_killed and not self.disk_exceeded
 
 
 @dataclass(frozen=True)
