@@ -100,3 +100,29 @@ def remove_orphaned_containers(client) -> int:
             except docker.errors.APIError:
                 pass  # it went away by itself, or another process removed it first
     return removed
+
+
+def remove_labelled_containers(labels: Mapping[str, str], client=None) -> int:
+    """Remove every sandbox container carrying all of `labels` (a dead worker's, say); return how many.
+
+    No reachable engine means nothing can be left on it: 0.
+    """
+    import docker
+
+    try:
+        engine = client or docker.from_env()
+    except docker.errors.DockerException:
+        return 0
+    removed = 0
+    try:
+        wanted = [CONTAINER_LABEL, *(f"{key}={value}" for key, value in labels.items())]
+        for summary in engine.api.containers(all=True, filters={"label": wanted}):
+            try:
+                engine.api.remove_container(summary["Id"], force=True)
+                removed += 1
+            except docker.errors.APIError:
+                pass  # it removed itself meanwhile
+    finally:
+        if client is None:
+            engine.close()
+    return removed

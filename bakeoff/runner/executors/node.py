@@ -122,24 +122,9 @@ def node_name(node_id: str) -> str:
 
 def remove_run_containers(batch_id: str, run_id: str) -> int:
     """Remove the containers a run's earlier attempt left on this node's engine; return how many."""
-    try:
-        import docker
+    from sandbox.docker_engine import remove_labelled_containers
 
-        client = docker.from_env()
-    except Exception:  # noqa: BLE001 - no engine here: nothing can be left on it
-        return 0
-    removed = 0
-    try:
-        labels = [f"{BATCH_LABEL}={batch_id}", f"{RUN_LABEL}={run_id}"]
-        for summary in client.api.containers(all=True, filters={"label": labels}):
-            try:
-                client.api.remove_container(summary["Id"], force=True)
-                removed += 1
-            except docker.errors.APIError:
-                pass  # it removed itself meanwhile
-    finally:
-        client.close()
-    return removed
+    return remove_labelled_containers({BATCH_LABEL: batch_id, RUN_LABEL: run_id})
 
 
 def local_resources(slots: int) -> dict[str, float]:

@@ -1,0 +1,139 @@
+"""Scale-out figures, measured side by side in one run on this machine (a real local Ray cluster, CPU only).
+
+1. harness overhead: the same plan (scripted answers, Docker sandbox) under the Ray executor with one
+   worker slot and under the local executor; the Ray batch's extra wall time over the local one's (goal <= 10%).
+2. runs per hour with one and two workers on a plan dominated by model waiting (a scripted model that
+   waits a fixed delay before each answer; answers without code, so the sandbox has little to do)
+   (goal >= 1.8x with two).
+3. one machine, two runs in flight (the local executor, --parallel 2; one model shared, one generation at a
+   time): the batch wall time over the larger of its summed model time and summed sandbox time
+   (goal <= 1.15; the sequential loop takes their sum).
+
+    .venv/bin/python bench/scale_out.py [--runs 2] [--delay 2.0] [--train-delay 8.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from runner_support import answers, implementation, make_tiny_corpus, write_script  # noqa: E402
+
+MiB = 1024 * 1024
+
+
+class DelayedScripted:
+    """Opens the scripted backend, wrapped so that every answer first waits `delay` seconds (a slow model)."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def __call__(self, spec, options):
+        from bakeoff.runner.executors.common import default_open_backend
+
+        return _Delayed(default_open_backend(spec, options), self.delay)
+
+
+class _Delayed:
+    def __init__(self, inner, delay: float) -> None:
+        self._inner, self._delay = inner, delay
+        self.identity = inner.identity
+
+    def chat(self, messages, *, key, settings):
+        time.sleep(self._delay)
+        return self._inner.chat(messages, key=key, settings=settings)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _plan(root: Path, corpus: Path, script: Path, runs: int, models: int = 1):
+    from bakeoff.runner.plan import plan_from_mapping
+
+    specs = [{"spec": f"scripted:{script}", "label": f"m{i}"} for i in range(models)]
+    return plan_from_mapping({"models": specs, "corpus": str(corpus), "runs": runs, "sandbox": "docker", "seed": 3,
+                              "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0},
+                              "task_settings": {"smoke_rows": 50}}, root)
+
+
+def _batch(plan, out: Path, executor, opener=None) -> tuple[float, list[dict]]:
+    from bakeoff.runner.batch import BatchOptions, run_batch
+    from sandbox.wheelhouse import default_wheelhouse
+
+    started = time.monotonic()
+    result = run_batch(plan, BatchOptions(out_dir=out, wheelhouse=default_wheelhouse(), executor=executor,
+                                          open_backend=opener))
+    wall = time.monotonic() - started
+    assert result.failed == 0, [r.get("error") for r in result.records]
+    return wall, [dict(r) for r in result.records]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=2, help="runs per measured batch (model waiting: 2x this)")
+    parser.add_argument("--delay", type=float, default=2.0, help="seconds the slow model waits per answer")
+    parser.add_argument("--train-delay", type=float, default=8.0, help="model delay for the one-machine overlap")
+    args = parser.parse_args()
+
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from bakeoff.runner.executors.local import LocalExecutor
+    from bakeoff.runner.executors.ray_driver import RayExecutor
+    from bakeoff.runner.executors.settings import ExecutorSettings
+
+    root = Path(tempfile.mkdtemp(prefix="bakeoff-scale-out-"))
+    corpus = make_tiny_corpus(root / "corpus")
+    working = write_script(root / "working.jsonl", answers(implementation()), copies=args.runs)
+    prose = write_script(root / "prose.jsonl", [{"key": k, "text": "I would rather describe it in words."}
+                                                for k in ("explore", "decide", "implement", "docs")], copies=1)
+    node = {"num_cpus": 2, "object_store_memory": 200 * MiB, "resources": {"bakeoff_docker": 1}}
+    cluster = Cluster(initialize_head=True, head_node_args=node)
+    cluster.add_node(**node)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, log_to_driver=False)
+    figures = {}
+    try:
+        one = RayExecutor(ExecutorSettings(kind="ray", max_in_flight=1))
+        two = RayExecutor(ExecutorSettings(kind="ray"))
+        plan = _plan(root, corpus, working, args.runs)
+        local_wall, _ = _batch(plan, root / "overhead-local", LocalExecutor())
+        ray_wall, _ = _batch(plan, root / "overhead-ray", one)
+        figures["harness_overhead"] = (ray_wall / local_wall - 1, local_wall, ray_wall)
+
+        waiting = _plan(root, corpus, prose, args.runs, models=2)
+        opener = DelayedScripted(args.delay)
+        one_wall, records = _batch(waiting, root / "wait-one", one, opener)
+        two_wall, _ = _batch(waiting, root / "wait-two", two, opener)
+        runs = len(records)
+        figures["runs_per_hour"] = (runs * 3600 / one_wall, runs * 3600 / two_wall)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+    overlap_plan = _plan(root, corpus, working, args.runs)
+    wall, records = _batch(overlap_plan, root / "overlap", LocalExecutor(2), DelayedScripted(args.train_delay))
+    model = sum(r["timings"]["model_s"] for r in records)
+    code = sum(r["timings"]["sandbox_s"] + r["timings"]["scoring_s"] for r in records)
+    figures["overlap"] = (wall / max(model, code), wall, model, code)
+
+    overhead, local_wall, ray_wall = figures["harness_overhead"]
+    per_hour_one, per_hour_two = figures["runs_per_hour"]
+    ratio, wall, model, code = figures["overlap"]
+    print(f"harness overhead, Ray (1 worker) over local: {overhead * 100:+.1f}%  "
+          f"(local {local_wall:.1f} s, Ray {ray_wall:.1f} s; goal <= 10%)")
+    print(f"runs/hour, model-waiting plan: 1 worker {per_hour_one:.0f}, 2 workers {per_hour_two:.0f}, "
+          f"x{per_hour_two / per_hour_one:.2f} (goal >= 1.8)")
+    print(f"one machine, 2 in flight: wall {wall:.1f} s / max(model {model:.1f} s, sandbox {code:.1f} s) = {ratio:.2f} "
+          f"(sequential would be their sum, {model + code:.1f} s; goal <= 1.15)")
+    print(json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in figures.items()}))
+
+
+if __name__ == "__main__":
+    main()
