@@ -42,7 +42,8 @@ def schema_errors(record: dict, schema: dict) -> list[str]:
     return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in validator.iter_errors(record)]
 
 
-def _finish(record: EeeRecord, aggregate_schema: dict, instance_schema: dict) -> tuple[dict, str]:
+def _finish(record: EeeRecord, aggregate_schema: dict, instance_schema: dict) -> tuple[dict, str | None]:
+    """The aggregate (pointing at its instances, when it has any) and the instances' text, both validated."""
     lines = []
     for instance in record.instances:
         errors = schema_errors(instance, instance_schema)
@@ -51,13 +52,14 @@ def _finish(record: EeeRecord, aggregate_schema: dict, instance_schema: dict) ->
         lines.append(json.dumps(instance, ensure_ascii=False))
     text = "".join(line + "\n" for line in lines)
     aggregate = dict(record.aggregate)
-    aggregate["detailed_evaluation_results"] = {
-        "format": "jsonl", "file_path": record.instances_path, "hash_algorithm": "sha256",
-        "checksum": hashlib.sha256(text.encode("utf-8")).hexdigest(), "total_rows": len(lines)}
+    if lines:  # a model never graded has aggregates only; the datastore refuses an empty instances file
+        aggregate["detailed_evaluation_results"] = {
+            "format": "jsonl", "file_path": record.instances_path, "hash_algorithm": "sha256",
+            "checksum": hashlib.sha256(text.encode("utf-8")).hexdigest(), "total_rows": len(lines)}
     errors = schema_errors(aggregate, aggregate_schema)
     if errors:
         raise ExportOutputInvalid(f"{record.path} does not fit the EEE schema: {errors[:3]}")
-    return aggregate, text
+    return aggregate, text if lines else None
 
 
 def export_eee(source: ExportSource, out: Path) -> list[Path]:
@@ -69,6 +71,8 @@ def export_eee(source: ExportSource, out: Path) -> list[Path]:
         path = out / record.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(aggregate, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        (out / record.instances_path).write_text(text, encoding="utf-8")
-        written += [path, out / record.instances_path]
+        written.append(path)
+        if text is not None:
+            (out / record.instances_path).write_text(text, encoding="utf-8")
+            written.append(out / record.instances_path)
     return written
