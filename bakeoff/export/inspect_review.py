@@ -64,6 +64,7 @@ def review_log(review: ReviewRecords, partial: bool):
     settings = review.summary.get("settings") or {}
     items = sorted({str(a.get("item_id")) for a in review.answers})
     spec = log.EvalSpec(
+        tags=["partial"] if partial else None,
         created=iso(review.summary.get("started_at")) or iso(review.summary.get("finished_at")) or "1970-01-01T00:00:00+00:00",
         task=f"bakeoff/{TASK}", task_id=safe_name(review.source), run_id=safe_name(review.source),
         eval_id=safe_name(f"{review.source}-{TASK}"), dataset=log.EvalDataset(name=TASK, samples=len(items), sample_ids=items),

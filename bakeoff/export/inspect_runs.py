@@ -185,6 +185,7 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
         ])
         version = records.batch.get("code_version") or {}
         spec = log.EvalSpec(
+            tags=["partial"] if source.partial else None,
             created=iso(records.batch.get("created_at")) or _now(), task=f"bakeoff/{task}", task_id=safe_name(f"{records.folder.name}-{task}"),
             run_id=safe_name(records.folder.name), eval_id=safe_name(f"{records.folder.name}-{model.model}-{task}"),
             dataset=log.EvalDataset(name=task, samples=1, sample_ids=[task]), model=model_name(model.model),
