@@ -9,7 +9,9 @@ backend fail fast. A generation past its deadline is ended by stopping the child
 from __future__ import annotations
 
 import os
+import signal
 import threading
+import time
 
 import psutil
 import pytest
@@ -66,6 +68,16 @@ def test_a_segfault_mid_generation_is_backend_crash_and_the_next_turn_restarts(b
     again = backend.chat(COUNT, key="c#2", settings=SHORT)
     assert again.error is None and again.text
     assert again.model_info["engine_starts"] == 2 and again.model_info["engine_pid"] != child.pid
+
+
+def test_an_engine_killed_between_turns_is_restarted_without_losing_a_turn(backend):
+    (child,) = engine_children(os.getpid())
+    os.kill(child.pid, signal.SIGKILL)  # what the OOM killer does to an idle engine
+    while child.status() != psutil.STATUS_ZOMBIE:  # dead, and left for its parent (the backend) to reap
+        time.sleep(0.01)
+    answered = backend.chat(COUNT, key="k#1", settings=SHORT)
+    assert answered.error is None and answered.completion_tokens > 0
+    assert answered.model_info["engine_starts"] == 2
 
 
 def test_three_crashed_turns_in_a_row_fail_every_later_turn_fast(backend):
