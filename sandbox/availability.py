@@ -1,4 +1,4 @@
-"""Which isolation is usable on this machine, and why not: what `bakeoff sandbox check` prints."""
+"""Which isolation is usable on this machine, and why not: the sandbox rows of `bakeoff check`."""
 
 from __future__ import annotations
 
