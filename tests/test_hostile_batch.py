@@ -106,7 +106,10 @@ def test_a_second_writer_is_refused_saying_who_holds_the_folder_and_status_still
     first = _start(plan, out)
     try:
         _wait_for_explore(out, "m-r01", first)
-        second = bakeoff_cli("run", "--no-probes", "--plan", str(plan), "--out", str(out))
+        # A second writer that got past the lock would wait on explore like the first: the kill hook ends it at
+        # its first durable write instead (a refused one makes none), so the test fails rather than waits.
+        second = bakeoff_cli("run", "--no-probes", "--plan", str(plan), "--out", str(out),
+                             env_extra={"BAKEOFF_KILL_AFTER_WRITES": "1"})
         assert second.returncode != 0
         assert second.stderr.startswith("error: BatchLocked:")
         assert f"pid {first.pid} on host {os.uname().nodename}" in second.stderr and "running since" in second.stderr
