@@ -107,3 +107,23 @@ def test_long_text_is_folded_whole_and_says_how_long_it_is():
     assert "line 0\n" in html and "line 499" in html  # nothing cut here
     assert "10 bytes before it were dropped" in html
     assert fold("short", "one line").startswith("<details open>")
+
+
+def test_reasoning_is_folded_apart_and_the_budget_cut_is_said(tmp_path):
+    import json
+
+    batch = write_batch(tmp_path / "batch", [FakeRun("thinker", 1)])
+    path = batch / "runs" / "thinker-r01" / "stages" / "2-decide.json"
+    record = json.loads(path.read_text())
+    record["prompt"] = {"key": "decide#1", "messages": [{"role": "user", "content": "Design it."}],
+                        "cut": [{"part": "exploration_output", "original_chars": 90000, "kept_chars": 6000}]}
+    record["completion"] = {"text": "# file: DESIGN.md\n...", "reasoning": "First I <think> about the leak.",
+                            "reasoning_unfinished": False, "reasoning_tokens": 7, "finish_reason": "stop"}
+    path.write_text(json.dumps(record))
+    page = render_run_transcript(read_batch(batch).runs[0])
+    decide = page[page.index('id="stage-decide"'):page.index('id="stage-implement"')]
+    assert "<details><summary>reasoning (1 line, 31 characters)</summary>" in decide  # folded
+    assert "First I &lt;think&gt; about the leak." in decide
+    assert decide.index("reasoning (") < decide.index("answer (")
+    assert "context budget cut exploration_output: 90000 characters to 6000" in decide
+    assert "reasoning 7" in decide

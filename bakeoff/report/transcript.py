@@ -69,8 +69,9 @@ def _completion(completion: Mapping[str, Any] | None, capture: Mapping[str, Any]
     parts.append(kv([
         ("capture", " ".join(str(v) for v in (capture.get("status"), capture.get("reason")) if v)),
         ("finish reason", completion.get("finish_reason")),
-        ("tokens", f"prompt {completion.get('prompt_tokens')}, completion {completion.get('completion_tokens')}"
-                   + (f", reasoning {completion['reasoning_tokens']}" if completion.get("reasoning_tokens") else "")),
+        ("tokens", ", ".join(f"{name} {completion[key]}" for name, key in
+                             (("prompt", "prompt_tokens"), ("completion", "completion_tokens"),
+                              ("reasoning", "reasoning_tokens")) if completion.get(key) is not None) or None),
         ("error", completion.get("error")),
     ]))
     return "".join(parts)
@@ -124,7 +125,7 @@ def _turns(run: RunRecords, stages: Mapping[str, Mapping[str, Any]]) -> str:
     implement_sha = ((stages.get("implement") or {}).get("commit") or {}).get("sha")
     diffs = repair_diffs(run.folder / "repo", implement_sha, (repair.get("commit") or {}).get("sha"), turns)
     parts = []
-    for turn, diff in zip(turns, diffs):
+    for turn, diff in zip(turns, diffs, strict=True):  # repair_diffs gives one diff per turn
         effect = turn.get("effect")
         css = "good" if effect == "rescued" else "bad" if effect == "regressed" else ""
         parts.append(
