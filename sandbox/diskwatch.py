@@ -26,6 +26,9 @@ from sandbox.scratch import DiskCap
 
 FILESYSTEM_SAMPLE_S = 0.05  # statvfs is one system call
 TREE_SAMPLE_S = 0.25  # a walk costs more; a few times a second still stops a writer within a few hundred MB
+# Over the cap already at the start, a command may still grow the folders this much (a log line, the
+# last blocks of a writer stopped the execution before) before it is stopped too.
+GROWTH_GRACE_BYTES = 1024**2
 MAX_ENTRIES = 1_000_000  # more files than this is over the cap too (each costs an inode, and a walk)
 
 
@@ -100,7 +103,7 @@ class TreeWatch(_Watch):
     def check(self, used: int) -> None:
         if self.start_bytes is None:
             self.start_bytes = used
-        if used > self.cap_bytes and used > self.start_bytes and not self.exceeded:
+        if used > self.cap_bytes and used > self.start_bytes + GROWTH_GRACE_BYTES and not self.exceeded:
             self.exceeded = True
             self._stopper()
 

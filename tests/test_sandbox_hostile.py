@@ -421,7 +421,7 @@ def test_a_plain_workspace_folder_is_watched_and_the_writer_stopped_past_the_cap
 
     assert classify(result).crash_class == "disk_full"
     assert_still_healthy(box, token)  # the command was stopped, not the sandbox (its files are still there)
-    grows = box.exec(["python", "-c", "open('more.bin', 'wb').write(b'x' * 2**20)"], timeout_s=60)
+    grows = box.exec(["python", "-c", "open('more.bin', 'wb').write(b'x' * 16 * 2**20)"], timeout_s=60)
     assert grows.disk_exceeded  # over the cap already: growing it further is stopped at once
     cleans = box.exec(["python", "-c", f"import os; os.remove({target!r})"], timeout_s=60)
     assert cleans.ok and not cleans.disk_exceeded  # removing files is always allowed
