@@ -130,3 +130,13 @@ def test_the_review_aggregate_carries_the_review_cuts_and_youdens_j(exported):
         instance = instances[f"{answer['item_id']}#1"]
         assert instance["evaluation"]["is_correct"] == answer["correct"]
         assert instance["input"]["reference"] == [answer["expected"]] and instance["output"]["raw"] == [answer["text"]]
+
+
+def test_a_review_folder_exports_on_its_own(exported, tmp_path):
+    batch, _, _, aggregates = exported
+    done = bakeoff_cli("export", str(batch / "review" / "scripted"), "--format", "eee", "--out", str(tmp_path / "alone"))
+    assert done.returncode == 0, done.stderr
+    files = [Path(line) for line in done.stdout.splitlines()]
+    assert [p.suffix for p in files] == [".json", ".jsonl"]
+    alone = json.loads(files[0].read_text())
+    assert alone["evaluation_results"] == aggregates["scripted"]["evaluation_results"]

@@ -8,6 +8,7 @@ named in what is written.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -36,7 +37,25 @@ class ExportSource:
         return self.running or bool(self.unfinished)
 
 
+LOCK_FILE = "batch.lock"  # bakeoff.runner.lock: the writer's flock, held while `bakeoff run` works on the folder
+
+
+def _lock_held(folder: Path) -> bool:
+    """Whether a process holds the batch's writer lock, read from /proc/locks (taking no lock: a reader never may)."""
+    try:
+        info = (folder / LOCK_FILE).stat()
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    me = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    return any(len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == me
+               for fields in (line.split() for line in table.splitlines()))
+
+
 def _running(folder: Path) -> bool:
+    """A writer holds the lock, or the journal's last batch start has no end (running, or killed mid-way)."""
+    if _lock_held(folder):
+        return True
     state = None
     for entry in Journal(folder / "events.jsonl").entries():
         if entry.get("event") in ("batch_started", "batch_done"):
