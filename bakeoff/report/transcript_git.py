@@ -44,13 +44,13 @@ class TurnDiff:
     available: bool = True
 
 
-def _git(git_dir: Path, *args: str) -> bytes | None:
+def _git(git_dir: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0", "HOME": os.devnull}
     command = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
                f"--git-dir={git_dir}", *args]
     try:
-        done = subprocess.run(command, capture_output=True, env=env, timeout=_GIT_TIMEOUT_S, check=False)
+        done = subprocess.run(command, capture_output=True, env=env, timeout=_GIT_TIMEOUT_S, check=False, input=stdin)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -65,6 +65,7 @@ def tree_at(repo: Path, sha: str | None) -> dict[str, bytes] | None:
     if listing is None:
         return None
     files: dict[str, bytes] = {}
+    wanted: list[tuple[str, str]] = []
     for entry in listing.split(b"\0"):
         if not entry:
             continue
@@ -75,11 +76,31 @@ def tree_at(repo: Path, sha: str | None) -> dict[str, bytes] | None:
         path = name.decode("utf-8", errors="replace")
         if size.isdigit() and int(size) > MAX_FILE_BYTES:
             files[path] = b"\0too large"
-            continue
-        content = _git(git_dir, "cat-file", "blob", blob.decode("ascii"))
-        if content is not None:
-            files[path] = content
+        else:
+            wanted.append((path, blob.decode("ascii")))
+    files.update(_blobs(git_dir, wanted))
     return files
+
+
+def _blobs(git_dir: Path, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
+    """The blobs' bytes by path, read by one `git cat-file --batch` (one process per tree, not per file)."""
+    if not wanted:
+        return {}
+    out = _git(git_dir, "cat-file", "--batch", stdin="".join(f"{blob}\n" for _, blob in wanted).encode())
+    found: dict[str, bytes] = {}
+    position = 0
+    for path, _ in wanted:
+        end = out.find(b"\n", position) if out is not None else -1
+        if end < 0:
+            break
+        header = out[position:end].split()
+        if len(header) != 3 or not header[2].isdigit():
+            position = end + 1  # "<id> missing": no content follows
+            continue
+        size = int(header[2])
+        found[path] = out[end + 1:end + 1 + size]
+        position = end + 1 + size + 1  # the content, then a newline
+    return found
 
 
 def _text(content: bytes) -> str | None:
