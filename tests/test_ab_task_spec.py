@@ -1,0 +1,39 @@
+"""The ab_test task spec: a statement that makes the unit of analysis decidable, and readable settings."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+SPECS = Path(__file__).resolve().parents[1] / "task_specs"
+AB = SPECS / "ab_test"
+
+
+def _statement() -> str:
+    return " ".join((AB / "statement.md").read_text(encoding="utf-8").split())
+
+
+def test_statement_says_users_were_randomized_once_not_visits():
+    text = _statement()
+    assert "assigned to arm A" in text and "once, at random" in text and "on their first visit" in text
+    assert "Visits themselves were not randomized" in text
+
+
+def test_statement_names_every_column_of_the_log_and_the_script_interface():
+    text = _statement()
+    for column in ("user_id", "arm", "visit_time", "device", "country", "converted", "revenue"):
+        assert f"`{column}`" in text, column
+    assert "python analyze.py --input SESSIONS.csv --output RESULT.json" in text
+    assert re.search(r'\{"effect": \.\.\., "ci_low": \.\.\., "ci_high": \.\.\.\}', text)
+    assert "95%" in text and "honestly" in text
+
+
+def test_settings_carry_every_key_the_spam_settings_have_except_the_spam_timeouts():
+    spam = tomllib.loads((SPECS / "spam_classifier" / "settings.toml").read_text(encoding="utf-8"))
+    ab = tomllib.loads((AB / "settings.toml").read_text(encoding="utf-8"))
+    assert set(spam) - {"timeouts_s"} <= set(ab)
+    assert ab["max_tokens"].keys() == spam["max_tokens"].keys()
+    assert ab["timeouts_s"]["analyze"] > 0
+    assert ab["data"]["level"] == 0.95
+    assert (AB / "template" / "dot-gitignore").read_text(encoding="utf-8").startswith("#")
