@@ -121,6 +121,8 @@ def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
     out = []
     for model in summary.models:
         runs = [r for r in records.runs if run_model_label(r) == model.model]
+        if not runs:
+            continue  # a model of the plan with no run folder yet has no results
         info = next(((r.run or {}).get("model", {}).get("info") for r in runs if r.run), None)
         ident = stable_uuid(records.folder.name, model.model, task)
         evaluation_id = f"{benchmark}/{DEVELOPER}/{safe_name(model.model)}/{ident}"

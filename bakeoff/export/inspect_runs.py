@@ -170,6 +170,8 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
     written = []
     for model in summary.models:
         runs = [r for r in records.runs if run_model_label(r) == model.model]
+        if not runs:
+            continue  # a model of the plan with no run folder yet has nothing to log
         samples = [run_sample(task, r, source.signals.get(r.run_id), r.run_id in source.unfinished) for r in runs]
         f1, scored = model.f1_with_crashes, model.f1_scored
         results = log.EvalResults(total_samples=len(samples), completed_samples=len(samples) - sum(
