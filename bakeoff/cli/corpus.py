@@ -19,6 +19,9 @@ DEFAULTS = {
 }
 
 
+TASKS = ("spam_classifier", "ab_test")
+
+
 class InvalidSweepPoints(BakeoffError):
     """--sweep-points is not a comma-separated list of numbers."""
 
@@ -34,11 +37,19 @@ class InvalidSweepPoints(BakeoffError):
 @click.option("--dup-rate", type=float, default=DEFAULTS["dup_rate"], show_default=True, help="Share of near-duplicate rows per split.")
 @click.option("--noise-rate", type=float, default=None, help="Share of messages with mojibake, and separately with HTML entities (default: 0.01).")
 @click.option("--force", is_flag=True, help="Replace a non-empty output folder.")
+@click.option("--task", type=click.Choice(TASKS), default="spam_classifier", show_default=True, help="Which take-home's data to generate.")
+@click.option("--users", type=int, default=None, help="ab_test: users in the visible experiment (default: 20,000).")
+@click.option("--experiments", type=int, default=None, help="ab_test: hidden experiments (default: 48).")
+@click.option("--holdout-users", type=int, default=None, help="ab_test: users per hidden experiment (default: 20,000).")
 def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contamination: float | None, spam_rate: float,
-             flip_rate: float, dup_rate: float, noise_rate: float | None, force: bool) -> None:
-    """Generate the seeded spam corpus (train, holdout, answer key, truth, excerpt, manifest)."""
+             flip_rate: float, dup_rate: float, noise_rate: float | None, force: bool, task: str,
+             users: int | None, experiments: int | None, holdout_users: int | None) -> None:
+    """Generate a take-home's seeded data: the spam corpus (default) or the A/B-test experiments."""
     from rich.console import Console
 
+    if task == "ab_test":
+        _generate_ab(out_dir, seed, {"users": users, "experiments": experiments, "holdout_users": holdout_users}, force)
+        return
     from generators.spam import CorpusParams, generate_corpus
 
     overrides = {"contamination": contamination, "noise_rate": noise_rate}
@@ -54,6 +65,21 @@ def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contaminati
         f"wrote {out_dir}: {measured.train_rows} training rows, {measured.holdout_rows} holdout rows, "
         f"spam {measured.train_spam_rate:.3f}, flips {measured.flip_rate:.3f}, "
         f"near-duplicates {measured.train_dup_rate:.3f}, flag/label correlation {measured.flag_label_correlation:.3f}"
+    ))
+
+
+def _generate_ab(out_dir: Path, seed: int, options: dict[str, int | None], force: bool) -> None:
+    from rich.console import Console
+
+    from generators.ab_test import AbParams, generate_ab_data
+
+    params = AbParams(seed=seed, **{key: value for key, value in options.items() if value is not None})
+    with Console(stderr=True).status("generating experiments") as status:
+        manifest = generate_ab_data(params, out_dir, force=force, progress=lambda step: status.update(step))
+    m = manifest.measured
+    click.echo(printable(
+        f"wrote {out_dir}: {m.rows} sessions of {m.users} users, {params.experiments} hidden experiments, "
+        f"{m.duplicate_rows} duplicated rows, within-user correlation {m.within_user_correlation:.3f}"
     ))
 
 

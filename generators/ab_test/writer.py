@@ -1,0 +1,142 @@
+"""Writing the A/B-test data folder atomically, with the spam corpus's durable-write helpers.
+
+The folder holds what the model gets (sessions.csv, excerpt.txt), what only the grader reads
+(truth.json, holdout/, holdout_truth.csv) and manifest.json (every parameter, the files'
+hashes and the rates measured on the written files). The hidden experiments' seeds are spawned
+from the master seed and never written into anything a model is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from generators.ab_test.measure import MeasuredSessions, measure_file
+from generators.ab_test.params import GENERATOR_VERSION, AbParams
+from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment
+from generators.errors import OutputFolderNotWritable
+from generators.spam.writer import _check_target, _replace_folder, _sha256, _write_csv
+
+SESSIONS_FILE = "sessions.csv"
+EXCERPT_FILE = "excerpt.txt"
+TRUTH_FILE = "truth.json"
+HOLDOUT_DIR = "holdout"
+HOLDOUT_TRUTH_FILE = "holdout_truth.csv"
+MANIFEST_FILE = "manifest.json"
+EXCERPT_LINES = 10
+MIN_HOLDOUT_EFFECT = 0.001
+
+
+@dataclass(frozen=True)
+class AbManifest:
+    generator_version: str
+    params: AbParams
+    sha256: dict[str, str]
+    measured: MeasuredSessions
+    holdout_rows: dict[str, int]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "generator_version": self.generator_version,
+            "seed": self.params.seed,
+            "params": self.params.to_dict(),
+            "holdout_seeds": "numpy SeedSequence(seed).spawn(1 + experiments)[1:], never shown to a model",
+            "sha256": dict(self.sha256),
+            "measured": self.measured.to_dict(),
+            "holdout_rows": dict(self.holdout_rows),
+        }
+
+
+def experiment_name(index: int) -> str:
+    return f"exp_{index:03d}"
+
+
+def _seeds(params: AbParams) -> list[int]:
+    children = np.random.SeedSequence(params.seed).spawn(1 + params.experiments)
+    return [int(child.generate_state(1)[0]) for child in children]
+
+
+def holdout_specs(params: AbParams) -> list[ExperimentSpec]:
+    """The hidden experiments: own seeds, a share with no effect, the rest uniform in [0.001, max_effect]."""
+    seeds = _seeds(params)
+    rng = np.random.default_rng(seeds[0] ^ 0x5EED)
+    zero = set(rng.permutation(params.experiments)[: round(params.zero_effect_share * params.experiments)].tolist())
+    effects = rng.uniform(MIN_HOLDOUT_EFFECT, params.max_effect, params.experiments)
+    return [
+        ExperimentSpec(seed, params.holdout_users, 0.0 if index in zero else round(float(effects[index]), 5))
+        for index, seed in enumerate(seeds[1:])
+    ]
+
+
+def visible_spec(params: AbParams) -> ExperimentSpec:
+    return ExperimentSpec(_seeds(params)[0], params.users, params.effect)
+
+
+def _write_excerpt(csv_path: Path, excerpt: Path) -> None:
+    with csv_path.open(encoding="utf-8", newline="") as source:
+        lines = [line for _, line in zip(range(EXCERPT_LINES), source)]
+    excerpt.write_text("".join(lines), encoding="utf-8", newline="")
+
+
+def _write_holdout(params: AbParams, folder: Path, progress: Callable[[str], None]) -> dict[str, int]:
+    (folder / HOLDOUT_DIR).mkdir()
+    rows, truths = {}, []
+    for index, spec in enumerate(holdout_specs(params)):
+        name = experiment_name(index)
+        progress(f"hidden experiment {index + 1} of {params.experiments}")
+        frame, truth = build_experiment(spec, params)
+        _write_csv(frame, folder / HOLDOUT_DIR / f"{name}.csv")
+        rows[name] = len(frame)
+        truths.append({"experiment": name, **truth.to_dict()})
+    _write_csv(pd.DataFrame(truths), folder / HOLDOUT_TRUTH_FILE)
+    return rows
+
+
+def _write_visible(params: AbParams, folder: Path) -> ExperimentTruth:
+    frame, truth = build_experiment(visible_spec(params), params)
+    _write_csv(frame, folder / SESSIONS_FILE)
+    _write_excerpt(folder / SESSIONS_FILE, folder / EXCERPT_FILE)
+    (folder / TRUTH_FILE).write_text(json.dumps(truth.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return truth
+
+
+def generate_ab_data(
+    params: AbParams, out_dir: Path, force: bool = False, progress: Callable[[str], None] = lambda _: None
+) -> AbManifest:
+    """Generate the visible experiment, the hidden ones and the manifest into `out_dir`."""
+    out_dir = Path(out_dir).absolute()
+    _check_target(out_dir, force)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+        staging.chmod(0o755)
+    except OSError as exc:
+        raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
+    try:
+        progress("the visible experiment")
+        _write_visible(params, staging)
+        holdout_rows = _write_holdout(params, staging, progress)
+        progress("measuring the written files")
+        names = [SESSIONS_FILE, EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE]
+        names += [f"{HOLDOUT_DIR}/{name}.csv" for name in holdout_rows]
+        manifest = AbManifest(
+            GENERATOR_VERSION, params, {name: _sha256(staging / name) for name in names},
+            measure_file(staging / SESSIONS_FILE), holdout_rows,
+        )
+        text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"
+        (staging / MANIFEST_FILE).write_text(text, encoding="utf-8")
+        _replace_folder(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def read_holdout_truth(folder: Path) -> pd.DataFrame:
+    return pd.read_csv(Path(folder) / HOLDOUT_TRUTH_FILE)
