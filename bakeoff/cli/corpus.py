@@ -1,4 +1,4 @@
-"""`bakeoff generate` and `bakeoff calibrate`: the spam corpus and its reference pipelines."""
+"""`bakeoff generate` and `bakeoff calibrate`: a take-home's data (the spam corpus, the A/B-test experiments) and its references."""
 
 from __future__ import annotations
 
@@ -123,10 +123,14 @@ def _print_tables(calibration) -> None:
 @click.option("--sweep", is_flag=True, help="Also regenerate at several contamination settings and tabulate holdout F1.")
 @click.option("--sweep-points", default=None, help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20, the calibrated default, 0.30).")
 @click.option("--sweep-variant", "sweep_variants", multiple=True, type=click.Choice(["text_only", "careful", "careless"]), help="References run at each sweep point (repeatable; default: text_only).")
-def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_variants: tuple[str, ...]) -> None:
-    """Run the careless, text-only and careful references; write calibration.json and print a table."""
+@click.option("--task", type=click.Choice(TASKS), default="spam_classifier", show_default=True, help="Which take-home's references to run (ab_test: on the folder's hidden experiments).")
+def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_variants: tuple[str, ...], task: str) -> None:
+    """Run a take-home's reference submissions; write calibration.json and print a table."""
     from rich.console import Console
 
+    if task == "ab_test":
+        _calibrate_ab(corpus_dir)
+        return
     from generators.calibration import calibrate as run_calibration, write_calibration
     from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
@@ -138,6 +142,28 @@ def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_var
         )
     path = write_calibration(calibration, corpus_dir)
     _print_tables(calibration)
+    click.echo(printable(f"wrote {path}"))
+
+
+def _calibrate_ab(corpus_dir: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from generators.calibration import write_calibration
+    from generators.calibration.ab_test import calibrate_ab
+
+    with Console(stderr=True).status("calibrating") as status:
+        calibration = calibrate_ab(corpus_dir, progress=lambda step: status.update(step))
+    path = write_calibration(calibration, corpus_dir)
+    table = Table(title=f"calibration of {calibration.corpus} ({calibration.references[0].experiments} hidden experiments)")
+    for column in ("reference", "coverage", "mean abs error", "mean width", "Winkler score"):
+        table.add_column(column, justify="left" if column == "reference" else "right")
+    for r in calibration.references:
+        table.add_row(r.variant, f"{r.coverage:.3f}", f"{r.mean_abs_error:.5f}", f"{r.mean_width:.5f}", f"{r.winkler:.5f}")
+    console = Console()
+    console.print(table)
+    for name, ok in calibration.checks.to_dict().items():
+        console.print(f"  {'ok  ' if ok else 'FAIL'} {name}")
     click.echo(printable(f"wrote {path}"))
 
 
