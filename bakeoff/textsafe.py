@@ -4,7 +4,7 @@ A crash message, a model answer or a file name can hold terminal escape sequence
 (`\\x1b[2J` clears the screen, `\\x1b]0;...\\x07` retitles the window) or bidirectional
 overrides that reorder what the reader sees. Every CLI output and report.md passes
 such text through `printable`: each of those characters becomes its visible escape
-(`\\x1b`, `\\u202e`), and newlines and tabs are kept.
+(`\\x1b`, `\\u202e`; a lone surrogate as `\\ud800`), and newlines and tabs are kept.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ def _escape(char: str) -> str:
 
 def _table() -> dict[int, str]:
     controls = [chr(c) for c in range(0x110) if unicodedata.category(chr(c)) == "Cc" and chr(c) not in _KEPT]
-    return {ord(char): _escape(char) for char in controls + _BIDI}
+    surrogates = [chr(c) for c in range(0xD800, 0xE000)]  # lone ones (an answer may hold one) cannot be encoded
+    return {ord(char): _escape(char) for char in controls + _BIDI + surrogates}
 
 
 _ESCAPES = _table()

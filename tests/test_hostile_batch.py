@@ -365,3 +365,9 @@ def test_the_cli_bound_on_runs_is_the_plan_bound():
     from bakeoff.runner import plan
 
     assert MAX_RUNS == plan.MAX_RUNS
+
+
+def test_analyze_with_an_unusable_wheelhouse_is_a_named_error(finished):
+    done = bakeoff_cli("analyze", "--no-probe", "--retrain-seeds", "0", "--wheelhouse", "/proc/x", str(finished[1]))
+    assert done.returncode != 0 and done.stderr.startswith("error: WheelhouseUnusable: cannot use /proc/x"), done.stderr
+    _no_traceback(done)

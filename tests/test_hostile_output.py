@@ -72,3 +72,10 @@ def test_report_markdown_keeps_markup_and_escapes_inert(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markdown
     assert "<script" not in markdown and _raw_controls(markdown) == []
     assert "<script" not in (batch / "report" / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_lone_surrogate_is_printable_and_encodable():
+    from bakeoff.textsafe import markdown_text, printable
+
+    assert printable("a\ud800b") == "a\\ud800b"
+    markdown_text("x\udfff").encode("utf-8")  # report.md is written as UTF-8

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
 
@@ -18,17 +19,6 @@ class UnsafeNotAcknowledged(BakeoffError):
     """The plan asks for no isolation without the explicit unsafe flag."""
 
 
-class WheelhouseUnusable(BakeoffError):
-    """The wheelhouse folder cannot be made or used (a path under /proc, a file in the way, no permission)."""
-
-
-def _wheelhouse(path: Path) -> Path:
-    try:
-        path = path.resolve()
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WheelhouseUnusable(f"cannot use {path} as the wheelhouse: {exc.strerror or exc}") from None
-    return path
 
 
 def _check_models(plan, engine_here: bool = True) -> None:
@@ -71,7 +61,7 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
             "sandbox 'none' runs model-written code on this machine with no isolation; "
             "add --unsafe-no-isolation to accept that (every record will say isolation=none)"
         )
-    wheelhouse = _wheelhouse(wheelhouse or default_wheelhouse())
+    wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
     options = {"i_understand_this_is_unsafe": True} if plan.sandbox == "none" else {}
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
                         evaluate_hooks=_evaluate_hooks(probes))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
 
@@ -48,8 +49,7 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
     kind = sandbox or read_batch(batch_dir).batch.get("plan", {}).get("sandbox") or "docker"
     if kind == "none" and not unsafe:
         raise UnsafeAnalysisRefused("--sandbox none runs model-written code unisolated; add --unsafe-no-isolation")
-    house = (wheelhouse or default_wheelhouse()).resolve()
-    house.mkdir(parents=True, exist_ok=True)
+    house = usable_wheelhouse(wheelhouse or default_wheelhouse())
     settings = AnalyzeSettings(
         sandbox=kind,
         sandbox_options={"i_understand_this_is_unsafe": True} if kind == "none" else {},
