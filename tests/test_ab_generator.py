@@ -145,6 +145,21 @@ def test_cli_generates_ab_test_and_names_bad_parameters(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_a_request_too_large_for_memory_is_refused_before_anything_is_written(tmp_path):
+    from generators.spam.memory import NotEnoughMemory
+
+    with pytest.raises(NotEnoughMemory):
+        generate_ab_data(AbParams(users=10**12, experiments=1), tmp_path / "huge")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_expected_rows_match_the_written_log(folder):
+    from generators.ab_test.writer import expected_rows
+
+    rows = len(_sessions(folder))
+    assert rows < expected_rows(AbParams(seed=7, **SMALL), SMALL["users"]) < 1.5 * rows
+
+
 def test_invalid_parameters_are_named():
     with pytest.raises(InvalidParameter, match="fault_days"):
         AbParams(days=5, fault_days=4)

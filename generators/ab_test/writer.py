@@ -22,6 +22,7 @@ from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
 from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment
 from generators.errors import OutputFolderNotWritable
+from generators.spam.memory import check_memory
 from generators.spam.writer import _check_target, _replace_folder, _sha256, _write_csv
 
 SESSIONS_FILE = "sessions.csv"
@@ -79,6 +80,12 @@ def visible_spec(params: AbParams) -> ExperimentSpec:
     return ExperimentSpec(_seeds(params)[0], params.users, params.effect)
 
 
+def expected_rows(params: AbParams, users: int) -> int:
+    """Sessions expected for `users` users: E[visits] = sum over k <= max_visits of P(visits >= k) = k^-tail."""
+    mean_visits = sum(k ** -params.visits_tail for k in range(1, params.max_visits + 1))
+    return int(users * mean_visits * 1.2)  # the fault's duplicates and a margin
+
+
 def _write_excerpt(csv_path: Path, excerpt: Path) -> None:
     with csv_path.open(encoding="utf-8", newline="") as source:
         lines = [line for _, line in zip(range(EXCERPT_LINES), source)]
@@ -112,6 +119,8 @@ def generate_ab_data(
 ) -> AbManifest:
     """Generate the visible experiment, the hidden ones and the manifest into `out_dir`."""
     out_dir = Path(out_dir).absolute()
+    # One experiment is held in memory at a time: the largest one decides (before anything is allocated).
+    check_memory(expected_rows(params, max(params.users, params.holdout_users)), 0)
     _check_target(out_dir, force)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
