@@ -10,14 +10,13 @@ Ray retries a task whose worker died (max_retries); errors inside a run are data
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.executors.common import Opener, model_backend_options, record_unstarted_failure
 from bakeoff.runner.executors.settings import ExecutorSettings
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import read_json, write_json
+from bakeoff.runner.records import read_json, utc_now, write_json
 from bakeoff.runner.run import BatchEnv
 
 POLL_S = 0.2
@@ -224,7 +223,7 @@ class _Driver:
         stages = finished_stages(run_dir) if outcome.error is None else _stages_with_failure(run_dir)
         if stages:
             write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
-        started_at = outcome.started_at or time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+        started_at = outcome.started_at or utc_now()
         record = run_summary(env, slot, stages, started_at, outcome.error, outcome.isolation or env.plan.sandbox,
                              _Identity(outcome.identity))
         write_json(run_dir / "run.json", record, env.counter)
