@@ -35,5 +35,20 @@ def test_settings_carry_every_key_the_spam_settings_have_except_the_spam_timeout
     assert set(spam) - {"timeouts_s"} <= set(ab)
     assert ab["max_tokens"].keys() == spam["max_tokens"].keys()
     assert ab["timeouts_s"]["analyze"] > 0
-    assert ab["data"]["level"] == 0.95
+    grading = tomllib.loads((AB / "grading.toml").read_text(encoding="utf-8"))
+    assert grading["level"] == 0.95 and grading["holdout_truth"] == "holdout_truth.csv"
     assert (AB / "template" / "dot-gitignore").read_text(encoding="utf-8").startswith("#")
+
+
+def test_todays_task_loader_reads_ab_test_with_every_stage_prompt_filled():
+    from bakeoff.runner.task import MODEL_STAGES, load_task
+
+    task = load_task("ab_test")
+    assert task.settings.timeout_for("analyze") == 120
+    values = {"exploration_output": "X", "design": "D", "failure": "F", "train_output": "T"}
+    for stage in (*MODEL_STAGES, "repair_always"):
+        body = (AB / "prompts" / f"{stage}.md").read_text(encoding="utf-8")
+        assert set(re.findall(r"\$(\w+)", body)) <= set(values), stage
+        assert "$" not in task.render(stage, **values), stage
+    decide = (AB / "prompts" / "decide.md").read_text(encoding="utf-8")
+    assert "UNIT: user" in decide and "UNIT: visit" in decide
