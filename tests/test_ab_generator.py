@@ -160,6 +160,13 @@ def test_expected_rows_match_the_written_log(folder):
     assert rows < expected_rows(AbParams(seed=7, **SMALL), SMALL["users"]) < 1.5 * rows
 
 
+@pytest.mark.parametrize("args", [["--task", "ab_test", "--rows", "300"], ["--users", "300"]])
+def test_an_option_of_the_other_task_is_refused_by_name(tmp_path, args):
+    result = CliRunner().invoke(main, ["generate", "--out", str(tmp_path / "o"), *args])
+    assert result.exit_code != 0 and "OptionNotForTask" in result.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_invalid_parameters_are_named():
     with pytest.raises(InvalidParameter, match="fault_days"):
         AbParams(days=5, fault_days=4)

@@ -22,6 +22,10 @@ DEFAULTS = {
 TASKS = ("spam_classifier", "ab_test")
 
 
+class OptionNotForTask(BakeoffError):
+    """A `bakeoff generate` option of one take-home given with --task naming the other."""
+
+
 class InvalidSweepPoints(BakeoffError):
     """--sweep-points is not a comma-separated list of numbers."""
 
@@ -47,6 +51,7 @@ def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contaminati
     """Generate a take-home's seeded data: the spam corpus (default) or the A/B-test experiments."""
     from rich.console import Console
 
+    _refuse_other_tasks_options(task)
     if task == "ab_test":
         _generate_ab(out_dir, seed, {"users": users, "experiments": experiments, "holdout_users": holdout_users}, force)
         return
@@ -66,6 +71,24 @@ def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contaminati
         f"spam {measured.train_spam_rate:.3f}, flips {measured.flip_rate:.3f}, "
         f"near-duplicates {measured.train_dup_rate:.3f}, flag/label correlation {measured.flag_label_correlation:.3f}"
     ))
+
+
+_TASK_OPTIONS = {
+    "spam_classifier": ("rows", "holdout_rows", "contamination", "spam_rate", "flip_rate", "dup_rate", "noise_rate"),
+    "ab_test": ("users", "experiments", "holdout_users"),
+}
+
+
+def _refuse_other_tasks_options(task: str) -> None:
+    """An option of the other take-home would be silently ignored: refuse it by name instead."""
+    from click.core import ParameterSource
+
+    context = click.get_current_context()
+    given = [name for other, names in _TASK_OPTIONS.items() if other != task for name in names
+             if context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given:
+        options = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise OptionNotForTask(f"{options} do(es) not apply to --task {task}")
 
 
 def _generate_ab(out_dir: Path, seed: int, options: dict[str, int | None], force: bool) -> None:
