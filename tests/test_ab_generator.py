@@ -94,6 +94,17 @@ def test_the_fault_biases_the_raw_estimate_toward_the_faulty_arm_and_the_clean_o
     assert manifest["measured"]["duplicate_rows"] == truth["duplicated_rows"]
 
 
+def test_a_user_never_has_two_visits_in_one_second_even_when_crowded():
+    from generators.ab_test.sessions import ExperimentSpec, build_experiment
+
+    params = AbParams(visits_tail=0.6, days=4, fault_days=1, fault_converted_share=0.0, fault_other_share=0.0)
+    frame, truth = build_experiment(ExperimentSpec(1, 3000, 0.0), params)
+    assert truth.duplicated_rows == 0
+    assert not frame.duplicated(["user_id", "visit_time"]).any()
+    assert frame["visit_time"].max() < "2026-03-06T00:00:00"
+    assert frame.groupby("user_id").size().max() == 100
+
+
 def test_the_true_effect_holds_on_average_over_many_experiments():
     from generators.ab_test.sessions import ExperimentSpec, build_experiment
 

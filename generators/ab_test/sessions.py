@@ -80,7 +80,10 @@ def _visits(rng, params, users: int, visits: np.ndarray) -> tuple[np.ndarray, np
     seconds[starts] = first  # each user's first visit is the one that assigned the arm
     order = np.lexsort((seconds, user))
     user, seconds = user[order], seconds[order]
-    return user, np.minimum(_strictly_increasing(user, seconds), horizon - 1)
+    seconds = np.minimum(_strictly_increasing(user, seconds), horizon - 1)
+    # Nudging may push a heavy user's last visits past the end: pull them back, keeping them distinct.
+    from_end = _strictly_increasing(user[::-1], (horizon - 1 - seconds)[::-1])
+    return user, (horizon - 1 - from_end)[::-1]
 
 
 def build_experiment(spec: ExperimentSpec, params) -> tuple[pd.DataFrame, ExperimentTruth]:
