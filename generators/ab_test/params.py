@@ -31,7 +31,7 @@ class AbParams:
     max_visits: int = 100
     days: int = 14
     fault_days: int = 2  # consecutive days on which one arm's logger misbehaves
-    fault_converted_share: float = 1.0  # on the fault day, share of the faulty arm's converted sessions logged twice
+    fault_converted_share: float = 1.0  # on the fault days, share of the faulty arm's converted sessions logged twice
     fault_other_share: float = 0.1  # ... and of its sessions that did not convert
 
     def __post_init__(self) -> None:

@@ -3,9 +3,9 @@
 Each user gets an arm once (a fair coin), a device, a country, a heavy-tailed number of visits and
 their own conversion propensity, so one user's visits are correlated. B adds `effect` to every
 user's per-visit propensity, which makes the true effect on the visit-weighted conversion rate
-exactly `effect` (visits are drawn independently of propensity). Then, on one day, one arm's
-logger writes some sessions twice, most of all the converted ones: a careless estimate is biased,
-and a careful analyst sees identical rows and an arm/day whose session count jumps.
+exactly `effect` (visits are drawn independently of propensity). Then, on `fault_days` consecutive
+days, one arm's logger writes some sessions twice, most of all the converted ones: a careless estimate
+is biased, and a careful analyst sees identical rows and an arm whose session count jumps on those days.
 """
 
 from __future__ import annotations
