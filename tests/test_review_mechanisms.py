@@ -1,11 +1,15 @@
-"""The mechanism of each matched pair's flaw, shown by executing both twins.
+"""The mechanism of every matched pair's flaw, shown by executing both twins.
 
-Where the flaw inflates the reported figure measurably, the flawed twin must
-report a better figure than the sound twin across several seeds of data
-built to expose it. Where the inflation is too small to measure (preprocessing
-statistics), the test shows instead that information from the held-out rows
-reaches what was fitted: change only the held-out rows and the flawed twin's
-fitted state changes while the sound twin's does not.
+Each flawed twin carries a `mechanism` record saying how its flaw shows:
+  reaches      change only the held-out rows and the flawed twin's fitted state (`probe`) changes
+               for some seed, the sound twin's never does;
+  shared       the same entity (or row) sits on both sides of the flawed twin's split, never the sound one's;
+  future       the flawed twin trains on rows dated after some of the rows it scores; the sound twin never does;
+  folds_future some fold of the flawed twin's cross-validation trains on later rows than it scores;
+  deploy       give the held-out rows the value a column has when the prediction is made: the flawed
+               twin's figure falls, the sound twin's does not move;
+  claimed      the quantity the claim names, recomputed from the run, is what the sound twin reports
+               and not what the flawed twin reports.
 """
 
 from __future__ import annotations
@@ -13,157 +17,140 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
+import scipy.sparse as sp
+from sklearn import metrics as skm
 
-from bakeoff.review.execute import ItemRun, fixture_variables, run_code, run_item
+from bakeoff.review.execute import fixture_variables, run_code
 from bakeoff.review.items import group_pairs, load_items
 
 PAIRS = group_pairs(load_items())
-SEEDS = (1, 2, 3, 4, 5)
-
-# pair id -> (is a higher figure better?, the smallest mean advantage the flaw must buy)
-INFLATING = {
-    "select_before_cv": (True, 0.15),  # accuracy on pure noise
-    "time_series_folds": (False, 5.0),  # MAE, units of sales
-    "resample_before_cv": (True, 0.3),  # F1
-    "post_outcome_column": (True, 0.3),  # F1
-    "target_encoding_scope": (True, 0.15),  # ROC AUC
-    "patient_split": (True, 0.15),  # ROC AUC
-    "threshold_choice": (True, 0.02),  # F1
-    "which_split_reported": (True, 0.1),  # accuracy
-    "rolling_window": (False, 0.5),  # MAE
-    "duplicates_and_split": (True, 0.05),  # accuracy
-}
+SEEDS = (1, 2, 3)
 
 
-def test_every_pair_has_a_mechanism_test():
-    covered = set(INFLATING) | {
-        "scaler_before_cv",
-        "impute_split",
-        "transform_before_split",
-        "vectorizer_before_split",
-        "rare_class_metric",
-        "tuning_score",
-    }
-    assert set(PAIRS) == covered
+def _evaluate(expression: str, namespace: dict):
+    return eval(expression, {**vars(skm), "np": np, "pd": pd}, namespace)  # noqa: S307 - our own test expressions
 
 
-@pytest.mark.parametrize("pair_id", sorted(INFLATING))
-def test_the_flawed_twin_reports_an_inflated_figure(pair_id):
-    higher_is_better, min_gap = INFLATING[pair_id]
-    sound, flawed = PAIRS[pair_id]
-    advantages = []
-    for seed in SEEDS:
-        gap = run_item(flawed, seed).reported - run_item(sound, seed).reported
-        advantages.append(gap if higher_is_better else -gap)
-    # A selection effect (the best of 91 thresholds) is small next to split noise,
-    # so one unlucky seed is allowed; the mean advantage must still be clear.
-    assert sum(a > 0 for a in advantages) >= len(SEEDS) - 1, advantages
-    assert np.mean(advantages) > min_gap, advantages
+def _same(a, b) -> bool:
+    if sp.issparse(a) or sp.issparse(b):
+        return a.shape == b.shape and (sp.csr_matrix(a) != sp.csr_matrix(b)).nnz == 0
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and np.allclose(a, b, equal_nan=True)
 
 
-def test_best_score_of_a_grid_search_on_noise_sits_above_chance():
-    # On pure noise with balanced labels the true accuracy of any model is 0.5, so each
-    # twin's figure can be compared with the truth instead of with the other's noisy one.
-    sound, flawed = PAIRS["tuning_score"]
-    best_scores = [run_item(flawed, seed).reported for seed in range(1, 11)]
-    nested = [run_item(sound, seed).reported for seed in SEEDS[:3]]
-    assert np.mean(best_scores) > 0.525, best_scores  # the best of eight settings, scored on the folds that chose it
-    assert sum(score > 0.5 for score in best_scores) >= 7, best_scores
-    assert abs(np.mean(nested) - 0.5) < 0.06, nested  # nested CV centres on the truth
+def _perturb(df: pd.DataFrame, rows, perturb: dict) -> pd.DataFrame:
+    df = df.copy()
+    ((kind, arg),) = perturb.items()
+    if kind == "scale":
+        for column in arg:
+            df.loc[rows, column] = df.loc[rows, column] * 3.0 + 1.0
+    elif kind == "flip":
+        df.loc[rows, arg] = 1 - df.loc[rows, arg]
+    elif kind == "rotate":  # a label with several classes: each held-out row gets the next class
+        classes = sorted(df[arg].unique())
+        df.loc[rows, arg] = df.loc[rows, arg].map({c: classes[(i + 1) % len(classes)] for i, c in enumerate(classes)})
+    elif kind == "flip_text_label":
+        held_texts = set(df.loc[rows, "text"])
+        chosen = df["text"].isin(held_texts)  # every copy of a held text, so de-duplication keeps the same rows
+        df.loc[chosen, arg] = np.where(df.loc[chosen, arg] == "spam", "ham", "spam")
+    elif kind == "text":
+        held_texts = set(df.loc[rows, arg])
+        chosen = df[arg].isin(held_texts)
+        df.loc[chosen, arg] = "zebra quartz " + df.loc[chosen, arg].str.split().str[::-1].str.join(" ")
+    elif kind == "shift":
+        column, amount = arg
+        df.loc[rows, column] = df.loc[rows, column] + amount
+    else:
+        raise AssertionError(f"unknown perturbation {kind}")
+    return df
 
 
-def test_accuracy_on_a_rare_class_cannot_tell_the_model_from_never_flagging():
-    sound, flawed = PAIRS["rare_class_metric"]
-    for seed in SEEDS:
-        accuracy = run_item(flawed, seed)
-        never_flagging = 1.0 - accuracy.namespace["y_test"].mean()
-        assert abs(accuracy.reported - never_flagging) <= 0.002
-        # The sound twin's average precision sits far above a random ranking's (the fraud rate),
-        # and far below the accuracy figure the flawed twin put in its claim.
-        precision = run_item(sound, seed)
-        assert precision.reported > 5 * precision.namespace["y_test"].mean()
-        assert accuracy.reported > precision.reported + 0.5
-
-
-def _rerun_with_held_out_rows_changed(item, seed, change) -> tuple[ItemRun, ItemRun]:
-    """Run the item, then again with only its held-out rows (those in y_test) altered by `change`."""
+def _reaches(item, seed: int, spec: dict) -> bool:
+    """Whether changing only the held-out rows changes what the item fitted."""
     variables = fixture_variables(item, seed)
     first = run_code(item, variables)
-    held_out = first.namespace["y_test"].index
+    held = _evaluate(spec.get("held", "y_test.index"), dict(first.namespace))
+    changed = {**variables, "df": _perturb(variables["df"], held, spec["perturb"])}
+    second = run_code(item, changed)
+    assert list(_evaluate(spec.get("held", "y_test.index"), dict(second.namespace))) == list(held)
+    probe = spec["probe"]
+    return not _same(_evaluate(probe, dict(first.namespace)), _evaluate(probe, dict(second.namespace)))
+
+
+def _keys(frame: pd.DataFrame, key) -> set:
+    if key == "index":
+        return set(frame.index)
+    if isinstance(key, list):
+        return set(map(tuple, frame[key].to_numpy()))
+    return set(frame[key])
+
+
+def _shared(item, seed: int, spec: dict) -> int:
+    ns = dict(run_code(item, fixture_variables(item, seed)).namespace)
+    return len(_keys(_evaluate(spec["train"], ns), spec["key"]) & _keys(_evaluate(spec["test"], ns), spec["key"]))
+
+
+def _future(item, seed: int, spec: dict) -> bool:
+    ns = dict(run_code(item, fixture_variables(item, seed)).namespace)
+    dates = ns["df"][spec["date"]]
+    train, test = _evaluate(spec["train"], ns), _evaluate(spec["test"], ns)
+    return dates.loc[train.index].max() > dates.loc[test.index].min()
+
+
+def _folds_future(item, seed: int, spec: dict) -> bool:
+    ns = dict(run_code(item, fixture_variables(item, seed)).namespace)
+    cv, X = _evaluate(spec["cv"], ns), _evaluate(spec["X"], ns)
+    return any(train.max() > test.min() for train, test in cv.split(X))
+
+
+def _deployed(item, seed: int, spec: dict) -> tuple[float, float]:
+    variables = fixture_variables(item, seed)
+    first = run_code(item, variables)
+    held = _evaluate(spec.get("held", "y_test.index"), dict(first.namespace))
     df = variables["df"].copy()
-    change(df, held_out)
-    second = run_code(item, {**variables, "df": df})
-    assert list(second.namespace["y_test"].index) == list(held_out)  # the same rows are held out
-    return first, second
+    value = df[spec["column"]].median() if spec["value"] == "median" else spec["value"]
+    df.loc[held, spec["column"]] = value
+    return first.reported, run_code(item, {**variables, "df": df}).reported
 
 
-def _scale_column(column, factor):
-    def change(df, rows):
-        df.loc[rows, column] = df.loc[rows, column] * factor
-
-    return change
+def _claimed_gap(item, seed: int, spec: dict) -> float:
+    run = run_code(item, fixture_variables(item, seed))
+    return abs(run.reported - float(_evaluate(spec["expr"], dict(run.namespace))))
 
 
-@pytest.mark.parametrize("seed", SEEDS[:2])
-def test_imputation_fitted_on_all_rows_learns_from_the_test_rows(seed):
-    sound, flawed = PAIRS["impute_split"]
-    change = _scale_column("total_charges", 5.0)
-    before, after = _rerun_with_held_out_rows_changed(flawed, seed, change)
-    assert not np.allclose(before.namespace["imputer"].statistics_, after.namespace["imputer"].statistics_)
-    before, after = _rerun_with_held_out_rows_changed(sound, seed, change)
-    assert np.allclose(before.namespace["imputer"].statistics_, after.namespace["imputer"].statistics_)
-    assert np.allclose(before.namespace["X_train"], after.namespace["X_train"])
+def test_every_pair_has_a_mechanism():
+    assert PAIRS
+    for pair_id, (sound, flawed) in PAIRS.items():
+        assert flawed.mechanism and flawed.mechanism["kind"] in {
+            "reaches", "shared", "future", "folds_future", "deploy", "claimed"}, pair_id
+        assert sound.mechanism is None, pair_id
 
 
-@pytest.mark.parametrize("seed", SEEDS[:2])
-def test_standardising_before_the_split_lets_test_rows_shape_training_features(seed):
-    sound, flawed = PAIRS["transform_before_split"]
-    change = _scale_column("living_area", 3.0)
-    before, after = _rerun_with_held_out_rows_changed(flawed, seed, change)
-    assert not np.allclose(before.namespace["X_train"], after.namespace["X_train"])
-    before, after = _rerun_with_held_out_rows_changed(sound, seed, change)
-    pd.testing.assert_frame_equal(before.namespace["X_train"], after.namespace["X_train"])
-    assert np.allclose(before.namespace["model"].coef_, after.namespace["model"].coef_)
-
-
-def _same_sparse(a, b) -> bool:
-    return a.shape == b.shape and (a != b).nnz == 0
-
-
-def _rewrite_texts(df, rows):
-    df.loc[rows, "text"] = "completely different words arrive here " + df.loc[rows, "text"].str[::-1]
-
-
-@pytest.mark.parametrize("seed", SEEDS[:2])
-def test_a_vocabulary_fitted_before_the_split_learns_from_the_test_texts(seed):
-    sound, flawed = PAIRS["vectorizer_before_split"]
-    run = run_item(flawed, seed)
-    held_out = run.namespace["y_test"].index
-    df = fixture_variables(flawed, seed)["df"]
-    test_only_codes = [text.split()[-1].lower() for text in df.loc[held_out, "text"] if "http" not in text.lower()]
-    assert test_only_codes
-    assert all(code in run.namespace["vectorizer"].vocabulary_ for code in test_only_codes)
-
-    before, after = _rerun_with_held_out_rows_changed(flawed, seed, _rewrite_texts)
-    assert not _same_sparse(before.namespace["X_train"], after.namespace["X_train"])
-    before, after = _rerun_with_held_out_rows_changed(sound, seed, _rewrite_texts)
-    assert _same_sparse(before.namespace["X_train"], after.namespace["X_train"])  # hashing learns nothing
-
-
-@pytest.mark.parametrize("seed", SEEDS[:2])
-def test_a_scaler_fitted_before_cross_validation_has_seen_every_held_out_fold(seed):
-    sound, flawed = PAIRS["scaler_before_cv"]
-    run = run_item(flawed, seed)
-    X = run.namespace["X"]
-    scaler = run.namespace["scaler"]
-    assert scaler.n_samples_seen_ == len(X)  # every fold's held-out rows were in the fit
-    first_training_part = X.iloc[len(X) // 5:]  # KFold(5) holds out the first fifth first
-    assert np.allclose(scaler.mean_, X.mean())
-    assert not np.allclose(scaler.mean_, first_training_part.mean())
-
-    # The sound twin's pipeline is cloned and refitted per fold: the object itself was never fitted.
-    pipe = run_item(sound, seed).namespace["pipe"]
-    with pytest.raises(NotFittedError):
-        check_is_fitted(pipe)
+@pytest.mark.parametrize("pair_id", sorted(PAIRS))
+def test_the_flawed_twins_mechanism_is_at_work_and_the_sound_twins_is_not(pair_id):
+    sound, flawed = PAIRS[pair_id]
+    spec = flawed.mechanism
+    kind = spec["kind"]
+    if kind == "reaches":
+        assert any(_reaches(flawed, seed, spec) for seed in SEEDS), "held-out rows never reach the fitted step"
+        assert not any(_reaches(sound, seed, spec) for seed in SEEDS), "the sound twin's fit depends on held-out rows"
+    elif kind == "shared":
+        assert all(_shared(flawed, seed, spec) > 0 for seed in SEEDS)
+        assert all(_shared(sound, seed, spec) == 0 for seed in SEEDS)
+    elif kind == "future":
+        assert all(_future(flawed, seed, spec) for seed in SEEDS)
+        assert not any(_future(sound, seed, spec) for seed in SEEDS)
+    elif kind == "folds_future":
+        assert all(_folds_future(flawed, seed, spec) for seed in SEEDS)
+        assert not any(_folds_future(sound, seed, spec) for seed in SEEDS)
+    elif kind == "deploy":
+        drops = [before - after for before, after in (_deployed(flawed, seed, spec) for seed in SEEDS)]
+        # The figure never improves and falls on some seed (scores on a few dozen rows move in coarse steps).
+        assert all(drop >= 0 for drop in drops) and max(drops) > 0, drops
+        for seed in SEEDS:
+            before, after = _deployed(sound, seed, spec)
+            assert before == pytest.approx(after, abs=1e-12)
+    else:
+        assert all(_claimed_gap(sound, seed, spec) < 1e-9 for seed in SEEDS)
+        gaps = [_claimed_gap(flawed, seed, spec) for seed in SEEDS]
+        assert np.mean(gaps) > 0.01, gaps

@@ -11,7 +11,9 @@ from bakeoff.review.metrics import compute_metrics
 
 ITEMS = load_items()
 PAIR_OK, PAIR_PROBLEM = next(iter(group_pairs(ITEMS).values()))
-LONE_PROBLEM = next(item for item in ITEMS if item.is_problem and item.pair_id is None)
+# A PROBLEM twin of another pair, used without its partner (a lone twin leaves the pair metrics).
+LONE_PROBLEM = next(item for item in ITEMS if item.is_problem and item.pair_id != PAIR_OK.pair_id
+                    and len(item.flaw_lines) == 1)
 
 
 def completion(text: str, finish_reason: str = "stop", error: str | None = None, error_kind: str | None = None):
@@ -130,6 +132,20 @@ def test_per_family_recall_and_localization():
     answers = [graded(in_family[0], answer("PROBLEM", in_family[0].flaw_lines[0])), graded(in_family[1], answer("OK"))]
     m = compute_metrics(in_family[:2], answers)
     row = m.to_dict()["per_family"][family]
-    assert row == {"answers": 2, "recall": 0.5, "localization": 1.0}
+    assert row == {"answers": 2, "recall": 0.5, "localization": 1.0, "specificity": None, "youden_j": None}
     others = [entry for name, entry in m.to_dict()["per_family"].items() if name != family]
     assert all(entry["answers"] == 0 and entry["recall"] is None for entry in others)
+
+
+def test_youden_j_overall_and_per_family_punishes_crying_wolf_and_gullibility_alike():
+    items = [PAIR_OK, PAIR_PROBLEM]
+    perfect = compute_metrics(items, [graded(PAIR_OK, answer("OK")), graded(PAIR_PROBLEM, answer("PROBLEM"))])
+    assert perfect.youden_j == 1.0
+    row = next(r for r in perfect.per_family if r.family == PAIR_PROBLEM.family)
+    assert (row.recall, row.specificity, row.youden_j) == (1.0, 1.0, 1.0)
+    for verdict in ("OK", "PROBLEM"):  # an answer-blind reviewer scores zero, whichever way it leans
+        blind = compute_metrics(items, [graded(PAIR_OK, answer(verdict)), graded(PAIR_PROBLEM, answer(verdict))])
+        assert blind.youden_j == 0.0 and blind.accuracy == 0.5
+    backwards = compute_metrics(items, [graded(PAIR_OK, answer("PROBLEM")), graded(PAIR_PROBLEM, answer("OK"))])
+    assert backwards.youden_j == -1.0
+    assert compute_metrics([PAIR_OK], [graded(PAIR_OK, answer("OK"))]).youden_j is None  # no PROBLEM item answered

@@ -177,7 +177,9 @@ def test_a_review_written_into_a_batch_appears_in_bakeoff_report(tmp_path):
     assert result.exit_code == 0, result.output
     files = write_report(batch)
     with open(files.folder / "tables" / "claim_review.csv", newline="") as handle:
-        (row,) = list(csv.DictReader(handle))
+        row, floor = list(csv.DictReader(handle))
     assert row["model"] == f"scripted:{script}"
-    assert (float(row["problem_recall"]), float(row["ok_specificity"])) == (1.0, 0.0)
+    assert (float(row["problem_recall"]), float(row["ok_specificity"]), float(row["youden_j"])) == (1.0, 0.0, 0.0)
+    # The cues reader's row stands beside it, on the same items.
+    assert floor["model"] == "baseline:cues (reading without understanding)" and float(floor["accuracy"]) <= 0.62
     assert "Claim-versus-code review" in files.html.read_text()

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import click
 
-SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
+SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE, baseline:cues."
 METRIC_ROWS = (
     ("accuracy", "accuracy"),
     ("problem_recall", "PROBLEM recall"),
     ("ok_specificity", "OK specificity"),
+    ("youden_j", "Youden's J (recall + specificity - 1)"),
     ("pair_accuracy", "matched-pair accuracy"),
     ("localization", "localization (blamed line within 1)"),
     ("brier", "Brier score (lower is better)"),
@@ -27,7 +28,7 @@ def _default_out(model_spec: str) -> Path:
     return Path("runs") / f"review-{stamp}-{slug}"
 
 
-def _print_table(metrics, out_dir: Path) -> None:
+def _print_table(metrics, out_dir: Path, baseline: dict | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -35,21 +36,24 @@ def _print_table(metrics, out_dir: Path) -> None:
         return "n/a" if value is None else f"{value:.3f}"
 
     console = Console()
-    table = Table("metric", "value", title="claim-versus-code review")
+    cues = (baseline or {}).get("metrics", {})
+    table = Table("metric", "value", "baseline:cues (reading without understanding)", title="claim-versus-code review")
     for name, label in METRIC_ROWS:
-        table.add_row(label, show(getattr(metrics, name)))
+        table.add_row(label, show(getattr(metrics, name)), show(cues.get(name)))
     table.add_row("answers: captured / unusable / uncaptured",
                   f"{metrics.captured} / {metrics.unusable} / {metrics.uncaptured}")
     console.print(table)
-    families = Table("family", "graded answers", "recall", "localization", title="PROBLEM items by family")
+    families = Table("family", "graded answers", "recall", "specificity", "Youden's J", "localization",
+                     title="PROBLEM items by family (specificity on the OK twins of the family's pairs)")
     for row in metrics.per_family:
-        families.add_row(row.family, str(row.answers), show(row.recall), show(row.localization))
+        families.add_row(row.family, str(row.answers), show(row.recall), show(row.specificity), show(row.youden_j),
+                         show(row.localization))
     console.print(families)
     click.echo(f"answers and metrics written to {out_dir}")
 
 
-@click.command("review")
-@click.option("--model", "model_spec", required=True, help=SPEC_HELP)
+@click.group("review", invoke_without_command=True)
+@click.option("--model", "model_spec", default=None, help=SPEC_HELP + " Required unless a subcommand is given.")
 @click.option("--samples", type=int, default=None, help="Answers asked per item (K). Default from settings.toml: 1.")
 @click.option("--temperature", type=float, default=None, help="Sampling temperature. Default from settings.toml: 0.")
 @click.option("--max-tokens", type=int, default=None, help="Token limit per answer. Default from settings.toml: 200.")
@@ -66,12 +70,18 @@ def _print_table(metrics, out_dir: Path) -> None:
 @click.option("--reasoning", type=click.Choice(("default", "off", "low", "medium", "high")), default="default",
               show_default=True, help="Reasoning mode, through the model's own switch (refused where it has none).")
 @click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama (which field carries it).")
-def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server) -> None:
+@click.pass_context
+def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server) -> None:
     """Ask a model to review every claim-versus-code item: OK or PROBLEM, the line, a confidence.
 
     Uncaptured answers (nothing came back) are counted and left out of the
     metrics; unusable ones (cut off, no verdict) count as wrong.
+    `bakeoff review import` turns cells of a notebook into an item instead.
     """
+    if ctx.invoked_subcommand is not None:
+        return
+    if model_spec is None:
+        raise click.UsageError("Missing option '--model'.")
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -119,12 +129,52 @@ def review(model_spec, samples, temperature, max_tokens, seed, items_file, out_d
         raise
     finally:
         backend.close()
-    written = write_results(out_dir, result, str(items_path), items_sha256)
+    from bakeoff.review.cues import baseline_summary
+
+    baseline = baseline_summary(items)  # the floor beside every model's figures: surface features only
+    written = write_results(out_dir, result, str(items_path), items_sha256, baseline)
     journal.discard()  # only now: until the finished folder is in place, its answers exist only there
     if as_json:
         click.echo(json.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
     else:
-        _print_table(result.metrics, written)
+        _print_table(result.metrics, written, baseline)
+
+
+def _flaw_lines(text: str | None) -> tuple[int, ...]:
+    if not text:
+        return ()
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"give line numbers separated by commas, not {text!r}", param_hint="--flaw-lines") from None
+
+
+@review.command("import")
+@click.argument("notebook", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--cells", required=True, help="Cells A-B (numbered from 1, markdown cells included); code cells only are taken.")
+@click.option("--claim", required=True, help="What the notebook's author claims the code shows.")
+@click.option("--verdict", required=True, type=click.Choice(["OK", "PROBLEM"]), help="The label, from the source.")
+@click.option("--family", default=None, help="The flaw's family (PROBLEM items).")
+@click.option("--flaw-lines", default=None, help="N,M: lines counted within the chosen cells taken together.")
+@click.option("--licence", required=True, help="The notebook's licence (an SPDX name such as MIT).")
+@click.option("--repository", default=None, help="Where it came from: owner/name, or a git URL.")
+@click.option("--url", default=None, help="Where it came from, when it is not a repository.")
+@click.option("--path", "source_path", default=None, help="The notebook's path in its repository (default: its file name).")
+@click.option("--id", "item_id", default=None, help="The item's id (default: <notebook>.cells-A-B).")
+@click.option("--explanation", default=None, help="Why the label is right.")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The items JSONL file to append to (created when absent).")
+def import_notebook(notebook, cells, claim, verdict, family, flaw_lines, licence, repository, url, source_path,
+                    item_id, explanation, out_file) -> None:
+    """Turn cells of a real notebook into a review item (outputs stripped) and append it to --out."""
+    from bakeoff.review.importer import ImportRequest, append_item, build_record
+
+    request = ImportRequest(notebook=notebook, cells=cells, claim=claim, verdict=verdict, licence=licence,
+                            family=family, flaw_lines=_flaw_lines(flaw_lines), repository=repository, url=url,
+                            path=source_path, item_id=item_id, explanation=explanation)
+    record = build_record(request)
+    append_item(out_file, record)
+    click.echo(f"item {record['id']} ({len(record['code'].splitlines())} lines) appended to {out_file}")
 
 
 COMMANDS = [review]

@@ -5,6 +5,7 @@ Specs:
   gguf:PATH  or  PATH.gguf  llama.cpp in process
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
+  baseline:cues[:FILE]     the review benchmark's surface-feature reader (bakeoff.review.cues)
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def parse_spec(spec: str) -> ParsedSpec:
         return ParsedSpec("gguf", spec[len("gguf:"):])
     if spec.startswith("scripted:"):
         return ParsedSpec("scripted", spec[len("scripted:"):])
+    if spec == "baseline:cues" or spec.startswith("baseline:cues:"):
+        return ParsedSpec("cues", spec[len("baseline:cues:"):] if spec != "baseline:cues" else "")
     if spec.startswith("openai:"):
         url, _, model = spec[len("openai:"):].partition("#")
         if not url.startswith(("http://", "https://")) or not model:
@@ -94,6 +97,10 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
         from bakeoff.models.scripted import ScriptedBackend
 
         return ScriptedBackend(Path(parsed.target))
+    if parsed.kind == "cues":
+        from bakeoff.review.cues import open_cues
+
+        return open_cues(parsed.target)
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 

@@ -3,8 +3,11 @@
 One item a line. The fields (docs/review.md):
   id, claim, code, verdict (OK|PROBLEM), family (null for OK), flaw_lines
   (1-based lines of `code`, empty for OK), explanation, pair_id (shared by
-  two twins, else null), origin (original|injected), and the optional
-  fixture (the generators.review_data fixture the code runs on).
+  two twins, else null), origin (original|injected|real), and the optional
+  fixture (the generators.review_data fixture the code runs on), domain
+  (tabular|time_series|text), mechanism (how the tests show a flawed twin's
+  flaw at work) and source (where a real item's code came from; required
+  for origin "real", whose label comes from that source, not from execution).
 Any subset of the shipped file is itself a valid items file: a twin whose
 partner is absent is simply left out of the pair metrics.
 """
@@ -24,17 +27,58 @@ OK = "OK"
 PROBLEM = "PROBLEM"
 VERDICTS = (OK, PROBLEM)
 FAMILIES = (
-    "data_leakage",
-    "train_test_contamination",
-    "cv_misuse",
-    "metric_mismatch",
-    "target_leakage",
-    "claim_code_divergence",
+    "data_leakage",  # something fitted (scaler, vocabulary, selector, encoding) sees the evaluation rows
+    "train_test_contamination",  # the same entity or row on both sides of the split
+    "target_leakage",  # a feature that exists only once the outcome is known
+    "temporal_leakage",  # later observations inform the model of earlier ones
+    "test_set_tuning",  # a choice (threshold, setting, model) made by the test score it then reports
+    "metric_mismatch",  # the reported figure is not the quantity the claim names
 )
-ORIGINS = ("original", "injected")
+ORIGINS = ("original", "injected", "real")
+REAL = "real"
+DOMAINS = ("tabular", "time_series", "text")
 REQUIRED_FIELDS = ("id", "claim", "code", "verdict", "family", "flaw_lines", "explanation", "pair_id", "origin")
-OPTIONAL_FIELDS = ("fixture",)
+OPTIONAL_FIELDS = ("fixture", "domain", "mechanism", "source")
+SOURCE_FIELDS = ("repository", "url", "path", "lines", "licence")
 _ITEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # it becomes part of a conversation key and a file's records
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a real item's code came from: a repository or a URL, a path in it, a line range, a licence."""
+
+    path: str
+    lines: str  # "A-B", 1-based and inclusive, in the original file
+    licence: str
+    repository: str | None = None
+    url: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"repository": self.repository, "url": self.url, "path": self.path, "lines": self.lines,
+                "licence": self.licence}
+
+
+_LINE_RANGE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*")
+
+
+def source_from_record(record: object, where: str) -> Source:
+    _require(isinstance(record, dict), where, "source must be an object")
+    unknown = sorted(set(record) - set(SOURCE_FIELDS))
+    _require(not unknown, where, f"unknown source field(s): {', '.join(unknown)}")
+    texts = {}
+    for name in SOURCE_FIELDS:
+        value = record.get(name)
+        _require(value is None or (isinstance(value, str) and value.strip() != ""), where,
+                 f"source {name} must be a non-empty string")
+        texts[name] = value
+    _require(bool(texts["repository"] or texts["url"]), where, "source needs a repository or a url")
+    for name in ("path", "lines", "licence"):
+        _require(texts[name] is not None, where, f"source needs {name}")
+    _require(bool(_LINE_RANGE.fullmatch(texts["lines"])), where, f"source lines must read A-B, not {texts['lines']!r}")
+    first, last = (int(n) for n in texts["lines"].split("-"))
+    _require(first <= last, where, f"source lines {texts['lines']} run backwards")
+    return Source(path=texts["path"], lines=texts["lines"], licence=texts["licence"],
+                  repository=texts["repository"], url=texts["url"])
 
 
 @dataclass(frozen=True)
@@ -49,6 +93,13 @@ class ReviewItem:
     pair_id: str | None
     origin: str
     fixture: str | None = None
+    domain: str | None = None
+    mechanism: dict | None = None
+    source: Source | None = None
+
+    @property
+    def is_real(self) -> bool:
+        return self.origin == REAL
 
     @property
     def is_problem(self) -> bool:
@@ -70,6 +121,9 @@ class ReviewItem:
             "pair_id": self.pair_id,
             "origin": self.origin,
             "fixture": self.fixture,
+            "domain": self.domain,
+            "mechanism": self.mechanism,
+            "source": self.source.to_dict() if self.source else None,
         }
 
 
@@ -122,11 +176,21 @@ def item_from_record(record: object, where: str) -> ReviewItem:
         _require(family in FAMILIES, where, f"family must be one of {', '.join(FAMILIES)}, not {family!r}")
     else:
         _require(family is None, where, "an OK item has family null")
-    _require(record["origin"] in ORIGINS, where, f"origin must be original or injected, not {record['origin']!r}")
+    _require(record["origin"] in ORIGINS, where, f"origin must be original, injected or real, not {record['origin']!r}")
     pair_id = record["pair_id"]
     _require(pair_id is None or (isinstance(pair_id, str) and pair_id), where, "pair_id must be a string or null")
     fixture = record.get("fixture")
     _require(fixture is None or (isinstance(fixture, str) and fixture), where, "fixture must be a string or null")
+    domain = record.get("domain")
+    _require(domain is None or domain in DOMAINS, where, f"domain must be one of {', '.join(DOMAINS)} or null")
+    mechanism = record.get("mechanism")
+    _require(mechanism is None or isinstance(mechanism, dict), where, "mechanism must be an object or null")
+    source = None
+    if record.get("source") is not None:
+        source = source_from_record(record["source"], where)
+    # A real item's label comes from where it was found; our own items' labels from running them.
+    _require(record["origin"] != REAL or source is not None, where, "a real item needs a source record")
+    _require(record["origin"] == REAL or source is None, where, "only a real item has a source")
     return ReviewItem(
         id=item_id,
         claim=_nonempty_text(record, "claim", where),
@@ -138,6 +202,9 @@ def item_from_record(record: object, where: str) -> ReviewItem:
         pair_id=pair_id,
         origin=record["origin"],
         fixture=fixture,
+        domain=domain,
+        mechanism=mechanism,
+        source=source,
     )
 
 
@@ -203,6 +270,7 @@ class Coverage:
     problems_per_family: dict[str, int]
     complete_pairs: int
     code_line_counts: tuple[int, ...]
+    per_domain: dict[str, int]
 
 
 def coverage(items: Sequence[ReviewItem]) -> Coverage:
@@ -214,4 +282,5 @@ def coverage(items: Sequence[ReviewItem]) -> Coverage:
         problems_per_family={family: families.get(family, 0) for family in FAMILIES},
         complete_pairs=len(group_pairs(items)),
         code_line_counts=tuple(len(item.code_lines) for item in items),
+        per_domain={domain: sum(item.domain == domain for item in items) for domain in DOMAINS},
     )

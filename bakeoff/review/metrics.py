@@ -23,6 +23,9 @@ class FamilyMetrics:
     answers: int  # graded answers to this family's PROBLEM items
     recall: float | None
     localization: float | None
+    # On the OK twins of this family's pairs (OK items carry no family of their own).
+    specificity: float | None = None
+    youden_j: float | None = None  # recall + specificity - 1: 0 for any answer-blind rule, 1 for a perfect reviewer
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class ReviewMetrics:
     accuracy: float | None
     problem_recall: float | None
     ok_specificity: float | None
+    youden_j: float | None  # problem_recall + ok_specificity - 1: punishes crying wolf and gullibility alike
     pair_accuracy: float | None
     pairs_scored: int  # (pair, sample) combinations where both twins were graded
     localization: float | None
@@ -92,16 +96,31 @@ def _agreement(graded: Sequence[ItemAnswer]) -> float | None:
     return sum(shares) / len(shares) if shares else None
 
 
+def youden(recall: float | None, specificity: float | None) -> float | None:
+    return None if recall is None or specificity is None else recall + specificity - 1.0
+
+
+def _ok_twin_family(items_by_id: dict[str, ReviewItem]) -> dict[str, str]:
+    """OK item id -> the family of its PROBLEM twin."""
+    return {ok.id: bad.family for ok, bad in group_pairs(items_by_id.values()).values() if bad.family}
+
+
 def _family_metrics(items_by_id: dict[str, ReviewItem], graded: Sequence[ItemAnswer]) -> tuple[FamilyMetrics, ...]:
     rows = []
+    twin_family = _ok_twin_family(items_by_id)
     for family in FAMILIES:
         answers = [a for a in graded if items_by_id[a.item_id].family == family]
+        on_twins = [a for a in graded if twin_family.get(a.item_id) == family]
+        recall = _share(bool(a.correct) for a in answers)
+        specificity = _share(bool(a.correct) for a in on_twins)
         rows.append(
             FamilyMetrics(
                 family=family,
                 answers=len(answers),
-                recall=_share(bool(a.correct) for a in answers),
+                recall=recall,
                 localization=_share(bool(a.localized) for a in answers if a.localized is not None),
+                specificity=specificity,
+                youden_j=youden(recall, specificity),
             )
         )
     return tuple(rows)
@@ -114,6 +133,8 @@ def compute_metrics(items: Sequence[ReviewItem], answers: Sequence[ItemAnswer]) 
     on_oks = [a for a in graded if items_by_id[a.item_id].verdict == OK]
     pair_accuracy, pairs_scored = _pair_accuracy(items, graded)
     brier, brier_answers = _brier(items_by_id, graded)
+    recall = _share(bool(a.correct) for a in on_problems)
+    specificity = _share(bool(a.correct) for a in on_oks)
     return ReviewMetrics(
         items=len(items),
         answers=len(answers),
@@ -121,8 +142,9 @@ def compute_metrics(items: Sequence[ReviewItem], answers: Sequence[ItemAnswer]) 
         uncaptured=sum(a.capture == UNCAPTURED for a in answers),
         unusable=sum(a.capture == UNUSABLE for a in answers),
         accuracy=_share(bool(a.correct) for a in graded),
-        problem_recall=_share(bool(a.correct) for a in on_problems),
-        ok_specificity=_share(bool(a.correct) for a in on_oks),
+        problem_recall=recall,
+        ok_specificity=specificity,
+        youden_j=youden(recall, specificity),
         pair_accuracy=pair_accuracy,
         pairs_scored=pairs_scored,
         localization=_share(bool(a.localized) for a in graded if a.localized is not None),

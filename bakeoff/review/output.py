@@ -28,7 +28,8 @@ def items_digest(items_text: str) -> str:
     return hashlib.sha256(items_text.encode("utf-8")).hexdigest()
 
 
-def summary_record(result: ReviewResult, items_file: str, items_sha256: str) -> dict:
+def summary_record(result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None) -> dict:
+    """review.json; `baseline` is the cues reader's summary on the same items (bakeoff.review.cues)."""
     return {
         "kind": RESULT_KIND,
         "schema": SCHEMA_VERSION,
@@ -41,6 +42,7 @@ def summary_record(result: ReviewResult, items_file: str, items_sha256: str) -> 
         "started_at": result.started_at,
         "finished_at": result.finished_at,
         "metrics": result.metrics.to_dict(),
+        "baseline_cues": baseline,
     }
 
 
@@ -67,7 +69,9 @@ def check_output_free(out_dir: Path) -> None:
         raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
 
 
-def write_results(out_dir: Path, result: ReviewResult, items_file: str, items_sha256: str) -> Path:
+def write_results(
+    out_dir: Path, result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None
+) -> Path:
     """Write the results folder atomically; returns its path."""
     out_dir = Path(out_dir)
     check_output_free(out_dir)
@@ -81,7 +85,7 @@ def write_results(out_dir: Path, result: ReviewResult, items_file: str, items_sh
         with open(staging / ANSWERS_FILE, "w", encoding="utf-8") as handle:
             for record in answer_records(result):
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        summary = summary_record(result, items_file, items_sha256)
+        summary = summary_record(result, items_file, items_sha256, baseline)
         (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         os.chmod(staging, 0o755)  # mkdtemp makes it private; a results folder is as readable as any other
         if out_dir.is_dir():

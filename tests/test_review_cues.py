@@ -1,0 +1,83 @@
+"""`baseline:cues`, the reader without understanding, stays near chance on the shipped bank."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from bakeoff.cli import main
+from bakeoff.models.base import GenerationSettings
+from bakeoff.models.registry import open_backend
+from bakeoff.review.cues import CuesBackend, RULES, read_prompt
+from bakeoff.review.items import load_items
+from bakeoff.review.prompt import load_template
+from bakeoff.review.runner import run_review
+from bakeoff.review.settings import ReviewSettings
+
+ITEMS = load_items()
+
+
+def _review(backend):
+    return run_review(backend, ITEMS, ReviewSettings(), load_template())
+
+
+def test_the_cues_reader_is_near_chance_on_the_shipped_bank():
+    metrics = _review(open_backend("baseline:cues")).metrics
+    assert metrics.captured == len(ITEMS)
+    assert metrics.accuracy <= 0.62, metrics.accuracy
+    assert metrics.pair_accuracy <= 0.35, metrics.pair_accuracy
+    assert metrics.youden_j <= 0.24
+
+
+class _Always:
+    def __init__(self, verdict):
+        self.verdict = verdict
+        self.identity = f"always:{verdict}"
+
+    def chat(self, messages, *, key, settings):
+        return _completion(self.verdict)
+
+    def close(self):
+        pass
+
+
+def _completion(verdict):
+    from bakeoff.models.base import Completion
+
+    return Completion(text=f"VERDICT: {verdict}\nLINE: none\nCONFIDENCE: 50\nREASON: x", finish_reason="stop",
+                      prompt_tokens=1, completion_tokens=1, prompt_seconds=0, generation_seconds=0, backend="always")
+
+
+def test_answer_blind_rules_score_one_half_and_a_youden_j_of_zero():
+    for verdict in ("OK", "PROBLEM"):
+        metrics = _review(_Always(verdict)).metrics
+        assert metrics.accuracy == 0.5 and metrics.youden_j == 0.0 and metrics.pair_accuracy == 0.0
+
+
+def test_the_reader_sees_only_the_prompt_and_is_trained_without_the_items_pair():
+    item = next(i for i in ITEMS if i.is_problem)
+    messages = load_template().messages(item)
+    claim, code = read_prompt(messages)
+    assert (claim, code.strip()) == (item.claim, item.code.strip())
+    backend = CuesBackend(ITEMS)
+    left_out = backend._left_out(code)
+    assert left_out == {i.id for i in ITEMS if i.pair_id == item.pair_id}
+    answer = backend.chat(messages, key="review/x#1", settings=GenerationSettings())
+    assert answer.text.startswith("VERDICT: ") and answer.backend == "baseline:cues"
+
+
+def test_a_rule_blames_the_line_it_fired_on():
+    lines = ["from x import y", "scaler = StandardScaler().fit(X)", "a, b = train_test_split(X)"]
+    assert RULES[0].fires("claim", lines) == 2
+
+
+def test_bakeoff_review_runs_the_cues_baseline_like_any_model(tmp_path):
+    subset = tmp_path / "items.jsonl"
+    subset.write_text("".join(json.dumps(i.to_dict()) + "\n" for i in ITEMS[:6]))
+    result = CliRunner().invoke(main, ["review", "--model", "baseline:cues", "--items", str(subset), "--json",
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out" / "review.json").read_text())
+    assert summary["model"] == "baseline:cues" and summary["metrics"]["captured"] == 6
+    assert summary["baseline_cues"]["metrics"]["accuracy"] == summary["metrics"]["accuracy"]
