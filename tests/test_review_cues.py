@@ -81,3 +81,12 @@ def test_bakeoff_review_runs_the_cues_baseline_like_any_model(tmp_path):
     summary = json.loads((tmp_path / "out" / "review.json").read_text())
     assert summary["model"] == "baseline:cues" and summary["metrics"]["captured"] == 6
     assert summary["baseline_cues"]["metrics"]["accuracy"] == summary["metrics"]["accuracy"]
+
+
+def test_baseline_cues_file_trains_on_the_items_in_that_file(tmp_path):
+    subset = tmp_path / "bank.jsonl"
+    subset.write_text("".join(json.dumps(i.to_dict()) + "\n" for i in ITEMS[:10]))
+    backend = open_backend(f"baseline:cues:{subset}")
+    assert len(backend._bank) == 10
+    messages = load_template().messages(ITEMS[20])  # not in that bank: nothing to leave out
+    assert backend._left_out(read_prompt(messages)[1]) == frozenset()

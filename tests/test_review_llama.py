@@ -13,7 +13,7 @@ from bakeoff.review.items import group_pairs, load_items
 from bakeoff.review.metrics import compute_metrics
 
 # Five matched pairs: both twins of each, so pair accuracy has something to compute.
-PAIR_IDS = ("select_before_cv", "scaler_before_cv", "time_series_folds", "rare_class_metric", "patient_split")
+PAIR_IDS = ("scale-split.campaign", "folds.sales", "vocabulary-split.inbox", "recall-named.loans", "patient-split.visits")
 
 
 @pytest.mark.llama

@@ -47,7 +47,7 @@ class BackendOptions:
 
 @dataclass(frozen=True)
 class ParsedSpec:
-    kind: str  # "gguf", "openai" or "scripted"
+    kind: str  # "gguf", "openai", "scripted" or "cues"
     target: str  # a path, or a base URL
     model: str = ""  # the served model's name (openai only)
 
@@ -85,7 +85,7 @@ def parse_spec(spec: str) -> ParsedSpec:
         return ParsedSpec("gguf", spec)
     raise ModelSpecError(
         f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
-        "openai:BASE_URL#MODEL or scripted:FILE"
+        "openai:BASE_URL#MODEL, scripted:FILE or baseline:cues"
     )
 
 
