@@ -8,12 +8,14 @@ explore answer of `rescued` carries markup, as hostile model output would.
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import fcntl
 import json
+import os
 import subprocess
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -122,77 +124,95 @@ def rendered_text(tmp_path: Path, url: str, wanted: list[str], polls: int = 240)
     A script-driven page (Inspect's viewer) renders after its data loads, which --dump-dom does
     not wait for; the DevTools protocol lets the test read the page as it fills in.
     """
-    async def read(call) -> str:
-        await call("Page.navigate", url=url)
+    with DevTools(tmp_path) as browser:
+        browser.open(url)
         text = ""
         for _ in range(polls):
-            result = await call("Runtime.evaluate", expression="document.body ? document.body.innerText : ''")
-            text = result.get("result", {}).get("value") or ""
+            text = browser.evaluate("document.body ? document.body.innerText : ''") or ""
             if all(w in text for w in wanted):
                 break
-            await asyncio.sleep(0.5)
+            time.sleep(0.5)
         return text
-
-    return asyncio.run(_with_page(tmp_path, read))
 
 
 def element_screenshot(tmp_path: Path, url: str, selector: str, width: int = 1100) -> Path:
     """A PNG of the element `selector` matches, laid out in a page `width` pixels wide."""
     out = Path(tempfile.mkdtemp(prefix="shot-", dir=tmp_path)) / "element.png"
-
-    async def shoot(call) -> Path:
-        await call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
-        await call("Page.enable")
-        await call("Page.navigate", url=url)
+    expression = (f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
+                  " const r = e.getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
+    with DevTools(tmp_path) as browser:
+        browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+        browser.open(url)
         box = None
-        for _ in range(100):
-            expression = (f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
-                          " const r = e.getBoundingClientRect();"
-                          " return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
-            result = await call("Runtime.evaluate", expression=expression, returnByValue=True)
-            box = result.get("result", {}).get("value")
+        for _ in range(240):
+            box = browser.evaluate(expression)
             if box:
                 break
-            await asyncio.sleep(0.2)
+            time.sleep(0.25)
         assert box, f"{selector} not in {url}"
         clip = {"x": box[0], "y": box[1], "width": box[2], "height": box[3], "scale": 1}
-        shot = await call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)
-        out.write_bytes(base64.b64decode(shot["data"]))
-        return out
-
-    return asyncio.run(_with_page(tmp_path, shoot))
+        shot = browser.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)
+    out.write_bytes(base64.b64decode(shot["data"]))
+    return out
 
 
-async def _with_page(tmp_path: Path, work):
-    """Run `work(call)` against one page of a headless Chromium driven over the DevTools protocol."""
-    import aiohttp
+class DevTools:
+    """Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe: no socket at all).
 
-    profile = Path(tempfile.mkdtemp(prefix="profile-", dir=tmp_path))
-    browser = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1",
-                                "--remote-debugging-port=0", "about:blank"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = profile / "DevToolsActivePort"
-        for _ in range(600):
-            if port_file.is_file() and port_file.read_text().strip():
-                break
-            await asyncio.sleep(0.1)
-        port = port_file.read_text().splitlines()[0]
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{port}/json/list") as answer:
-                page = next(t for t in await answer.json() if t["type"] == "page")
-            async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                calls = iter(range(1, 1_000_000))
+    Chromium reads NUL-terminated JSON commands on its fd 3 and answers on fd 4; one page target
+    is attached in flat mode, so page commands carry its session id.
+    """
 
-                async def call(method: str, **params):
-                    ident = next(calls)
-                    await ws.send_json({"id": ident, "method": method, "params": params})
-                    while True:
-                        message = await ws.receive_json()
-                        if message.get("id") == ident:
-                            return message.get("result", {})
+    def __init__(self, tmp_path: Path) -> None:
+        self.profile = Path(tempfile.mkdtemp(prefix="profile-", dir=tmp_path))
+        self.ids = iter(range(1, 1_000_000))
+        self.buffer = b""
+        self.session: str | None = None
 
-                return await work(call)
-    finally:
-        browser.terminate()
-        browser.wait()
+    def __enter__(self) -> "DevTools":
+        to_browser, self.commands = os.pipe()
+        self.answers, from_browser = os.pipe()
+        keep = (fcntl.fcntl(to_browser, fcntl.F_DUPFD, 10), fcntl.fcntl(from_browser, fcntl.F_DUPFD, 10))
+
+        def wire() -> None:  # in the child: its fd 3 reads our commands, its fd 4 writes its answers
+            os.dup2(keep[0], 3)
+            os.dup2(keep[1], 4)
+
+        self.process = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
+                                         "about:blank"], pass_fds=(3, 4, *keep), preexec_fn=wire,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fd in (to_browser, from_browser, *keep):
+            os.close(fd)
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.commands)
+        self.process.terminate()
+        self.process.wait()
+        os.close(self.answers)
+
+    def call(self, method: str, **params):
+        ident = next(self.ids)
+        message = {"id": ident, "method": method, "params": params}
+        if self.session and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self.buffer:
+                chunk = os.read(self.answers, 1 << 20)
+                assert chunk, "chromium closed the DevTools pipe"
+                self.buffer += chunk
+            raw, self.buffer = self.buffer.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == ident:
+                assert "error" not in answer, answer["error"]
+                return answer.get("result", {})
+
+    def open(self, url: str) -> None:
+        self.call("Page.navigate", url=url)
+
+    def evaluate(self, expression: str):
+        return self.call("Runtime.evaluate", expression=expression, returnByValue=True).get("result", {}).get("value")
