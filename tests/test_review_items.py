@@ -55,6 +55,11 @@ def test_every_item_is_one_twin_of_a_pair_on_the_same_data():
         assert (ok_twin.origin, problem_twin.origin) == ("original", "injected")
 
 
+def test_an_item_id_never_tells_the_label():
+    first_twins = [item for item in ITEMS if item.id.endswith(".a")]
+    assert abs(sum(not item.is_problem for item in first_twins) - len(first_twins) / 2) <= 1
+
+
 def test_both_twins_carry_the_same_claim_word_for_word():
     for ok_twin, problem_twin in PAIRS.values():
         assert ok_twin.claim == problem_twin.claim, ok_twin.pair_id

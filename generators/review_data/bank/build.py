@@ -11,6 +11,7 @@ which no knob value works is reported and left out.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import sys
@@ -71,11 +72,22 @@ def build_pair(spec: PairSpec) -> tuple[dict, dict] | str:
     return f"{spec.pair_id}: no knob value gives equal figures; first tries {tried[:8]}"
 
 
+def twin_suffixes(pair_id: str) -> tuple[str, str]:
+    """(the sound twin's, the flawed twin's) id suffix.
+
+    Pairs sorted by a hash of their id alternate between ("a", "b") and ("b", "a"), so half the sound
+    twins are ".a" and an id never tells the label.
+    """
+    ranked = sorted((p.pair_id for p in all_pairs()), key=lambda name: hashlib.sha256(name.encode()).hexdigest())
+    return ("a", "b") if ranked.index(pair_id) % 2 == 0 else ("b", "a")
+
+
 def _records(spec: PairSpec, ok_code: str, bad_code: str, claim: str) -> tuple[dict, dict]:
     common = {"claim": claim, "pair_id": spec.pair_id, "fixture": spec.fixture, "domain": DOMAINS[spec.fixture]}
-    ok = {"id": f"{spec.pair_id}.a", "code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [],
+    ok_suffix, bad_suffix = twin_suffixes(spec.pair_id)
+    ok = {"id": f"{spec.pair_id}.{ok_suffix}", "code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [],
           "explanation": spec.explain_ok, "origin": "original", **common}
-    bad = {"id": f"{spec.pair_id}.b", "code": bad_code, "verdict": "PROBLEM", "family": spec.family,
+    bad = {"id": f"{spec.pair_id}.{bad_suffix}", "code": bad_code, "verdict": "PROBLEM", "family": spec.family,
            "flaw_lines": flaw_lines(bad_code, spec.flaw), "explanation": spec.explain_bad,
            "origin": "injected", "mechanism": spec.mechanism, **common}
     return ok, bad
