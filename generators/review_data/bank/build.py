@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         existing = {json.loads(line)["id"]: line for line in out.read_text().splitlines() if line.strip()}
     for spec in all_pairs():
         if only and not spec.pair_id.startswith(only):
-            kept = [existing.get(f"{spec.pair_id}.{twin}") for twin in "ab"]
+            kept = [existing.get(f"{spec.pair_id}.{twin}") for twin in twin_suffixes(spec.pair_id)]
             records += [json.loads(line) for line in kept if line]
             continue
         built = build_pair(spec)
