@@ -100,6 +100,20 @@ pd.DataFrame({"id": df["id"], "label": model.predict(vectorizer.transform(text))
 """
 
 # A train.py that crashes: a module that does not exist.
+# A predict.py with no dependencies that calls every message ham: it always runs.
+PREDICT_ZERO = """
+import argparse, csv
+parser = argparse.ArgumentParser()
+parser.add_argument("--input", required=True)
+parser.add_argument("--output", required=True)
+args = parser.parse_args()
+with open(args.input, newline="") as source, open(args.output, "w", newline="") as out:
+    writer = csv.writer(out)
+    writer.writerow(["id", "label"])
+    for row in csv.DictReader(source):
+        writer.writerow([row["id"], 0])
+"""
+
 TRAIN_CRASHING = "import spam_magic_toolkit\n" + TRAIN
 # A predict.py that runs but writes no valid file (a wrong header): lower on the ladder than a scored one.
 PREDICT_BROKEN = PREDICT.replace('{"id": df["id"], "label"', '{"message": df["id"], "spam"')

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from runner_support import DESIGN, README, fenced, make_tiny_corpus, stage_records, write_script
+from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpus, stage_records, write_script
 
 N = 250_000  # characters; 4 N = a million, far above any answer a stage's token budget allows
 
@@ -84,18 +84,7 @@ def test_claims_are_still_read_line_by_line():
 SURROGATE = "\ud800"
 EXPLORE = "Looking at the data " + SURROGATE + "\n" + fenced("explore.py", f'print("excerpt")  # odd char {SURROGATE}')
 IMPLEMENT = "Code:\n\n" + fenced("train.py", f'open("model.txt", "w").write("0")  # {SURROGATE}\nprint("EXPECTED_F1: 0.5")') + (
-    "\n" + fenced("predict.py", """
-import argparse, csv
-parser = argparse.ArgumentParser()
-parser.add_argument("--input", required=True)
-parser.add_argument("--output", required=True)
-args = parser.parse_args()
-with open(args.input, newline="") as source, open(args.output, "w", newline="") as out:
-    writer = csv.writer(out)
-    writer.writerow(["id", "label"])
-    for row in csv.DictReader(source):
-        writer.writerow([row["id"], 0])
-"""))
+    "\n" + fenced("predict.py", PREDICT_ZERO))
 
 
 @pytest.mark.bwrap

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from runner_support import DESIGN, README, REPO_ROOT, bakeoff_cli, fenced, make_tiny_corpus, write_script
+from runner_support import DESIGN, PREDICT_ZERO, README, REPO_ROOT, bakeoff_cli, fenced, make_tiny_corpus, write_script
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 
@@ -28,18 +28,6 @@ while not os.path.exists("release"):  # the test creates it once it has looked a
 print("released")
 """)
 QUICK_EXPLORE = fenced("explore.py", 'print("rows")')
-PREDICT_ZERO = """
-import argparse, csv
-parser = argparse.ArgumentParser()
-parser.add_argument("--input", required=True)
-parser.add_argument("--output", required=True)
-args = parser.parse_args()
-with open(args.input, newline="") as source, open(args.output, "w", newline="") as out:
-    writer = csv.writer(out)
-    writer.writerow(["id", "label"])
-    for row in csv.DictReader(source):
-        writer.writerow([row["id"], 0])
-"""
 IMPLEMENT = "Code:\n\n" + fenced("train.py", 'open("model.txt", "w").write("0")\nprint("EXPECTED_F1: 0.5")') + (
     "\n" + fenced("predict.py", PREDICT_ZERO))
 

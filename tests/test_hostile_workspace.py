@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runner_support import DESIGN, README, fenced, make_tiny_corpus, stage_records, write_script
+from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpus, stage_records, write_script
 
 
 def _repo(tmp_path: Path):
@@ -111,18 +111,6 @@ open("model.txt", "w").write("0")
 print("EXPECTED_F1: 0.5")
 """
 
-PREDICT_ZERO = """
-import argparse, csv
-parser = argparse.ArgumentParser()
-parser.add_argument("--input", required=True)
-parser.add_argument("--output", required=True)
-args = parser.parse_args()
-with open(args.input, newline="") as source, open(args.output, "w", newline="") as out:
-    writer = csv.writer(out)
-    writer.writerow(["id", "label"])
-    for row in csv.DictReader(source):
-        writer.writerow([row["id"], 0])
-"""
 
 
 @pytest.mark.bwrap
