@@ -80,6 +80,15 @@ def test_an_engine_killed_between_turns_is_restarted_without_losing_a_turn(backe
     assert answered.model_info["engine_starts"] == 2
 
 
+def test_an_engine_reaped_by_someone_else_between_turns_still_loses_no_turn(backend):
+    (child,) = engine_children(os.getpid())
+    os.kill(child.pid, signal.SIGKILL)
+    os.waitpid(child.pid, 0)  # another part of the process reaps it first (multiprocessing's waitpid then fails)
+    answered = backend.chat(COUNT, key="r#1", settings=SHORT)
+    assert answered.error is None and answered.completion_tokens > 0
+    assert answered.model_info["engine_starts"] == 2
+
+
 def test_three_crashed_turns_in_a_row_fail_every_later_turn_fast(backend):
     (child,) = engine_children(os.getpid())
     thread, result = chat_in_thread(backend, COUNT, LONG)

@@ -183,7 +183,10 @@ class EngineProcess:
 
     @property
     def alive(self) -> bool:
-        return self.process.is_alive()
+        # The sentinel becomes readable when the child exits, whoever reaps it. is_alive()
+        # alone answers True for a dead child that something else in the process already
+        # reaped (its waitpid then fails), and the next turn would be lost to a dead engine.
+        return self.process.is_alive() and not wait([self.process.sentinel], 0)
 
     def request(self, message: Any, wait_s: float | None) -> Any:
         """Send one request and return the child's reply (EngineDied, EngineOverran otherwise)."""
