@@ -53,6 +53,9 @@ def test_the_engine_is_a_child_process_and_model_info_names_the_build(backend):
     assert info["llama_cpp_system_info"].startswith("CPU :") and "AVX2 = 1" in info["llama_cpp_system_info"]
     assert info["llama_cpp_build_flags"] == read_build_stamp().flags != "unknown"  # setup.sh wrote the stamp
     assert "-DGGML_NATIVE=OFF" in info["llama_cpp_build_flags"]
+    # The portable build never compiles llama.cpp's AMX path, the one that segfaults on
+    # Sapphire-Rapids-class CPUs: on such a CPU a native build reports AMX_INT8 = 1 here.
+    assert "AMX" not in info["llama_cpp_system_info"]
     assert info["engine_pid"] == child.pid and info["engine_starts"] == 1
 
 
