@@ -52,6 +52,8 @@ def test_the_verdict_is_read_from_the_answer_never_the_reasoning(tmp_path):
     result = run_review(backend, ITEMS, ReviewSettings(max_tokens=200), load_template())
     assert all(answer.correct for answer in result.answers)
     assert all("<think>" not in answer.text and "99" not in answer.text for answer in result.answers)
+    # The per-answer record keeps the reasoning apart from the graded answer.
+    assert all("VERDICT" in answer.reasoning and answer.reasoning_tokens > 0 for answer in result.answers)
     assert result.model_info["reasoning"]["with_reasoning"] == len(ITEMS)
     assert result.model_info["reasoning"]["reasoning_tokens"] > 0
     # The answer keeps its own limit; the reasoning gets room on top of it.
@@ -77,6 +79,8 @@ def test_review_cli_takes_a_reasoning_mode_and_keeps_it_apart(tmp_path):
                                      "--out", str(out), "--json"])
     assert done.exit_code == 0, done.output
     assert json.loads(done.output.strip().splitlines()[-1])["accuracy"] == 1.0
+    saved = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    assert len(saved) == 4 and all("VERDICT" in a["reasoning"] and "<think>" not in a["text"] for a in saved)
     refused = CliRunner().invoke(main, ["review", "--model", "openai:http://127.0.0.1:9/v1#m", "--reasoning", "off",
                                         "--items", str(items), "--out", str(tmp_path / "http")])
     assert refused.exit_code != 0 and "ReasoningModeUnsupported" in refused.output and "which server" in refused.output

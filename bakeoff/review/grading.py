@@ -36,6 +36,9 @@ class ItemAnswer:
     generation_seconds: float
     error: str | None = None
     error_kind: str | None = None  # with key, text and finish_reason: answers.jsonl replays as scripted:FILE
+    # The model's reasoning, kept beside the answer and never graded (older answers.jsonl lack it).
+    reasoning: str = ""
+    reasoning_tokens: int = 0
 
     @property
     def graded(self) -> bool:
@@ -92,4 +95,6 @@ def grade(item: ReviewItem, sample: int, key: str, completion: Completion) -> It
         generation_seconds=completion.generation_seconds,
         error=completion.error,
         error_kind=completion.error_kind,
+        reasoning=completion.reasoning,
+        reasoning_tokens=completion.reasoning_tokens,
     )
