@@ -29,8 +29,11 @@ def start_cluster(nodes: list[dict]):
 
 def two_model_plan(root: Path, corpus: Path, runs: int = 2, extra_models: str = "") -> Path:
     lines = answers(implementation())
-    first = write_script(root / "alpha.jsonl", lines)
-    second = write_script(root / "beta.jsonl", lines)
+    # A scripted backend replays its answers over its whole life. One at a time, each interleaved run
+    # opens its own; with runs in flight, a model's runs may share one (depending on the overlap), so
+    # the script holds a copy of the answers for every run and the records cannot depend on the timing.
+    first = write_script(root / "alpha.jsonl", lines, copies=runs)
+    second = write_script(root / "beta.jsonl", lines, copies=runs)
     plan = root / "plan.toml"
     plan.write_text(
         f'runs = {runs}\ncorpus = "{corpus}"\nsandbox = "docker"\nseed = 3\n'
