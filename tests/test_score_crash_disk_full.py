@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bakeoff.crashes import CRASH_CLASSES, DISK_FULL, classify
+from bakeoff.grading.crashes import CRASH_CLASSES, DISK_FULL, classify
 from sandbox.base import ExecResult
 
 ENOSPC_TRACEBACK = (

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from bakeoff.analysis.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
 from bakeoff.analysis.retrain import retrain_submission
-from bakeoff.submission_outcome import RUNG_PREDICTED, RUNG_SCORED
+from bakeoff.grading.outcome import RUNG_PREDICTED, RUNG_SCORED
 
 PROBE_KEY = "probe"
 RETRAIN_KEY = "retrain"

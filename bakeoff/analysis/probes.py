@@ -171,7 +171,7 @@ def _fresh_folder(workspace: Path) -> Path:
 
 
 def _predict(sandbox: Sandbox, name: str, env: Mapping[str, str] | None, timeout_s: float) -> _Prediction:
-    from bakeoff.crashes import classify
+    from bakeoff.grading.crashes import classify
 
     source = BASELINE if name == CONTROL else name
     output = f"{PROBE_DIR}/{name}.predictions.csv"

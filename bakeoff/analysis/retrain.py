@@ -137,7 +137,7 @@ def _retrain_once(
     train_timeout_s: float,
     predict_timeout_s: float,
 ) -> SeedScore:
-    from bakeoff.crashes import classify
+    from bakeoff.grading.crashes import classify
     from scorer import score_files
 
     workspace = sandbox.spec.workspace

@@ -16,7 +16,7 @@ from bakeoff.analysis.design import DesignSignals, analyse_design
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY
 from bakeoff.analysis.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
 from bakeoff.analysis.retrain import RetrainResult
-from bakeoff.submission_outcome import RUNG_SCORED
+from bakeoff.grading.outcome import RUNG_SCORED
 
 # Why a run is not graded
 GRADED, UNCAPTURED, HARNESS_FAILED, UNFINISHED = "graded", "uncaptured", "harness_failed", "unfinished"

@@ -47,7 +47,7 @@ def score(
     whenever the submission was graded, whatever the outcome; it is non-zero
     only when bakeoff could not grade (no engine, no image, bad corpus path).
     """
-    from bakeoff.submission import ScoreOptions, score_submission
+    from bakeoff.grading.score import ScoreOptions, score_submission
 
     options = ScoreOptions(
         sandbox_kind=sandbox_kind,

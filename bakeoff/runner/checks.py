@@ -1,7 +1,7 @@
 """The ladder check: install, train and score a submission in the run's own sandbox, plus a smoke test.
 
 Grading itself (install, train, predict on the hidden holdout, score on the host)
-is `bakeoff.submission_grading.grade_in_sandbox`, the same code `bakeoff score`
+is `bakeoff.grading.grade.grade_in_sandbox`, the same code `bakeoff score`
 uses. What the runner adds is the smoke test the model may see: prediction on a
 slice of the training data (labels removed), checked against those labels. The
 holdout result is never shown to the model.
@@ -14,11 +14,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from bakeoff.grading.outcome import RUNG_TRAINED
 from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, RunContext, StageClock
 from bakeoff.runner.conversation import shorten
 from bakeoff.runner.ladder import LadderCheck
 from bakeoff.runner.workspace import SCRATCH_DIR, regular_file_inside
-from bakeoff.submission_outcome import RUNG_TRAINED
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
 SMOKE_ANSWERS = f"{SCRATCH_DIR}/smoke_answers.csv"
@@ -49,7 +49,7 @@ def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
 
 
 def _grade(ctx: RunContext, clock: StageClock, features: str, answers: Path, output: str, *, first: bool):
-    from bakeoff.submission_grading import GradingRequest, grade_in_sandbox
+    from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
 
     request = GradingRequest(
         features_in_sandbox=features,

@@ -116,7 +116,7 @@ def crash_of(result: ExecResult) -> dict[str, Any] | None:
     """The crash classification of a failed execution (None when it succeeded)."""
     if result.ok:
         return None
-    from bakeoff.crashes import classify
+    from bakeoff.grading.crashes import classify
 
     info = classify(result)
     return {"crash_class": info.crash_class, "detail": info.detail, "traceback_tail": info.traceback_tail}

@@ -1,10 +1,10 @@
 """Scoring one submission repository: `bakeoff score` as a library call.
 
 `score_submission` copies the repository (trusting nothing in it, see
-bakeoff.submission_copy) into a scratch workspace on a capped filesystem of
+bakeoff.grading.safe_copy) into a scratch workspace on a capped filesystem of
 its own (sandbox.scratch), opens a sandbox over it with copies of the
 corpus's holdout features (never its answers) mounted read-only, grades it
-there (bakeoff.submission_grading) and scores on the host. Everything is
+there (bakeoff.grading.grade) and scores on the host. Everything is
 removed at the end, also when a signal unwinds it (bakeoff.cli.score). The stage runner grades inside its own sandbox with
 `grade_in_sandbox` directly.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from bakeoff.errors import BakeoffError
-from bakeoff.submission_grading import GradingRequest, grade_in_sandbox
-from bakeoff.submission_outcome import STATUSES, SubmissionOutcome
-from bakeoff.submission_workspace import HOLDOUT_IN_SANDBOX, CorpusFiles, copy_working_tree, find_corpus_files
+from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
+from bakeoff.grading.inputs import HOLDOUT_IN_SANDBOX, CorpusFiles, copy_working_tree, find_corpus_files
+from bakeoff.grading.outcome import STATUSES, SubmissionOutcome
 from sandbox.base import GIB, MIB, Limits, Mount, SandboxSpec
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.scratch import KINDS as SCRATCH_KINDS

@@ -2,7 +2,7 @@
 
 The stage runner reuses this inside its own long-lived sandbox (for the
 repair loop's smoke test on a slice of train, and for the hidden holdout);
-`bakeoff score` opens a sandbox just for it (bakeoff.submission).
+`bakeoff score` opens a sandbox just for it (bakeoff.grading.score).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from bakeoff.crashes import FILE_NOT_FOUND, classify
 from bakeoff.errors import BakeoffError
-from bakeoff.submission_outcome import (
+from bakeoff.grading.crashes import FILE_NOT_FOUND, classify
+from bakeoff.grading.outcome import (
     BAD_OUTPUT,
     CRASHED,
     DEPENDENCY_UNAVAILABLE,

@@ -115,7 +115,7 @@ class SubmissionOutcome:
     stage: str
     rung: int
     isolation: str  # "docker", "bwrap" or "none" (no isolation: unsafe)
-    crash_class: str | None = None  # set when status is crashed (see bakeoff.crashes)
+    crash_class: str | None = None  # set when status is crashed (see bakeoff.grading.crashes)
     detail: str = ""  # e.g. the missing module's name, the scorer's error, the unmet requirement
     traceback_tail: str = ""
     f1: float = 0.0

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterable
 
 from bakeoff.errors import BakeoffError
-from bakeoff.submission_copy import CopyReport, ProtectedFileInSubmission, RepositoryNotUsable, copy_submission
+from bakeoff.grading.safe_copy import CopyReport, ProtectedFileInSubmission, RepositoryNotUsable, copy_submission
 from sandbox.base import Mount
 
 __all__ = [
@@ -77,7 +77,7 @@ def find_corpus_files(corpus: Path, *, need_train: bool) -> CorpusFiles:
 def copy_working_tree(repo: Path, destination: Path, protected: Iterable[Path] = ()) -> CopyReport:
     """Copy the submission folder into `destination` without running git or following links out of it.
 
-    See bakeoff.submission_copy for the rules; `protected` names the files
+    See bakeoff.grading.safe_copy for the rules; `protected` names the files
     (the answer key, truth.csv) that no file in the submission may be.
     """
     return copy_submission(repo, destination, protected)
