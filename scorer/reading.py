@@ -8,8 +8,8 @@ submissions by these names, so they must never change.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 # Stable error names: part of the scorer's output format.
 MISSING_FILE = "missing_file"

@@ -154,7 +154,8 @@ def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_var
     if task == "ab_test":
         _calibrate_ab(corpus_dir)
         return
-    from generators.calibration import calibrate as run_calibration, write_calibration
+    from generators.calibration import calibrate as run_calibration
+    from generators.calibration import write_calibration
     from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
     points = _parse_points(sweep_points) or DEFAULT_POINTS

@@ -23,7 +23,7 @@ METRIC_ROWS = (
 
 
 def _default_out(model_spec: str) -> Path:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     slug = re.sub(r"[^A-Za-z0-9]+", "-", Path(model_spec.split("#")[-1]).name).strip("-")[:40] or "model"
     return Path("runs") / f"review-{stamp}-{slug}"
 

@@ -24,8 +24,9 @@ INSTANCE_SCHEMA = "instance_level_eval.schema.json"
 def load_schemas() -> tuple[dict, dict]:
     """The aggregate and the instance schema as every_eval_ever ships them, or ExportExtraMissing."""
     try:
-        import jsonschema  # noqa: F401  (the validator below)
         from importlib import resources
+
+        import jsonschema  # noqa: F401  (the validator below)
 
         folder = resources.files("every_eval_ever.schemas")
         return (json.loads(folder.joinpath(AGGREGATE_SCHEMA).read_text(encoding="utf-8")),

@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff import __version__
 from bakeoff.analysis.aggregate import ModelSummary

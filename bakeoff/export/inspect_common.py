@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
 
@@ -49,7 +50,7 @@ def when(text: Any) -> _dt.datetime | None:
         moment = _dt.datetime.fromisoformat(text)
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=_dt.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=_dt.UTC)
 
 
 def iso(text: Any) -> str | None:

@@ -9,12 +9,21 @@ in the metadata. The log's results carry accuracy, recall, specificity, pair acc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff import __version__
-from bakeoff.export.inspect_common import (chat_message, eval_score, iso, model_name, model_output, require_inspect,
-                                           safe_name, write_and_check)
+from bakeoff.export.inspect_common import (
+    chat_message,
+    eval_score,
+    iso,
+    model_name,
+    model_output,
+    require_inspect,
+    safe_name,
+    write_and_check,
+)
 from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
 from bakeoff.report.transcript_review import ReviewRecords

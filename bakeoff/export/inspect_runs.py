@@ -11,14 +11,25 @@ Capture, crash class, leak stance, probe and divergence are in the sample's meta
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff import __version__
 from bakeoff.analysis.batch_records import RunRecords, run_model_label
 from bakeoff.analysis.signals import RunSignals
-from bakeoff.export.inspect_common import (chat_message, eval_score, iso, model_name, model_output, prompt_messages,
-                                           require_inspect, safe_name, when, write_and_check)
+from bakeoff.export.inspect_common import (
+    chat_message,
+    eval_score,
+    iso,
+    model_name,
+    model_output,
+    prompt_messages,
+    require_inspect,
+    safe_name,
+    when,
+    write_and_check,
+)
 from bakeoff.export.source import ExportSource
 from bakeoff.runner.stages import STAGE_NAMES
 
@@ -209,4 +220,4 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
 def _now() -> str:
     import datetime as _dt
 
-    return _dt.datetime.now(_dt.timezone.utc).isoformat()
+    return _dt.datetime.now(_dt.UTC).isoformat()

@@ -7,7 +7,8 @@ from the two rates; null when either is null, as every review metric with nothin
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 HEADLINE = ("accuracy", "problem_recall", "ok_specificity", "pair_accuracy", "youden_j")
 

@@ -9,12 +9,12 @@ named in what is written.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from bakeoff.analysis.aggregate import BatchSummary
-from bakeoff.analysis.batch_records import BatchRecords, read_batch, read_json_file, REVIEW_KIND, REVIEW_SUMMARY_FILE
+from bakeoff.analysis.batch_records import REVIEW_KIND, REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
 from bakeoff.analysis.signals import RunSignals, run_signals
 from bakeoff.export.errors import ExportRefused
 from bakeoff.report.build import summarise

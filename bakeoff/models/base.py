@@ -7,8 +7,9 @@ back is a `Completion` with `error` set, so the capture audit can count it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class Completion:
         generation_seconds: float = 0.0,
         prompt_tokens: int = 0,
         model_info: dict | None = None,
-    ) -> "Completion":
+    ) -> Completion:
         """The record of an answer that did not come back: no text, finish_reason "error"."""
         return cls(
             text="",

@@ -18,8 +18,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from bakeoff.models.errors import ChatTemplateError, ReasoningModeUnsupported
 from bakeoff.models.reasoning import HARMONY_CHANNEL, TAGS, ReasoningFormat, prompt_opens_reasoning

@@ -13,10 +13,11 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.gguf_header import GgufInfo
@@ -148,7 +149,7 @@ class EngineProcess:
     facts: EngineFacts | None = field(default=None)
 
     @classmethod
-    def start(cls, config: LoadConfig, entry: Callable | None = None, load_timeout_s: float | None = None) -> "EngineProcess":
+    def start(cls, config: LoadConfig, entry: Callable | None = None, load_timeout_s: float | None = None) -> EngineProcess:
         """Spawn the child with `entry(conn, config)` (default: engine_child.serve) and wait for its report.
 
         Raises the child's BakeoffError when it could not load, EngineDied when it

@@ -10,13 +10,21 @@ probe into the error `bakeoff run` and `bakeoff demo` stop with, naming the fix.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import GenerationSettings, Message
-from bakeoff.models.engine import ChatReply, ChatRequest, EngineDied, EngineFacts, EngineOverran, EngineProcess, LoadConfig
+from bakeoff.models.engine import (
+    ChatReply,
+    ChatRequest,
+    EngineDied,
+    EngineFacts,
+    EngineOverran,
+    EngineProcess,
+    LoadConfig,
+)
 from bakeoff.models.engine_build import REBUILD_HINT, BuildStamp, build_flags_for, read_build_stamp
 from bakeoff.models.memory import GpuMemoryProbe, NvmlProbe
 

@@ -24,7 +24,15 @@ from pathlib import Path
 from bakeoff.errors import BakeoffError
 from bakeoff.models.chat_template import ChatTemplate, TemplateTokens
 from bakeoff.models.engine import (
-    ChatReply, ChatRequest, Done, EngineFacts, LoadConfig, LoadFailed, Rendered, RenderRequest, ResetRequest,
+    ChatReply,
+    ChatRequest,
+    Done,
+    EngineFacts,
+    LoadConfig,
+    LoadFailed,
+    Rendered,
+    RenderRequest,
+    ResetRequest,
     StopRequest,
 )
 from bakeoff.models.errors import BackendUnavailable, ChatTemplateError, ModelFileInvalid
@@ -104,7 +112,7 @@ class Engine:
         self.facts = facts
 
     @classmethod
-    def open(cls, config: LoadConfig) -> "Engine":
+    def open(cls, config: LoadConfig) -> Engine:
         try:
             import llama_cpp
         except ImportError as exc:

@@ -14,15 +14,24 @@ plus a grace period is ended by stopping the child.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.engine import (
-    ChatReply, ChatRequest, Done, EngineDied, EngineFacts, EngineOverran, EngineProcess, LoadConfig, Rendered,
-    RenderRequest, ResetRequest,
+    ChatReply,
+    ChatRequest,
+    Done,
+    EngineDied,
+    EngineFacts,
+    EngineOverran,
+    EngineProcess,
+    LoadConfig,
+    Rendered,
+    RenderRequest,
+    ResetRequest,
 )
 from bakeoff.models.engine_build import build_flags_for, read_build_stamp
 from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound

@@ -14,8 +14,8 @@ as raw output, its leading reasoning markup split off (bakeoff.models.reasoning)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from bakeoff.models.base import Completion, GenerationSettings, Message, split_key
 from bakeoff.models.errors import ModelFileNotFound

@@ -11,9 +11,9 @@ docs/models.md documents it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from bakeoff.models.base import ERROR_KINDS, Completion, Message
 from bakeoff.models.errors import ModelFileInvalid

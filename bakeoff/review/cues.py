@@ -13,9 +13,9 @@ the code and not its vocabulary.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.review.items import OK, PROBLEM, ReviewItem, load_items

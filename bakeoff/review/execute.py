@@ -11,8 +11,8 @@ import contextlib
 import io
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from bakeoff.review.errors import ItemCodeFailed
 from bakeoff.review.items import ReviewItem

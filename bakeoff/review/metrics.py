@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from bakeoff.answers import CAPTURED, UNCAPTURED, UNUSABLE
 from bakeoff.review.grading import ItemAnswer

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from bakeoff.models.base import Completion, ModelBackend, turn_key
 from bakeoff.review.grading import ItemAnswer, grade
@@ -67,7 +67,7 @@ def ask(
 
 
 def utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def run_review(

@@ -9,13 +9,19 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from generators.calibration.checks import CalibrationChecks, evaluate
 from generators.calibration.runner import ReferenceResult, check_corpus, run_reference
-from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS, SweepPoint, falls_monotonically, run_sweep
+from generators.calibration.sweep import (
+    DEFAULT_POINTS,
+    DEFAULT_SWEEP_VARIANTS,
+    SweepPoint,
+    falls_monotonically,
+    run_sweep,
+)
 from generators.references import VARIANTS
 from generators.spam import CorpusParams, read_manifest
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 

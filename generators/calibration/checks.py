@@ -6,8 +6,8 @@ ordering checks are expected to hold (the bands are set for the full size).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 from generators.calibration.runner import ReferenceResult
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from generators.calibration.runner import ReferenceResult, run_reference
 from generators.spam import CorpusParams, generate_corpus

@@ -9,7 +9,7 @@ The data are small (hundreds of rows) so that every fixture runs in seconds.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from generators.errors import GeneratorError
 from generators.review_data import series, tabular, text

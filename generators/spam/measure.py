@@ -56,7 +56,7 @@ class RawTable:
     ends: np.ndarray  # the newline that ends it
 
     @classmethod
-    def read(cls, path: Path) -> "RawTable":
+    def read(cls, path: Path) -> RawTable:
         raw = path.read_bytes()
         data = np.frombuffer(raw, dtype=np.uint8)
         newlines = np.flatnonzero(data == _NEWLINE)

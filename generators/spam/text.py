@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from generators.spam import templates, vocabulary as v
+from generators.spam import templates
+from generators.spam import vocabulary as v
 
 POOL_SIZES = {"subject": 4000, "greeting": 800, "sentence": 9000, "signoff": 800}
 NEUTRAL_POOL_SIZE = 1500
@@ -95,7 +96,7 @@ class TextPools:
     neutral: np.ndarray
 
     @classmethod
-    def render(cls, rng: np.random.Generator) -> "TextPools":
+    def render(cls, rng: np.random.Generator) -> TextPools:
         pieces = {}
         for style, style_name in ((0, "ham"), (1, "spam")):
             for part in templates.PARTS:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
-from generators.spam.corpus import CorpusTables, Progress, no_progress, build_tables
+from generators.spam.corpus import CorpusTables, Progress, build_tables, no_progress
 from generators.spam.measure import MeasuredRates, measure_corpus
 from generators.spam.memory import check_memory
 from generators.spam.params import GENERATOR_VERSION, CorpusParams

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from generators.review_data.bank.spec import PairSpec
 
-def _within(s: "Series") -> str:
+
+def _within(s: Series) -> str:
     return f"""def within(actual, forecast):
     actual, forecast = np.asarray(actual), np.asarray(forecast)
     return float(np.mean(np.abs(forecast - actual) <= {s.tolerance}))
