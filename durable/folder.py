@@ -1,0 +1,127 @@
+"""Publishing a folder whole: build it in a hidden sibling, then swap it in (rules in durable/__init__.py)."""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import errno
+import functools
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from durable.atomic import fsync_folder
+
+STAGING_MODE = 0o755  # mkdtemp makes folders private; a published folder is as readable as any other
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EXDEV)  # kernel or filesystem without it
+_TAKEN = (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR)  # what rename says when the target name is in use
+
+
+class IfExists(enum.Enum):
+    """What publishing does with a folder already at the target."""
+
+    REPLACE = "replace"  # retire it and remove it: the new folder wins
+    REFUSE = "refuse"  # an empty folder is taken over; anything else fails with the OSError of the rename
+    KEEP = "keep"  # someone else finished first: theirs stays, ours is discarded
+
+
+def new_staging(target: Path, *, mode: int = STAGING_MODE) -> Path:
+    """A new, empty, hidden folder beside `target` (its parent is created if missing), with exactly `mode`."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    os.chmod(staging, mode)
+    return staging
+
+
+def publish_folder(staging: Path, target: Path, if_exists: IfExists = IfExists.REPLACE) -> bool:
+    """Move the finished `staging` folder to `target`; False when KEEP left someone else's folder there."""
+    staging, target = Path(staging), Path(target)
+    if if_exists is IfExists.REPLACE and os.path.lexists(target):
+        if _exchange(staging, target):
+            _remove(staging)  # after the exchange this name holds the old folder
+        else:
+            _swap_by_renames(staging, target)
+        fsync_folder(target.parent)
+        return True
+    try:
+        if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
+            target.rmdir()  # an empty folder holds nobody's work
+        os.rename(staging, target)
+    except OSError as exc:
+        if if_exists is IfExists.KEEP and exc.errno in _TAKEN:
+            _remove(staging)
+            return False
+        raise
+    fsync_folder(target.parent)
+    return True
+
+
+@contextmanager
+def publishing(staging: Path, target: Path, if_exists: IfExists = IfExists.REPLACE) -> Iterator[Path]:
+    """Publish `staging` when the block ends normally; remove it, target untouched, when the block raises."""
+    try:
+        yield staging
+        publish_folder(staging, target, if_exists)
+    except BaseException:
+        _remove(staging)
+        raise
+
+
+@contextmanager
+def staged_folder(
+    target: Path, *, if_exists: IfExists = IfExists.REPLACE, mode: int = STAGING_MODE
+) -> Iterator[Path]:
+    """`new_staging` and `publishing` together: build the folder inside the block."""
+    with publishing(new_staging(target, mode=mode), target, if_exists) as staging:
+        yield staging
+
+
+def _swap_by_renames(staging: Path, target: Path) -> None:
+    """Two renames, for filesystems without an atomic exchange; a failed second one puts the old folder back."""
+    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old = retired / "old"
+    os.rename(target, old)
+    try:
+        os.rename(staging, target)
+    except BaseException:
+        os.rename(old, target)  # should this fail too, the old folder stays whole under `retired`
+        retired.rmdir()
+        raise
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or a C library without it
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two names in one step (Linux renameat2 RENAME_EXCHANGE); False where that is not offered."""
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(second))
