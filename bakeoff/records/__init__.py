@@ -1,0 +1,60 @@
+"""bakeoff's records, typed: what a batch folder holds (docs/records.md), as frozen dataclasses.
+
+Each top-level record (batch, stage, run, analysis) has `to_json()`, the object written to disk, and
+`from_json(data)`, which checks the `schema` tag (UnknownRecordSchema for one it does not know) and the
+keys it needs (DamagedRecord otherwise). Unknown extra keys are ignored on read. Reading and writing the
+files themselves is the runner's (bakeoff.runner.records); this package holds no I/O.
+"""
+
+from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
+from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord
+from bakeoff.records.enums import (
+    UNCAPTURED_REASONS,
+    UNUSABLE_REASONS,
+    Attribution,
+    CaptureReason,
+    CaptureStatus,
+    CrashClass,
+    LadderStatus,
+    RepairEffect,
+    RepairGrant,
+    RunStatus,
+)
+from bakeoff.records.errors import DamagedRecord, UnknownRecordSchema
+from bakeoff.records.ladder import F1_TOLERANCE, RUNG_NAMES, TOP_RUNG, LadderCheck, Requirement, turn_effect
+from bakeoff.records.parts import (
+    Capture,
+    Claim,
+    Command,
+    Commit,
+    CompletionRecord,
+    Crash,
+    FileWritten,
+    Prompt,
+    PromptCut,
+    PromptMessage,
+    Resources,
+    SkippedPath,
+    Timings,
+)
+from bakeoff.records.run import (
+    RUN_SCHEMA,
+    CaptureCounts,
+    CorpusRef,
+    ModelRef,
+    Outcome,
+    RunRecord,
+    StageSummary,
+    TokenCounts,
+)
+from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
+
+__all__ = [
+    "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "F1_TOLERANCE", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
+    "UNCAPTURED_REASONS", "UNUSABLE_REASONS", "AnalysisRecord", "Attribution", "BatchRecord", "Capture",
+    "CaptureCounts", "CaptureReason", "CaptureStatus", "Claim", "Command", "Commit", "CompletionRecord", "CorpusRef",
+    "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelRef", "Outcome",
+    "Prompt", "PromptCut", "PromptMessage", "RepairEffect", "RepairGrant", "RepairTurn", "Requirement", "Resources",
+    "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
+    "UnknownRecordSchema", "turn_effect",
+]

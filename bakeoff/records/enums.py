@@ -1,0 +1,100 @@
+"""The allowed values of record fields, one definition each.
+
+Every enum is a StrEnum: its members compare equal to, and serialise as, the plain
+strings the records have always held, so code that still reads a dict sees no change.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Attribution(StrEnum):
+    """Whose outcome a stage is (docs/records.md, stage record `attribution`)."""
+
+    OK = "ok"
+    MODEL_ERROR = "model_error"  # the model's code failed or did something wrong
+    UNCAPTURED = "uncaptured"  # no answer came back: never graded
+    UNUSABLE = "unusable"  # an answer came back but cannot be used
+    HARNESS_ERROR = "harness_error"  # bakeoff or the sandbox failed
+
+
+class CaptureStatus(StrEnum):
+    """The capture audit of one model answer."""
+
+    CAPTURED = "captured"
+    UNCAPTURED = "uncaptured"
+    UNUSABLE = "unusable"
+
+
+class CaptureReason(StrEnum):
+    """Why an answer has its capture status (`ok` for a captured one)."""
+
+    OK = "ok"
+    # uncaptured: nothing came back
+    EMPTY = "empty"
+    WHITESPACE_ONLY = "whitespace_only"
+    TIMEOUT = "timeout"
+    TRANSPORT_ERROR = "transport_error"
+    BACKEND_ERROR = "backend_error"
+    BACKEND_CRASH = "backend_crash"  # the engine process died
+    # unusable: an answer came back that cannot be used
+    CUT_OFF = "cut_off"
+    RUNAWAY_REASONING = "runaway_reasoning"
+    NO_ANSWER = "no_answer"
+    NO_CODE = "no_code"
+    NO_VERDICT = "no_verdict"
+
+
+UNCAPTURED_REASONS = (CaptureReason.EMPTY, CaptureReason.WHITESPACE_ONLY, CaptureReason.TIMEOUT,
+                      CaptureReason.TRANSPORT_ERROR, CaptureReason.BACKEND_ERROR, CaptureReason.BACKEND_CRASH)
+UNUSABLE_REASONS = (CaptureReason.CUT_OFF, CaptureReason.RUNAWAY_REASONING, CaptureReason.NO_ANSWER,
+                    CaptureReason.NO_CODE, CaptureReason.NO_VERDICT)
+
+
+class RunStatus(StrEnum):
+    FINISHED = "finished"  # all six stages ran
+    HARNESS_FAILED = "harness_failed"  # bakeoff could not finish it; retried on the next start
+
+
+class LadderStatus(StrEnum):
+    """How grading a submission ended (the ladder check's `status`)."""
+
+    SCORED = "scored"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    OUT_OF_MEMORY = "out_of_memory"
+    BAD_OUTPUT = "bad_output"
+    DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
+    NO_PREDICT_SCRIPT = "no_predict_script"
+    NO_TRAIN_SCRIPT = "no_train_script"  # the run's outcome when no check ever ran
+
+
+class CrashClass(StrEnum):
+    """Why a script failed: read from its traceback, or (timeout, out_of_memory) from the sandbox's report."""
+
+    MODULE_NOT_FOUND = "module_not_found"
+    PICKLE_CLASS_MISSING = "pickle_class_missing"
+    FILE_NOT_FOUND = "file_not_found"
+    COLUMN_MISSING = "column_missing"
+    SYNTAX_ERROR = "syntax_error"
+    TYPE_ERROR = "type_error"
+    VALUE_ERROR = "value_error"
+    DISK_FULL = "disk_full"
+    OTHER = "other"
+    TIMEOUT = "timeout"
+    OUT_OF_MEMORY = "out_of_memory"
+
+
+class RepairEffect(StrEnum):
+    RESCUED = "rescued"  # up the ladder, or F1 up by more than the tolerance
+    REGRESSED = "regressed"  # down the ladder, or F1 down by more than the tolerance
+    UNCHANGED = "unchanged"
+
+
+class RepairGrant(StrEnum):
+    """Why a repair turn was granted."""
+
+    VISIBLE_FAILURE = "visible_failure"
+    ALWAYS_REPAIR = "always_repair"
+

@@ -1,0 +1,202 @@
+"""The run record: runs/<run_id>/run.json (schema bakeoff.run/1), the outcome of a run summed up from its stages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bakeoff.records.enums import Attribution, CaptureStatus, CrashClass, LadderStatus, RepairEffect, RunStatus
+from bakeoff.records.jsonio import (
+    JsonObject,
+    as_list,
+    as_object,
+    check_schema,
+    enum_value,
+    guarded,
+    optional_enum,
+    required,
+)
+from bakeoff.records.parts import Timings
+
+RUN_SCHEMA = "bakeoff.run/1"
+RUN_SCHEMAS = (RUN_SCHEMA,)
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    label: str
+    spec: str
+    identity: str | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)  # the backend's model_info (sha256, quantization, n_ctx...)
+
+    def to_json(self) -> JsonObject:
+        return {"label": self.label, "spec": self.spec, "identity": self.identity, "info": dict(self.info)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelRef:
+        return cls(data.get("label") or "", data.get("spec") or "", data.get("identity"), dict(data.get("info") or {}))
+
+
+@dataclass(frozen=True)
+class CorpusRef:
+    path: str
+    manifest_sha256: str | None
+
+    def to_json(self) -> JsonObject:
+        return {"path": self.path, "manifest_sha256": self.manifest_sha256}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CorpusRef:
+        return cls(data.get("path") or "", data.get("manifest_sha256"))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The run's final ladder check plus the model's claim."""
+
+    status: LadderStatus
+    rung: int
+    rung_name: str
+    f1: float | None
+    failed_step: str | None = None
+    crash_class: CrashClass | None = None
+    detail: str | None = None
+    metrics: Mapping[str, Any] | None = None
+    claimed_f1: float | None = None
+    claim_source: str | None = None
+
+    def to_json(self) -> JsonObject:
+        return {"status": self.status, "rung": self.rung, "rung_name": self.rung_name, "f1": self.f1,
+                "failed_step": self.failed_step, "crash_class": self.crash_class, "detail": self.detail,
+                "metrics": dict(self.metrics) if self.metrics is not None else None,
+                "claimed_f1": self.claimed_f1, "claim_source": self.claim_source}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        required(data, "status", "rung")
+        return cls(enum_value(LadderStatus, data["status"], "outcome.status"), int(data["rung"]),
+                   data.get("rung_name") or "", data.get("f1"), data.get("failed_step"),
+                   optional_enum(CrashClass, data.get("crash_class"), "outcome.crash_class"), data.get("detail"),
+                   data.get("metrics"), data.get("claimed_f1"), data.get("claim_source"))
+
+
+@dataclass(frozen=True)
+class StageSummary:
+    stage: str
+    attribution: Attribution
+    capture: CaptureStatus | None  # None for a stage with no model call
+
+    def to_json(self) -> JsonObject:
+        return {"stage": self.stage, "attribution": self.attribution, "capture": self.capture}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StageSummary:
+        return cls(data["stage"], enum_value(Attribution, data["attribution"], "stages.attribution"),
+                   optional_enum(CaptureStatus, data.get("capture"), "stages.capture"))
+
+
+@dataclass(frozen=True)
+class CaptureCounts:
+    """Counts over the run's model calls."""
+
+    calls: int = 0
+    captured: int = 0
+    uncaptured: int = 0
+    unusable: int = 0
+
+    def to_json(self) -> JsonObject:
+        return {"calls": self.calls, "captured": self.captured, "uncaptured": self.uncaptured, "unusable": self.unusable}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CaptureCounts:
+        return cls(*(int(data.get(key) or 0) for key in ("calls", "captured", "uncaptured", "unusable")))
+
+
+@dataclass(frozen=True)
+class TokenCounts:
+    prompt: int = 0
+    cached_prompt: int = 0
+    completion: int = 0
+
+    def to_json(self) -> JsonObject:
+        return {"prompt": self.prompt, "cached_prompt": self.cached_prompt, "completion": self.completion}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TokenCounts:
+        return cls(*(int(data.get(key) or 0) for key in ("prompt", "cached_prompt", "completion")))
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run of one model on the task, written last, when the run has ended."""
+
+    run_id: str
+    run_index: int
+    seed: int
+    task: str
+    model: ModelRef
+    corpus: CorpusRef
+    isolation: str  # docker, bwrap or none (unsafe)
+    status: RunStatus
+    error: str | None
+    outcome: Outcome
+    stages: tuple[StageSummary, ...]
+    repair_effects: tuple[RepairEffect, ...]
+    capture: CaptureCounts
+    tokens: TokenCounts
+    timings: Timings  # summed over the stages
+    code_version: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == RunStatus.FINISHED
+
+    def to_json(self) -> JsonObject:
+        return {
+            "schema": RUN_SCHEMA,
+            "run_id": self.run_id,
+            "run_index": self.run_index,
+            "seed": self.seed,
+            "task": self.task,
+            "model": self.model.to_json(),
+            "corpus": self.corpus.to_json(),
+            "isolation": self.isolation,
+            "status": self.status,
+            "error": self.error,
+            "outcome": self.outcome.to_json(),
+            "stages": [s.to_json() for s in self.stages],
+            "repair_effects": list(self.repair_effects),
+            "capture": self.capture.to_json(),
+            "tokens": self.tokens.to_json(),
+            "timings": self.timings.to_json(),
+            "code_version": dict(self.code_version),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], where: str = "") -> RunRecord:
+        required(data, "run_id", "status", "outcome", "timings")
+        check_schema(data, RUN_SCHEMAS, where)
+        return guarded(lambda: cls._read(data), "run")
+
+    @classmethod
+    def _read(cls, data: Mapping[str, Any]) -> RunRecord:
+        return cls(
+            run_id=data["run_id"],
+            run_index=data.get("run_index") or 0,
+            seed=data.get("seed") or 0,
+            task=data.get("task") or "",
+            model=ModelRef.from_json(as_object(data.get("model") or {}, "model")),
+            corpus=CorpusRef.from_json(as_object(data.get("corpus") or {}, "corpus")),
+            isolation=data.get("isolation") or "",
+            status=enum_value(RunStatus, data["status"], "status"),
+            error=data.get("error"),
+            outcome=Outcome.from_json(as_object(data["outcome"], "outcome")),
+            stages=tuple(StageSummary.from_json(as_object(s, "stages")) for s in as_list(data.get("stages"), "stages")),
+            repair_effects=tuple(enum_value(RepairEffect, e, "repair_effects")
+                                 for e in as_list(data.get("repair_effects"), "repair_effects")),
+            capture=CaptureCounts.from_json(as_object(data.get("capture") or {}, "capture")),
+            tokens=TokenCounts.from_json(as_object(data.get("tokens") or {}, "tokens")),
+            timings=Timings.from_json(as_object(data["timings"], "timings")),
+            code_version=dict(data.get("code_version") or {}),
+        )

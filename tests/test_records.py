@@ -1,0 +1,238 @@
+"""The typed records: every record survives JSON unchanged, an unknown schema is refused by name,
+and records written by the code before the records package read back and write out the same JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bakeoff.errors import BakeoffError
+from bakeoff.records import (
+    AnalysisRecord,
+    Attribution,
+    BatchRecord,
+    Capture,
+    CaptureCounts,
+    CaptureReason,
+    CaptureStatus,
+    Claim,
+    Command,
+    Commit,
+    CompletionRecord,
+    CorpusRef,
+    Crash,
+    CrashClass,
+    DamagedRecord,
+    FileWritten,
+    LadderCheck,
+    LadderStatus,
+    ModelRef,
+    Outcome,
+    Prompt,
+    PromptCut,
+    PromptMessage,
+    RepairEffect,
+    RepairGrant,
+    RepairTurn,
+    Requirement,
+    Resources,
+    RunRecord,
+    RunStatus,
+    SkippedPath,
+    StageRecord,
+    StageSummary,
+    Timings,
+    TokenCounts,
+    UnknownRecordSchema,
+)
+from bakeoff.records.errors import DamagedRecord as DamagedRecordItself
+
+OLD = Path(__file__).parent / "data" / "records_v1"
+TIMINGS = Timings("2026-12-01T14:00:00.000+00:00", "2026-12-01T14:00:03.500+00:00", 3.5, 1.0, 2.0, 0.25, 0.25)
+PROMPT = Prompt("implement#2", (PromptMessage("system", "sys"), PromptMessage("user", "fix it")), 9, 3,
+                (PromptCut("failure", 5000, 400),))
+COMPLETION = CompletionRecord("# file: train.py\n```python\npass\n```\n", "length", 120, 64, 0.5, 1.5, "scripted:x",
+                              cached_prompt_tokens=100, model_info={"scripted_line": 3}, reasoning="hm",
+                              reasoning_tokens=2, token_budget=64)
+CAPTURE = Capture(CaptureStatus.UNUSABLE, CaptureReason.CUT_OFF, "stopped at the token limit", budget_cut=True)
+BEFORE = LadderCheck(2, LadderStatus.CRASHED, "predict", None, crash_class=CrashClass.MODULE_NOT_FOUND,
+                     detail="No module named 'x'", traceback_tail="Traceback...", visible_ok=False,
+                     visible_failure="`python predict.py` failed", train_output="EXPECTED_F1: 0.7",
+                     requirements=(Requirement(1, "pandas", "pandas", "provided_by_image", "the image has it"),
+                                   Requirement(2, "nope==1", "nope", "unavailable", "no wheel", ("a.whl",))))
+AFTER = LadderCheck(5, LadderStatus.SCORED, None, 0.75, visible_ok=True,
+                    metrics={"f1": 0.75, "confusion": {"tp": 3, "fp": 1, "fn": 1, "tn": 5}}, extras={"ab": 1})
+
+
+def _through_json(record):
+    """What a reader gets back after the record was written to disk."""
+    return json.loads(json.dumps(record.to_json(), sort_keys=True))
+
+
+def _stage_record() -> StageRecord:
+    command = Command("train", ("python", "train.py"), 1, False, False, 0.8, "", "boom", 0, 12, "docker",
+                      Crash(CrashClass.MODULE_NOT_FOUND, "No module named 'x'", "tb"))
+    bad_output = Command("smoke_predict", ("python", "predict.py"), 0, False, False, 0.1, "", "", isolation="docker",
+                         crash=Crash(LadderStatus.BAD_OUTPUT, "no id column", None))
+    turns = (
+        RepairTurn(1, RepairGrant.VISIBLE_FAILURE, PROMPT, COMPLETION, CAPTURE,
+                   (FileWritten("train.py", 10, "ab" * 32), FileWritten("link/x.py", 3, None, refused="a link")),
+                   BEFORE, AFTER, RepairEffect.RESCUED),
+        RepairTurn(2, RepairGrant.ALWAYS_REPAIR, PROMPT, None, None, (), AFTER, AFTER, RepairEffect.UNCHANGED,
+                   harness_error="ConnectionError: gone"),
+    )
+    return StageRecord(
+        run_id="m-r01", stage="repair", index=4, attribution=Attribution.UNUSABLE,
+        commit=Commit("c0ffee", "repair", "2026-12-01T14:00:04+00:00", 1, (SkippedPath("bad", "link"),)),
+        timings=TIMINGS, attribution_reason="cut_off", prompt=PROMPT, completion=COMPLETION, capture=CAPTURE,
+        files_written=(FileWritten("train.py", 10, "cd" * 32),), commands=(command, bad_output),
+        shown_to_model="(no output)", check=AFTER, turns=turns, claim=Claim(0.7, "train_output", 0.75),
+        extras={"probe": {"verdict": "uses_leak"}}, resources=Resources(100, 200, None),
+    )
+
+
+def _run_record() -> RunRecord:
+    return RunRecord(
+        run_id="m-r01", run_index=1, seed=11, task="spam_classifier",
+        model=ModelRef("m", "scripted:x.jsonl", "scripted:x.jsonl", {"scripted_line": 5}),
+        corpus=CorpusRef("/corpora/default", "ef" * 32), isolation="docker", status=RunStatus.FINISHED, error=None,
+        outcome=Outcome(LadderStatus.SCORED, 5, "scored", 0.75, metrics={"f1": 0.75}, claimed_f1=0.7,
+                        claim_source="train_output"),
+        stages=(StageSummary("explore", Attribution.OK, CaptureStatus.CAPTURED),
+                StageSummary("evaluate", Attribution.OK, None)),
+        repair_effects=(RepairEffect.RESCUED, RepairEffect.UNCHANGED),
+        capture=CaptureCounts(5, 4, 0, 1), tokens=TokenCounts(1000, 600, 300), timings=TIMINGS,
+        code_version={"version": "0.1.0", "git_commit": "abc", "dirty": False},
+    )
+
+
+def _batch_record() -> BatchRecord:
+    return BatchRecord({"models": [{"label": "m", "spec": "default"}], "runs": 1}, "12" * 32, ("m-r01", "m-r02"),
+                       "2026-12-01T14:00:00.000+00:00", {"version": "0.1.0"}, {"train.csv": "34" * 32, "excerpt.txt": None})
+
+
+def _analysis_record() -> AnalysisRecord:
+    return AnalysisRecord("m-r01", "2026-12-01T15:00:00.000+00:00", {"mentions_leak": True}, isolation="docker",
+                          requirements={"ok": True}, probe={"verdict": "no_leak"}, design_judge={"stance": "drops"})
+
+
+RECORDS = {"stage": _stage_record, "run": _run_record, "batch": _batch_record, "analysis": _analysis_record}
+
+
+@pytest.mark.parametrize("kind", sorted(RECORDS))
+def test_every_record_survives_json_as_the_same_object(kind):
+    record = RECORDS[kind]()
+    assert type(record).from_json(_through_json(record)) == record
+
+
+def test_parts_survive_json_as_the_same_object():
+    for part in (PROMPT, COMPLETION, CAPTURE, BEFORE, AFTER, TIMINGS, Claim(None, None, None)):
+        assert type(part).from_json(_through_json(part)) == part
+
+
+def test_a_stage_record_writes_the_keys_docs_records_md_names():
+    data = _stage_record().to_json()
+    assert list(data) == ["schema", "run_id", "stage", "index", "attribution", "attribution_reason", "prompt",
+                          "completion", "capture", "files_written", "commands", "shown_to_model", "check", "turns",
+                          "claim", "extras", "commit", "timings", "resources"]
+    assert data["schema"] == "bakeoff.stage/1"
+    assert data["capture"] == {"status": "unusable", "reason": "cut_off", "detail": "stopped at the token limit",
+                               "budget_cut": True}
+    assert "harness_error" not in data["turns"][0] and data["turns"][1]["harness_error"] == "ConnectionError: gone"
+    assert data["files_written"][0] == {"path": "train.py", "bytes": 10, "sha256": "cd" * 32}
+    assert data["commit"]["skipped"] == {"count": 1, "paths": [{"path": "bad", "kind": "link"}]}
+    assert "extras" in data["turns"][0]["after"] and "extras" not in data["turns"][0]["before"]
+    # enums are written as their plain strings
+    assert json.dumps(data["attribution"]) == '"unusable"'
+
+
+def test_a_stage_that_was_not_sampled_writes_empty_resources():
+    record = StageRecord("m-r01", "implement", 3, Attribution.MODEL_ERROR, Commit("c", "implement", "d"), TIMINGS,
+                         "disk_full", extras={"disk_full": "OSError: no space"})
+    assert record.to_json()["resources"] == {}
+    assert StageRecord.from_json(_through_json(record)) == record
+
+
+@pytest.mark.parametrize("kind", sorted(RECORDS))
+def test_an_unknown_schema_is_refused_by_name(kind):
+    data = _through_json(RECORDS[kind]())
+    data["schema"] = f"bakeoff.{kind}/9"
+    with pytest.raises(UnknownRecordSchema) as raised:
+        type(RECORDS[kind]()).from_json(data, where="runs/x/record.json")
+    message = str(raised.value)
+    assert f"bakeoff.{kind}/9" in message and f"bakeoff.{kind}/1" in message and "runs/x/record.json" in message
+    assert isinstance(raised.value, BakeoffError)
+    # not a damaged record: a resumed batch re-does a damaged stage, but must not overwrite a newer one
+    assert not isinstance(raised.value, DamagedRecord)
+
+
+def test_a_record_of_another_kind_is_an_unknown_schema():
+    with pytest.raises(UnknownRecordSchema):
+        StageRecord.from_json(_through_json(_run_record()) | {"stage": "x", "attribution": "ok", "commit": {}})
+
+
+def test_unknown_extra_keys_are_ignored_on_read():
+    data = _through_json(_stage_record())
+    data["added_by_a_newer_bakeoff"] = {"x": 1}
+    data["turns"][0]["after"]["another"] = 2
+    assert StageRecord.from_json(data) == _stage_record()
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d: d.pop("commit"), "commit"),
+    (lambda d: d.pop("schema"), "schema"),
+    (lambda d: d.update(attribution="fine"), "attribution"),
+    (lambda d: d["commit"].update(sha=3), "commit.sha"),
+    (lambda d: d["turns"][0].update(effect="improved"), "turn.effect"),
+    (lambda d: d.update(turns=[3]), "turns"),
+    (lambda d: d["prompt"]["messages"][0].pop("role"), "role"),
+])
+def test_a_malformed_record_is_a_damaged_record_saying_what(change, says):
+    data = _through_json(_stage_record())
+    change(data)
+    with pytest.raises(DamagedRecordItself) as raised:
+        StageRecord.from_json(data)
+    assert says in str(raised.value)
+
+
+def _old(name: str) -> dict:
+    return json.loads((OLD / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (OLD / "stages").glob("*.json")))
+def test_stage_records_of_the_old_code_read_and_write_the_same_json(name):
+    data = _old(f"stages/{name}")
+    record = StageRecord.from_json(data)
+    assert record.stage == data["stage"] and record.attribution == data["attribution"]
+    assert _through_json(record) == data
+
+
+def test_the_old_run_reads_with_its_repair_rescuing_it():
+    repair = StageRecord.from_json(_old("stages/4-repair.json"))
+    turn = repair.turns[0]
+    assert turn.effect is RepairEffect.RESCUED and turn.before.status is LadderStatus.CRASHED
+    assert turn.before.crash_class is CrashClass.MODULE_NOT_FOUND and turn.after.rung == 5
+    assert repair.check == turn.after and turn.capture == Capture(CaptureStatus.CAPTURED, CaptureReason.OK)
+    data = _old("run.json")
+    run = RunRecord.from_json(data)
+    assert run.status is RunStatus.FINISHED and run.finished and run.repair_effects == (RepairEffect.RESCUED,)
+    assert run.outcome.f1 == repair.check.f1 and run.capture.calls == 5
+    assert _through_json(run) == data
+    batch = _old("batch.json")
+    assert _through_json(BatchRecord.from_json(batch)) == batch
+    assert BatchRecord.from_json(batch).order == ("competent-r01", "rescued-r01", "regressed-r01")
+
+
+def test_an_older_batch_without_a_corpus_fingerprint_reads():
+    data = _old("batch.json")
+    del data["corpus_sha256"]
+    assert BatchRecord.from_json(data).corpus_sha256 is None
+
+
+def test_enums_are_the_strings_records_hold():
+    assert CaptureStatus.UNCAPTURED == "uncaptured" and Attribution.UNCAPTURED == "uncaptured"
+    assert {e.value for e in RepairEffect} == {"rescued", "regressed", "unchanged"}
+    assert {e.value for e in RunStatus} == {"finished", "harness_failed"}
+    assert LadderCheck.from_json(_through_json(BEFORE)).status is LadderStatus.CRASHED
