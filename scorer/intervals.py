@@ -114,14 +114,16 @@ def _mean(values: list[float]) -> float | None:
 
 
 def score_experiments(scores: list[ExperimentScore], level: float = DEFAULT_LEVEL) -> IntervalScore:
-    graded = [e for e in scores if e.result is not None]
+    graded = [(e, e.result) for e in scores if e.result is not None]
+    # winkler() is None only for an ungraded experiment, and none of these is one.
+    winklers = [w for e, _ in graded if (w := e.winkler(level)) is not None]
     return IntervalScore(
         level=level,
         experiments=tuple(scores),
-        coverage=_mean([float(e.covered) for e in graded]),
-        mean_abs_error=_mean([abs(e.result.effect - e.truth) for e in graded]),
-        mean_width=_mean([e.result.ci_high - e.result.ci_low for e in graded]),
-        winkler=_mean([e.winkler(level) for e in graded]),
+        coverage=_mean([float(e.covered) for e, _ in graded]),
+        mean_abs_error=_mean([abs(r.effect - e.truth) for e, r in graded]),
+        mean_width=_mean([r.ci_high - r.ci_low for _, r in graded]),
+        winkler=_mean(winklers),
     )
 
 

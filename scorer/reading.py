@@ -8,7 +8,7 @@ submissions by these names, so they must never change.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 # Stable error names: part of the scorer's output format.
@@ -83,7 +83,7 @@ def iter_rows(path: Path) -> Iterator[tuple[int, str, str]]:
             raise LabelsFileError(UNREADABLE_FILE, f"{path} cannot be read: {exc.strerror}") from None
 
 
-def _iter_open_rows(handle, path: Path) -> Iterator[tuple[int, str, str]]:
+def _iter_open_rows(handle: Iterable[str], path: Path) -> Iterator[tuple[int, str, str]]:
     reader = csv.reader(handle)
     header = _first_non_blank_row(reader)
     if header is None:
@@ -101,7 +101,7 @@ def _iter_open_rows(handle, path: Path) -> Iterator[tuple[int, str, str]]:
         yield reader.line_num, row[id_index].strip(), row[label_index]
 
 
-def _first_non_blank_row(reader) -> list[str] | None:
+def _first_non_blank_row(reader: Iterator[list[str]]) -> list[str] | None:
     for row in reader:
         if any(field.strip() for field in row):
             return row

@@ -37,7 +37,7 @@ class Score:
     def ok(self) -> bool:
         return self.error is None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "f1": self.f1,
             "precision": self.precision,
