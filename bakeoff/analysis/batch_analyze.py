@@ -100,7 +100,10 @@ def _sandbox_measurements(run: RunRecords, plan: Mapping[str, Any], kind: str, s
     outcome = run.run.get("outcome") or {}
     rung, f1, seed = int(outcome.get("rung") or 0), outcome.get("f1"), int(run.run.get("seed") or 0)
     limits = RunLimits(**dict(plan.get("limits") or {}))  # the plan's caps, as the run had them
-    spec = run_sandbox_spec(run.folder / "repo", corpus, seed, kind, settings.wheelhouse, limits)
+    from bakeoff.tasks import task_plugin
+
+    files = task_plugin(str(plan.get("task") or "spam_classifier")).corpus_files(corpus)
+    spec = run_sandbox_spec(run.folder / "repo", files, seed, kind, settings.wheelhouse, limits)
     options = run_sandbox_options(kind, settings.sandbox_options, settings.wheelhouse)
     measured: dict[str, Any] = {"isolation": kind}
     with open_sandbox(kind, spec, **options) as sandbox:

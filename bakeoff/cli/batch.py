@@ -43,13 +43,11 @@ def check_engine(specs: list[str], entry=None) -> None:
         click.echo(f"engine: {probe.detail}", err=True)
 
 
-def _evaluate_hooks(enabled: bool) -> dict:
-    """The analysis's probes (leak probe, seed retrains) run inside evaluate unless turned off."""
-    if not enabled:
-        return {}
-    from bakeoff.analysis.hooks import evaluate_hooks
+def _evaluate_hooks(task: str, enabled: bool) -> dict:
+    """The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off."""
+    from bakeoff.tasks import task_plugin
 
-    return evaluate_hooks()
+    return task_plugin(task).evaluate_hooks(enabled)
 
 
 def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: bool, probes: bool = True):
@@ -64,7 +62,7 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
     options = {"i_understand_this_is_unsafe": True} if plan.sandbox == "none" else {}
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
-                        evaluate_hooks=_evaluate_hooks(probes))
+                        evaluate_hooks=_evaluate_hooks(plan.task, probes))
 
 
 def _execute(plan, options) -> None:
@@ -115,9 +113,10 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         plan, executor = load_plan_and_executor(plan_file)
         plan_text = read_plan_text(plan_file)
     elif models:
-        from bakeoff.runner.corpus import ensure_corpus
+        from bakeoff.tasks import task_plugin
+        from bakeoff.tasks.registry import DEFAULT_TASK
 
-        corpus = corpus or ensure_corpus(Path("runs/corpus-default"))
+        corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
         raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or "docker", "seed": seed or 0}
         plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
     else:
@@ -156,12 +155,14 @@ def status_command(batch_dir: Path) -> None:
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
 def demo_command(out: Path, sandbox: str, model: str, probes: bool) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
-    from bakeoff.runner.corpus import DEMO_HOLDOUT_ROWS, DEMO_ROWS, ensure_corpus
+    from bakeoff.tasks import task_plugin
+    from bakeoff.tasks.registry import DEFAULT_TASK
     from bakeoff.runner.plan import plan_from_mapping
 
     out = out.resolve()
-    click.echo(f"generating a small corpus ({DEMO_ROWS} + {DEMO_HOLDOUT_ROWS} rows) in {out / 'corpus'}", err=True)
-    corpus = ensure_corpus(out / "corpus", rows=DEMO_ROWS, holdout_rows=DEMO_HOLDOUT_ROWS)
+    plugin = task_plugin(DEFAULT_TASK)
+    click.echo(f"generating a small corpus ({plugin.demo_description()}) in {out / 'corpus'}", err=True)
+    corpus = plugin.ensure_corpus(out / "corpus", demo=True)
     from bakeoff.runner.model_entries import DEMO_TASK_SETTINGS
 
     plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox,

@@ -25,6 +25,7 @@ from bakeoff.runner.records import (
 )
 from bakeoff.runner.run import BatchEnv, is_finished
 from bakeoff.runner.task import load_task
+from bakeoff.tasks import task_plugin
 
 BATCH_SCHEMA = "bakeoff.batch/1"
 BATCH_REQUIRED = ("schema", "plan", "plan_sha256", "order")
@@ -152,7 +153,7 @@ def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None =
     from bakeoff.runner.model_entries import check_context
     from bakeoff.runner.task import MODEL_STAGES
 
-    task = load_task(plan.task, plan.task_settings)
+    task = task_plugin(plan.task).spec(plan.task_settings)  # UnknownTask names the known ones
     check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)  # before anything is written
     make_batch_folder(options.out_dir)
     with batch_lock(options.out_dir):
@@ -161,7 +162,7 @@ def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None =
 
 def _run_locked(plan: Plan, task, options: BatchOptions, progress: ProgressSink) -> BatchResult:
     counter = WriteCounter.from_environment()
-    corpus = CorpusFiles.from_folder(Path(plan.corpus))
+    corpus = task_plugin(plan.task).corpus_files(Path(plan.corpus))
     batch = open_batch_folder(plan, options, counter, corpus)
     journal = Journal(options.out_dir / "events.jsonl", counter)
     env = BatchEnv(

@@ -22,29 +22,64 @@ class CorpusError(BakeoffError):
 
 
 @dataclass(frozen=True)
+class CorpusLayout:
+    """What a task's data folder holds, as its plug-in (bakeoff.tasks) declares it.
+
+    Paths are relative to the folder; a part may be a file or a folder of files. `mounts` are what a
+    run's sandbox sees (read-only, `(part, path in the sandbox)`, relative targets under the workspace);
+    a part holding the truth is in `required` only, never in `mounts`.
+    """
+
+    required: tuple[str, ...]
+    mounts: tuple[tuple[str, str], ...]
+    excerpt: str = "excerpt.txt"
+    manifest: str = "manifest.json"
+    hint: str = "make one with `bakeoff generate`"
+
+
+@dataclass(frozen=True)
 class CorpusFiles:
     folder: Path
-    train: Path
-    holdout: Path
-    answers: Path
-    excerpt: Path
-    manifest: Path
+    layout: CorpusLayout
+
+    @property
+    def excerpt(self) -> Path:
+        return self.folder / self.layout.excerpt
+
+    @property
+    def manifest(self) -> Path:
+        return self.folder / self.layout.manifest
+
+    def path(self, part: str) -> Path:
+        return self.folder / part
 
     @classmethod
-    def from_folder(cls, folder: Path) -> "CorpusFiles":
-        folder = Path(folder).resolve()
-        files = cls(
-            folder,
-            folder / "train.csv",
-            folder / "holdout.csv",
-            folder / "holdout_answers.csv",
-            folder / "excerpt.txt",
-            folder / "manifest.json",
-        )
-        missing = [p.name for p in (files.train, files.holdout, files.answers, files.excerpt) if not p.is_file()]
+    def from_folder(cls, folder: Path, layout: CorpusLayout) -> "CorpusFiles":
+        files = cls(Path(folder).resolve(), layout)
+        wanted = (*layout.required, layout.excerpt)
+        missing = [part for part in wanted if not files.path(part).exists()]
         if missing:
-            raise CorpusError(f"corpus folder {folder} lacks {', '.join(missing)}; make one with `bakeoff generate`")
+            raise CorpusError(f"corpus folder {files.folder} lacks {', '.join(missing)}; {layout.hint}")
         return files
+
+    def files(self) -> list[Path]:
+        """Every file a run reads or is graded with (folders expanded, sorted), the excerpt and the manifest;
+        a file that is absent is listed all the same (the fingerprint records it as absent)."""
+        listed: list[Path] = []
+        for part in (*self.layout.required, self.layout.excerpt, self.layout.manifest):
+            path = self.path(part)
+            found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+            listed.extend(p for p in found if p not in listed)
+        return listed
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.folder).as_posix()
+
+    def mounts(self) -> tuple[Any, ...]:
+        """The read-only sandbox mounts of the visible data and the hidden inputs (never the truth)."""
+        from sandbox.base import Mount
+
+        return tuple(Mount(self.path(part), target, read_only=True) for part, target in self.layout.mounts)
 
     def manifest_sha256(self) -> str | None:
         import hashlib

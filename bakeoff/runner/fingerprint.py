@@ -32,9 +32,10 @@ def _sha256(path: Path) -> str | None:
 
 
 def corpus_fingerprint(corpus: CorpusFiles) -> dict[str, str | None]:
-    """File name -> sha256 of every corpus file a run reads or is graded with (None: absent)."""
-    files = (corpus.train, corpus.holdout, corpus.answers, corpus.excerpt, corpus.manifest)
-    return {path.name: _sha256(path) for path in files}
+    """Path in the corpus folder -> sha256 of every corpus file a run reads or is graded with (None: absent).
+
+    Which files those are is the task's (CorpusLayout); a folder counts as each of its files."""
+    return {corpus.relative(path): _sha256(path) for path in corpus.files()}
 
 
 def check_fingerprint(corpus: CorpusFiles, recorded: Mapping[str, str | None]) -> None:

@@ -1,7 +1,8 @@
 """The progress ladder of a submission, and what a repair turn did to it.
 
-Rungs: 0 nothing, 1 requirements installed, 2 training completed,
-3 prediction completed, 4 output valid, 5 scored (then F1 tells further).
+Rungs: 0 nothing, 1 requirements installed, 2 the visible step completed (training, or the task's own
+smoke run), 3 the hidden run completed, 4 output valid, 5 scored; then the task's headline number tells
+further (bakeoff.tasks: each plug-in gives its Headline).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ RUNG_NAMES = (
     "scored",
 )
 TOP_RUNG = len(RUNG_NAMES) - 1
-F1_TOLERANCE = 0.01  # an F1 change within this is noise, not an effect
 
 RESCUED, REGRESSED, UNCHANGED = "rescued", "regressed", "unchanged"
 
@@ -82,15 +82,39 @@ class LadderCheck:
         )
 
 
-def turn_effect(before: LadderCheck, after: LadderCheck) -> str:
-    """rescued (up the ladder, or F1 up by more than the tolerance), regressed (down, or F1 down), else unchanged."""
+@dataclass(frozen=True)
+class Headline:
+    """The number that judges a scored check: its key, its direction and the change that is only noise.
+
+    The value is the check's own field `key` when it has one (the record's `f1`), else `metrics[key]`.
+    """
+
+    key: str
+    higher_is_better: bool
+    tolerance: float
+
+    def value(self, check: LadderCheck) -> float | None:
+        found = getattr(check, self.key, None) if self.key in RECORD_FIELDS else (check.metrics or {}).get(self.key)
+        return float(found) if isinstance(found, (int, float)) and not isinstance(found, bool) else None
+
+
+RECORD_FIELDS = frozenset({"f1"})  # headline numbers the check record holds as fields of its own (docs/records.md)
+# The check record's own headline field: what a caller that names no task's Headline compares.
+RECORD_HEADLINE = Headline("f1", higher_is_better=True, tolerance=0.01)
+
+
+def turn_effect(before: LadderCheck, after: LadderCheck, headline: Headline = RECORD_HEADLINE) -> str:
+    """rescued (up the ladder, or the headline better by more than its tolerance), regressed (down, or worse),
+    else unchanged."""
     if after.rung > before.rung:
         return RESCUED
     if after.rung < before.rung:
         return REGRESSED
-    if before.f1 is not None and after.f1 is not None:
-        if after.f1 < before.f1 - F1_TOLERANCE:
+    old, new = headline.value(before), headline.value(after)
+    if old is not None and new is not None:
+        gain = (new - old) if headline.higher_is_better else (old - new)
+        if gain < -headline.tolerance:
             return REGRESSED
-        if after.f1 > before.f1 + F1_TOLERANCE:
+        if gain > headline.tolerance:
             return RESCUED
     return UNCHANGED

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.records import to_jsonable
+from bakeoff.tasks.registry import DEFAULT_TASK
 
 SANDBOX_CHOICES = ("docker", "bwrap", "none")
 # Sane upper bounds: a plan beyond them is a typo, and honouring it would exhaust memory before any run starts.
@@ -67,7 +68,7 @@ class Plan:
     models: tuple[ModelEntry, ...]
     corpus: str  # absolute path of a corpus folder (generators' layout)
     runs: int = 5
-    task: str = "spam_classifier"
+    task: str = DEFAULT_TASK
     sandbox: str = "docker"
     seed: int = 0
     limits: RunLimits = field(default_factory=RunLimits)
@@ -182,7 +183,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         models=models,
         corpus=str(corpus),
         runs=runs,
-        task=str(raw.get("task", "spam_classifier")),
+        task=str(raw.get("task", DEFAULT_TASK)),
         sandbox=sandbox,
         seed=seed,
         limits=limits,

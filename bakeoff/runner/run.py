@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from bakeoff.models.base import ModelBackend
-from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
+from bakeoff.runner.context import WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
 from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
 from bakeoff.runner.records import (
@@ -24,7 +24,7 @@ from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, STAGE_N
 from bakeoff.runner.summary import run_summary
 from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.transcript import write_transcript
-from bakeoff.runner.workspace import DATA_DIR, RunRepo
+from bakeoff.runner.workspace import RunRepo
 
 STAGE_SCHEMA = "bakeoff.stage/1"
 STAGE_REQUIRED = ("stage", "attribution", "commit", "timings")
@@ -106,20 +106,18 @@ def is_finished(run_dir: Path) -> bool:
         return False
 
 
-def run_sandbox_spec(workspace: Path, corpus: Path, seed: int, kind: str, wheelhouse: Path | None, limits: RunLimits):
+def run_sandbox_spec(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None, limits: RunLimits):
     """The mounts, caps and seeding of a run's sandbox on `corpus` (`bakeoff analyze` opens the same one again).
 
-    The answer key (holdout_answers.csv) is never mounted.
+    The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
+    (the answer key) is never among them.
     """
     from sandbox.base import MIB, Limits, Mount, SandboxSpec
 
     hook = install_seed_hook(workspace)
     # Inside docker and bwrap the workspace is /workspace; the unisolated driver runs in the host folder.
     hook_path = str(hook) if kind == "none" else f"{WORKSPACE_IN_SANDBOX}/{hook.relative_to(workspace).as_posix()}"
-    mounts = [
-        Mount(corpus / "train.csv", f"{DATA_DIR}/train.csv", read_only=True),
-        Mount(corpus / "holdout.csv", HOLDOUT_IN_SANDBOX, read_only=True),
-    ]
+    mounts = list(corpus.mounts())
     if kind == "docker" and wheelhouse is not None:
         mounts.append(Mount(wheelhouse, WHEELS_IN_SANDBOX, read_only=True))
     return SandboxSpec(
@@ -179,7 +177,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
     isolation = env.plan.sandbox
     try:
         repo = _prepare_repo(env, run_dir, done)
-        spec = run_sandbox_spec(repo.path, env.corpus.folder, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits)
+        spec = run_sandbox_spec(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits)
         options = run_sandbox_options(env.plan.sandbox, env.sandbox_options, env.wheelhouse)
         with open_sandbox(env.plan.sandbox, spec, **options) as sandbox:
             isolation = getattr(sandbox, "kind", "") or isolation

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from bakeoff.models.base import turn_key
-from bakeoff.runner.checks import run_check
 from bakeoff.runner.context import RunContext, StageClock, execute, messages_from_dicts, output_for_model
 from bakeoff.runner.conversation import continued_conversation, stage_conversation
 from bakeoff.runner.ladder import TOP_RUNG, LadderCheck, turn_effect
 from bakeoff.runner.modelcall import Answer, ask, write_files
+from bakeoff.tasks import task_plugin
 
 OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = "ok", "model_error", "uncaptured", "unusable", "harness_error"
 DISK_FULL = "disk_full"  # a stage whose workspace filled the disk: the model's failure, and the end of its run
@@ -126,7 +126,7 @@ def implement(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> S
 
         written = write_files(ctx, extract_files(answer.completion.text), _is_code)
     # The check runs whatever the answer was: it is the "before" of the first repair turn.
-    check, commands = run_check(ctx, clock, "implement")
+    check, commands = task_plugin(ctx.task.name).check(ctx, clock, "implement")
     if answer.captured:
         attribution, reason = _check_attribution(check)
     else:
@@ -170,10 +170,10 @@ def repair(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> Stag
             from bakeoff.answers import extract_files
 
             written = write_files(ctx, extract_files(answer.completion.text), _is_code)
-            after, turn_commands = run_check(ctx, clock, f"repair-{turn}")
+            after, turn_commands = task_plugin(ctx.task.name).check(ctx, clock, f"repair-{turn}")
             commands.extend(turn_commands)
         turns.append({**entry, "files_written": written, "before": before.to_dict(), "after": after.to_dict(),
-                      "effect": turn_effect(before, after)})
+                      "effect": turn_effect(before, after, task_plugin(ctx.task.name).headline)})
         messages, answer_text = conversation.messages, answer.completion.text if answer.completion else ""
         before = after
     return StageOutcome(*_repair_attribution(turns, before), commands=tuple(commands), turns=tuple(turns),
@@ -200,18 +200,9 @@ def final_check(done: Mapping[str, dict]) -> LadderCheck:
     return LadderCheck(0, "no_train_script", "train", None)
 
 
-def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> tuple[float | None, str | None]:
-    """The model's own EXPECTED_F1: from its training output, else its design, else (after docs) its README."""
-    from bakeoff.answers import parse_expected_f1
-
-    sources = [("train_output", check.train_output), ("design", ctx.repo.read_file("DESIGN.md") or "")]
-    if include_readme:
-        sources.append(("readme", ctx.repo.read_file("README.md") or ""))
-    for source, text in sources:
-        value = parse_expected_f1(text)
-        if value is not None:
-            return value, source
-    return None, None
+def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
+    """The model's own estimate, as its task reads it (its output, else its design, else after docs its README)."""
+    return task_plugin(ctx.task.name).claim(ctx, check, include_readme)
 
 
 # Evaluate hooks: extra measurements on the final submission (the analysis adds its probes here).
@@ -233,10 +224,9 @@ def _run_hook(hook: EvaluateHook, ctx: RunContext, clock: StageClock, check: Lad
 def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None):
     def evaluate(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
         check = final_check(done)
-        claimed, source = find_claim(ctx, check, include_readme=False)
+        claim = find_claim(ctx, check, include_readme=False)
         extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
         attribution, reason = _check_attribution(check)
-        claim = {"claimed_f1": claimed, "source": source, "real_f1": check.f1}
         return StageOutcome(attribution, reason, check=check.to_dict(), claim=claim, extras=extras)
 
     return evaluate
@@ -251,8 +241,7 @@ def docs(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageO
     if failed:
         return failed
     written = _text_document(ctx, answer, "README.md")
-    claimed, source = find_claim(ctx, check, include_readme=True)
-    claim = {"claimed_f1": claimed, "source": source, "real_f1": check.f1}
+    claim = find_claim(ctx, check, include_readme=True)
     return StageOutcome(OK, None, files_written=tuple(written), claim=claim, **_answered(answer, conversation))
 
 

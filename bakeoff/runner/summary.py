@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from bakeoff.runner.records import utc_now
 from bakeoff.runner.stages import final_check
+from bakeoff.tasks import task_plugin
 
 RUN_SCHEMA = "bakeoff.run/1"
 _TIME_KEYS = ("wall_s", "model_s", "sandbox_s", "scoring_s", "harness_s")
@@ -42,7 +43,7 @@ def _claim(stages: Mapping[str, dict]) -> dict[str, Any]:
         claim = (stages.get(stage) or {}).get("claim")
         if claim:
             return claim
-    return {"claimed_f1": None, "source": None}
+    return {"source": None}
 
 
 def run_summary(env, slot, stages: Mapping[str, dict], started_at: str, error: str | None, isolation: str, backend) -> dict:
@@ -69,13 +70,11 @@ def run_summary(env, slot, stages: Mapping[str, dict], started_at: str, error: s
             "status": check.status,
             "rung": check.rung,
             "rung_name": check.rung_name,
-            "f1": check.f1,
             "failed_step": check.failed_step,
             "crash_class": check.crash_class,
             "detail": check.detail,
             "metrics": dict(check.metrics) if check.metrics is not None else None,
-            "claimed_f1": claim.get("claimed_f1"),
-            "claim_source": claim.get("source"),
+            **task_plugin(env.plan.task).outcome_fields(check, claim),  # the task's own: f1, claimed_f1... for spam
         },
         "stages": [
             {"stage": name, "attribution": r["attribution"], "capture": (r.get("capture") or {}).get("status")}

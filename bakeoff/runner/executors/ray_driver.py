@@ -77,8 +77,7 @@ class RayExecutor:
 
 def _corpus_files(env: BatchEnv) -> dict[str, bytes]:
     corpus = env.corpus
-    paths = [corpus.train, corpus.holdout, corpus.answers, corpus.excerpt, corpus.manifest]
-    return {path.name: path.read_bytes() for path in paths if path.is_file()}
+    return {corpus.relative(path): path.read_bytes() for path in corpus.files() if path.is_file()}
 
 
 class _Driver:

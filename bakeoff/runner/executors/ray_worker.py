@@ -100,9 +100,11 @@ def _local_corpus(job: RunJob, corpus_box: list):
     import ray
 
     from bakeoff.runner.context import CorpusFiles, CorpusError
+    from bakeoff.tasks import task_plugin
 
+    layout = task_plugin(job.plan.task).corpus_layout()
     try:
-        here = CorpusFiles.from_folder(Path(job.corpus_folder))
+        here = CorpusFiles.from_folder(Path(job.corpus_folder), layout)
         if here.manifest_sha256() == job.corpus_manifest_sha256:
             return here
     except CorpusError:
@@ -113,13 +115,14 @@ def _local_corpus(job: RunJob, corpus_box: list):
         files = ray.get(corpus_box[0])
         root.mkdir(parents=True, exist_ok=True)
         building = Path(tempfile.mkdtemp(prefix=".corpus-", dir=root))
-        for name, data in files.items():
+        for name, data in files.items():  # a path in the corpus folder (a task's data may have folders)
+            (building / name).parent.mkdir(parents=True, exist_ok=True)
             (building / name).write_bytes(data)
         try:
             building.rename(target)  # whole or absent: a worker killed while copying leaves no half corpus
         except OSError:
             shutil.rmtree(building, ignore_errors=True)  # another worker finished it first
-    return CorpusFiles.from_folder(target)
+    return CorpusFiles.from_folder(target, layout)
 
 
 def _wheelhouse(job: RunJob) -> Path:

@@ -1,0 +1,124 @@
+"""The ab_test take-home as a plug-in: an experiment analysis that runs and is silently wrong.
+
+The model writes analyze.py; the check installs its requirements, runs it on the visible sessions (the smoke
+test the model may see) and on every hidden experiment in the run's sandbox, and grades the intervals on the
+host with scorer.intervals (bakeoff.tasks.ab_check). The headline is the mean Winkler score (lower is better).
+The hidden experiments are mounted read-only at /holdout; their truth (holdout_truth.csv, truth.json) never is.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
+from bakeoff.runner.ladder import Headline, LadderCheck
+from bakeoff.runner.workspace import DATA_DIR
+from bakeoff.tasks.base import GenerateRequest, OnStage, ScoreReport, ScoreRequest, TaskPlugin
+
+SESSIONS_PART, HOLDOUT_PART, TRUTH_PART = "sessions.csv", "holdout", "holdout_truth.csv"
+VISIBLE_TRUTH_PART = "truth.json"
+HOLDOUT_IN_SANDBOX = "/holdout"
+SESSIONS_IN_SANDBOX = f"{DATA_DIR}/sessions.csv"
+DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
+# A change of the mean Winkler score within this is noise (the score is in effect units: 0.001 = 0.1 point).
+WINKLER_TOLERANCE = 0.0005
+_ESTIMATE = re.compile(r"ESTIMATE:\s*([-+0-9.eE]+)\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]")
+
+
+def parse_estimate(text: str) -> tuple[float, float, float] | None:
+    """The last `ESTIMATE: EFFECT [CI_LOW, CI_HIGH]` line's three numbers, or None."""
+    found = None
+    for line in text.splitlines():
+        if "ESTIMATE" not in line:
+            continue
+        match = _ESTIMATE.search(line)
+        if match:
+            try:
+                found = tuple(float(group) for group in match.groups())
+            except ValueError:
+                continue
+    return found  # type: ignore[return-value]
+
+
+class AbTest(TaskPlugin):
+    name = "ab_test"
+    generate_options = ("users", "experiments", "holdout_users")
+
+    def corpus_layout(self) -> CorpusLayout:
+        return CorpusLayout(
+            required=(SESSIONS_PART, HOLDOUT_PART, TRUTH_PART),
+            mounts=((SESSIONS_PART, SESSIONS_IN_SANDBOX), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
+            hint="make one with `bakeoff generate --task ab_test`",
+        )
+
+    def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
+        from generators.ab_test import AbParams, generate_ab_data
+
+        params = AbParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
+        manifest = generate_ab_data(params, request.out_dir, force=request.force, progress=progress)
+        m = manifest.measured
+        return (f"wrote {request.out_dir}: {m.rows} sessions of {m.users} users, {params.experiments} hidden "
+                f"experiments, {m.duplicate_rows} duplicated rows, within-user correlation {m.within_user_correlation:.3f}")
+
+    def ensure_corpus(self, folder: Path, *, demo: bool = False) -> Path:
+        if (folder / "manifest.json").is_file():
+            return folder
+        from generators.ab_test import AbParams, generate_ab_data
+
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        generate_ab_data(AbParams(seed=0, **(DEMO_SIZES if demo else {})), folder, force=folder.exists())
+        return folder
+
+    def demo_description(self) -> str:
+        return "{users} users, {experiments} hidden experiments of {holdout_users}".format(**DEMO_SIZES)
+
+    @property
+    def headline(self) -> Headline:
+        return Headline("winkler", higher_is_better=False, tolerance=WINKLER_TOLERANCE)
+
+    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
+        from bakeoff.tasks.ab_check import run_check
+
+        return run_check(ctx, clock, label)
+
+    def claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
+        """The ESTIMATE line from the visible run's output, else the design, else (after docs) the README."""
+        sources = [("train_output", check.train_output), ("design", ctx.repo.read_file("DESIGN.md") or "")]
+        if include_readme:
+            sources.append(("readme", ctx.repo.read_file("README.md") or ""))
+        for source, text in sources:
+            found = parse_estimate(text)
+            if found is not None:
+                effect, low, high = found
+                return {"claimed_effect": effect, "claimed_ci": [low, high], "source": source}
+        return {"claimed_effect": None, "claimed_ci": None, "source": None}
+
+    def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:
+        metrics = check.metrics or {}
+        scored = check.status == "scored"
+        return {
+            "f1": None,  # the field every outcome has (docs/records.md); this task has no F1
+            "headline": {"name": "winkler", "value": metrics.get("winkler") if scored else None,
+                         "higher_is_better": False},
+            "claimed_f1": None,
+            "claimed_effect": claim.get("claimed_effect"),
+            "claimed_ci": claim.get("claimed_ci"),
+            "claim_source": claim.get("source"),
+        }
+
+    def score(self, request: ScoreRequest, on_stage: OnStage | None = None) -> ScoreReport:
+        from bakeoff.tasks.ab_score import score_ab_submission
+
+        return score_ab_submission(request, on_stage)
+
+    def references(self) -> tuple[str, ...]:
+        from generators.calibration.ab_test import AB_VARIANTS
+
+        return tuple(AB_VARIANTS)
+
+    def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
+        from generators.calibration.ab_test import calibrate_ab
+
+        return calibrate_ab(corpus, progress=progress, **options)
