@@ -88,7 +88,7 @@ def _stage_record() -> StageRecord:
         commit=Commit("c0ffee", "repair", "2026-12-01T14:00:04+00:00", 1, (SkippedPath("bad", "link"),)),
         timings=TIMINGS, attribution_reason="cut_off", prompt=PROMPT, completion=COMPLETION, capture=CAPTURE,
         files_written=(FileWritten("train.py", 10, "cd" * 32),), commands=(command, bad_output),
-        shown_to_model="(no output)", check=AFTER, turns=turns, claim=Claim(0.7, "train_output", 0.75),
+        shown_to_model="(no output)", check=AFTER, turns=turns, claim=Claim.of_f1(0.7, "train_output", 0.75),
         extras={"probe": {"verdict": "uses_leak"}}, resources=Resources(100, 200, None),
     )
 
@@ -98,8 +98,8 @@ def _run_record() -> RunRecord:
         run_id="m-r01", run_index=1, seed=11, task="spam_classifier",
         model=ModelRef("m", "scripted:x.jsonl", "scripted:x.jsonl", {"scripted_line": 5}),
         corpus=CorpusRef("/corpora/default", "ef" * 32), isolation="docker", status=RunStatus.FINISHED, error=None,
-        outcome=Outcome(LadderStatus.SCORED, 5, "scored", 0.75, metrics={"f1": 0.75}, claimed_f1=0.7,
-                        claim_source="train_output"),
+        outcome=Outcome(LadderStatus.SCORED, 5, "scored", metrics={"f1": 0.75},
+                        task_fields={"f1": 0.75, "claimed_f1": 0.7, "claim_source": "train_output"}),
         stages=(StageSummary("explore", Attribution.OK, CaptureStatus.CAPTURED),
                 StageSummary("evaluate", Attribution.OK, None)),
         repair_effects=(RepairEffect.RESCUED, RepairEffect.UNCHANGED),
@@ -128,7 +128,10 @@ def test_every_record_survives_json_as_the_same_object(kind):
 
 
 def test_parts_survive_json_as_the_same_object():
-    for part in (PROMPT, COMPLETION, CAPTURE, BEFORE, AFTER, TIMINGS, Claim(None, None, None)):
+    for part in (PROMPT, COMPLETION, CAPTURE, BEFORE, AFTER, TIMINGS, Claim.of_f1(None, None, None),
+                 Claim("design", {"claimed_effect": 0.1, "claimed_ci": [0.0, 0.2]}),
+                 Outcome(LadderStatus.SCORED, 5, "scored", metrics={"winkler": 0.3},
+                         task_fields={"f1": None, "headline": {"name": "winkler", "value": 0.3}})):
         assert type(part).from_json(_through_json(part)) == part
 
 

@@ -21,7 +21,7 @@ from bakeoff.records.enums import (
     RunStatus,
 )
 from bakeoff.records.errors import DamagedRecord, UnknownRecordSchema
-from bakeoff.records.ladder import F1_TOLERANCE, RUNG_NAMES, TOP_RUNG, LadderCheck, Requirement, turn_effect
+from bakeoff.records.ladder import RUNG_NAMES, TOP_RUNG, LadderCheck, Requirement
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -50,11 +50,11 @@ from bakeoff.records.run import (
 from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
 
 __all__ = [
-    "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "F1_TOLERANCE", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
+    "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
     "UNCAPTURED_REASONS", "UNUSABLE_REASONS", "AnalysisRecord", "Attribution", "BatchRecord", "Capture",
     "CaptureCounts", "CaptureReason", "CaptureStatus", "Claim", "Command", "Commit", "CompletionRecord", "CorpusRef",
     "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelRef", "Outcome",
     "Prompt", "PromptCut", "PromptMessage", "RepairEffect", "RepairGrant", "RepairTurn", "Requirement", "Resources",
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
-    "UnknownRecordSchema", "turn_effect",
+    "UnknownRecordSchema",
 ]

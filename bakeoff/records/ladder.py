@@ -1,5 +1,6 @@
-"""The ladder check (where a submission stands after install, train, smoke test and the hidden holdout)
-and what a repair turn did to it.
+"""The ladder check: where a submission stands after install, train, smoke test and the hidden holdout.
+
+How a repair turn changed it (turn_effect, with the task's headline number) is the runner's: bakeoff.runner.ladder.
 
 Rungs: 0 nothing, 1 requirements installed, 2 training completed,
 3 prediction completed, 4 output valid, 5 scored (then F1 tells further).
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bakeoff.records.enums import CrashClass, LadderStatus, RepairEffect
+from bakeoff.records.enums import CrashClass, LadderStatus
 from bakeoff.records.jsonio import JsonObject, enum_value, items, optional_enum, required
 
 RUNG_NAMES = (
@@ -23,7 +24,6 @@ RUNG_NAMES = (
     "scored",
 )
 TOP_RUNG = len(RUNG_NAMES) - 1
-F1_TOLERANCE = 0.01  # an F1 change within this is noise, not an effect
 
 
 @dataclass(frozen=True)
@@ -114,16 +114,3 @@ class LadderCheck:
     def from_dict(cls, data: Mapping[str, Any]) -> LadderCheck:
         return cls.from_json(data)
 
-
-def turn_effect(before: LadderCheck, after: LadderCheck) -> RepairEffect:
-    """rescued (up the ladder, or F1 up by more than the tolerance), regressed (down, or F1 down), else unchanged."""
-    if after.rung > before.rung:
-        return RepairEffect.RESCUED
-    if after.rung < before.rung:
-        return RepairEffect.REGRESSED
-    if before.f1 is not None and after.f1 is not None:
-        if after.f1 < before.f1 - F1_TOLERANCE:
-            return RepairEffect.REGRESSED
-        if after.f1 > before.f1 + F1_TOLERANCE:
-            return RepairEffect.RESCUED
-    return RepairEffect.UNCHANGED

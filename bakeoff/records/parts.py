@@ -310,15 +310,31 @@ class Resources:
 
 @dataclass(frozen=True)
 class Claim:
-    """The model's own EXPECTED_F1 and where it was found (train_output, design, readme), beside the real F1."""
+    """The model's own estimate of its result, where it was found (train_output, design, readme or None), and
+    the real figure beside it. The estimate's keys are its task's (spam_classifier: claimed_f1 and real_f1;
+    ab_test: claimed_effect and claimed_ci), so they are kept as given, in `values`."""
 
-    claimed_f1: float | None
     source: str | None
-    real_f1: float | None = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of_f1(cls, claimed_f1: float | None, source: str | None, real_f1: float | None) -> Claim:
+        """The spam take-home's claim: an EXPECTED_F1 line beside the holdout F1."""
+        return cls(source, {"claimed_f1": claimed_f1, "real_f1": real_f1})
+
+    @property
+    def claimed_f1(self) -> float | None:
+        value = self.values.get("claimed_f1")
+        return float(value) if isinstance(value, int | float) else None
+
+    @property
+    def real_f1(self) -> float | None:
+        value = self.values.get("real_f1")
+        return float(value) if isinstance(value, int | float) else None
 
     def to_json(self) -> JsonObject:
-        return {"claimed_f1": self.claimed_f1, "source": self.source, "real_f1": self.real_f1}
+        return {**self.values, "source": self.source}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Claim:
-        return cls(data.get("claimed_f1"), data.get("source"), data.get("real_f1"))
+        return cls(data.get("source"), {key: value for key, value in data.items() if key != "source"})

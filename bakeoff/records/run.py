@@ -51,34 +51,55 @@ class CorpusRef:
         return cls(data.get("path") or "", data.get("manifest_sha256"))
 
 
+OUTCOME_COMMON = ("status", "rung", "rung_name", "failed_step", "crash_class", "detail", "metrics")
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """The run's final ladder check plus the model's claim."""
+    """The run's final ladder check plus the model's claim.
+
+    `task_fields` are the outcome's keys that belong to the task (its plug-in's outcome_fields):
+    spam_classifier f1, claimed_f1 and claim_source; ab_test also its headline and claimed effect.
+    """
 
     status: LadderStatus
     rung: int
     rung_name: str
-    f1: float | None
     failed_step: str | None = None
     crash_class: CrashClass | None = None
     detail: str | None = None
     metrics: Mapping[str, Any] | None = None
-    claimed_f1: float | None = None
-    claim_source: str | None = None
+    task_fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def f1(self) -> float | None:
+        return _number(self.task_fields.get("f1"))
+
+    @property
+    def claimed_f1(self) -> float | None:
+        return _number(self.task_fields.get("claimed_f1"))
+
+    @property
+    def claim_source(self) -> str | None:
+        source = self.task_fields.get("claim_source")
+        return source if isinstance(source, str) else None
 
     def to_json(self) -> JsonObject:
-        return {"status": self.status, "rung": self.rung, "rung_name": self.rung_name, "f1": self.f1,
+        return {"status": self.status, "rung": self.rung, "rung_name": self.rung_name,
                 "failed_step": self.failed_step, "crash_class": self.crash_class, "detail": self.detail,
-                "metrics": dict(self.metrics) if self.metrics is not None else None,
-                "claimed_f1": self.claimed_f1, "claim_source": self.claim_source}
+                "metrics": dict(self.metrics) if self.metrics is not None else None, **self.task_fields}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Outcome:
         required(data, "status", "rung")
         return cls(enum_value(LadderStatus, data["status"], "outcome.status"), int(data["rung"]),
-                   data.get("rung_name") or "", data.get("f1"), data.get("failed_step"),
+                   data.get("rung_name") or "", data.get("failed_step"),
                    optional_enum(CrashClass, data.get("crash_class"), "outcome.crash_class"), data.get("detail"),
-                   data.get("metrics"), data.get("claimed_f1"), data.get("claim_source"))
+                   data.get("metrics"), {key: value for key, value in data.items() if key not in OUTCOME_COMMON})
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
