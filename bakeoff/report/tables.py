@@ -18,7 +18,7 @@ UNCAPTURED_CELL = "uncaptured"  # an F1 cell of a model with no graded run: neve
 @dataclass(frozen=True)
 class Column:
     name: str
-    kind: str = "text"  # text, int, f3 (three decimals), pct
+    kind: str = "text"  # text, int, f3 (three decimals), f4 (four: effects on a conversion rate), pct
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ def display(value: Any, kind: str) -> str:
         return f"{value:.0%}" if value in (0, 1) else f"{value:.1%}"
     if kind == "f3":
         return f"{value:.3f}"
+    if kind == "f4":
+        return f"{value:.4f}"
     return str(value)
 
 

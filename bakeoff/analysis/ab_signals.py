@@ -1,0 +1,207 @@
+"""Per-run and per-model signals of the ab_test take-home, from a batch's records, by rule.
+
+Per run: the interval metrics over the hidden experiments (coverage of the true effect, mean absolute
+error, mean width, Winkler score), each experiment's interval against its truth (for the plot), the unit
+probe's verdict, the unit the design document states and their divergence. Per model: counts of each,
+and the metrics' means over the scored runs with a seeded bootstrap interval.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bakeoff.analysis.batch_records import RunRecords, run_model_label
+from bakeoff.analysis.signals import GRADED, grading_of, repair_turns_of
+from bakeoff.analysis.stats import Estimate, bootstrap_mean
+from bakeoff.analysis.unit_probe import StatedUnit, UnitDivergence, UnitProbeRecord, divergence_of, stated_unit
+from generators.calibration.ab_probe import Unit
+
+UNIT_PROBE_KEY = "unit_probe"  # the evaluate record's extras (and analysis.json): the probe's record
+
+
+@dataclass(frozen=True)
+class IntervalPoint:
+    """One hidden experiment's interval (None where the result was unusable) and its true effect."""
+
+    experiment: str
+    truth: float
+    effect: float | None
+    ci_low: float | None
+    ci_high: float | None
+    error: str | None = None
+
+    @property
+    def covered(self) -> bool | None:
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        return self.ci_low <= self.truth <= self.ci_high
+
+
+@dataclass(frozen=True)
+class IntervalMetrics:
+    """scorer.intervals.IntervalScore as recorded: the metrics are over the graded experiments."""
+
+    coverage: float | None
+    mean_abs_error: float | None
+    mean_width: float | None
+    winkler: float | None
+    experiments: int
+    graded: int
+    failed: int
+    errors: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> IntervalMetrics | None:
+        """None when `data` is not an interval score (a spam run's metrics, or nothing)."""
+        if not isinstance(data, Mapping) or "winkler" not in data:
+            return None
+        found = data.get("errors")
+        errors: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        return cls(_number(data.get("coverage")), _number(data.get("mean_abs_error")), _number(data.get("mean_width")),
+                   _number(data.get("winkler")), int(data.get("n") or 0), int(data.get("graded") or 0),
+                   int(data.get("failed") or 0), {str(k): int(v) for k, v in errors.items()})
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def interval_points(data: Mapping[str, Any]) -> tuple[IntervalPoint, ...]:
+    points = []
+    for row in data.get("experiments") or () if isinstance(data, Mapping) else ():
+        truth = _number(row.get("truth")) if isinstance(row, Mapping) else None
+        if truth is None:
+            continue
+        low, high = _number(row.get("ci_low")), _number(row.get("ci_high"))
+        points.append(IntervalPoint(str(row.get("experiment", "")), truth, _number(row.get("effect")), low, high,
+                                    row.get("error")))
+    return tuple(points)
+
+
+@dataclass(frozen=True)
+class AbRunSignals:
+    run_id: str
+    model: str
+    seed: int | None
+    grading: str  # graded, uncaptured, harness_failed, unfinished (as for the spam take-home)
+    status: str | None  # the final check's status
+    crash_class: str | None
+    metrics: IntervalMetrics | None
+    points: tuple[IntervalPoint, ...]
+    probe: UnitProbeRecord | None
+    stated: StatedUnit
+    divergence: UnitDivergence | None
+    repair_effects: tuple[str, ...] = ()
+
+    @property
+    def measured_unit(self) -> Unit | None:
+        return self.probe.unit if self.probe else None
+
+    @property
+    def scored(self) -> bool:
+        """Graded on at least one hidden experiment."""
+        return self.metrics is not None and self.metrics.winkler is not None
+
+
+def _final_metrics(records: RunRecords) -> Mapping[str, Any]:
+    """The interval score of the run's final check: run.json's outcome, else the last check recorded."""
+    outcome = (records.run or {}).get("outcome") or {}
+    if isinstance(outcome.get("metrics"), Mapping) and "winkler" in outcome["metrics"]:
+        return outcome["metrics"]
+    for stage in ("evaluate", "repair", "implement"):
+        check = (records.stages.get(stage) or {}).get("check") or {}
+        if isinstance(check.get("metrics"), Mapping):
+            return check["metrics"]
+    return {}
+
+
+def unit_probe_of(records: RunRecords) -> UnitProbeRecord | None:
+    """From analysis.json when `bakeoff analyze` wrote one, else the evaluate record's extras."""
+    evaluate = records.stages.get("evaluate") or {}
+    for source in (records.analysis or {}, evaluate.get("extras") or {}):
+        found = source.get(UNIT_PROBE_KEY)
+        if isinstance(found, Mapping) and "unit" in found:  # a hook that failed left {"hook_error": ...}
+            try:
+                return UnitProbeRecord.from_dict(found)
+            except (ValueError, TypeError):
+                return None
+    return None
+
+
+def ab_run_signals(records: RunRecords) -> AbRunSignals:
+    run = records.run or {}
+    outcome = run.get("outcome") or {}
+    grading, _ = grading_of(records)
+    metrics_data = _final_metrics(records)
+    probe = unit_probe_of(records)
+    stated = stated_unit(records.design_text)
+    scored = outcome.get("status") == "scored"
+    return AbRunSignals(
+        run_id=records.run_id,
+        model=run_model_label(records),
+        seed=run.get("seed"),
+        grading=grading,
+        status=outcome.get("status"),
+        crash_class=None if scored else (outcome.get("crash_class") or outcome.get("status")),
+        metrics=IntervalMetrics.from_dict(metrics_data),
+        points=interval_points(metrics_data),
+        probe=probe,
+        stated=stated,
+        divergence=divergence_of(stated, probe.unit if probe else None),
+        repair_effects=tuple(t.effect for t in repair_turns_of(records.stages.get("repair"))),
+    )
+
+
+@dataclass(frozen=True)
+class AbModelSummary:
+    model: str
+    runs: int
+    graded: int
+    scored: int
+    measured: Mapping[str, int]  # probe verdict (user, visit, unclear, failed) -> runs
+    stated: Mapping[str, int]  # stated unit -> graded runs
+    divergences: Mapping[str, int]  # divergence -> runs
+    coverage: Estimate | None
+    mean_abs_error: Estimate | None
+    mean_width: Estimate | None
+    winkler: Estimate | None
+
+    @property
+    def probed(self) -> int:
+        return sum(self.measured.values())
+
+    @property
+    def divergent(self) -> int:
+        return sum(n for name, n in self.divergences.items()
+                   if name in (UnitDivergence.STATES_USER_ANALYSES_VISITS, UnitDivergence.STATES_VISIT_ANALYSES_USERS))
+
+
+def summarise_models(runs: Sequence[AbRunSignals], labels: Sequence[str], bootstrap_seed: int = 0) -> list[AbModelSummary]:
+    """One summary per model, in `labels` order (models with no run of their own are left out)."""
+    import numpy as np
+
+    rng = np.random.default_rng(bootstrap_seed)
+    summaries = []
+    for label in labels:
+        mine = [r for r in runs if r.model == label]
+        if not mine:
+            continue
+        graded = [r for r in mine if r.grading == GRADED]
+        scored = [r for r in graded if r.scored and r.metrics is not None]
+
+        def estimate(field_name: str, scored: list[AbRunSignals] = scored) -> Estimate | None:
+            values = [getattr(r.metrics, field_name) for r in scored]
+            return bootstrap_mean([v for v in values if v is not None], rng)
+
+        summaries.append(AbModelSummary(
+            model=label, runs=len(mine), graded=len(graded), scored=len(scored),
+            measured=dict(Counter(r.probe.unit.value for r in graded if r.probe)),
+            stated=dict(Counter(r.stated.value for r in graded)),
+            divergences=dict(Counter(r.divergence.value for r in graded if r.divergence)),
+            coverage=estimate("coverage"), mean_abs_error=estimate("mean_abs_error"),
+            mean_width=estimate("mean_width"), winkler=estimate("winkler"),
+        ))
+    return summaries

@@ -1,0 +1,143 @@
+"""The ab_test report section: probe verdict, stated unit and divergence per run and per model, the interval
+metrics, and the two plots (checked as SVG and as pixels in headless Chromium)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+from ab_factory import TRUTHS, AbFakeRun, write_ab_batch
+from report_png import read_png, region_stats
+
+from bakeoff.analysis.ab_signals import ab_run_signals, summarise_models
+from bakeoff.analysis.batch_records import read_batch
+from bakeoff.report.ab_test import ab_test_section, intervals_plot, probe_plot
+from bakeoff.report.tables import display
+
+SVG = "{http://www.w3.org/2000/svg}"
+RUNS = [
+    AbFakeRun("by_user", 1), AbFakeRun("by_user", 2, stated=None),
+    AbFakeRun("by_visit", 1, half_width=0.0012, ratio=0.70), AbFakeRun("by_visit", 2, half_width=0.0012, ratio=0.71),
+    AbFakeRun("crashing", 1, status="crashed", ratio=None),
+]
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    return read_batch(write_ab_batch(tmp_path_factory.mktemp("ab-report") / "batch", RUNS))
+
+
+@pytest.fixture(scope="module")
+def section(records):
+    return ab_test_section(records)
+
+
+def test_per_run_signals_read_verdict_stated_unit_divergence_and_metrics(records):
+    by_id = {r.run_id: ab_run_signals(r) for r in records.runs}
+    assert [(s.measured_unit.value, s.stated.value, s.divergence.value if s.divergence else None)
+            for s in by_id.values()] == [
+        ("user", "user", "consistent"), ("visit", "user", "states_user_analyses_visits"), ("failed", "user", None),
+        ("user", "unstated", "unstated"), ("visit", "user", "states_user_analyses_visits"),
+    ]
+    wide, narrow = by_id["by_user-r01"].metrics, by_id["by_visit-r01"].metrics
+    assert wide.experiments == wide.graded == len(TRUTHS) and wide.failed == 0
+    assert narrow.mean_width == pytest.approx(0.0024) and wide.mean_width == pytest.approx(0.008)
+    assert narrow.coverage < wide.coverage == 1.0  # the wobble (up to 0.002) escapes only the narrow intervals
+    assert len(by_id["by_visit-r01"].points) == len(TRUTHS)
+    assert not by_id["crashing-r01"].scored and by_id["crashing-r01"].metrics is None
+
+
+def test_per_model_counts_and_bootstrap_means(records):
+    signals = [ab_run_signals(r) for r in records.runs]
+    models = {m.model: m for m in summarise_models(signals, ["by_user", "by_visit", "crashing"])}
+    assert models["by_user"].measured == {"user": 2} and models["by_user"].divergent == 0
+    assert models["by_visit"].measured == {"visit": 2} and models["by_visit"].divergent == 2
+    assert models["crashing"].measured == {"failed": 1} and models["crashing"].scored == 0
+    assert models["crashing"].winkler is None
+    user, visit = models["by_user"].winkler, models["by_visit"].winkler
+    assert user.n == visit.n == 2 and user.low <= user.mean <= user.high
+    assert visit.mean > user.mean  # the misses of the too-narrow intervals cost more than the width saved
+
+
+def test_the_section_tables_and_findings(section):
+    tables = {t.name: t for t in section.tables}
+    assert set(tables) == {"ab_models", "ab_runs"}
+    models = tables["ab_models"]
+    names = [c.name for c in models.columns]
+    rows = {row[0]: dict(zip(names, row, strict=False)) for row in models.rows}
+    assert (rows["by_visit"]["by_visit"], rows["by_visit"]["divergent"], rows["by_user"]["stated_none"]) == (2, 2, 1)
+    assert rows["crashing"]["probe_failed"] == 1 and rows["crashing"]["winkler"] is None
+    runs = tables["ab_runs"]
+    columns = [c.name for c in runs.columns]
+    visit_row = dict(zip(columns, next(r for r in runs.rows if r[0] == "by_visit-r01"), strict=False))
+    assert (visit_row["measured_unit"], visit_row["stated_unit"], visit_row["divergence"]) == (
+        "visit", "user", "states_user_analyses_visits")
+    assert visit_row["width_ratio"] == pytest.approx(0.70)
+    assert display(visit_row["mean_width"], "f4") == "0.0024" and "by_visit-r01" in runs.to_csv()
+    text = " ".join(section.findings)
+    assert "by_visit: the unit probe found 2 of 2 probed analyses by visit" in text
+    assert "by_visit: 2 designs state UNIT: user while the code analyses visits." in text
+    assert "by_user: the unit probe found 0 of 2 probed analyses by visit" in text
+
+
+def _bars(svg: str) -> dict[str, list[float]]:
+    """Each drawn interval's pixel height by the run its tooltip names (the dot's title follows its bar)."""
+    root = ET.fromstring(svg)
+    children = list(root)
+    heights: dict[str, list[float]] = {}
+    for bar, dot in zip(children, children[1:], strict=False):
+        if bar.tag == f"{SVG}line" and dot.tag == f"{SVG}circle":
+            run = dot.find(f"{SVG}title").text.split(" on ")[0]
+            heights.setdefault(run, []).append(abs(float(bar.get("y2")) - float(bar.get("y1"))))
+    return heights
+
+
+def test_the_intervals_plot_draws_every_experiment_for_every_graded_run(records):
+    signals = [ab_run_signals(r) for r in records.runs]
+    svg = intervals_plot(signals, ["by_user", "by_visit", "crashing"])
+    bars = _bars(svg)
+    assert set(bars) == {"by_user-r01", "by_user-r02", "by_visit-r01", "by_visit-r02"}  # the crashed run has none
+    assert all(len(h) == len(TRUTHS) for h in bars.values())
+    # the by-visit intervals are a third as wide: their bars are a third as tall
+    assert sum(bars["by_visit-r01"]) / sum(bars["by_user-r01"]) == pytest.approx(0.3, abs=0.01)
+    truth_ticks = re.findall(r'<line [^>]*stroke="#222222" stroke-width="2"/>', svg)
+    assert len(truth_ticks) == len(TRUTHS)
+    assert "12 hidden experiments, by true effect" in svg
+
+
+def test_the_probe_plot_places_runs_by_their_ratio_and_colours_divergence(records):
+    signals = [ab_run_signals(r) for r in records.runs]
+    svg = probe_plot(signals, ["by_user", "by_visit", "crashing"])
+    dots = re.findall(r'<circle cx="([\d.]+)"[^>]*fill="(#[0-9a-f]+)"[^>]*><title>([^<]+)</title>', svg)
+    by_run = {title.split(":")[0]: (float(x), fill) for x, fill, title in dots}
+    assert set(by_run) == {"by_user-r01", "by_user-r02", "by_visit-r01", "by_visit-r02"}
+    assert by_run["by_visit-r01"][0] < by_run["by_user-r01"][0]
+    assert by_run["by_visit-r01"][1] == "#d62728" and by_run["by_user-r01"][1] == "#2ca02c"
+    assert by_run["by_user-r02"][1] == "#7f7f7f"  # its design names no unit
+    assert "1 not measured" in svg
+
+
+def test_empty_plots_say_why():
+    assert "no run was graded on the hidden experiments" in intervals_plot([], [])
+    assert "no run was probed" in probe_plot([], [])
+
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.mark.slow
+def test_both_plots_render_in_chromium(section, tmp_path):
+    for plot in section.plots:
+        path = tmp_path / f"{plot.name}.svg"
+        path.write_text(plot.svg, encoding="utf-8")
+        shot, profile = tmp_path / f"{plot.name}.png", tmp_path / f"profile-{plot.name}"
+        profile.mkdir()
+        done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}",
+                               "--window-size=600,380", path.as_uri()], capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr[-2000:]
+        colours, inked = region_stats(read_png(shot), 0, 30, 600, 340)
+        assert colours >= 4 and 0.01 < inked < 0.9, (plot.name, colours, inked)
