@@ -72,7 +72,8 @@ RULES: tuple[Rule, ...] = (
     Rule("a test score inside a loop", _test_in_loop),
     Rule("shuffled split of dated rows", _shuffle_near_dates),
     Rule("centred or forward window", _keyword(r"center=True|shift\(-")),
-    Rule("column named after an outcome", _keyword(r"refund|cancel|retention|collection|redeemed|user_reported|resolution|contract_sent|overtime|peak")),
+    Rule("column named after an outcome", _keyword(r"refund|cancel|retention|collection|redeemed|user_reported|"
+                                                   r"resolution|contract_sent|overtime|peak")),
     Rule("resampling with replacement", _keyword(r"replace=True")),
     Rule("best cross-validation score reported", _keyword(r"best_score_")),
     Rule("accuracy on a rare class", _keyword(r"fraud|rare|imbalanced", where="claim")),

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bakeoff.review.errors import ItemsInvalid
 
@@ -62,10 +63,11 @@ _LINE_RANGE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*")
 
 
 def source_from_record(record: object, where: str) -> Source:
-    _require(isinstance(record, dict), where, "source must be an object")
+    if not isinstance(record, dict):
+        raise ItemsInvalid(f"{where}: source must be an object")
     unknown = sorted(set(record) - set(SOURCE_FIELDS))
     _require(not unknown, where, f"unknown source field(s): {', '.join(unknown)}")
-    texts = {}
+    texts: dict[str, Any] = {}  # each a non-empty string or None, checked as it is read
     for name in SOURCE_FIELDS:
         value = record.get(name)
         _require(value is None or (isinstance(value, str) and value.strip() != ""), where,
@@ -160,7 +162,8 @@ def _flaw_lines(record: dict, verdict: str, n_lines: int, where: str) -> tuple[i
 
 def item_from_record(record: object, where: str) -> ReviewItem:
     """One validated item from a parsed JSON object; `where` locates it in error messages."""
-    _require(isinstance(record, dict), where, "an item must be a JSON object")
+    if not isinstance(record, dict):
+        raise ItemsInvalid(f"{where}: an item must be a JSON object")
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     _require(not missing, where, f"missing field(s): {', '.join(missing)}")
     unknown = sorted(set(record) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS))
@@ -178,9 +181,9 @@ def item_from_record(record: object, where: str) -> ReviewItem:
         _require(family is None, where, "an OK item has family null")
     _require(record["origin"] in ORIGINS, where, f"origin must be original, injected or real, not {record['origin']!r}")
     pair_id = record["pair_id"]
-    _require(pair_id is None or (isinstance(pair_id, str) and pair_id), where, "pair_id must be a string or null")
+    _require(pair_id is None or (isinstance(pair_id, str) and pair_id != ""), where, "pair_id must be a string or null")
     fixture = record.get("fixture")
-    _require(fixture is None or (isinstance(fixture, str) and fixture), where, "fixture must be a string or null")
+    _require(fixture is None or (isinstance(fixture, str) and fixture != ""), where, "fixture must be a string or null")
     domain = record.get("domain")
     _require(domain is None or domain in DOMAINS, where, f"domain must be one of {', '.join(DOMAINS)} or null")
     mechanism = record.get("mechanism")

@@ -6,6 +6,7 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bakeoff.models.base import GenerationSettings
 from bakeoff.review.errors import ReviewSettingsInvalid
@@ -28,7 +29,7 @@ class ReviewSettings:
             timeout_s=self.timeout_s,
         )
 
-    def with_overrides(self, **overrides: object) -> ReviewSettings:
+    def with_overrides(self, **overrides: Any) -> ReviewSettings:
         """A copy with every override that is not None applied, then checked."""
         changed = dataclasses.replace(self, **{k: v for k, v in overrides.items() if v is not None})
         changed.check()
