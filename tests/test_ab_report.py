@@ -141,3 +141,37 @@ def test_both_plots_render_in_chromium(section, tmp_path):
         assert done.returncode == 0, done.stderr[-2000:]
         colours, inked = region_stats(read_png(shot), 0, 30, 600, 340)
         assert colours >= 4 and 0.01 < inked < 0.9, (plot.name, colours, inked)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    from bakeoff.report.build import write_report
+
+    return write_report(write_ab_batch(tmp_path_factory.mktemp("ab-full-report") / "batch", RUNS))
+
+
+def test_the_report_of_an_ab_test_batch_holds_the_section(report):
+    markdown = report.markdown.read_text(encoding="utf-8")
+    assert "## Per model: unit of analysis and intervals" in markdown and "## Per run: unit of analysis and intervals" in markdown
+    assert "by_visit: 2 designs state UNIT: user while the code analyses visits." in markdown
+    assert {p.name for p in report.plots} >= {"ab_intervals.svg", "ab_unit_probe.svg"}
+    assert (report.folder / "tables" / "ab_runs.csv").is_file() and (report.folder / "tables" / "ab_models.csv").is_file()
+    html = report.html.read_text(encoding="utf-8")
+    assert 'id="plot-ab_intervals"' in html and 'id="table-ab_models"' in html
+    assert 'href="transcripts/by_visit-r01.html"' in html  # the per-run table links each run's transcript
+
+
+@pytest.mark.slow
+def test_the_section_plots_render_in_the_page(report, tmp_path):
+    from bakeoff.report.render import plot_box
+
+    shot, profile = tmp_path / "page.png", tmp_path / "profile"
+    profile.mkdir()
+    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}",
+                           "--window-size=1280,2400", report.html.as_uri()], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    image = read_png(shot)
+    names = [p.stem for p in report.plots]
+    for name in ("ab_intervals", "ab_unit_probe"):
+        colours, inked = region_stats(image, *plot_box(names.index(name)))
+        assert colours >= 4 and 0.01 < inked < 0.9, (name, colours, inked)

@@ -24,6 +24,7 @@ from bakeoff.report.reasoning import reasoning_findings, reasoning_table
 from bakeoff.report.render import render_html, render_markdown
 from bakeoff.report.review import review_tables
 from bakeoff.report.tables import all_tables
+from bakeoff.report.task_sections import add_sections, task_sections
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
 
 REPORT_DIR = "report"
@@ -69,6 +70,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     if reasoning.rows:  # a batch where no model reasoned has no reasoning section
         tables.append(reasoning)
     facts, found = _facts(records, summary), findings(summary) + reasoning_findings(reasoning)
+    add_sections(task_sections(records), found, tables, plots)  # the task's own part, from its plug-in
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     staging.chmod(0o755)  # mkdtemp makes it private; a report is as readable as any other folder

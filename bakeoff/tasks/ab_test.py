@@ -122,3 +122,15 @@ class AbTest(TaskPlugin):
         from generators.calibration.ab_test import calibrate_ab
 
         return calibrate_ab(corpus, progress=progress, **options)
+
+    def evaluate_hooks(self, enabled: bool = True) -> dict[str, Any]:
+        """The unit-of-analysis probe (bakeoff.analysis.unit_probe_hook): by user or by visit."""
+        from bakeoff.analysis.unit_probe_hook import unit_probe_hooks
+
+        return unit_probe_hooks(enabled)
+
+    def report_sections(self, batch: Any) -> list[Any]:
+        """Unit of analysis (probe, design, divergence), interval metrics and plots (bakeoff.report.ab_test)."""
+        from bakeoff.report.ab_test import ab_test_section
+
+        return [ab_test_section(batch)]
