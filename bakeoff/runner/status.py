@@ -46,7 +46,10 @@ class BatchStatus:
 
 def describe_outcome(outcome: dict) -> str:
     if outcome.get("status") == "scored":
-        return f"scored f1={outcome['f1']:.3f}"
+        headline = outcome.get("headline")  # a task's own headline number (ab_test: winkler), else the record's f1
+        if isinstance(headline, dict) and isinstance(headline.get("value"), (int, float)):
+            return f"scored {headline.get('name')}={headline['value']:.4f}"
+        return f"scored f1={outcome['f1']:.3f}" if isinstance(outcome.get("f1"), (int, float)) else "scored"
     crash = outcome.get("crash_class")
     return f"{outcome.get('status')} ({crash})" if crash else str(outcome.get("status"))
 

@@ -18,9 +18,10 @@ A plug-in is a class with no state of its own; the registry (bakeoff.tasks.regis
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from bakeoff.runner.context import CorpusFiles, CorpusLayout, RunContext, StageClock
@@ -75,16 +76,16 @@ class TaskPlugin(ABC):
     generate_options: ClassVar[tuple[str, ...]] = ()
 
     # -- the statement and the data ---------------------------------------------------------------
-    def spec(self, overrides: Mapping[str, Any] | None = None) -> "TaskSpec":
+    def spec(self, overrides: Mapping[str, Any] | None = None) -> TaskSpec:
         from bakeoff.runner.task import load_task
 
         return load_task(self.name, overrides)
 
     @abstractmethod
-    def corpus_layout(self) -> "CorpusLayout":
+    def corpus_layout(self) -> CorpusLayout:
         """The files of this task's data folder and where a run's sandbox sees them (read-only)."""
 
-    def corpus_files(self, folder: Path) -> "CorpusFiles":
+    def corpus_files(self, folder: Path) -> CorpusFiles:
         from bakeoff.runner.context import CorpusFiles
 
         return CorpusFiles.from_folder(folder, self.corpus_layout())
@@ -104,22 +105,22 @@ class TaskPlugin(ABC):
     # -- the ladder ------------------------------------------------------------------------------
     @property
     @abstractmethod
-    def headline(self) -> "Headline":
+    def headline(self) -> Headline:
         """The number a repair turn is judged by once a check is scored (with its direction and noise)."""
 
     @abstractmethod
-    def check(self, ctx: "RunContext", clock: "StageClock", label: str) -> tuple["LadderCheck", list[dict[str, Any]]]:
+    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
         """Install, run the visible smoke test and the hidden runs in the run's sandbox; grade on the host.
 
         Returns the ladder check and the command records; `label` names what is kept in the run folder.
         """
 
     @abstractmethod
-    def claim(self, ctx: "RunContext", check: "LadderCheck", include_readme: bool) -> dict[str, Any]:
+    def claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
         """The model's own estimate of its result and where it was found, beside the real one (a stage record's `claim`)."""
 
     @abstractmethod
-    def outcome_fields(self, check: "LadderCheck", claim: Mapping[str, Any]) -> dict[str, Any]:
+    def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:
         """The task's own fields of run.json's `outcome` (beside status, rung, failed_step, crash_class...)."""
 
     # -- grading a folder alone ------------------------------------------------------------------

@@ -7,14 +7,15 @@ seed retrains (bakeoff.analysis.hooks). Its records are those of docs/records.md
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, CorpusLayout, RunContext, StageClock
+from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
 from bakeoff.runner.ladder import Headline, LadderCheck
 from bakeoff.runner.workspace import DATA_DIR
 from bakeoff.tasks.base import EvaluateHook, GenerateRequest, OnStage, ScoreReport, ScoreRequest, TaskPlugin
-from bakeoff.tasks.spam_check import ANSWERS_PART, HOLDOUT_PART, TRAIN_PART, run_check
+from bakeoff.tasks.spam_check import ANSWERS_PART, HOLDOUT_IN_SANDBOX, HOLDOUT_PART, TRAIN_PART, run_check
 
 # The demo's corpus: small enough for a 2-core machine, with every trap of the full one.
 DEMO_ROWS = 4000

@@ -15,7 +15,7 @@ from typing import Any
 
 from bakeoff.grading.outcome import RUNG_TRAINED
 from bakeoff.runner.checks import HOLDOUT_OUTPUT, grading_commands, keep_output, printed
-from bakeoff.runner.context import HOLDOUT_IN_SANDBOX, RunContext, StageClock
+from bakeoff.runner.context import RunContext, StageClock
 from bakeoff.runner.ladder import LadderCheck
 from bakeoff.runner.workspace import SCRATCH_DIR
 
@@ -23,6 +23,7 @@ SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
 SMOKE_ANSWERS = f"{SCRATCH_DIR}/smoke_answers.csv"
 SMOKE_OUTPUT = f"{SCRATCH_DIR}/smoke_predictions.csv"
 TRAIN_PART, HOLDOUT_PART, ANSWERS_PART = "train.csv", "holdout.csv", "holdout_answers.csv"
+HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"  # the holdout features, as the sandbox sees them (bakeoff score: the same)
 
 
 def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
@@ -34,7 +35,7 @@ def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
     with open(train_csv, newline="", encoding="utf-8") as source:
         reader = csv.DictReader(source)
         fields = [name for name in reader.fieldnames or [] if name != "label"]
-        picked = [row for _, row in zip(range(rows), reader)]
+        picked = [row for _, row in zip(range(rows), reader, strict=False)]
     for name in (SMOKE_INPUT, SMOKE_ANSWERS):
         (workspace / name).unlink(missing_ok=True)
     with open(workspace / SMOKE_INPUT, "w", newline="", encoding="utf-8") as features:

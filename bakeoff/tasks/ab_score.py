@@ -1,0 +1,150 @@
+"""`bakeoff score REPO --task ab_test`: grade an analysis folder alone on the hidden experiments.
+
+The folder is copied (trusting nothing in it: bakeoff.grading.inputs.copy_working_tree) into a scratch
+workspace; a sandbox is opened over it with the visible sessions at data/sessions.csv and the hidden
+experiments at /holdout (read-only, their truth never), and bakeoff.tasks.ab_analysis runs and grades it.
+The scratch copy is removed at the end, also when a signal unwinds it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bakeoff.errors import BakeoffError
+from bakeoff.tasks.ab_analysis import AbOutcome, AbRequest, analyse_in_sandbox
+from bakeoff.tasks.base import ScoreReport, ScoreRequest
+
+UNSAFE_KIND = "none"
+CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
+
+
+class OptionNotForTask(BakeoffError):
+    """An option of `bakeoff score` that the task does not have (ab_test has no training step)."""
+
+
+class AbScoreReport(ScoreReport):
+    """What grading one ab_test submission found."""
+
+    def __init__(self, outcome: AbOutcome, isolation: str, notes: tuple[str, ...], claim: dict[str, Any]) -> None:
+        self.outcome, self.isolation, self.notes, self.claim = outcome, isolation, notes, claim
+
+    def to_dict(self) -> dict[str, Any]:
+        o = self.outcome
+        return {
+            "task": "ab_test", "status": o.status, "stage": o.stage, "rung": o.rung, "isolation": self.isolation,
+            "crash_class": o.crash_class, "detail": o.detail, "traceback_tail": o.traceback_tail,
+            "visible_result": dict(o.visible_result) if o.visible_result else None, "visible_error": o.visible_error,
+            "metrics": o.score.to_dict() if o.score is not None else None,
+            "requirements": o.requirements.to_dict() if o.requirements else None,
+            "claim": self.claim, "workspace_notes": list(self.notes),
+            "steps": [{"purpose": s.purpose, "argv": list(s.result.argv), "exit_code": s.result.exit_code,
+                       "timed_out": s.result.timed_out, "oom_killed": s.result.oom_killed,
+                       "duration_s": s.result.duration_s} for s in o.steps],
+            "timings": dict(o.seconds),
+        }
+
+    def format_text(self) -> str:
+        o = self.outcome
+        lines = [f"status: {o.status}  (stage {o.stage}, ladder rung {o.rung}/5)"]
+        if o.crash_class:
+            lines.append(f"crash: {o.crash_class}")
+        if o.detail:
+            lines.append(f"detail: {o.detail}")
+        if o.visible_result:
+            v = o.visible_result
+            lines.append(f"visible experiment: effect {v['effect']:.5f} [{v['ci_low']:.5f}, {v['ci_high']:.5f}]")
+        elif o.visible_error:
+            lines.append(f"visible result unusable: {o.visible_error}")
+        if o.score is not None:
+            from scorer.intervals import format_text
+
+            lines.append(format_text(o.score))
+        if self.claim.get("claimed_effect") is not None:
+            low, high = self.claim["claimed_ci"]
+            lines.append(f"claimed (ESTIMATE in its {self.claim['source']}): {self.claim['claimed_effect']:.5f} "
+                         f"[{low:.5f}, {high:.5f}]")
+        for line in (o.requirements.lines if o.requirements else ()):
+            lines.append(f"requirement {line.text!r}: {line.fate}" + (f" ({line.reason})" if line.reason else ""))
+        lines.extend(f"workspace copy: {note}" for note in self.notes)
+        if o.traceback_tail:
+            lines.append("traceback (end):")
+            lines.extend("  " + text for text in o.traceback_tail.splitlines()[-8:])
+        lines.append(f"time: sandbox {o.seconds.get('sandbox', 0.0):.1f}s  score {o.seconds.get('score', 0.0):.2f}s")
+        lines.append(f"isolation: {self.isolation if self.isolation != UNSAFE_KIND else 'none (UNSAFE: no isolation)'}")
+        return "\n".join(lines)
+
+
+def _claim(outcome: AbOutcome, workspace: Path) -> dict[str, Any]:
+    from bakeoff.tasks.ab_test import parse_estimate
+
+    step = outcome.visible_step
+    sources = [("train_output", step.result.stdout if step is not None else "")]
+    for source, name in CLAIM_FILES:
+        path = workspace / name
+        sources.append((source, path.read_text(encoding="utf-8", errors="replace")
+                        if path.is_file() and not path.is_symlink() else ""))
+    for source, text in sources:
+        found = parse_estimate(text)
+        if found is not None:
+            return {"claimed_effect": found[0], "claimed_ci": [found[1], found[2]], "source": source}
+    return {"claimed_effect": None, "claimed_ci": None, "source": None}
+
+
+def _kind(request: ScoreRequest) -> str:
+    from bakeoff.grading.score import ScoringUnavailable
+
+    if request.unsafe_no_isolation:
+        return UNSAFE_KIND
+    if request.sandbox_kind == UNSAFE_KIND:
+        raise ScoringUnavailable("running without isolation needs the explicit --unsafe-no-isolation flag")
+    return request.sandbox_kind
+
+
+def _open(kind: str, spec, wheelhouse: Path, request: ScoreRequest):
+    from bakeoff.grading.score import ScoringUnavailable
+    from sandbox.errors import SandboxUnavailable
+    from sandbox.factory import open_sandbox
+
+    settings: dict[str, object] = {**request.sandbox_options, "wheelhouse": wheelhouse}
+    if kind == UNSAFE_KIND:
+        settings["i_understand_this_is_unsafe"] = True
+    try:
+        return open_sandbox(kind, spec, **settings)
+    except SandboxUnavailable as exc:
+        raise ScoringUnavailable(f"{exc}. Run `bakeoff check` to see which isolation works here") from exc
+
+
+def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] | None = None) -> AbScoreReport:
+    """Grade the analysis in request.repo on the hidden experiments of request.corpus; the folder is never changed."""
+    from bakeoff.grading.inputs import copy_working_tree
+    from bakeoff.tasks.ab_test import HOLDOUT_IN_SANDBOX, SESSIONS_IN_SANDBOX, TRUTH_PART, VISIBLE_TRUTH_PART, AbTest
+    from sandbox.base import Limits, SandboxSpec
+    from sandbox.wheelhouse import default_wheelhouse
+
+    if request.train:
+        raise OptionNotForTask("--train does not apply to --task ab_test (analyze.py has no training step)")
+    kind = _kind(request)
+    corpus = AbTest().corpus_files(request.corpus)
+    wheelhouse = request.wheelhouse or default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-ab-"))
+    try:
+        workspace = scratch / "workspace"
+        protected = (corpus.path(TRUTH_PART), corpus.path(VISIBLE_TRUTH_PART))
+        copied = copy_working_tree(request.repo, workspace, protected=protected)
+        spec = SandboxSpec(workspace=workspace, mounts=corpus.mounts(),
+                           limits=Limits(timeout_s=request.timeout_s, disk_bytes=request.disk_bytes))
+        ab_request = AbRequest(visible_input=SESSIONS_IN_SANDBOX, hidden_dir=HOLDOUT_IN_SANDBOX,
+                               truth_csv=corpus.path(TRUTH_PART), results_dir=scratch / "results",
+                               wheelhouse=wheelhouse, install_timeout_s=request.timeout_s,
+                               analyze_timeout_s=request.timeout_s)
+        with _open(kind, spec, wheelhouse, request) as sandbox:
+            isolation = getattr(sandbox, "kind", kind)
+            outcome = analyse_in_sandbox(sandbox, workspace, ab_request, on_stage=on_stage or (lambda _: None))
+        return AbScoreReport(outcome, isolation, tuple(copied.notes()), _claim(outcome, workspace))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
