@@ -123,7 +123,7 @@ class ChatTemplate:
         rendered = self.render(self._probe)
         if HARMONY_CHANNEL in rendered or HARMONY_CHANNEL in self.source:
             return ReasoningFormat.HARMONY
-        for fmt, (opening, closing) in TAGS.items():
+        for fmt, (_opening, closing) in TAGS.items():
             if closing in self.source or closing in rendered or prompt_opens_reasoning(rendered, fmt):
                 return fmt
         return ReasoningFormat.NONE
@@ -142,6 +142,7 @@ class ChatTemplate:
             raise ReasoningModeUnsupported(f"reasoning must be one of {', '.join(REASONING_MODES)}, got {mode!r}")
         if mode == "default":
             return {}
+        kwargs: dict[str, Any]
         if mode == "off" and ON_OFF_VARIABLE in self.variables:
             kwargs = {ON_OFF_VARIABLE: False}
         elif mode in EFFORT_MODES and EFFORT_VARIABLE in self.variables:

@@ -179,6 +179,13 @@ class EngineProcess:
         return engine
 
     @property
+    def loaded_facts(self) -> EngineFacts:
+        """The child's load report, which start() has received before it hands the engine out."""
+        if self.facts is None:
+            raise EngineDied("has not reported its load yet")
+        return self.facts
+
+    @property
     def pid(self) -> int | None:
         return self.process.pid
 

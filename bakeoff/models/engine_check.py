@@ -86,7 +86,7 @@ def probe_engine(model_path: Path, n_gpu_layers: int = -1, entry: Callable | Non
         return result(False, False, f"no token within {timeout_s:g} s", engine.facts)
     finally:
         engine.stop()
-    return _from_reply(result, reply, engine.facts, time.perf_counter() - started, info.path.name)
+    return _from_reply(result, reply, engine.loaded_facts, time.perf_counter() - started, info.path.name)
 
 
 def _from_reply(result, reply: ChatReply, facts: EngineFacts, seconds: float, model: str) -> EngineProbe:

@@ -93,7 +93,7 @@ def _native_library_versions(llama_cpp) -> dict[str, str]:
 
 def _common_prefix(previous: list[int], current: list[int]) -> int:
     count = 0
-    for a, b in zip(previous, current):
+    for a, b in zip(previous, current, strict=False):  # the shorter one ends the common prefix
         if a != b:
             break
         count += 1

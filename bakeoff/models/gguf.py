@@ -80,8 +80,9 @@ class GgufBackend:
         self._crashes = 0  # consecutive turns the engine died on
         self._last_crash = ""
         self._starts = 0
-        self._engine: EngineProcess | None = self._start()
-        facts = self._engine.facts
+        engine = self._start()
+        self._engine: EngineProcess | None = engine
+        facts = engine.loaded_facts
         self.gpu_offload_supported = facts.gpu_offload_supported
         self.estimate: MemoryEstimate = facts.estimate
         try:
@@ -166,7 +167,7 @@ class GgufBackend:
         except BakeoffError as exc:  # the restart could not load the model again
             return self._crashed(f"the llama.cpp engine could not be restarted: {exc}", started)
         except EngineOverran:
-            self._engine.kill()
+            engine.kill()
             self._engine = None
             return self._failure(
                 f"timed out after {settings.timeout_s:g} s: the engine was still busy "

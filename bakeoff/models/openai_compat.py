@@ -56,7 +56,7 @@ def reasoning_fields(mode: str, server: str) -> dict:
         return {"reasoning_effort": "none" if mode == "off" else mode}
     if mode == "off":
         return {"chat_template_kwargs": {"enable_thinking": False}}
-    fields = {"chat_template_kwargs": {"reasoning_effort": mode}}
+    fields: dict[str, object] = {"chat_template_kwargs": {"reasoning_effort": mode}}
     if server == "vllm":
         fields["reasoning_effort"] = mode
     return fields

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class ReasoningFormat(str, Enum):
+class ReasoningFormat(StrEnum):
     NONE = "none"
     THINK = "think"
     THINK_BRACKET = "think_bracket"
