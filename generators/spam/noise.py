@@ -11,7 +11,6 @@ import re
 import numpy as np
 
 _NUMBER = re.compile(r"\d+")
-_ENTITY = re.compile(r"&(?:[a-z]+|#\d+);")
 
 # Marker characters that only mojibake produces in this corpus: the base text is ASCII.
 MOJIBAKE_MARKERS = ("\u00c3", "\u00e2\u20ac", "\u00c2")
@@ -56,7 +55,7 @@ def near_duplicate(subject: str, body: str, rng: np.random.Generator) -> tuple[s
     kinds = rng.integers(0, len(EDIT_KINDS), n_edits)
     positions = rng.random(n_edits)
     replacements = rng.integers(2, 500, n_edits)
-    for kind, position, replacement in zip(kinds, positions, replacements):
+    for kind, position, replacement in zip(kinds, positions, replacements, strict=True):
         name = EDIT_KINDS[kind]
         if name == "swap_words":
             body = _swap_words(body, float(position))
@@ -85,11 +84,3 @@ def html_entities(text: str) -> str:
     if ". " in escaped:
         return escaped.replace(". ", ".&nbsp; ", 1)
     return escaped + "&nbsp;"
-
-
-def has_mojibake(text: str) -> bool:
-    return any(marker in text for marker in MOJIBAKE_MARKERS)
-
-
-def has_html_entity(text: str) -> bool:
-    return _ENTITY.search(text) is not None
