@@ -7,6 +7,7 @@ import dataclasses
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from generators.calibration.runner import ReferenceResult, run_reference
@@ -33,7 +34,7 @@ def falls_monotonically(points: Sequence[SweepPoint], variant: str = "text_only"
     """True when the variant's holdout F1 strictly decreases as contamination rises."""
     ordered = sorted(points, key=lambda point: point.contamination)
     scores = [point.holdout_f1(variant) for point in ordered]
-    return all(a is not None and b is not None and a > b for a, b in zip(scores, scores[1:]))
+    return all(a is not None and b is not None and a > b for a, b in pairwise(scores))
 
 
 def run_sweep(

@@ -73,7 +73,7 @@ def houses(seed: int) -> dict[str, object]:
 
 def listings(seed: int) -> dict[str, object]:
     """House sales where about a third of the houses were sold again a year or two later."""
-    df = houses(seed)["df"]
+    df: pd.DataFrame = houses(seed)["df"]
     rng = np.random.default_rng(seed + 100)
     resold = df.sample(frac=0.35, random_state=seed).copy()
     resold["log_price"] = (resold["log_price"] + rng.normal(0.04, 0.02, len(resold))).round(4)

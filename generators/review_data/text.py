@@ -28,7 +28,7 @@ def messages(seed: int) -> dict[str, object]:
     """Messages labelled spam or ham; bulk senders send the same text many times."""
     rng = np.random.default_rng(seed)
     texts, labels = [], []
-    for i in range(360):
+    for _ in range(360):
         spam = bool(rng.random() < 0.35)
         own, other = (_SPAM, _HAM) if spam else (_HAM, _SPAM)
         text = " ".join(_words(rng, own, other, int(rng.integers(6, 13))))
@@ -80,7 +80,7 @@ def tickets(seed: int) -> dict[str, object]:
     dates = pd.date_range("2023-01-01", periods=365, freq="D")
     names = list(_TOPICS)
     rows = []
-    for i in range(700):
+    for _ in range(700):
         day = int(rng.integers(0, 365))
         category = names[int(rng.choice(3, p=[0.4, 0.35, 0.25]))]
         own = _TOPICS[category]

@@ -65,7 +65,7 @@ def duplicate_sources(
     is_dup[dup_rows] = True
     from_earlier = np.zeros(dup_rows.shape[0], dtype=bool)
     if earlier_labels is not None:
-        from_earlier = rng.random(dup_rows.shape[0]) < earlier_share
+        from_earlier = np.asarray(rng.random(dup_rows.shape[0]) < earlier_share)
     sources = np.full(rows, -1, dtype=np.int64)
     for value in (0, 1):
         own = dup_rows[(labels[dup_rows] == value) & ~from_earlier]

@@ -132,7 +132,7 @@ def build_messages(
     labels: np.ndarray, contamination: float, pools: TextPools, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Subjects and bodies (object arrays of str) for messages with these clean labels."""
-    n = labels.shape[0]
+    n: int = labels.shape[0]
     subjects = _draw_pieces(pools, "subject", _voices(labels, contamination, rng), rng)
     # Body pieces side by side, each already carrying its leading space ("" when absent),
     # joined once per message: cheaper than growing every body piece by piece.
@@ -147,5 +147,5 @@ def build_messages(
     signoff = _draw_pieces(pools, "signoff", _voices(labels, contamination, rng), rng)
     columns.append(_with_space(signoff, np.ones(n, dtype=bool)))
     bodies = np.empty(n, dtype=object)
-    bodies[:] = list(map("".join, zip(*columns)))
+    bodies[:] = list(map("".join, zip(*columns, strict=True)))
     return subjects, bodies

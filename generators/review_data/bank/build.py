@@ -17,6 +17,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 from generators.review_data import DOMAINS, build_fixture
 from generators.review_data.bank import series, tabular, text
@@ -41,7 +42,7 @@ def render(code: str, knob: object) -> str:
 def run(code: str, fixture: str, seed: int = 0) -> float:
     from threadpoolctl import threadpool_limits
 
-    namespace: dict[str, object] = {"__name__": "review_item"}
+    namespace: dict[str, Any] = {"__name__": "review_item"}  # what the item's code defined
     namespace.update(build_fixture(fixture, seed))
     with threadpool_limits(limits=1), warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
@@ -85,7 +86,7 @@ def twin_suffixes(pair_id: str) -> tuple[str, str]:
 def _records(spec: PairSpec, ok_code: str, bad_code: str, claim: str) -> tuple[dict, dict]:
     common = {"claim": claim, "pair_id": spec.pair_id, "fixture": spec.fixture, "domain": DOMAINS[spec.fixture]}
     ok_suffix, bad_suffix = twin_suffixes(spec.pair_id)
-    ok = {"id": f"{spec.pair_id}.{ok_suffix}", "code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [],
+    ok: dict[str, object] = {"id": f"{spec.pair_id}.{ok_suffix}", "code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [],
           "explanation": spec.explain_ok, "origin": "original", **common}
     bad = {"id": f"{spec.pair_id}.{bad_suffix}", "code": bad_code, "verdict": "PROBLEM", "family": spec.family,
            "flaw_lines": flaw_lines(bad_code, spec.flaw), "explanation": spec.explain_bad,
