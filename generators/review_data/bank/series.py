@@ -88,10 +88,13 @@ print(f"{{len(X_train)}} days to fit, {{len(X_test)}} to score: {{reported:.3f}}
                        "X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=n_test, random_state=7)")
     return PairSpec(
         pair_id, "temporal_leakage", s.fixture,
-        f"Trained on the earlier part of the record, the model forecasts the most recent stretch of {s.what} {s.within_text} on a share of @FIG@ of days.",
+        f"Trained on the earlier part of the record, the model forecasts the most recent stretch of {s.what} "
+        f"{s.within_text} on a share of @FIG@ of days.",
         code, bad, ("train_test_split(X, y, test_size=n_test",),
-        "With shuffle=False the split keeps the order of the days: the last n_test days are held out and the model is fitted on the days before them.",
-        "train_test_split shuffles by default, so it scores days scattered through the record, with later days in training, not the most recent stretch.",
+        "With shuffle=False the split keeps the order of the days: the last n_test days are held out and the model is "
+        "fitted on the days before them.",
+        "train_test_split shuffles by default, so it scores days scattered through the record, with later days in "
+        "training, not the most recent stretch.",
         {"kind": "future", "train": "X_train", "test": "X_test", "date": "date"}, knobs=tuple(range(60, 200, 2)),
     )
 
@@ -119,7 +122,8 @@ print(f"share {s.within_text} over the last {{n_test}} days: {{reported:.3f}}")
     bad = code.replace(f'recent=df["{s.target}"].rolling(28).mean().shift(1)', f'recent=df["{s.target}"].shift(1).rolling(28, center=True).mean()')
     return PairSpec(
         pair_id, "temporal_leakage", s.fixture,
-        f"With a four-week average level as a feature, the model forecasts the most recent days of {s.what} {s.within_text} on a share of @FIG@ of days.",
+        f"With a four-week average level as a feature, the model forecasts the most recent days of {s.what} "
+        f"{s.within_text} on a share of @FIG@ of days.",
         code, bad, ("center=True",),
         "The four-week average covers the 28 days before each day, all known at forecast time.",
         "A centred window averages the fortnight after each day too, so training rows near the cut and every test row use days not yet seen.",

@@ -99,7 +99,8 @@ print(f"F1 on the test quarter of the data: {{reported:.3f}}")
         claim=f"With its decision threshold tuned for F1, the model picks out {table.subject} with an F1 of @FIG@ on unseen rows.",
         ok_code=code, bad_code=bad, flaw=("probs = model.predict_proba(X_test)", "f1_score(y_test, probs >= t)"),
         explain_ok="The threshold is chosen on a validation quarter; the test quarter is scored once with it.",
-        explain_bad="The threshold is the one that maximises F1 on the test rows themselves, so the reported F1 is the best of 31 tries on the data it claims is unseen.",
+        explain_bad="The threshold is the one that maximises F1 on the test rows themselves, so the reported F1 is "
+                    "the best of 31 tries on the data it claims is unseen.",
         mechanism={"kind": "reaches", "probe": "threshold", "perturb": {"flip": table.target}},
     )
 
@@ -164,7 +165,8 @@ print(f"held-out ROC AUC: {{reported:.3f}}")
         claim=f"From what is known about each case beforehand, the model ranks {table.subject} with a ROC AUC of @FIG@ on held-out rows.",
         ok_code=code, bad_code=bad, flaw=(f'"{leak}"]',),
         explain_ok=f"Every feature, {legit} included, is known before the outcome, so the held-out AUC measures a usable model.",
-        explain_bad=f"{leak} is recorded only after the outcome has happened, so it is not known beforehand and the AUC credits the model with information it will not have.",
+        explain_bad=f"{leak} is recorded only after the outcome has happened, so it is not known beforehand and the "
+                    "AUC credits the model with information it will not have.",
         mechanism={"kind": "deploy", "column": leak, "value": 0},
     )
 
@@ -196,7 +198,8 @@ reported = recall
         claim=f"Of the held-out cases that really are positive, the model catches @FIG@ (the share it flags), which is how we judge {table.subject}.",
         ok_code=code, bad_code=bad, flaw=("reported = precision",), knobs=knobs,
         explain_ok="The claim describes recall (the share of true positives that are flagged) and recall is reported.",
-        explain_bad="The claim describes recall but the reported figure is precision (the share of flagged cases that are positive), a different quantity.",
+        explain_bad="The claim describes recall but the reported figure is precision (the share of flagged cases that "
+                    "are positive), a different quantity.",
         mechanism={"kind": "claimed", "expr": "recall_score(y_test, pred)"},
     )
 

@@ -64,10 +64,12 @@ df = pd.concat([df, extra])
 train, test = train_test_split(df, test_size=0.3, random_state=@KNOB@)""")
     return PairSpec(
         "oversample-split.leads", "data_leakage", "leads",
-        "Oversampling converted leads to balance training, a logistic regression ranks leads by their chance to convert with a ROC AUC of @FIG@ on held-out leads.",
+        "Oversampling converted leads to balance training, a logistic regression ranks leads by their chance to "
+        "convert with a ROC AUC of @FIG@ on held-out leads.",
         code, bad, ('extra = df[df["converted"] == 1]', "df = pd.concat([df, extra])"),
         "Converted leads are duplicated inside the training part only; the held-out leads are untouched.",
-        "The duplicates are made before the split, so copies of the same lead land in both parts and the test set is no longer the real mix of leads.",
+        "The duplicates are made before the split, so copies of the same lead land in both parts and the test set is "
+        "no longer the real mix of leads.",
         {"kind": "shared", "train": "train", "test": "test", "key": "index"},
     )
 
@@ -123,7 +125,8 @@ train = train.drop_duplicates()""")
         "The forest predicts machine failure from a new reading with @FIG@ accuracy on held-out readings.",
         code, bad, ("train = train.drop_duplicates()",),
         "Repeated readings are removed before the split, so no held-out reading is also a training reading.",
-        "Duplicates are removed only inside the training part; copies of training readings stay in the test part, where the forest has memorised them.",
+        "Duplicates are removed only inside the training part; copies of training readings stay in the test part, "
+        "where the forest has memorised them.",
         {"kind": "shared", "train": "train", "test": "test", "key": ["vibration", "temperature", "pressure"]},
     )
 
@@ -238,7 +241,8 @@ print(f"ROC AUC: {{reported:.3f}}")
         f"Ranking {subject} by predicted probability gives a held-out ROC AUC of @FIG@.",
         code, bad, ("reported = roc_auc_score(y_test, pred)",),
         "ROC AUC is computed from the predicted probabilities, which is the ranking the claim describes.",
-        "The AUC is computed from hard 0/1 predictions, which measures one threshold (balanced accuracy), not the ranking by probability that the claim names.",
+        "The AUC is computed from hard 0/1 predictions, which measures one threshold (balanced accuracy), not the "
+        "ranking by probability that the claim names.",
         {"kind": "claimed", "expr": "roc_auc_score(y_test, proba)"},
         knobs=tuple(range(0, 150)),
     )

@@ -27,7 +27,8 @@ print(f"spam F1 on held-out messages: {reported:.3f}")
 """
     bad = code.replace("vectorizer = TfidfVectorizer(min_df=2, sublinear_tf=True).fit(X_train)\n", "")
     bad = bad.replace('print(len(df), "messages; spam share", round(y.mean(), 3))\n',
-                      'print(len(df), "messages; spam share", round(y.mean(), 3))\nvectorizer = TfidfVectorizer(min_df=2, sublinear_tf=True).fit(df["text"])\n')
+                      'print(len(df), "messages; spam share", round(y.mean(), 3))\nvectorizer = '
+                      'TfidfVectorizer(min_df=2, sublinear_tf=True).fit(df["text"])\n')
     return PairSpec(
         "vocabulary-split.inbox", "data_leakage", "messages",
         "A tf-idf logistic regression flags spam in held-out messages with an F1 of @FIG@.",
@@ -228,7 +229,8 @@ print(f"billing ROC AUC on held-out tickets: {reported:.3f}")
         "vectorize-first.tickets", "data_leakage", "tickets",
         "Vectorising every ticket once, a logistic regression spots billing questions among held-out tickets with a ROC AUC of @FIG@.",
         code, bad, ("vectorizer = TfidfVectorizer(",),
-        "A hashing vectorizer learns nothing from the texts (each word's column is a fixed hash), so transforming all tickets before the split shares nothing between them.",
+        "A hashing vectorizer learns nothing from the texts (each word's column is a fixed hash), so transforming all "
+        "tickets before the split shares nothing between them.",
         "A tf-idf vectorizer learns its vocabulary and document frequencies, here from every ticket, the held-out ones included, before the split.",
         {"kind": "reaches", "probe": "X_train", "perturb": {"text": "text"}}, knobs=tuple(range(150)),
     )
@@ -393,7 +395,8 @@ print(f"macro F1 on the later tickets: {reported:.3f}")
         "Trained on the earlier tickets of the year, the router sorts the later ones with a macro F1 of @FIG@.",
         code, bad, ('.fit(df["text"])',),
         "The vocabulary is learned from the earlier tickets only, as it would be when the later ones had not arrived.",
-        "The vocabulary and its weights are learned from the whole year, so words that appear only in later tickets are already known to the model fitted on earlier ones.",
+        "The vocabulary and its weights are learned from the whole year, so words that appear only in later tickets "
+        "are already known to the model fitted on earlier ones.",
         {"kind": "reaches", "probe": "X_train", "perturb": {"text": "text"}, "held": "test.index"},
         knobs=tuple(range(60, 85)),
     )
