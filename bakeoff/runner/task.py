@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff.errors import BakeoffError
 
@@ -133,8 +134,3 @@ def load_task(name: str, overrides: Mapping[str, Any] | None = None, root: Path 
         raise TaskSpecError(f"task {name!r} has no prompt for: {', '.join(missing)}")
     settings = settings_from_mapping(merge_settings(raw_settings, overrides or {}))
     return TaskSpec(name, folder, system, statement, prompts, settings)
-
-
-def raw_task_settings(name: str, root: Path | None = None) -> dict[str, Any]:
-    folder = (root or task_specs_root()) / name
-    return tomllib.loads((folder / "settings.toml").read_text(encoding="utf-8"))

@@ -80,7 +80,7 @@ class RunRepo:
         self._repo = git.Repo(path)
 
     @classmethod
-    def create(cls, path: Path, template_dir: Path, excerpt: Path | None) -> "RunRepo":
+    def create(cls, path: Path, template_dir: Path, excerpt: Path | None) -> RunRepo:
         """A new repository holding the task template; files named dot-X become .X."""
         import git
 
@@ -146,12 +146,11 @@ class RunRepo:
         """The first commit (the template)."""
         return self._repo.git.rev_list("--max-parents=0", "HEAD").split()[0]
 
-    def head_sha(self) -> str:
-        return self._repo.head.commit.hexsha
-
     def commit_messages(self) -> list[str]:
         """Oldest first."""
-        return [c.message.strip() for c in reversed(list(self._repo.iter_commits()))]
+        messages = [c.message for c in reversed(list(self._repo.iter_commits()))]
+        # GitPython hands back bytes for a message it could not decode; ours are UTF-8 text.
+        return [(m if isinstance(m, str) else m.decode("utf-8", "replace")).strip() for m in messages]
 
     def _inside(self, relative: str) -> Path:
         """The repo path for `relative`, refusing anything that leaves the repo (model code may plant symlinks)."""
