@@ -85,6 +85,10 @@ def models_table(models: Sequence[AbModelSummary]) -> Table:
 
 # -- findings ----------------------------------------------------------------------------------------
 
+def _designs(n: int) -> str:
+    return "1 design states" if n == 1 else f"{n} designs state"
+
+
 def findings(models: Sequence[AbModelSummary]) -> list[str]:
     lines = []
     for m in models:
@@ -97,10 +101,10 @@ def findings(models: Sequence[AbModelSummary]) -> list[str]:
             )
         states_user = m.divergences.get(UnitDivergence.STATES_USER_ANALYSES_VISITS.value, 0)
         if states_user:
-            lines.append(f"{m.model}: {count(states_user, 'design')} state UNIT: user while the code analyses visits.")
+            lines.append(f"{m.model}: {_designs(states_user)} UNIT: user while the code analyses visits.")
         states_visit = m.divergences.get(UnitDivergence.STATES_VISIT_ANALYSES_USERS.value, 0)
         if states_visit:
-            lines.append(f"{m.model}: {count(states_visit, 'design')} state UNIT: visit while the code analyses users.")
+            lines.append(f"{m.model}: {_designs(states_visit)} UNIT: visit while the code analyses users.")
         if m.coverage is not None and m.winkler is not None:
             lines.append(
                 f"{m.model}: intervals cover the true effect on {m.coverage.mean:.0%} of the hidden experiments "
