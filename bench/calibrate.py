@@ -19,8 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generators.calibration import Calibration, calibrate, write_calibration  # noqa: E402
-from generators.calibration import checks  # noqa: E402
+from generators.calibration import (  # noqa: E402
+    Calibration,
+    calibrate,
+    checks,  # noqa: E402
+    write_calibration,
+)
 from generators.spam import CorpusParams, generate_corpus  # noqa: E402
 
 

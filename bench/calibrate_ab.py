@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generators.ab_test import AbParams, generate_ab_data  # noqa: E402
-from generators.calibration import write_calibration  # noqa: E402
 from generators.calibration import ab_test as cal  # noqa: E402
+from generators.calibration import write_calibration  # noqa: E402
 
 TARGETS = {
     "ab_careless": f"narrowest; coverage <= {cal.CARELESS_MAX_COVERAGE}",

@@ -52,7 +52,7 @@ class EngineKiller:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
-    def __enter__(self) -> "EngineKiller":
+    def __enter__(self) -> EngineKiller:
         self._thread.start()
         return self
 

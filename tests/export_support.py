@@ -21,7 +21,15 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from runner_support import PREDICT_BROKEN, TRAIN_CRASHING, answers, bakeoff_cli, implementation, make_tiny_corpus, write_script
+from runner_support import (
+    PREDICT_BROKEN,
+    TRAIN_CRASHING,
+    answers,
+    bakeoff_cli,
+    implementation,
+    make_tiny_corpus,
+    write_script,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -169,7 +177,7 @@ class DevTools:
         self.buffer = b""
         self.session: str | None = None
 
-    def __enter__(self) -> "DevTools":
+    def __enter__(self) -> DevTools:
         to_browser, self.commands = os.pipe()
         self.answers, from_browser = os.pipe()
         keep = (fcntl.fcntl(to_browser, fcntl.F_DUPFD, 10), fcntl.fcntl(from_browser, fcntl.F_DUPFD, 10))

@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 from click.testing import CliRunner
 
-from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 from bakeoff.cli import main
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams

@@ -2,9 +2,9 @@
 
 import json
 
+from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
 from click.testing import CliRunner
 
-from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
 from bakeoff.analysis import design
 from bakeoff.analysis.judge import parse_stance
 from bakeoff.cli import main

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from runner_support import answers, bakeoff_cli, implementation, write_script
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

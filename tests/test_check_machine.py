@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
+from engine_support import segfault_at_first_token, segfault_at_start
 
 from bakeoff.cli import main
 from bakeoff.models.engine_build import read_build_stamp
@@ -15,7 +16,6 @@ from bakeoff.models.engine_check import EngineUnusable
 from bakeoff.models.memory import NvmlProbe
 from bakeoff.models.registry import default_model_path
 from bakeoff.preflight import CheckOptions, State, machine_report, render
-from engine_support import segfault_at_first_token, segfault_at_start
 from sandbox.image import IMAGE_TAG
 
 

@@ -15,10 +15,18 @@ import time
 from pathlib import Path
 
 import pytest
+from engine_support import EngineKiller, engine_children, segfault_when_busy
+from runner_support import (
+    REPO_ROOT,
+    answers,
+    bakeoff_cli,
+    implementation,
+    make_tiny_corpus,
+    stage_records,
+    write_script,
+)
 
 from bakeoff.models.gguf import MAX_CONSECUTIVE_CRASHES
-from engine_support import EngineKiller, engine_children, segfault_when_busy
-from runner_support import REPO_ROOT, answers, bakeoff_cli, implementation, make_tiny_corpus, stage_records, write_script
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.docker]
 

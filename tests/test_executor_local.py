@@ -10,7 +10,6 @@ import os
 import textwrap
 
 import pytest
-
 from executor_support import events, no_stage_twice, run_files, two_model_plan
 from runner_support import bakeoff_cli, make_tiny_corpus
 

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from executor_support import events, no_stage_twice, run_files, start_cluster, two_model_plan
 from runner_support import REPO_ROOT, bakeoff_cli, make_tiny_corpus
 

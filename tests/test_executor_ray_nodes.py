@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from executor_support import events, start_cluster, two_model_plan
 from runner_support import bakeoff_cli, make_tiny_corpus
 

@@ -10,7 +10,6 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-
 from analysis_factory import FakeRun, write_batch
 from export_support import add_scripted_review, tree_digest
 from runner_support import bakeoff_cli

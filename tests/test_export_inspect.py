@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from export_support import add_scripted_review, loopback_server, make_scripted_batch, rendered_text, tree_digest
 from runner_support import bakeoff_cli
 

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from analysis_factory import FakeRun, write_batch
 from export_support import tree_digest
 from runner_support import REPO_ROOT, bakeoff_cli

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpus, stage_records, write_script
 
 N = 250_000  # characters; 4 N = a million, far above any answer a stage's token budget allows
@@ -113,5 +112,5 @@ def test_an_answer_with_a_lone_surrogate_is_stored_and_the_run_finishes(tmp_path
     assert stages[1]["completion"]["text"].endswith(SURROGATE)
     (run_dir / "stages" / "1-explore.json").read_bytes().decode("utf-8")  # and the record is valid UTF-8
     assert [json.loads(line)["text"] for line in (run_dir / "transcript.jsonl").read_text().splitlines()][0] == EXPLORE
-    assert f"odd char \\ud800" in (run_dir / "repo" / "explore.py").read_text(encoding="utf-8")
+    assert "odd char \\ud800" in (run_dir / "repo" / "explore.py").read_text(encoding="utf-8")
     assert stages[0]["attribution"] == "ok"

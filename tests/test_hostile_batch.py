@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from runner_support import DESIGN, PREDICT_ZERO, README, REPO_ROOT, bakeoff_cli, fenced, make_tiny_corpus, write_script
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]

@@ -11,7 +11,6 @@ import json
 import subprocess
 
 import pytest
-
 from analysis_factory import FakeRun, write_batch
 from runner_support import bakeoff_cli, make_tiny_corpus
 

@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpus, stage_records, write_script
 
 

@@ -6,12 +6,12 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from test_models_memory import seven_b_header
 
 from bakeoff.cli import main
 from bakeoff.models.errors import ModelSpecError
 from bakeoff.models.memory import GpuMemory
 from bakeoff.models.registry import default_model_path, list_models, parse_spec
-from test_models_memory import seven_b_header
 
 
 def run(*args, env=None, input=None):

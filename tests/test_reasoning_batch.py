@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from runner_support import answers, fenced, implementation, make_tiny_corpus, stage_records, write_script
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

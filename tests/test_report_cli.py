@@ -1,9 +1,9 @@
 """`bakeoff report` at the command line: outputs, named errors, and an atomic report folder."""
 
 import pytest
+from analysis_factory import FakeRun, write_batch
 from click.testing import CliRunner
 
-from analysis_factory import FakeRun, write_batch
 from bakeoff.cli import main
 from bakeoff.report import build
 

@@ -6,12 +6,12 @@ import re
 import subprocess
 
 import pytest
-
 from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
+from report_png import read_png, region_stats
+
 from bakeoff.analysis.probes import USES_LEAK
 from bakeoff.report.build import write_report
 from bakeoff.report.render import plot_box
-from report_png import read_png, region_stats
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -11,8 +11,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-
-from runner_support import DESIGN, EXPLORE, README, answers, fenced, implementation, make_tiny_corpus, write_script
+from runner_support import answers, implementation, make_tiny_corpus, write_script
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -56,10 +55,10 @@ pd.DataFrame({"id": df["id"], "label": model.predict(features)}).to_csv(args.out
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from bakeoff.runner.batch import BatchOptions, run_batch
-    from bakeoff.runner.plan import plan_from_mapping
     from bakeoff.analysis.hooks import AnalysisOptions, evaluate_hooks
     from bakeoff.report.build import write_report
+    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.plan import plan_from_mapping
     from sandbox.wheelhouse import default_wheelhouse
 
     root = tmp_path_factory.mktemp("real-batch")

@@ -4,6 +4,7 @@ import csv
 import json
 
 from analysis_factory import FakeRun, write_batch
+
 from bakeoff.report.build import write_report
 
 

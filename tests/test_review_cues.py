@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from bakeoff.cli import main
 from bakeoff.models.base import GenerationSettings
 from bakeoff.models.registry import open_backend
-from bakeoff.review.cues import CuesBackend, RULES, read_prompt
+from bakeoff.review.cues import RULES, CuesBackend, read_prompt
 from bakeoff.review.items import load_items
 from bakeoff.review.prompt import load_template
 from bakeoff.review.runner import run_review

@@ -12,8 +12,8 @@ from bakeoff.review.errors import ItemCodeFailed, ItemsInvalid
 from bakeoff.review.execute import run_item
 from bakeoff.review.items import (
     FAMILIES,
-    REQUIRED_FIELDS,
     OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
     coverage,
     default_items_path,
     group_pairs,

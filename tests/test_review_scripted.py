@@ -169,6 +169,7 @@ def test_a_review_written_into_a_batch_appears_in_bakeoff_report(tmp_path):
     import csv
 
     from analysis_factory import FakeRun, write_batch
+
     from bakeoff.report.build import write_report
 
     batch = write_batch(tmp_path / "batch", [FakeRun("m", 1)])

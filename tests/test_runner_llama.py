@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from runner_support import make_tiny_corpus, stage_records
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.docker]

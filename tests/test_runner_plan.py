@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from runner_support import bakeoff_cli
 
 from bakeoff.runner.plan import (
     PlanChanged,
@@ -15,7 +16,6 @@ from bakeoff.runner.plan import (
     plan_from_mapping,
     run_order,
 )
-from runner_support import bakeoff_cli
 
 
 def plan(**overrides):

@@ -10,10 +10,8 @@ One batch of three scripted models (one run each) so the sandbox work is paid on
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-
 from runner_support import (
     PREDICT_BROKEN,
     TRAIN_CRASHING,
@@ -136,8 +134,8 @@ def test_holdout_predictions_stay_out_of_the_repo(batch):
 
 
 def test_transcript_replays_the_run(batch):
-    from bakeoff.models.scripted import ScriptedBackend
     from bakeoff.models.base import GenerationSettings, Message
+    from bakeoff.models.scripted import ScriptedBackend
 
     folder, _ = batch
     transcript = folder / "runs" / "rescued-r01" / "transcript.jsonl"

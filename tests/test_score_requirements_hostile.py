@@ -18,7 +18,13 @@ import pytest
 from sandbox.base import SandboxSpec
 from sandbox.factory import open_sandbox
 from sandbox.requirements import install_requirements
-from sandbox.requirements_lines import INVALID_LINE, MAX_LINE_CHARS, MAX_REQUIREMENT_LINES, UNAVAILABLE, parse_requirements
+from sandbox.requirements_lines import (
+    INVALID_LINE,
+    MAX_LINE_CHARS,
+    MAX_REQUIREMENT_LINES,
+    UNAVAILABLE,
+    parse_requirements,
+)
 from sandbox.wheelhouse import STOPPED_TIMEOUT, STOPPED_TOO_LARGE, download_wheels, wheel_names
 
 

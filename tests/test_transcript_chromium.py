@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from export_support import add_scripted_review, chromium, element_screenshot, make_scripted_batch
 from report_png import read_png, region_stats
 
