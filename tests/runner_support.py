@@ -149,9 +149,12 @@ def write_script(path: Path, lines: list[dict], copies: int = 1) -> Path:
     return path
 
 
-def write_plan(path: Path, corpus: Path, script: Path, runs: int, sandbox: str = "docker", extra: str = "") -> Path:
+def write_plan(path: Path, corpus: Path, script: Path, runs: int, sandbox: str = "docker", extra: str = "",
+               task: str | None = None) -> Path:
+    """A plan file; `task` None leaves the task line out (the plan runs the default take-home)."""
     path.write_text(
         f'runs = {runs}\ncorpus = "{corpus}"\nsandbox = "{sandbox}"\nseed = 3\n'
+        + (f'task = "{task}"\n' if task else "") +
         f'models = [{{ spec = "scripted:{script}", label = "scripted" }}]\n'
         "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n"
         f"[task_settings]\nsmoke_rows = 50\n{extra}",

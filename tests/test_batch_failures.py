@@ -1,23 +1,32 @@
-"""A failing model or sandbox is recorded and never stops the batch; a model is loaded once per block of its runs."""
+"""A failing model or sandbox is recorded and never stops the batch; a model is loaded once per block of its runs.
+
+Parametrized over the take-homes (tests/task_cases.py): the interleaving and the failures are the same for each.
+"""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from runner_support import write_script
+from task_cases import CASE_IDS, CASES
 
-from runner_support import answers, implementation, make_tiny_corpus, write_script
+
+@pytest.fixture(scope="module", params=CASES, ids=CASE_IDS)
+def case(request):
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    return make_tiny_corpus(tmp_path_factory.mktemp("failures") / "corpus")
+def corpus(tmp_path_factory, case):
+    return case.make_data(tmp_path_factory.mktemp(f"failures-{case.task}") / "corpus")
 
 
-def make_plan(corpus, models, runs, sandbox="docker"):
+def make_plan(corpus, models, runs, sandbox="docker", task=None):
     from bakeoff.runner.plan import plan_from_mapping
 
-    return plan_from_mapping({"models": models, "corpus": str(corpus), "runs": runs, "sandbox": sandbox}, corpus.parent)
+    plan = {"models": models, "corpus": str(corpus), "runs": runs, "sandbox": sandbox}
+    return plan_from_mapping({**plan, "task": task} if task else plan, corpus.parent)
 
 
 class CountingOpener:
@@ -33,11 +42,11 @@ class CountingOpener:
         raise ModelFileNotFound(f"no such model: {spec}")
 
 
-def test_models_are_loaded_once_per_block_and_failures_are_recorded(corpus, tmp_path):
+def test_models_are_loaded_once_per_block_and_failures_are_recorded(corpus, case, tmp_path):
     from bakeoff.runner.batch import BatchOptions, run_batch
 
     opener = CountingOpener()
-    plan = make_plan(corpus, ["scripted:/missing/a.jsonl", "scripted:/missing/b.jsonl"], runs=2)
+    plan = make_plan(corpus, ["scripted:/missing/a.jsonl", "scripted:/missing/b.jsonl"], runs=2, task=case.plan_task)
     result = run_batch(plan, BatchOptions(out_dir=tmp_path / "two", open_backend=opener))
     # interleaved: a, b, a, b -> every block is one run
     assert opener.loads == ["scripted:/missing/a.jsonl", "scripted:/missing/b.jsonl"] * 2
@@ -45,16 +54,17 @@ def test_models_are_loaded_once_per_block_and_failures_are_recorded(corpus, tmp_
     assert all(r["status"] == "harness_failed" and "model failed to load" in r["error"] for r in result.records)
 
     single = CountingOpener()
-    run_batch(make_plan(corpus, ["scripted:/missing/solo.jsonl"], runs=3), BatchOptions(out_dir=tmp_path / "one", open_backend=single))
+    solo = make_plan(corpus, ["scripted:/missing/solo.jsonl"], runs=3, task=case.plan_task)
+    run_batch(solo, BatchOptions(out_dir=tmp_path / "one", open_backend=single))
     assert single.loads == ["scripted:/missing/solo.jsonl"]  # one block of three runs: one load
 
 
 @pytest.mark.docker
-def test_a_sandbox_that_cannot_open_fails_its_run_not_the_batch(corpus, tmp_path):
+def test_a_sandbox_that_cannot_open_fails_its_run_not_the_batch(corpus, case, tmp_path):
     from bakeoff.runner.batch import BatchOptions, run_batch
 
-    script = write_script(tmp_path / "a.jsonl", answers(implementation()), copies=2)
-    plan = make_plan(corpus, [f"scripted:{script}"], runs=2)
+    script = write_script(tmp_path / "a.jsonl", case.working, copies=2)
+    plan = make_plan(corpus, [f"scripted:{script}"], runs=2, task=case.plan_task)
     options = BatchOptions(out_dir=tmp_path / "batch", sandbox_options={"image": "bakeoff-no-such-image:0"})
     result = run_batch(plan, options)
     assert len(result.records) == 2 and result.failed == 2

@@ -1,0 +1,78 @@
+"""Shared pieces of the ab_test batch tests: a tiny data folder and scripted answers for the five stages.
+
+The analyses are the calibration references' own analyze.py (by user: ab_careful; by visit: ab_careless),
+so what the unit probe should find is known; the crashing one imports a package that does not exist.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runner_support import fenced
+
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+TINY_AB = {"seed": 3, "users": 1500, "experiments": 6, "holdout_users": 1500}
+
+
+def make_tiny_ab_data(folder: Path) -> Path:
+    from generators.ab_test import AbParams, generate_ab_data
+
+    generate_ab_data(AbParams(**TINY_AB), folder)
+    return folder
+
+
+EXPLORE = fenced("explore.py", """
+import pandas as pd
+df = pd.read_csv("data/sessions.csv")
+print(df.shape)
+print(df.groupby("arm")["user_id"].nunique())
+print(df.groupby("arm")["converted"].mean())
+print("exact repeated rows:", int(df.duplicated().sum()))
+""")
+
+
+def design(unit: str) -> str:
+    return f"""My design.
+
+# file: DESIGN.md
+```markdown
+# Design
+UNIT: {unit}
+Users were assigned an arm once, so a user's visits are correlated; the interval is built over users.
+Exact repeated rows are a logging fault and are dropped.
+ESTIMATE: 0.010 [0.002, 0.018]
+```
+"""
+
+
+def analysis(reference: str) -> str:
+    return (REFERENCES / reference / "analyze.py").read_text(encoding="utf-8")
+
+
+BY_USER = analysis("ab_careful")
+BY_VISIT = analysis("ab_careless")
+CRASHING = "import checkout_stats_toolkit  # no such package\n" + BY_USER
+
+
+def implementation(analyze: str) -> str:
+    return ("Here is the analysis.\n\n" + fenced("analyze.py", analyze) + "\n"
+            + fenced("requirements.txt", "pandas\nnumpy", language="text"))
+
+
+README = fenced("README.md", """
+# Did the new checkout page sell more?
+Analysed by user; repeated rows dropped.
+ESTIMATE: 0.010 [0.002, 0.018]
+""", language="markdown")
+
+
+def ab_answers(implement: str, repair: str | None = None, unit: str = "user", docs: str = README) -> list[dict]:
+    lines = [
+        {"key": "explore#1", "text": EXPLORE},
+        {"key": "decide#1", "text": design(unit)},
+        {"key": "implement#1", "text": implement},
+    ]
+    if repair is not None:
+        lines.append({"key": "implement#2", "text": repair})
+    lines.append({"key": "docs#1", "text": docs})
+    return lines
