@@ -122,7 +122,7 @@ def bench_generation(model_path: Path, backend, rounds: int, max_tokens: int, n_
     for clock in ("wall", "cpu"):
         raw_median = statistics.median(rates[f"raw_{clock}"])
         backend_median = statistics.median(rates[f"backend_{clock}"])
-        paired = [b / r for r, b in zip(rates[f"raw_{clock}"], rates[f"backend_{clock}"])]
+        paired = [b / r for r, b in zip(rates[f"raw_{clock}"], rates[f"backend_{clock}"], strict=True)]
         figures[clock] = {
             "raw_tokens_per_s": raw_median,
             "backend_tokens_per_s": backend_median,

@@ -34,7 +34,7 @@ def test_judge_opinions_are_recorded_and_reported_apart(tmp_path):
     assert reported.exit_code == 0, reported.output
     behaviour = (batch / "report" / "tables" / "model_behaviour.csv").read_text().splitlines()
     header, row = behaviour[0].split(","), behaviour[1].split(",")
-    values = dict(zip(header, row))
+    values = dict(zip(header, row, strict=True))
     assert (values["judged"], values["judge_agreement"]) == ("2", "0.5")  # agrees on r01 (kept), not on r02
     runs = (batch / "report" / "tables" / "runs.csv").read_text()
     assert "m-r02,m,1002,graded,executed,f1,no,asserted_available,kept," in runs

@@ -92,7 +92,7 @@ def test_the_careless_reference_inversion_is_visible(report):
     svg = (report.folder / "plots" / "claimed_vs_real.svg").read_text()
     diamonds = {}
     for match in re.finditer(r'<polygon points="([^"]+)"[^>]*><title>reference (\w+):', svg):
-        xs, ys = zip(*(map(float, p.split(",")) for p in match.group(1).split()))
+        xs, ys = zip(*(map(float, p.split(",")) for p in match.group(1).split()), strict=True)
         diamonds[match.group(2)] = (sum(xs) / 4, sum(ys) / 4)
     assert set(diamonds) == {"careless", "text_only", "careful"}
     careless_x, careless_y = diamonds["careless"]

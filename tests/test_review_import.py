@@ -80,7 +80,8 @@ def test_bakeoff_review_runs_a_file_of_real_fixture_less_items_with_a_scripted_m
     assert _import(tmp_path, items, "--verdict", "OK", "--id", "sound-one").exit_code == 0
     script = tmp_path / "answers.jsonl"
     script.write_text(
-        json.dumps({"key": "review/churn.cells-3-5", "text": "VERDICT: PROBLEM\nLINE: 2\nCONFIDENCE: 90\nREASON: scaler fitted before the split"}) + "\n"
+        json.dumps({"key": "review/churn.cells-3-5",
+                    "text": "VERDICT: PROBLEM\nLINE: 2\nCONFIDENCE: 90\nREASON: scaler fitted before the split"}) + "\n"
         + json.dumps({"key": "review/sound-one", "text": "VERDICT: PROBLEM\nLINE: 4\nCONFIDENCE: 60\nREASON: unsure"}) + "\n")
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["review", "--model", f"scripted:{script}", "--items", str(items), "--json",

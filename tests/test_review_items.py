@@ -108,7 +108,7 @@ def test_code_is_notebook_sized_and_flaw_lines_point_at_code():
 
 def test_every_problem_is_judgeable_from_its_own_code_and_claim():
     # Every column the flawed twin's flaw rests on is named in its code, and the claim says what is measured.
-    for ok_twin, problem_twin in PAIRS.values():
+    for _ok_twin, problem_twin in PAIRS.values():
         mechanism = problem_twin.mechanism
         for column in (mechanism.get("column"), mechanism.get("date")):
             if column:

@@ -28,7 +28,7 @@ def test_seeding_in_docker(tmp_path):
     assert draws("docker", tmp_path, 5) == first
     assert draws("docker", tmp_path, 6) != first
     # random, numpy and str hashing each follow the seed
-    assert all(a != b for a, b in zip(first.split(), draws("docker", tmp_path, 6).split()))
+    assert all(a != b for a, b in zip(first.split(), draws("docker", tmp_path, 6).split(), strict=True))
 
 
 @pytest.mark.bwrap

@@ -137,7 +137,8 @@ def test_predictions_linked_to_the_answer_key_are_not_scored(corpus, tmp_path):
     # The sandbox cannot read the key, but a symbolic link it leaves in the
     # workspace would point the host's scorer at it.
     answers = (corpus / "holdout_answers.csv").resolve()
-    predict = f"import argparse, os\np = argparse.ArgumentParser()\np.add_argument('--input')\np.add_argument('--output')\nos.symlink({str(answers)!r}, p.parse_args().output)\n"
+    predict = ("import argparse, os\np = argparse.ArgumentParser()\np.add_argument('--input')\np.add_argument('--output')\n"
+               f"os.symlink({str(answers)!r}, p.parse_args().output)\n")
     repo = make_repo(tmp_path / "repo", {"predict.py": predict})
     outcome = score_submission(repo, corpus, ScoreOptions())
     assert (outcome.status, outcome.f1) == ("bad_output", 0.0)

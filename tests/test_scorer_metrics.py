@@ -14,7 +14,7 @@ TOLERANCE = 1e-12
 
 
 def write_labels(path: Path, ids: list[str], labels: list[int], header: str = "id,label") -> Path:
-    rows = [header] + [f"{row_id},{label}" for row_id, label in zip(ids, labels)]
+    rows = [header] + [f"{row_id},{label}" for row_id, label in zip(ids, labels, strict=True)]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
 
@@ -34,7 +34,7 @@ def test_agrees_with_sklearn_on_1000_random_prediction_sets(tmp_path):
     for case in range(1000):
         ids, truth, predicted = random_case(rng)
         answers = write_labels(tmp_path / "answers.csv", ids, truth)
-        shuffled = list(zip(ids, predicted))
+        shuffled = list(zip(ids, predicted, strict=True))
         rng.shuffle(shuffled)  # the scorer must match by id, not by row order
         predictions = write_labels(tmp_path / "pred.csv", [i for i, _ in shuffled], [p for _, p in shuffled])
         score = score_files(predictions, answers)
