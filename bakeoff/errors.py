@@ -15,7 +15,8 @@ class BakeoffError(Exception):
 
 def user_facing_errors() -> tuple[type[Exception], ...]:
     """The exception types the CLI reports as a one-line message instead of a traceback."""
+    from durable import DurableError
     from generators.errors import GeneratorError
     from sandbox.errors import SandboxError
 
-    return (BakeoffError, GeneratorError, SandboxError)
+    return (BakeoffError, DurableError, GeneratorError, SandboxError)

@@ -30,11 +30,11 @@ class IfExists(enum.Enum):
     KEEP = "keep"  # someone else finished first: theirs stays, ours is discarded
 
 
-def new_staging(target: Path, *, mode: int = STAGING_MODE) -> Path:
-    """A new, empty, hidden folder beside `target` (its parent is created if missing), with exactly `mode`."""
+def new_staging(target: Path, *, mode: int = STAGING_MODE, label: str = "partial") -> Path:
+    """A new, empty, hidden folder `.NAME.LABEL-*` beside `target` (its parent made if missing), with exactly `mode`."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{label}-", dir=target.parent))
     os.chmod(staging, mode)
     return staging
 

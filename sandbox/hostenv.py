@@ -16,17 +16,18 @@ when complete, so a half-built environment never looks usable.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+import durable
 from sandbox.errors import SandboxUnavailable
 from sandbox.image import IMAGE_STACK
 
@@ -116,21 +117,19 @@ def ensure_host_env(
         return found
     cache_dir.mkdir(parents=True, exist_ok=True)
     final_dir = cache_dir / env_key(base_python, packages)
-    build_dir = Path(tempfile.mkdtemp(prefix=final_dir.name + ".building-", dir=cache_dir))
-    _let_everyone_read(build_dir)
+    build_dir = durable.new_staging(final_dir, label="building")  # 0o755: the sandbox's uid must get in
     try:
         report(f"creating the sandbox Python environment from {base_python}")
         _run([str(base_python), "-m", "venv", str(build_dir)], "create the virtual environment")
         if packages:
             _install(build_dir, packages, wheelhouse, report)
         env = _retarget(build_dir, final_dir, base_python, packages)
-        try:
-            build_dir.rename(final_dir)
-        except OSError:
-            # Another process finished the same environment first: use theirs.
-            if locate_host_env(cache_dir, base_python, packages) is None:
-                raise
-        return locate_host_env(cache_dir, base_python, packages) or env
+        # KEEP: another process that finished the same environment first wins, and we use theirs.
+        published = durable.publish_folder(build_dir, final_dir, durable.IfExists.KEEP)
+        found = locate_host_env(cache_dir, base_python, packages)
+        if not published and found is None:
+            raise FileExistsError(errno.EEXIST, "a folder that is not a built environment is in the way", str(final_dir))
+        return found or env
     finally:
         if build_dir.exists():
             shutil.rmtree(build_dir, ignore_errors=True)

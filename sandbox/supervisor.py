@@ -26,6 +26,9 @@ container cgroup's own OOM-kill counter, before and after, never guessed from
 an exit status.
 """
 
+# This file runs alone inside the container and imports nothing of ours, `durable` included: it writes
+# no file a reader must trust today, and should it ever need a crash-safe write it keeps its own copy here
+# (tests/test_architecture.py exempts this one file from the rule that such writes go through durable).
 # No `from __future__` and no `signal` module here: this file is started on
 # every execution, and those imports (enum, functools, collections) would cost
 # more than everything else it does. `_signal` is the C module beneath `signal`.

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+import durable
 from sandbox.errors import SandboxError
 
 STAMP_FOLDER = ".stamps"
@@ -113,15 +114,6 @@ def _read_stamp(wheelhouse: Path, key: str) -> tuple[str, ...] | None:
     if all((wheelhouse / name).is_file() for name in files):
         return files
     return None
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.chmod(temp, 0o644)  # sandboxes read the wheelhouse as another uid
-    os.replace(temp, path)
 
 
 @dataclass(frozen=True)
@@ -234,8 +226,9 @@ def download_wheels(
             )
         files = tuple(sorted(p.name for p in Path(incoming).iterdir() if p.suffix == ".whl"))
         for name in files:
-            os.replace(Path(incoming) / name, wheelhouse / name)
-    _write_atomically(_stamp_path(wheelhouse, key), json.dumps({"requirements": list(requirements), "files": list(files)}))
+            durable.move_file(Path(incoming) / name, wheelhouse / name)
+    stamp = json.dumps({"requirements": list(requirements), "files": list(files)})
+    durable.write_text(_stamp_path(wheelhouse, key), stamp, mode=0o644)  # sandboxes read the wheelhouse as another uid
     return DownloadResult(requirements, ok=True, files=files, cached=False, log_tail=log_tail)
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from bakeoff.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPONENTS_BAKEOFF_MAY_USE = ("generators", "scorer", "sandbox", "task_specs")
+COMPONENTS_BAKEOFF_MAY_USE = ("durable", "generators", "scorer", "sandbox", "task_specs")
 
 
 def _walk_commands(group: click.Group, prefix: tuple[str, ...] = ()):
@@ -70,6 +70,90 @@ def test_scorer_imports_only_the_standard_library_and_itself():
     for path in (ROOT / "scorer").rglob("*.py"):
         assert _imported_top_level_names(path) <= allowed, path
 
+
+def test_durable_imports_only_the_standard_library_and_itself():
+    """durable is the leaf everyone may import (bakeoff, generators, sandbox): it imports none of them."""
+    import sys
+
+    allowed = set(sys.stdlib_module_names) | {"durable"}
+    files = list((ROOT / "durable").rglob("*.py"))
+    assert files
+    for path in files:
+        assert _imported_top_level_names(path) <= allowed, path
+
+
+# Crash-safe writing lives in durable/ only. supervisor.py runs alone inside the container and may not import it.
+OWN_DURABLE_WRITES_ALLOWED = {"sandbox/supervisor.py"}
+# The batch lock is opened "a+" so that a process waiting for the lock never truncates the holder's note.
+APPEND_MODE_ALLOWED = {("bakeoff/runner/lock.py", "a+")}
+_RENAMES = {("os", "replace"), ("os", "rename"), ("os", "renames")}
+
+
+def _mode_of(call: ast.Call, position: int) -> str | None:
+    values = [k.value for k in call.keywords if k.arg == "mode"]
+    values += call.args[position:position + 1]
+    for value in values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value
+    return None
+
+
+def _own_durable_writes(path: Path, name: str) -> list[str]:
+    """Renames into place and append-mode opens in one file (`name`, relative to the root): what only durable/ may do."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        where = f"{name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [f"{where}: from {node.module} import {a.name}" for a in node.names
+                      if (node.module, a.name) in _RENAMES]
+        if isinstance(node, ast.Attribute) and node.attr == "O_APPEND":
+            found.append(f"{where}: os.O_APPEND")
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        if isinstance(function, ast.Attribute):
+            owner = function.value.id if isinstance(function.value, ast.Name) else None
+            if (owner, function.attr) in _RENAMES:
+                found.append(f"{where}: {owner}.{function.attr}")
+            elif function.attr == "rename" and node.args:
+                found.append(f"{where}: Path.rename")
+            elif function.attr == "replace" and len(node.args) == 1 and not node.keywords and owner != "dataclasses":
+                found.append(f"{where}: Path.replace")  # str.replace takes two arguments, datetime's keywords
+            elif function.attr == "open" and owner not in ("os", "tarfile", "zipfile", "gzip"):
+                mode = _mode_of(node, 0)  # Path.open(mode)
+                if mode and "a" in mode and (name, mode) not in APPEND_MODE_ALLOWED:
+                    found.append(f"{where}: .open({mode!r})")
+        elif isinstance(function, ast.Name) and function.id == "open":
+            mode = _mode_of(node, 1)
+            if mode and "a" in mode and (name, mode) not in APPEND_MODE_ALLOWED:
+                found.append(f"{where}: open(..., {mode!r})")
+    return found
+
+
+def test_no_module_outside_durable_writes_its_own_atomic_file_or_journal():
+    offenders = []
+    for folder in ("bakeoff", "generators", "sandbox", "scorer", "task_specs"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            name = path.relative_to(ROOT).as_posix()
+            if name not in OWN_DURABLE_WRITES_ALLOWED:
+                offenders += _own_durable_writes(path, name)
+    assert offenders == [], "write through durable (atomic write, staged folder, journal) instead:\n" + "\n".join(offenders)
+
+
+def test_the_durable_scan_finds_what_the_old_copies_did(tmp_path):
+    """The scan above would have failed on the code before durable/: each of the old copies' shapes is caught."""
+    old = tmp_path / "old.py"
+    old.write_text(
+        "import os, tempfile\nfrom pathlib import Path\n"
+        "def write(path, text):\n    fd, tmp = tempfile.mkstemp(dir=path.parent)\n    os.replace(tmp, path)\n"
+        "def publish(staging, out):\n    os.rename(staging, out)\n    staging.rename(out)\n    Path(staging).replace(out)\n"
+        "def journal(path, line):\n    with open(path, 'a', encoding='utf-8') as f:\n        f.write(line)\n"
+        "    with open(path, 'a+b') as f:\n        f.write(line)\n    with Path(path).open('a') as f:\n        f.write(line)\n"
+        "def fine(text, moment):\n    return text.replace('a', 'b'), moment.replace(tzinfo=None), open(text, 'rb')\n",
+        encoding="utf-8")
+    found = [line.split(": ", 1)[1] for line in _own_durable_writes(old, "old.py")]
+    assert found == ["os.replace", "os.rename", "Path.rename", "Path.replace", "open(..., 'a')", "open(..., 'a+b')",
+                     ".open('a')"]
 
 def test_stages_never_touch_llama_cpp_or_docker():
     for folder in ("runner", "analysis", "review", "report"):

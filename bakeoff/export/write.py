@@ -1,18 +1,16 @@
 """`bakeoff export`: read a batch (never writing it), build the chosen format, publish the folder atomically.
 
-The output is assembled in a temporary folder beside its destination and renamed into place,
-so a folder at the destination is a whole export. An existing, non-empty destination is
+The output is assembled in a staging folder beside its destination and published whole
+(durable.staged_folder), so a folder at the destination is a whole export. An existing, non-empty destination is
 refused, and so is one inside the batch folder (an export never changes the batch).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from bakeoff.export.errors import ExportError, ExportOutputInvalid
 from bakeoff.export.source import load_source
 
@@ -69,18 +67,9 @@ def export_batch(batch_dir: Path, fmt: str, out: Path | None = None, *, partial:
     target = Path(out) if out is not None else default_out(batch_dir, fmt)
     _check_out(batch_dir, target)
     source = load_source(Path(batch_dir), partial=partial)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
-    try:
+    with durable.staged_folder(target, if_exists=durable.IfExists.REFUSE) as staging:  # empty (checked above)
         files = _build(fmt, source, staging)
         if not files:
             raise ExportError(f"{batch_dir} holds no runs and no review results: nothing to export")
-        os.chmod(staging, 0o755)  # mkdtemp makes it private; an export is as readable as any other folder
-        if target.is_dir():
-            target.rmdir()  # empty (checked above): the rename needs the name free
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     moved = tuple(target / path.relative_to(staging) for path in files)
     return ExportResult(target, moved, source.partial, source.unfinished)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
+
+import durable
 
 CHUNK_BYTES = 4 * 1024 * 1024
 
@@ -44,16 +45,9 @@ def _load(cache_file: Path) -> dict:
 def _store(cache_file: Path, data: dict) -> None:
     """Write atomically so a crash never leaves half a cache behind."""
     try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=cache_file.parent, prefix=".sha256-", suffix=".tmp")
+        durable.write_text(cache_file, json.dumps(data, indent=0, sort_keys=True), mode=durable.PRIVATE)
     except OSError:
-        return  # a read-only home only costs a re-hash next time
-    try:
-        with os.fdopen(fd, "w") as stream:
-            json.dump(data, stream, indent=0, sort_keys=True)
-        os.replace(temp, cache_file)
-    except OSError:
-        Path(temp).unlink(missing_ok=True)  # a full disk: no stray temporary file, a re-hash next time
+        return  # a read-only home or a full disk only costs a re-hash next time
 
 
 def file_sha256(path: Path, cache_file: Path | None = None) -> str:

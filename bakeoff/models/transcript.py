@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from bakeoff.models.base import ERROR_KINDS, Completion, Message
 from bakeoff.models.errors import ModelFileInvalid
 
@@ -58,10 +59,8 @@ def transcript_line(key: str, completion: Completion, messages: Sequence[Message
 
 
 def append_transcript(path: Path, key: str, completion: Completion, messages: Sequence[Message] = ()) -> None:
-    """Append one turn; a line is written whole (one write call) so a kill leaves no half line."""
-    line = json.dumps(transcript_line(key, completion, messages), ensure_ascii=False) + "\n"
-    with Path(path).open("a", encoding="utf-8") as stream:
-        stream.write(line)
+    """Append one turn to a durable.Journal: a line cut by a kill is truncated before the next one is written."""
+    durable.Journal(Path(path)).append(transcript_line(key, completion, messages), ensure_ascii=False)
 
 
 def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:

@@ -1,19 +1,17 @@
 """`bakeoff report DIR`: read a batch's records, summarise, write the report folder atomically.
 
 The report folder (default DIR/report/) holds report.md, report.html, transcripts/<run>.html, summary.json,
-plots/<name>.svg and tables/<name>.csv. It is assembled in a temporary folder beside
-its target and renamed into place, so a report folder that exists is complete.
+plots/<name>.svg and tables/<name>.csv. It is assembled in a staging folder beside
+its target and swapped into place whole (durable.staged_folder), so a report folder that exists is complete.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from bakeoff.analysis.aggregate import BatchSummary, summarise_batch
 from bakeoff.analysis.batch_records import BatchRecords, read_batch
 from bakeoff.analysis.signals import run_signals
@@ -71,10 +69,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
         tables.append(reasoning)
     facts, found = _facts(records, summary), findings(summary) + reasoning_findings(reasoning)
     add_sections(task_sections(records), found, tables, plots)  # the task's own part, from its plug-in
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
-    staging.chmod(0o755)  # mkdtemp makes it private; a report is as readable as any other folder
-    try:
+    with durable.staged_folder(target) as staging:  # the old report, if any, is swapped out whole
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()
         for name, (_, svg) in plots.items():
@@ -86,11 +81,6 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
         html = link_transcripts(render_html(title, facts, found, tables, plots), pages)
         (staging / "report.html").write_text(html, encoding="utf-8")
         (staging / "summary.json").write_text(json.dumps(summary_dict(tables), indent=1), encoding="utf-8")
-        os.chmod(staging, 0o755)
-        _replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return ReportFiles(
         folder=target,
         markdown=target / "report.md",
@@ -103,14 +93,3 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
 def summary_dict(tables) -> dict:
     """The tables as JSON records, for tools that prefer JSON to CSV."""
     return {t.name: [dict(zip((c.name for c in t.columns), row)) for row in t.rows] for t in tables}
-
-
-def _replace(staging: Path, target: Path) -> None:
-    """Swap the finished folder in: the old report is moved aside first and removed after."""
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.replace(target, old)
-        os.replace(staging, target)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(staging, target)

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from bakeoff.review.errors import ItemsInvalid
 from bakeoff.review.items import PROBLEM, REAL, item_from_record, parse_items
 
@@ -129,8 +130,7 @@ def append_item(out: Path, record: dict) -> None:
         existing += "\n"
     line = json.dumps(record, ensure_ascii=False) + "\n"
     parse_items(existing + line, str(out))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "a", encoding="utf-8") as handle:
-        if existing and not out.read_text(encoding="utf-8").endswith("\n"):
-            handle.write("\n")
-        handle.write(line)
+    # The whole file is rewritten atomically: a hand-written items file is not a journal (its last line may
+    # lack a newline and still be whole), and a kill must not leave it half-appended.
+    mode = out.stat().st_mode & 0o777 if out.exists() else 0o644
+    durable.write_text(out.resolve(), existing + line, mode=mode)  # through a link, as an append would

@@ -3,18 +3,18 @@
 They live in `.<out name>.partial/` beside `--out`: a hidden name without
 review.json, so neither a reader nor `bakeoff report` can take it for results.
 `resume.json` holds the settings the answers were asked under; `answers.jsonl`
-gets one line per answer, flushed and fsynced before the next question, so an
-interruption loses at most the answer being generated.
+is a durable.Journal with one line per answer, fsynced before the next question,
+so an interruption loses at most the answer being generated.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 from pathlib import Path
 
+import durable
 from bakeoff.review.errors import ReviewError, ReviewResumeMismatch
 from bakeoff.review.grading import ItemAnswer
 from bakeoff.review.runner import PriorAnswers
@@ -42,28 +42,12 @@ def resume_header(model_spec: str, items_sha256: str, settings: ReviewSettings) 
     }
 
 
-def _write_atomically(path: Path, data: dict) -> None:
-    scratch = path.with_name(path.name + ".tmp")
-    with open(scratch, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, indent=2) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(scratch, path)
-
-
 def _read_lines(path: Path) -> list[dict]:
-    """Complete lines only: a line cut by a crash (no newline yet) is dropped from the file."""
-    if not path.exists():
-        return []
-    raw = path.read_bytes()
-    whole = raw[: raw.rfind(b"\n") + 1]
-    if len(whole) != len(raw):
-        with open(path, "r+b") as handle:
-            handle.truncate(len(whole))
+    """Complete lines only: a line cut by a crash (no newline yet) is dropped (durable's journal rule)."""
     try:
-        return [json.loads(line) for line in whole.decode("utf-8").splitlines() if line.strip()]
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReviewError(f"{path} is damaged ({exc}); move it away to start the review afresh") from None
+        return durable.Journal(path).entries()
+    except durable.JournalDamaged as exc:
+        raise ReviewError(f"{exc}; or move the file away to start the review afresh") from None
 
 
 class Journal:
@@ -91,18 +75,15 @@ class Journal:
             if not (self.folder / HEADER_FILE).exists():
                 self._create()
             if model_info and not (self.folder / MODEL_INFO_FILE).exists():
-                _write_atomically(self.folder / MODEL_INFO_FILE, model_info)
-            with open(self.folder / ANSWERS_FILE, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(answer.to_dict(), ensure_ascii=False) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+                durable.write_json(self.folder / MODEL_INFO_FILE, model_info)
+            durable.Journal(self.folder / ANSWERS_FILE).append(answer.to_dict(), ensure_ascii=False)
         except OSError as exc:
             raise ReviewError(f"cannot record an answer in {self.folder}: {exc}") from None
 
     def _create(self) -> None:
         # Made with the first answer, not at start: a review refused before asking anything leaves nothing.
         self.folder.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self.folder / HEADER_FILE, self.header)
+        durable.write_json(self.folder / HEADER_FILE, self.header)
 
     def discard(self) -> None:
         """Called once the finished folder is in place: its answers now live there."""

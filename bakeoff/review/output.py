@@ -1,7 +1,7 @@
 """Writing a review's results: a folder with review.json and answers.jsonl (docs/review.md).
 
-The folder is assembled under a temporary name beside its destination and
-renamed into place at the end, so a folder at the destination is always
+The folder is assembled in a staging folder beside its destination and
+published whole at the end (durable), so a folder at the destination is always
 complete. An existing non-empty destination is never overwritten.
 """
 
@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
+import durable
 from bakeoff import __version__
 from bakeoff.review.errors import ReviewError, ReviewOutputExists
 from bakeoff.review.runner import ReviewResult
@@ -77,22 +75,17 @@ def write_results(
     check_output_free(out_dir)
     parent = out_dir.parent
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=parent))
+        staging = durable.new_staging(out_dir)
     except OSError as exc:
         raise ReviewError(f"cannot create the output folder under {parent}: {exc}") from None
     try:
-        with open(staging / ANSWERS_FILE, "w", encoding="utf-8") as handle:
-            for record in answer_records(result):
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        summary = summary_record(result, items_file, items_sha256, baseline)
-        (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        os.chmod(staging, 0o755)  # mkdtemp makes it private; a results folder is as readable as any other
-        if out_dir.is_dir():
-            out_dir.rmdir()  # empty (checked above); rename needs the name free
-        os.replace(staging, out_dir)
+        with durable.publishing(staging, out_dir, durable.IfExists.REFUSE):  # an empty folder there is taken over
+            with open(staging / ANSWERS_FILE, "w", encoding="utf-8") as handle:
+                for record in answer_records(result):
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            summary = summary_record(result, items_file, items_sha256, baseline)
+            (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
         raise ReviewError(f"cannot write review results to {out_dir}: {exc}") from None
     return out_dir
 

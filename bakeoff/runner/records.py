@@ -1,8 +1,8 @@
 """Durable writes: atomic JSON records and the append-only event journal.
 
-Every file a reader may trust is written to a temporary file in the same folder
-and renamed into place, so a record that exists is complete. The journal is
-appended and fsync'ed line by line.
+Every file a reader may trust is written with durable's atomic write (a temporary
+file in the same folder, renamed into place), so a record that exists is complete.
+The journal is durable's append-only journal, fsync'ed line by line.
 
 Fault injection for the kill tests: when the environment variable
 BAKEOFF_KILL_AFTER_WRITES=N is set, the process SIGKILLs itself right after its
@@ -18,11 +18,12 @@ import errno
 import json
 import os
 import signal
-import tempfile
 from pathlib import Path
 from typing import Any
 
+import durable
 from bakeoff.errors import BakeoffError
+from bakeoff.records.errors import DamagedRecord  # one class: the records' readers raise it too
 
 KILL_ENV = "BAKEOFF_KILL_AFTER_WRITES"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -30,10 +31,6 @@ _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 class OutOfDisk(BakeoffError):
     """The disk holding the batch folder is full: the batch stops, what was written stays intact."""
-
-
-class DamagedRecord(BakeoffError):
-    """A record of a batch folder is not what the runner writes (cut short, random bytes, wrong shape)."""
 
 
 def is_disk_full(exc: BaseException) -> bool:
@@ -101,24 +98,11 @@ def to_jsonable(value: Any) -> Any:
 
 
 def write_atomic_text(path: Path, text: str, counter: WriteCounter | None = None) -> None:
-    """Write `text` to `path` so that `path` is either absent, the old file, or the complete new one."""
+    """Write `text` to `path` so that `path` is either absent, the old file, or the complete new one (durable's rules;
+    records stay private to their owner, and a lone surrogate is written as its \\uXXXX escape)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        if is_disk_full(exc):
-            raise out_of_disk(path.parent, exc) from exc
-        raise
-    try:
-        # A lone surrogate (an answer may hold one) is written as its \\uXXXX escape: inside a JSON string that
-        # escape reads back as the same character, so records stay lossless and valid UTF-8.
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        durable.write_text(path, text, mode=durable.PRIVATE)
     except BaseException as exc:
-        Path(tmp_name).unlink(missing_ok=True)  # the old file, if any, is left as it was
         if is_disk_full(exc) and not isinstance(exc, OutOfDisk):
             raise out_of_disk(path.parent, exc) from exc
         raise
@@ -164,17 +148,8 @@ class Journal:
 
     def append(self, event: str, **fields: Any) -> None:
         entry = {"at": utc_now(), "event": event, "pid": os.getpid(), **to_jsonable(fields)}
-        line = json.dumps(entry, sort_keys=True) + "\n"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with open(self.path, "a+b") as handle:
-                if handle.seek(0, os.SEEK_END) > 0:
-                    handle.seek(-1, os.SEEK_END)
-                    if handle.read(1) != b"\n":
-                        line = "\n" + line  # a line cut by a kill stays alone on its line, unreadable; this one is whole
-                handle.write(line.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
+            durable.Journal(self.path).append(entry, sort_keys=True)  # a line cut by a kill is truncated first
         except OSError as exc:
             if is_disk_full(exc):
                 raise out_of_disk(self.path.parent, exc) from exc
@@ -183,14 +158,5 @@ class Journal:
             self.counter.wrote()
 
     def entries(self) -> list[dict]:
-        if not self.path.exists():
-            return []
-        entries = []
-        for line in self.path.read_bytes().splitlines():
-            try:
-                entry = json.loads(line.decode("utf-8"))
-            except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
-                continue  # a line cut by a kill mid-write (or damaged); the next start rewrites that state
-            if isinstance(entry, dict):
-                entries.append(entry)
-        return entries
+        """The whole lines (a last line cut by a kill is dropped; a damaged earlier one is durable.JournalDamaged)."""
+        return [entry for entry in durable.Journal(self.path).entries() if isinstance(entry, dict)]

@@ -9,8 +9,6 @@ from the master seed and never written into anything a model is shown.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -18,12 +16,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+import durable
 from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
 from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment
-from generators.errors import OutputFolderNotWritable
 from generators.spam.memory import check_memory
-from generators.spam.writer import _check_target, _replace_folder, _sha256, _write_csv
+from generators.spam.writer import _check_target, _sha256, _write_csv, new_staging
 
 SESSIONS_FILE = "sessions.csv"
 EXCERPT_FILE = "excerpt.txt"
@@ -122,12 +120,8 @@ def generate_ab_data(
     # One experiment is held in memory at a time: the largest one decides (before anything is allocated).
     check_memory(expected_rows(params, max(params.users, params.holdout_users)), 0)
     _check_target(out_dir, force)
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
-        staging.chmod(0o755)
-    except OSError as exc:
-        raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
-    try:
+    staging = new_staging(out_dir)
+    with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible experiment")
         _write_visible(params, staging)
         holdout_rows = _write_holdout(params, staging, progress)
@@ -140,10 +134,6 @@ def generate_ab_data(
         )
         text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"
         (staging / MANIFEST_FILE).write_text(text, encoding="utf-8")
-        _replace_folder(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return manifest
 
 

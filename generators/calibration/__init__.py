@@ -6,13 +6,11 @@ calibration.json atomically in the corpus folder.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from generators.calibration.checks import CalibrationChecks, evaluate
 from generators.calibration.runner import ReferenceResult, check_corpus, run_reference
 from generators.calibration.sweep import (
@@ -77,17 +75,9 @@ def calibrate(
 
 
 def write_calibration(calibration: Calibration, folder: Path) -> Path:
-    """Write calibration.json into `folder` via a temporary file and a rename."""
+    """Write calibration.json into `folder` atomically (durable; private to its owner, as before)."""
     target = Path(folder) / CALIBRATION_FILE
-    handle, temp_name = tempfile.mkstemp(prefix=".calibration-", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(calibration.to_dict(), out, indent=2)
-            out.write("\n")
-        os.replace(temp_name, target)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    durable.write_json(target, calibration.to_dict(), mode=durable.PRIVATE)
     return target
 
 

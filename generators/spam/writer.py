@@ -1,5 +1,5 @@
-"""Writing a corpus folder atomically: everything goes into a temporary folder beside the
-target, which is renamed into place only once complete. A failed or interrupted run leaves
+"""Writing a corpus folder atomically: everything goes into a staging folder beside the
+target, which is swapped into place whole (durable) only once complete. A failed or interrupted run leaves
 no folder that looks like a corpus."""
 
 from __future__ import annotations
@@ -7,11 +7,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
 from generators.spam.corpus import CorpusTables, Progress, build_tables, no_progress
 from generators.spam.measure import MeasuredRates, measure_corpus
@@ -83,15 +82,12 @@ def _check_target(out_dir: Path, force: bool) -> None:
         raise OutputFolderNotWritable(f"cannot write in {parent}")
 
 
-def _replace_folder(staging: Path, out_dir: Path) -> None:
-    """Move the finished staging folder to out_dir, replacing whatever was there."""
-    if out_dir.exists():
-        retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-        os.rename(out_dir, retired / "corpus")
-        os.rename(staging, out_dir)
-        shutil.rmtree(retired)
-    else:
-        os.rename(staging, out_dir)
+def new_staging(out_dir: Path) -> Path:
+    """The hidden folder beside `out_dir` that a corpus is built in (durable.new_staging: mode 0o755)."""
+    try:
+        return durable.new_staging(out_dir)
+    except OSError as exc:
+        raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
 
 
 def generate_corpus(
@@ -101,12 +97,8 @@ def generate_corpus(
     out_dir = Path(out_dir).absolute()
     check_memory(params.rows, params.holdout_rows)  # before anything is allocated
     _check_target(out_dir, force)
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
-        staging.chmod(0o755)  # mkdtemp makes it private; a corpus folder is as readable as any other
-    except OSError as exc:
-        raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
-    try:
+    staging = new_staging(out_dir)
+    with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         tables = build_tables(params, progress)
         progress("writing files")
         write_tables(tables, staging)
@@ -120,10 +112,6 @@ def generate_corpus(
         )
         text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"
         (staging / "manifest.json").write_text(text, encoding="utf-8")
-        _replace_folder(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return manifest
 
 

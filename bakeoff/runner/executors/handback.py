@@ -8,7 +8,6 @@ A run's state (what a worker resumes from) is its finished stage records and a b
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import tempfile
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+import durable
 from bakeoff.runner.records import read_json, write_json
 from bakeoff.runner.run import BatchEnv, finished_stages, stage_record_path
 from bakeoff.runner.stages import STAGE_NAMES
@@ -153,24 +153,9 @@ def publish_stage(env: BatchEnv, parcel: StageParcel) -> None:
     move_repo_to(repo, parcel.record["commit"]["sha"], env.corpus.excerpt)
     for name, data in parcel.predictions.items():
         if _SAFE_NAME.fullmatch(name) and name not in (".", ".."):
-            write_atomic_bytes(run_dir / "predictions" / name, data)
+            durable.write_bytes(run_dir / "predictions" / name, data, mode=durable.PRIVATE)
     write_json(stage_record_path(run_dir, parcel.index, parcel.stage), parcel.record, env.counter)
     stages = dict(finished_stages(run_dir))
     stages[parcel.stage] = dict(parcel.record)
     write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
     env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, attribution=parcel.record["attribution"])
-
-
-def write_atomic_bytes(path: Path, data: bytes) -> None:
-    """Bytes written whole or not at all (a temporary file in the same folder, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import durable
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
 from bakeoff.runner.plan import Plan, RunSlot
 
@@ -113,15 +114,11 @@ def _local_corpus(job: RunJob, corpus_box: list):
     target = root / (job.corpus_manifest_sha256 or job.batch_id)
     if not target.is_dir():
         files = ray.get(corpus_box[0])
-        root.mkdir(parents=True, exist_ok=True)
-        building = Path(tempfile.mkdtemp(prefix=".corpus-", dir=root))
-        for name, data in files.items():  # a path in the corpus folder (a task's data may have folders)
-            (building / name).parent.mkdir(parents=True, exist_ok=True)
-            (building / name).write_bytes(data)
-        try:
-            building.rename(target)  # whole or absent: a worker killed while copying leaves no half corpus
-        except OSError:
-            shutil.rmtree(building, ignore_errors=True)  # another worker finished it first
+        # Whole or absent: a worker killed while copying leaves no half corpus; another worker finished first wins.
+        with durable.staged_folder(target, if_exists=durable.IfExists.KEEP, mode=0o700) as building:
+            for name, data in files.items():  # a path in the corpus folder (a task's data may have folders)
+                (building / name).parent.mkdir(parents=True, exist_ok=True)
+                (building / name).write_bytes(data)
     return CorpusFiles.from_folder(target, layout)
 
 
