@@ -8,10 +8,10 @@ opens its namespaces, NVML is asked for the GPU's free memory.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Callable
 
 from bakeoff.models.engine_build import REBUILD_HINT, UNKNOWN
 from bakeoff.models.engine_check import EngineProbe, probe_engine
@@ -20,7 +20,7 @@ from bakeoff.models.memory import GIB, GpuMemoryProbe, NvmlProbe
 MIN_FREE_DISK = 2 * GIB  # a corpus, its runs' repositories and the report: far less, but leave room for wheels
 
 
-class State(str, Enum):
+class State(StrEnum):
     OK = "ok"
     NO = "no"  # absent, and not needed for the batch asked about
     FAIL = "FAIL"  # needed, and not working

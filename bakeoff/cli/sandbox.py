@@ -31,10 +31,12 @@ def sandbox_group() -> None:
 
 
 @sandbox_group.command("build")
-@click.option("--bootstrap", is_flag=True, help="When the base image is not here and cannot be pulled, make one offline with debootstrap (needs root).")
+@click.option("--bootstrap", is_flag=True,
+              help="When the base image is not here and cannot be pulled, make one offline with debootstrap (needs root).")
 @click.option("--base-image", default=DEFAULT_BASE, show_default=True, help="Base image (FROM) for the sandbox image.")
 @click.option("--mirror", default=None, help="Debian mirror for --bootstrap (default: the one this machine's apt sources use).")
-@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Wheel cache for the image's Python stack (default: the bakeoff cache).")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Wheel cache for the image's Python stack (default: the bakeoff cache).")
 @click.option("--tag", "image_tag", default=DEFAULT_IMAGE, show_default=True, help="Name of the image to build.")
 @click.option("--force", is_flag=True, help="Rebuild even when the image is up to date.")
 def build(bootstrap: bool, base_image: str, mirror: str | None, wheelhouse: Path | None, image_tag: str, force: bool) -> None:

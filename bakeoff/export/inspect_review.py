@@ -41,7 +41,7 @@ def _prompt(item: Any) -> list[tuple[str, str]] | None:
 
 def _sample(review: ReviewRecords, answer: Mapping[str, Any]):
     log, _, scorer, _ = require_inspect()
-    item = review.items.get(answer.get("item_id"))
+    item = review.items.get(answer.get("item_id") or "")
     prompt = _prompt(item)
     meta = {"stage": "review", "key": answer.get("key")}
     inputs = [chat_message(role, content, meta) for role, content in prompt] if prompt else str(answer.get("item_id"))
@@ -58,7 +58,7 @@ def _sample(review: ReviewRecords, answer: Mapping[str, Any]):
                   "prompt_tokens": answer.get("prompt_tokens"), "completion_tokens": answer.get("completion_tokens"),
                   "error": answer.get("error"), "reasoning": answer.get("reasoning")}
     return log.EvalSample(id=str(answer.get("item_id")), epoch=int(answer.get("sample") or 0) + 1, input=inputs,
-                          target=str(answer.get("expected") or ""), messages=(inputs if prompt else []) + [reply],
+                          target=str(answer.get("expected") or ""), messages=[*(inputs if isinstance(inputs, list) else []), reply],
                           output=model_output(review.model, completion), scores=scores, metadata=metadata)
 
 
