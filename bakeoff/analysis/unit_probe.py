@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -132,25 +133,23 @@ def skipped(reason: str, experiment: str = "") -> UnitProbeRecord:
 
 
 def probe_unit_in_sandbox(sandbox, sessions: Path, *, env: Mapping[str, str] | None = None, timeout_s: float = 120.0,
-                          experiment: str | None = None, scratch_dir: str = ".bakeoff") -> UnitProbeRecord:
+                          experiment: str | None = None) -> UnitProbeRecord:
     """Run the probe on the host file `sessions` with the submission in `sandbox` (any `sandbox.base.Sandbox`).
 
-    Both inputs are written into the workspace's scratch folder (never the repository) and removed afterwards.
+    Both inputs are written into the workspace's git-ignored scratch folder (never the repository) and
+    removed afterwards.
     """
-    from bakeoff.runner.workspace import real_folder, remove_folder
+    from bakeoff.runner.workspace import SCRATCH_DIR, real_folder, remove_folder
 
     workspace = Path(sandbox.spec.workspace)
-    relative = f"{scratch_dir}/{PROBE_FOLDER}"
+    relative = f"{SCRATCH_DIR}/{PROBE_FOLDER}"
     name = experiment or Path(sessions).stem
     remove_folder(workspace, relative)  # whatever sandboxed code left there is not ours to read
     folder = real_folder(workspace, relative)
     os.chmod(folder, 0o777)  # the sandbox may run as another uid: it writes its results here
     os.chmod(folder.parent, folder.parent.stat().st_mode | 0o755)
     try:
-        shutil.copyfile(sessions, folder / f"{ORIGINAL}.csv")
-        duplicate_visits(folder / f"{ORIGINAL}.csv", folder / f"{DUPLICATED}.csv")
-        for path in folder.iterdir():
-            os.chmod(path, 0o644)
+        _write_inputs(Path(sessions), folder)
         attempts, results = [], {}
         for variant in (ORIGINAL, DUPLICATED):
             attempt, result = _analyze(sandbox, workspace, relative, variant, env, timeout_s)
@@ -162,6 +161,18 @@ def probe_unit_in_sandbox(sandbox, sessions: Path, *, env: Mapping[str, str] | N
     finally:
         remove_folder(workspace, relative)
     return UnitProbeRecord(unit_verdict(results[ORIGINAL], results[DUPLICATED]), name, tuple(attempts))
+
+
+def _write_inputs(sessions: Path, folder: Path) -> None:
+    """The experiment and its duplicated copy, made on the host and placed into `folder` with O_EXCL|O_NOFOLLOW:
+    a process the submission left running that plants a link there makes the probe fail, never write through it."""
+    with tempfile.TemporaryDirectory(prefix="bakeoff-unit-probe-") as scratch:
+        doubled = Path(scratch) / f"{DUPLICATED}.csv"
+        duplicate_visits(sessions, doubled)
+        for source, name in ((sessions, ORIGINAL), (doubled, DUPLICATED)):
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            with open(source, "rb") as reader, os.fdopen(os.open(folder / f"{name}.csv", flags, 0o644), "wb") as out:
+                shutil.copyfileobj(reader, out)
 
 
 def _analyze(sandbox, workspace: Path, relative: str, variant: str, env: Mapping[str, str] | None,
