@@ -9,6 +9,7 @@ submission that hangs must not cost its time limit once per experiment.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -98,6 +99,13 @@ class _Runner:
         return self.run(purpose, argv, self.request.analyze_timeout_s)
 
 
+def _wheelhouse(request: AbRequest) -> Path:
+    """The host wheelhouse the sandbox shows at /wheels (the default one when the caller named none)."""
+    from sandbox.wheelhouse import default_wheelhouse
+
+    return request.wheelhouse or default_wheelhouse()
+
+
 def _fresh(workspace: Path, relative: str) -> None:
     """No stale result is ever graded as new (a link planted there is removed, never followed)."""
     path = workspace / relative
@@ -129,7 +137,7 @@ def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *,
     if install:
         on_stage(INSTALL)
         started = time.monotonic()
-        requirements = install_requirements(sandbox, workspace / REQUIREMENTS_FILE, request.wheelhouse,
+        requirements = install_requirements(sandbox, workspace / REQUIREMENTS_FILE, _wheelhouse(request),
                                             timeout_s=request.install_timeout_s)
         runner.sandbox_s += time.monotonic() - started
         if not requirements.ok:
@@ -167,11 +175,12 @@ def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *,
     started = time.monotonic()
     score = score_experiments(graded, request.level)
     seconds = {"sandbox": runner.sandbox_s, "score": time.monotonic() - started}
-    common = dict(visible_result=visible_result, visible_error=visible_error, score=score,
-                  requirements=requirements, steps=tuple(runner.steps), seconds=seconds)
+    outcome = AbOutcome(status="scored", stage=SCORE, rung=RUNG_SCORED, visible_result=visible_result,
+                        visible_error=visible_error, score=score, requirements=requirements,
+                        steps=tuple(runner.steps), seconds=seconds)
     if failure is not None:
-        return AbOutcome(stage=ANALYZE, rung=RUNG_VISIBLE, **failure, **common)
+        return dataclasses.replace(outcome, stage=ANALYZE, rung=RUNG_VISIBLE, **failure)
     if score.failed:
         errors = ", ".join(f"{name} x{count}" for name, count in sorted(score.errors.items()))
-        return AbOutcome(status="bad_output", stage=SCORE, rung=RUNG_HIDDEN, detail=f"unusable results: {errors}", **common)
-    return AbOutcome(status="scored", stage=SCORE, rung=RUNG_SCORED, **common)
+        return dataclasses.replace(outcome, status="bad_output", rung=RUNG_HIDDEN, detail=f"unusable results: {errors}")
+    return outcome
