@@ -11,9 +11,10 @@ import hashlib
 import json
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.records import to_jsonable
@@ -26,6 +27,7 @@ MAX_SLOTS = 10_000  # runs of all models together
 MAX_SEED = 2**63 - 1
 LIMIT_MAXIMA = {"memory_mb": 1 << 20, "pids": 1 << 20, "cpus": 1024.0, "output_kb": 1 << 20}
 PLAN_KEYS = {"models", "runs", "task", "corpus", "sandbox", "seed", "limits", "task_settings", "model_options"}
+EXECUTOR_TABLE = "executor"  # beside the plan in its file (bakeoff.runner.executors.settings)
 
 
 class PlanError(BakeoffError):
@@ -179,6 +181,8 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     models = _models_from(raw.get("models"))
     if runs * len(models) > MAX_SLOTS:
         raise PlanError(f"{runs} runs of {len(models)} models is {runs * len(models)} runs; at most {MAX_SLOTS} per batch")
+    model_options = _model_options_from(_table(raw, "model_options"))
+    _check_backend_options(models, model_options)
     return Plan(
         models=models,
         corpus=str(corpus),
@@ -188,7 +192,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         seed=seed,
         limits=limits,
         task_settings=_table(raw, "task_settings"),
-        model_options=_model_options_from(_table(raw, "model_options")),
+        model_options=model_options,
     )
 
 
@@ -199,14 +203,28 @@ def _short(value: Any) -> str:
 
 
 def _model_options_from(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """[model_options], refused at load when it names a key no backend reads (it failed every run before)."""
-    from bakeoff.models.registry import BackendOptions
+    """[model_options], refused at load when a key is one no backend reads or a value has the wrong type
+    or range (either failed every run at the model's load before, or with a traceback)."""
+    from bakeoff.models.errors import BackendOptionInvalid
+    from bakeoff.models.registry import options_from_plan
 
-    known = {f.name for f in fields(BackendOptions)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise PlanError(f"bad [model_options]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    try:
+        options_from_plan(raw)
+    except BackendOptionInvalid as exc:
+        raise PlanError(f"bad [model_options]: {exc}") from None
     return dict(raw)
+
+
+def _check_backend_options(models: tuple[ModelEntry, ...], model_options: Mapping[str, Any]) -> None:
+    """Each model's options, shared and its own, made into the typed BackendOptions it will be opened with."""
+    from bakeoff.models.errors import BackendOptionInvalid
+    from bakeoff.models.registry import options_from_plan
+
+    for model in models:
+        try:
+            options_from_plan({**model_options, **dict(model.options)})
+        except BackendOptionInvalid as exc:
+            raise PlanError(f"model {model.label}: {exc}") from None
 
 
 def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -249,11 +267,19 @@ def read_plan_text(path: Path) -> str:
         raise PlanError(f"{path} is not UTF-8 text (byte {exc.start}): save the plan as UTF-8 TOML") from None
 
 
-def load_plan(path: Path) -> Plan:
+def read_plan_toml(path: Path) -> dict[str, Any]:
+    """The plan file's tables; a file that is not TOML is a PlanError."""
     try:
-        raw = tomllib.loads(read_plan_text(path))
+        return tomllib.loads(read_plan_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{path} is not valid TOML: {exc}") from None
+
+
+def load_plan(path: Path) -> Plan:
+    """The plan of a plan file. Its [executor] table says how to run the plan, not what it is (nor is it part
+    of the hash): bakeoff.runner.executors.settings.load_plan_and_executor reads it; here it is passed over."""
+    raw = read_plan_toml(path)
+    raw.pop(EXECUTOR_TABLE, None)
     return plan_from_mapping(raw, path.resolve().parent)
 
 
