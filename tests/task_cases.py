@@ -43,7 +43,7 @@ AB_TEST = TaskCase(
     working=ab.ab_answers(ab.implementation(ab.BY_USER)),
     crash_then_repair=ab.ab_answers(ab.implementation(ab.CRASHING), ab.implementation(ab.BY_USER)),
     outcome_keys=("headline", "metrics", "claimed_effect", "claimed_ci"),
-    status_word="scored",
+    status_word="scored winkler=",
 )
 CASES = (SPAM, AB_TEST)
 CASE_IDS = tuple(case.task for case in CASES)
