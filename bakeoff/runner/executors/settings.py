@@ -6,12 +6,12 @@ started under the local executor and resumed on a Ray cluster, or the other way 
 
 from __future__ import annotations
 
-import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from bakeoff.runner.plan import Plan, PlanError, plan_from_mapping, read_plan_text
+from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, plan_from_mapping, read_plan_toml
 
 EXECUTOR_KINDS = ("local", "ray")
 EXECUTOR_KEYS = {"kind", "address", "parallel", "gpus_per_run", "cpus_per_run", "max_in_flight", "max_retries",
@@ -112,11 +112,8 @@ def with_overrides(settings: ExecutorSettings, kind: str | None, address: str | 
 
 def load_plan_and_executor(path: Path) -> tuple[Plan, ExecutorSettings]:
     """A plan file's plan and its `[executor]` table (which is not part of the plan's hash)."""
-    try:
-        raw = tomllib.loads(read_plan_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise PlanError(f"{path} is not valid TOML: {exc}") from None
-    executor = executor_from_mapping(raw.pop("executor", {}))
+    raw = read_plan_toml(path)
+    executor = executor_from_mapping(raw.pop(EXECUTOR_TABLE, {}))
     return plan_from_mapping(raw, path.resolve().parent), executor
 
 
