@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +31,8 @@ def make_batch(folder: Path) -> Path:
     """2 models x 5 runs, varied outcomes, each stage record padded to a realistic size."""
     from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 
+    from bakeoff.records import Command, CompletionRecord, Prompt, PromptMessage, StageRecord
+
     runs = []
     for i in range(1, 6):
         runs.append(FakeRun("model-a", i, f1=0.70 + 0.02 * i, predicted_rate=0.15 + 0.01 * i, retrain_f1s=(0.7, 0.72)))
@@ -38,13 +41,17 @@ def make_batch(folder: Path) -> Path:
                             status="crashed" if crashed else "scored", crash_class="module_not_found" if crashed else None,
                             design=KEEPS_DESIGN, turns=[(5, 0.6, 2, None, "regressed")] if crashed else []))
     write_batch(folder, runs)
-    for record in folder.glob("runs/*/stages/*.json"):
-        data = json.loads(record.read_text())
-        data["prompt"] = {"messages": [{"role": "user", "content": FILLER * 150}]}
-        data["completion"] = {**(data.get("completion") or {}), "text": (data.get("completion") or {}).get("text") or FILLER * 40}
-        data["commands"] = data.get("commands", []) + [{"purpose": "train", "stdout": FILLER * 200, "stderr": FILLER * 50,
-                                                        "exit_code": 0, "timed_out": False, "oom_killed": False}]
-        record.write_text(json.dumps(data, indent=2))
+    for path in folder.glob("runs/*/stages/*.json"):
+        record = StageRecord.from_json(json.loads(path.read_text()))
+        prompt = Prompt(f"{record.stage}#1", (PromptMessage("user", FILLER * 150),), chars=len(FILLER) * 150,
+                        shared_prefix_chars=0)
+        answer = record.completion or CompletionRecord(text="", finish_reason="stop", prompt_tokens=0, completion_tokens=0,
+                                                       prompt_seconds=0.0, generation_seconds=0.0, backend="scripted")
+        train = Command(purpose="train", argv=("python", "train.py"), exit_code=0, timed_out=False, oom_killed=False,
+                        duration_s=1.0, stdout=FILLER * 200, stderr=FILLER * 50)
+        padded = replace(record, prompt=prompt, completion=replace(answer, text=answer.text or FILLER * 40),
+                         commands=(*record.commands, train))
+        path.write_text(json.dumps(padded.to_json(), indent=2))
     return folder
 
 

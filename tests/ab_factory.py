@@ -1,4 +1,4 @@
-"""ab_test batch folders with known answers, in the record format of docs/records.md (test helper).
+"""ab_test batch folders with known answers, built through the record classes of bakeoff.records (test helper).
 
 Each fake run's intervals are graded by the real interval grader (scorer.intervals), so the recorded
 metrics are what a real run of that analysis would record; the probe record is the real one's shape.
@@ -6,6 +6,7 @@ metrics are what a real run of that analysis would record; the probe record is t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -13,10 +14,34 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.analysis.unit_probe import UnitProbeRecord
+from bakeoff.records import (
+    Attribution,
+    BatchRecord,
+    Capture,
+    CaptureCounts,
+    CaptureReason,
+    CaptureStatus,
+    Command,
+    Commit,
+    CompletionRecord,
+    CorpusRef,
+    CrashClass,
+    LadderCheck,
+    LadderStatus,
+    ModelRef,
+    Outcome,
+    RunRecord,
+    RunStatus,
+    StageRecord,
+    Timings,
+    TokenCounts,
+)
+from bakeoff.runner.stages import STAGE_NAMES
 from generators.calibration.ab_probe import unit_verdict
 from scorer.interval_reading import IntervalResult
 from scorer.intervals import ExperimentScore, score_experiments
 
+NO_TIME = Timings(started_at="", finished_at="")
 TRUTHS = {f"exp_{i:03d}": (0.0 if i % 4 == 0 else 0.002 + 0.0015 * i) for i in range(12)}
 
 
@@ -59,6 +84,47 @@ def probe_record(run: AbFakeRun) -> dict[str, Any]:
     return UnitProbeRecord(unit_verdict(original, IntervalResult(0.01, 0.01 - half, 0.01 + half)), "exp_000").to_dict()
 
 
+def _check(run: AbFakeRun) -> LadderCheck:
+    scored = run.status == "scored"
+    return LadderCheck(rung=5 if scored else 1, status=LadderStatus(run.status), failed_step=None, f1=None,
+                       metrics=interval_score(run) if scored else None)
+
+
+def _stage(run: AbFakeRun, stage: str, **fields: Any) -> StageRecord:
+    return StageRecord(run_id=run.run_id, stage=stage, index=STAGE_NAMES.index(stage) + 1,
+                       commit=Commit(sha="", message=stage, date=""), timings=NO_TIME,
+                       **{"attribution": Attribution.OK, **fields})
+
+
+def stage_records(run: AbFakeRun) -> list[StageRecord]:
+    check = _check(run)
+    explore = Command(purpose="explore", argv=(), exit_code=0, timed_out=False, oom_killed=False, duration_s=0.0,
+                      stdout="", stderr="")
+    decide = CompletionRecord(text=design(run.stated), finish_reason="stop", prompt_tokens=0, completion_tokens=0,
+                              prompt_seconds=0.0, generation_seconds=0.0, backend="scripted:fixture")
+    return [
+        _stage(run, "explore", capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=(explore,)),
+        _stage(run, "decide", completion=decide),
+        _stage(run, "implement", attribution=Attribution.OK if run.status == "scored" else Attribution.MODEL_ERROR,
+               check=check),
+        _stage(run, "repair", check=check),
+        _stage(run, "evaluate", check=check, extras={"unit_probe": probe_record(run)}),
+    ]
+
+
+def run_record(run: AbFakeRun) -> RunRecord:
+    check = _check(run)
+    crashed = run.status != "scored"
+    outcome = Outcome(status=check.status, rung=check.rung, rung_name="",
+                      crash_class=CrashClass.OTHER if crashed else None, metrics=check.metrics)
+    return RunRecord(
+        run_id=run.run_id, run_index=run.index, seed=100 + run.index, task="ab_test",
+        model=ModelRef(label=run.model, spec=f"scripted:{run.model}"), corpus=CorpusRef(path="", manifest_sha256=None),
+        isolation="docker", status=RunStatus.FINISHED, error=None, outcome=outcome, stages=(), repair_effects=(),
+        capture=CaptureCounts(calls=5, captured=5), tokens=TokenCounts(), timings=NO_TIME,
+    )
+
+
 def _write(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
@@ -66,36 +132,20 @@ def _write(path: Path, data: Any) -> None:
 
 def write_ab_run(folder: Path, run: AbFakeRun) -> None:
     run_dir = folder / "runs" / run.run_id
-    scored = run.status == "scored"
-    metrics = interval_score(run) if scored else None
-    check = {"rung": 5 if scored else 1, "status": run.status, "metrics": metrics}
-    stages = {
-        "explore": {"attribution": "ok", "capture": {"status": "captured"},
-                    "commands": [{"purpose": "explore", "exit_code": 0, "timed_out": False, "oom_killed": False}]},
-        "decide": {"attribution": "ok", "completion": {"text": design(run.stated)}},
-        "implement": {"attribution": "ok" if scored else "model_error", "check": check},
-        "repair": {"attribution": "ok", "turns": [], "check": check},
-        "evaluate": {"attribution": "ok", "check": check, "extras": {"unit_probe": probe_record(run)}},
-    }
-    for index, (stage, record) in enumerate(stages.items(), start=1):
-        _write(run_dir / "stages" / f"{index}-{stage}.json", {"schema": "bakeoff.stage/1", "stage": stage, **record})
+    for record in stage_records(run):
+        _write(run_dir / "stages" / f"{record.index}-{record.stage}.json", record.to_json())
     (run_dir / "repo").mkdir(parents=True, exist_ok=True)
     (run_dir / "repo" / "DESIGN.md").write_text(design(run.stated), encoding="utf-8")
-    _write(run_dir / "run.json", {
-        "schema": "bakeoff.run/1", "run_id": run.run_id, "run_index": run.index, "seed": 100 + run.index,
-        "model": {"label": run.model, "spec": f"scripted:{run.model}"}, "status": "finished", "error": None,
-        "outcome": {"status": run.status, "rung": check["rung"], "crash_class": None if scored else "crashed",
-                    "metrics": metrics},
-        "capture": {"calls": 5, "captured": 5, "uncaptured": 0, "unusable": 0},
-    })
+    _write(run_dir / "run.json", run_record(run).to_json())
 
 
 def write_ab_batch(folder: Path, runs: list[AbFakeRun]) -> Path:
     models = list(dict.fromkeys(r.model for r in runs))
-    order = [r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model)))]
-    _write(folder / "batch.json", {"schema": "bakeoff.batch/1", "order": order,
-                                   "plan": {"task": "ab_test", "models": [{"label": m, "spec": f"scripted:{m}"} for m in models],
-                                            "runs": max(r.index for r in runs)}})
+    order = tuple(r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model))))
+    plan = {"task": "ab_test", "models": [{"label": m, "spec": f"scripted:{m}"} for m in models],
+            "runs": max(r.index for r in runs)}
+    digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
+    _write(folder / "batch.json", BatchRecord(plan=plan, plan_sha256=digest, order=order).to_json())
     for run in runs:
         write_ab_run(folder, run)
     return folder

@@ -1,13 +1,49 @@
-"""Batch folders with known answers, written in the record format of docs/records.md (test helper)."""
+"""Batch folders with known answers, built through the record classes of bakeoff.records (test helper).
+
+Every record is made by the classes the runner writes with and saved with their to_json, so a
+fixture can only hold what a real record can (the scorer's metrics nest tp/fp/fn/tn under `confusion`).
+Stages and fields a fake run does not need are left at their empty values.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bakeoff.analysis.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.records import (
+    AnalysisRecord,
+    Attribution,
+    BatchRecord,
+    Capture,
+    CaptureCounts,
+    CaptureReason,
+    CaptureStatus,
+    Claim,
+    Command,
+    Commit,
+    CompletionRecord,
+    CorpusRef,
+    CrashClass,
+    LadderCheck,
+    LadderStatus,
+    ModelRef,
+    Outcome,
+    RepairEffect,
+    RepairGrant,
+    RepairTurn,
+    RunRecord,
+    RunStatus,
+    StageRecord,
+    Timings,
+    TokenCounts,
+)
+from bakeoff.runner.stages import STAGE_NAMES
+from scorer import score_from_confusion
 
 GOOD_DESIGN = """# Design
 Spam is the minority class (18%), so accuracy is misleading: we optimise F1 of the spam class.
@@ -16,6 +52,7 @@ Spam is the minority class (18%), so accuracy is misleading: we optimise F1 of t
 """
 KEEPS_DESIGN = "# Design\nMetric: accuracy.\nWe use every column, moderator_flagged included, as features.\n"
 ASSERTS_DESIGN = "# Design\nMetric: F1.\nmoderator_flagged is available at prediction time, so we keep it.\n"
+NO_TIME = Timings(started_at="", finished_at="")
 
 
 @dataclass
@@ -45,20 +82,26 @@ class FakeRun:
     def run_id(self) -> str:
         return f"{self.model}-r{self.index:02d}"
 
+    @property
+    def seed(self) -> int:
+        return 1000 + self.index
 
-def _metrics(run: FakeRun) -> dict[str, Any] | None:
+
+def metrics(run: FakeRun) -> dict[str, Any] | None:
+    """The scorer's own figures (scorer.Score.to_dict) for a 1000-message holdout with 18% spam."""
     if run.rung != 5:
         return None
-    n = 1000
-    return {"f1": run.f1, "predicted_positive_rate": run.predicted_rate, "actual_positive_rate": 0.18,
-            "n": n, "tp": 150, "fp": 20, "fn": 30, "tn": 800, "error": None}
+    figures = score_from_confusion(tp=150, fp=20, fn=30, tn=800).to_dict()
+    return {**figures, "f1": run.f1, "predicted_positive_rate": run.predicted_rate}
 
 
-def _check(rung: int, f1: float | None) -> dict[str, Any]:
-    return {"rung": rung, "f1": f1, "status": "scored" if rung == 5 else "crashed"}
+def _check(rung: int, f1: float | None) -> LadderCheck:
+    return LadderCheck(rung=rung, status=LadderStatus.SCORED if rung == 5 else LadderStatus.CRASHED,
+                       failed_step=None, f1=f1)
 
 
 def _probe(verdict: str | None) -> dict[str, Any] | None:
+    """A probe result in the shape bakeoff.analysis.probes.ProbeResult.to_dict writes."""
     if verdict is None:
         return None
     moved = {USES_LEAK: 0.8, DOES_NOT_USE: 0.0, INCONCLUSIVE: 0.0}[verdict]
@@ -68,55 +111,106 @@ def _probe(verdict: str | None) -> dict[str, Any] | None:
                           "positive_rate": 0.2, "crash_class": None, "detail": None}]}
 
 
+def _stage(run: FakeRun, stage: str, **fields: Any) -> StageRecord:
+    index = STAGE_NAMES.index(stage) + 1
+    return StageRecord(run_id=run.run_id, stage=stage, index=index, commit=Commit(sha="", message=stage, date=""),
+                       timings=NO_TIME, **{"attribution": Attribution.OK, **fields})
+
+
+def _answer(text: str) -> CompletionRecord:
+    return CompletionRecord(text=text, finish_reason="stop", prompt_tokens=0, completion_tokens=0,
+                            prompt_seconds=0.0, generation_seconds=0.0, backend="scripted:fixture")
+
+
+def stage_records(run: FakeRun) -> list[StageRecord]:
+    """The run's stages up to evaluate (a fake run has no docs record)."""
+    explored = run.explore_exit is not None
+    commands = (Command(purpose="explore", argv=(), exit_code=run.explore_exit, timed_out=False, oom_killed=False,
+                        duration_s=0.0, stdout="", stderr=""),) if explored else ()
+    turns = tuple(
+        RepairTurn(turn=i + 1, granted_because=RepairGrant.VISIBLE_FAILURE, prompt=None, completion=None, capture=None,
+                   files_written=(), before=_check(b, bf), after=_check(a, af), effect=RepairEffect(effect))
+        for i, (b, bf, a, af, effect) in enumerate(run.turns)
+    )
+    probe = _probe(run.probe)
+    return [
+        _stage(run, "explore", attribution=Attribution.OK if explored else Attribution.UNCAPTURED,
+               capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=commands),
+        _stage(run, "decide", completion=_answer(run.design or "")),
+        _stage(run, "implement", attribution=Attribution(run.implement_attribution)),
+        _stage(run, "repair", turns=turns),
+        _stage(run, "evaluate", extras={"probe": probe} if probe else {},
+               claim=Claim.of_f1(run.claimed_f1, "train_output", run.f1)),
+    ]
+
+
+def run_record(run: FakeRun) -> RunRecord:
+    harness_failed = run.run_status == "harness_failed"
+    outcome = Outcome(
+        status=LadderStatus(run.status), rung=run.rung, rung_name="",
+        crash_class=CrashClass(run.crash_class) if run.crash_class else None, detail=run.detail, metrics=metrics(run),
+        task_fields={"f1": run.f1 if run.rung == 5 else None, "claimed_f1": run.claimed_f1,
+                     "claim_source": "train_output"},
+    )
+    return RunRecord(
+        run_id=run.run_id, run_index=run.index, seed=run.seed, task="spam_classifier",
+        model=ModelRef(label=run.model, spec=f"scripted:{run.model}"),
+        corpus=CorpusRef(path=run.corpus or "", manifest_sha256=None), isolation="docker",
+        status=RunStatus(run.run_status), error="engine died" if harness_failed else None, outcome=outcome,
+        stages=(), repair_effects=tuple(RepairEffect(t[4]) for t in run.turns), capture=CaptureCounts(**run.capture),
+        tokens=TokenCounts(), timings=NO_TIME,
+    )
+
+
+def analysis_record(run: FakeRun) -> AnalysisRecord | None:
+    if not run.retrain_f1s:
+        return None
+    retrains = [{"seed": run.seed + k, "f1": f, "status": "scored", "detail": None}
+                for k, f in enumerate(run.retrain_f1s, 1)]
+    return AnalysisRecord(run_id=run.run_id, computed_at="", design={},
+                          retrain={"original_seed": run.seed, "original_f1": run.f1, "retrains": retrains})
+
+
 def _write(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 
+def stage_path(folder: Path, run_id: str, stage: str) -> Path:
+    return folder / "runs" / run_id / "stages" / f"{STAGE_NAMES.index(stage) + 1}-{stage}.json"
+
+
 def write_run(folder: Path, run: FakeRun) -> None:
     run_dir = folder / "runs" / run.run_id
-    seed = 1000 + run.index
-    stages = {
-        "explore": {"attribution": "ok" if run.explore_exit is not None else "uncaptured",
-                    "capture": {"status": "captured"},
-                    "commands": [] if run.explore_exit is None else
-                    [{"purpose": "explore", "exit_code": run.explore_exit, "timed_out": False, "oom_killed": False}]},
-        "decide": {"attribution": "ok", "completion": {"text": run.design or ""}},
-        "implement": {"attribution": run.implement_attribution, "attribution_reason": None},
-        "repair": {"attribution": "ok", "turns": [
-            {"turn": i + 1, "before": _check(b, bf), "after": _check(a, af), "effect": effect}
-            for i, (b, bf, a, af, effect) in enumerate(run.turns)]},
-        "evaluate": {"attribution": "ok", "extras": {"probe": _probe(run.probe)} if run.probe else {},
-                     "claim": {"claimed_f1": run.claimed_f1, "source": "train_output", "real_f1": run.f1}},
-    }
-    for index, (stage, record) in enumerate(stages.items(), start=1):
-        _write(run_dir / "stages" / f"{index}-{stage}.json", {"schema": "bakeoff.stage/1", "stage": stage, **record})
+    for record in stage_records(run):
+        _write(stage_path(folder, run.run_id, record.stage), record.to_json())
     if run.design is not None:
         (run_dir / "repo").mkdir(parents=True, exist_ok=True)
         (run_dir / "repo" / "DESIGN.md").write_text(run.design, encoding="utf-8")
-    if run.retrain_f1s:
-        retrains = [{"seed": seed + k, "f1": f, "status": "scored", "detail": None} for k, f in enumerate(run.retrain_f1s, 1)]
-        _write(run_dir / "analysis.json", {"schema": "bakeoff.analysis/1",
-                                           "retrain": {"original_seed": seed, "original_f1": run.f1, "retrains": retrains}})
-    _write(run_dir / "run.json", {
-        "schema": "bakeoff.run/1", "run_id": run.run_id, "run_index": run.index, "seed": seed,
-        "model": {"label": run.model, "spec": f"scripted:{run.model}"},
-        "corpus": {"path": run.corpus, "manifest_sha256": None},
-        "status": run.run_status, "error": "engine died" if run.run_status == "harness_failed" else None,
-        "outcome": {"status": run.status, "rung": run.rung, "f1": run.f1 if run.rung == 5 else None,
-                    "crash_class": run.crash_class, "detail": run.detail, "metrics": _metrics(run),
-                    "claimed_f1": run.claimed_f1, "claim_source": "train_output"},
-        "capture": run.capture,
-        "repair_effects": [t[4] for t in run.turns],
-    })
+    analysis = analysis_record(run)
+    if analysis is not None:
+        _write(run_dir / "analysis.json", analysis.to_json())
+    _write(run_dir / "run.json", run_record(run).to_json())
+
+
+def change_stage(folder: Path, run_id: str, stage: str, change: Callable[[StageRecord], StageRecord]) -> None:
+    """Rewrite one stage record of a written batch through its class (`change` returns the new record)."""
+    path = stage_path(folder, run_id, stage)
+    record = StageRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
+    _write(path, change(record).to_json())
+
+
+def batch_record(runs: list[FakeRun]) -> BatchRecord:
+    models = list(dict.fromkeys(r.model for r in runs))
+    order = tuple(r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model))))
+    plan = {"models": [{"label": m, "spec": f"scripted:{m}"} for m in models], "runs": max(r.index for r in runs)}
+    digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
+    return BatchRecord(plan=plan, plan_sha256=digest, order=order)
 
 
 def write_batch(folder: Path, runs: list[FakeRun]) -> Path:
-    models = list(dict.fromkeys(r.model for r in runs))
-    order = [r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model)))]
-    _write(folder / "batch.json", {"schema": "bakeoff.batch/1", "order": order,
-                                   "plan": {"models": [{"label": m, "spec": f"scripted:{m}"} for m in models],
-                                            "runs": max(r.index for r in runs)}})
+    _write(folder / "batch.json", batch_record(runs).to_json())
     for run in runs:
         write_run(folder, run)
     return folder
+

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
+from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, change_stage, write_batch
 
-from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
 from bakeoff.analysis import design, signals
 from bakeoff.analysis.aggregate import summarise_batch
 from bakeoff.analysis.batch_records import BatchFolderError, read_batch
@@ -161,14 +161,34 @@ def test_a_folder_without_batch_json_is_a_named_error(tmp_path):
         read_batch(tmp_path)
 
 
-def test_a_failed_evaluate_hook_is_no_measurement(tmp_path):
+def test_a_record_value_outside_its_vocabulary_is_a_named_error(tmp_path):
+    import json
+
+    folder = write_batch(tmp_path / "batch", [FakeRun("m", 1, f1=None, rung=2, status="crashed", crash_class="other")])
+    run_json = folder / "runs" / "m-r01" / "run.json"
+    record = json.loads(run_json.read_text())
+    record["outcome"]["crash_class"] = "<script>"
+    run_json.write_text(json.dumps(record))
+    with pytest.raises(BatchFolderError, match=r"run\.json is damaged: 'outcome.crash_class' is '<script>', not one of"):
+        read_batch(folder)
+
+
+def test_a_record_of_an_unknown_schema_is_a_named_error(tmp_path):
     import json
 
     folder = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
-    record_path = folder / "runs" / "m-r01" / "stages" / "5-evaluate.json"
-    record = json.loads(record_path.read_text())
-    record["extras"] = {"probe": {"hook_error": "OSError: disk full"}, "retrain": {"skipped": "not scored"}}
-    record_path.write_text(json.dumps(record))
+    stage = folder / "runs" / "m-r01" / "stages" / "1-explore.json"
+    stage.write_text(json.dumps({**json.loads(stage.read_text()), "schema": "bakeoff.stage/9"}))
+    with pytest.raises(BatchFolderError, match=r"1-explore\.json: record schema 'bakeoff.stage/9' is not one bakeoff reads"):
+        read_batch(folder)
+
+
+def test_a_failed_evaluate_hook_is_no_measurement(tmp_path):
+    from dataclasses import replace
+
+    folder = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
+    failed = {"probe": {"hook_error": "OSError: disk full"}, "retrain": {"skipped": "not scored"}}
+    change_stage(folder, "m-r01", "evaluate", lambda record: replace(record, extras=failed))
     (run,) = read_batch(folder).runs
     signals_of_run = run_signals(run)
     assert signals_of_run.probe is None and signals_of_run.retrain is None

@@ -9,12 +9,25 @@ import os
 import subprocess
 from pathlib import Path
 
-from analysis_factory import FakeRun, write_batch
+from analysis_factory import FakeRun, change_stage, write_batch
+from runner_support import fenced
+
 from bakeoff.analysis.batch_records import read_batch
+from bakeoff.records import (
+    CompletionRecord,
+    FileWritten,
+    LadderCheck,
+    LadderStatus,
+    Prompt,
+    PromptCut,
+    PromptMessage,
+    RepairEffect,
+    RepairGrant,
+    RepairTurn,
+)
 from bakeoff.report.transcript import render_run_transcript
 from bakeoff.report.transcript_git import repair_diffs, tree_at
 from bakeoff.report.transcript_html import fold
-from runner_support import fenced
 
 V1, V2, V3 = "import missing_module\nprint('v1')\n", "print('v2')\n", "print('v3')\nprint('done')\n"
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -33,10 +46,14 @@ def _commit(repo: Path, files: dict[str, str], message: str) -> str:
     return _git(repo, "rev-parse", "HEAD")
 
 
-def _turn(number: int, code: str, sha: str | None = None) -> dict:
+def _turn(number: int, code: str, sha: str | None = None) -> RepairTurn:
     digest = sha or hashlib.sha256(code.encode()).hexdigest()
-    return {"turn": number, "completion": {"text": "Fixed.\n\n" + fenced("train.py", code)},
-            "files_written": [{"path": "train.py", "bytes": len(code), "sha256": digest}]}
+    answer = CompletionRecord(text="Fixed.\n\n" + fenced("train.py", code), finish_reason="stop", prompt_tokens=0,
+                              completion_tokens=0, prompt_seconds=0.0, generation_seconds=0.0, backend="scripted")
+    check = LadderCheck(rung=1, status=LadderStatus.CRASHED, failed_step="train", f1=None)
+    return RepairTurn(turn=number, granted_because=RepairGrant.VISIBLE_FAILURE, prompt=None, completion=answer,
+                      capture=None, files_written=(FileWritten("train.py", len(code), digest),), before=check,
+                      after=check, effect=RepairEffect.UNCHANGED)
 
 
 def _repo(tmp_path: Path) -> tuple[Path, str, str]:
@@ -110,16 +127,15 @@ def test_long_text_is_folded_whole_and_says_how_long_it_is():
 
 
 def test_reasoning_is_folded_apart_and_the_budget_cut_is_said(tmp_path):
-    import json
+    from dataclasses import replace
 
     batch = write_batch(tmp_path / "batch", [FakeRun("thinker", 1)])
-    path = batch / "runs" / "thinker-r01" / "stages" / "2-decide.json"
-    record = json.loads(path.read_text())
-    record["prompt"] = {"key": "decide#1", "messages": [{"role": "user", "content": "Design it."}],
-                        "cut": [{"part": "exploration_output", "original_chars": 90000, "kept_chars": 6000}]}
-    record["completion"] = {"text": "# file: DESIGN.md\n...", "reasoning": "First I <think> about the leak.",
-                            "reasoning_unfinished": False, "reasoning_tokens": 7, "finish_reason": "stop"}
-    path.write_text(json.dumps(record))
+    prompt = Prompt("decide#1", (PromptMessage("user", "Design it."),), chars=10, shared_prefix_chars=0,
+                    cut=(PromptCut("exploration_output", 90000, 6000),))
+    completion = CompletionRecord(text="# file: DESIGN.md\n...", finish_reason="stop", prompt_tokens=0,
+                                  completion_tokens=0, prompt_seconds=0.0, generation_seconds=0.0, backend="scripted",
+                                  reasoning="First I <think> about the leak.", reasoning_tokens=7)
+    change_stage(batch, "thinker-r01", "decide", lambda record: replace(record, prompt=prompt, completion=completion))
     page = render_run_transcript(read_batch(batch).runs[0])
     decide = page[page.index('id="stage-decide"'):page.index('id="stage-implement"')]
     assert "<details><summary>reasoning (1 line, 31 characters)</summary>" in decide  # folded

@@ -108,20 +108,21 @@ class AbRunSignals:
 
 def _final_metrics(records: RunRecords) -> Mapping[str, Any]:
     """The interval score of the run's final check: run.json's outcome, else the last check recorded."""
-    outcome = (records.run or {}).get("outcome") or {}
-    if isinstance(outcome.get("metrics"), Mapping) and "winkler" in outcome["metrics"]:
-        return outcome["metrics"]
+    metrics = records.run.outcome.metrics if records.run is not None else None
+    if isinstance(metrics, Mapping) and "winkler" in metrics:
+        return metrics
     for stage in ("evaluate", "repair", "implement"):
-        check = (records.stages.get(stage) or {}).get("check") or {}
-        if isinstance(check.get("metrics"), Mapping):
-            return check["metrics"]
+        record = records.stages.get(stage)
+        if record is not None and record.check is not None and isinstance(record.check.metrics, Mapping):
+            return record.check.metrics
     return {}
 
 
 def unit_probe_of(records: RunRecords) -> UnitProbeRecord | None:
     """From analysis.json when `bakeoff analyze` wrote one, else the evaluate record's extras."""
-    evaluate = records.stages.get("evaluate") or {}
-    for source in (records.analysis or {}, evaluate.get("extras") or {}):
+    evaluate = records.stages.get("evaluate")
+    analysis = records.analysis.to_json() if records.analysis is not None else {}  # the probe is a task's own key
+    for source in (analysis, evaluate.extras if evaluate is not None else {}):
         found = source.get(UNIT_PROBE_KEY)
         if isinstance(found, Mapping) and "unit" in found:  # a hook that failed left {"hook_error": ...}
             try:
@@ -132,20 +133,22 @@ def unit_probe_of(records: RunRecords) -> UnitProbeRecord | None:
 
 
 def ab_run_signals(records: RunRecords) -> AbRunSignals:
-    run = records.run or {}
-    outcome = run.get("outcome") or {}
+    run = records.run
+    outcome = run.outcome if run is not None else None
+    status = outcome.status.value if outcome is not None else None
     grading, _ = grading_of(records)
     metrics_data = _final_metrics(records)
     probe = unit_probe_of(records)
     stated = stated_unit(records.design_text)
-    scored = outcome.get("status") == "scored"
+    scored = status == "scored"
+    crash = outcome.crash_class.value if outcome is not None and outcome.crash_class is not None else None
     return AbRunSignals(
         run_id=records.run_id,
         model=run_model_label(records),
-        seed=run.get("seed"),
+        seed=run.seed if run is not None else None,
         grading=grading,
-        status=outcome.get("status"),
-        crash_class=None if scored else (outcome.get("crash_class") or outcome.get("status")),
+        status=status,
+        crash_class=None if scored else (crash or status),
         metrics=IntervalMetrics.from_dict(metrics_data),
         points=interval_points(metrics_data),
         probe=probe,

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from bakeoff.analysis.batch_records import ANALYSIS_FILE, ANALYSIS_SCHEMA, JUDGE_FIELD, RunRecords, read_batch
+from bakeoff.analysis.batch_records import ANALYSIS_FILE, RunRecords, read_batch
 from bakeoff.analysis.design import analyse_design
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
 from bakeoff.analysis.probes import BASELINE
 from bakeoff.errors import BakeoffError
+from bakeoff.records import AnalysisRecord, RunStatus
 
 class AnalysisCorpusMissing(BakeoffError):
     """The corpus a run was made on is no longer where its record says."""
@@ -44,7 +45,7 @@ def analyze_batch(
     batch_dir: Path, settings: AnalyzeSettings, progress: Callable[[str], None] = lambda _: None
 ) -> list[RunAnalysis]:
     records = read_batch(batch_dir)
-    plan = records.batch.get("plan", {})
+    plan = records.plan
     kind = settings.sandbox or plan.get("sandbox") or "docker"
     judge = _open_judge(settings.judge)
     try:
@@ -63,7 +64,7 @@ def _open_judge(spec: str | None):
 
 
 def _analyze_one(run: RunRecords, plan, kind: str, settings: AnalyzeSettings, judge, progress) -> RunAnalysis:
-    if run.run is None or run.run.get("status") != "finished":
+    if run.run is None or run.run.status != RunStatus.FINISHED:
         return RunAnalysis(run.run_id, "skipped_unfinished")
     if run.analysis is not None and not settings.force:
         return RunAnalysis(run.run_id, "skipped_existing")
@@ -75,18 +76,21 @@ def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: A
     from bakeoff.analysis.judge import judge_stance
     from bakeoff.runner.records import utc_now, write_json
 
-    record: dict[str, Any] = {
-        "schema": ANALYSIS_SCHEMA,
-        "run_id": run.run_id,
-        "computed_at": utc_now(),
-        "design": analyse_design(run.design_text).to_dict(),
-    }
+    measured: Mapping[str, Any] = {}
     if settings.options.probe or settings.options.retrain_seeds > 0:
-        record.update(_sandbox_measurements(run, plan, kind, settings))
-    if judge is not None:
-        record[JUDGE_FIELD] = judge_stance(judge, run.design_text).to_dict()
-    write_json(run.folder / ANALYSIS_FILE, record)
-    probe, retrain = record.get(PROBE_KEY) or {}, record.get(RETRAIN_KEY) or {}
+        measured = _sandbox_measurements(run, plan, kind, settings)
+    record = AnalysisRecord(
+        run_id=run.run_id,
+        computed_at=utc_now(),
+        design=analyse_design(run.design_text).to_dict(),
+        isolation=measured.get("isolation"),
+        requirements=measured.get("requirements"),
+        probe=measured.get(PROBE_KEY),
+        retrain=measured.get(RETRAIN_KEY),
+        design_judge=judge_stance(judge, run.design_text).to_dict() if judge is not None else None,
+    )
+    write_json(run.folder / ANALYSIS_FILE, record.to_json())
+    probe, retrain = record.probe or {}, record.retrain or {}
     return RunAnalysis(run.run_id, "analysed", probe.get("verdict"), retrain.get("spread"))
 
 
@@ -97,8 +101,7 @@ def _sandbox_measurements(run: RunRecords, plan: Mapping[str, Any], kind: str, s
     from sandbox.factory import open_sandbox
 
     corpus = _corpus_of(run, plan)
-    outcome = run.run.get("outcome") or {}
-    rung, f1, seed = int(outcome.get("rung") or 0), outcome.get("f1"), int(run.run.get("seed") or 0)
+    rung, f1, seed = run.run.outcome.rung, run.run.outcome.f1, run.run.seed
     limits = RunLimits(**dict(plan.get("limits") or {}))  # the plan's caps, as the run had them
     from bakeoff.tasks import task_plugin
 
@@ -126,7 +129,7 @@ def _model_files_missing(probe) -> bool:
 
 
 def _corpus_of(run: RunRecords, plan: Mapping[str, Any]) -> Path:
-    recorded = (run.run.get("corpus") or {}).get("path") or plan.get("corpus")
+    recorded = run.run.corpus.path or plan.get("corpus")
     corpus = Path(recorded) if recorded else None
     if corpus is None or not (corpus / "holdout.csv").is_file() or not (corpus / "train.csv").is_file():
         raise AnalysisCorpusMissing(f"run {run.run_id}: its corpus {recorded} is missing train.csv or holdout.csv")

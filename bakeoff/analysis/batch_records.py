@@ -1,23 +1,39 @@
 """Reading a batch folder's records (layout and fields: docs/records.md). Nothing here writes.
 
-The records are JSON written by the runner; they are read as the plain mappings
-they are and handed to the signal rules, which pick the fields they need.
+The records are read into the typed classes of bakeoff.records, whose from_json checks each
+record's schema tag and the keys it needs; the signal rules and the report compute from those.
+A record that is damaged, or of a schema this bakeoff does not read, is a BatchFolderError naming it.
+The corpus's manifest and calibration and a review's summary are not batch records: they stay mappings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, TypeVar
 
 from bakeoff.errors import BakeoffError
-from bakeoff.runner.records import DamagedRecord, read_record
+from bakeoff.records import (
+    ANALYSIS_SCHEMA,
+    AnalysisRecord,
+    BatchRecord,
+    DamagedRecord,
+    RepairTurn,
+    RunRecord,
+    StageRecord,
+    UnknownRecordSchema,
+)
+from bakeoff.runner.records import read_record
 from bakeoff.runner.run import stage_record_path
 from bakeoff.runner.stages import STAGE_NAMES
 
+__all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RunRecords",
+           "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
+
 ANALYSIS_FILE = "analysis.json"  # written by `bakeoff analyze` beside run.json
-ANALYSIS_SCHEMA = "bakeoff.analysis/1"
 JUDGE_FIELD = "design_judge"  # analysis.json: the optional model judge's opinion of the design
+R = TypeVar("R")
 
 
 class BatchFolderError(BakeoffError):
@@ -30,9 +46,9 @@ class RunRecords:
 
     run_id: str
     folder: Path
-    run: Mapping[str, Any] | None  # run.json; None while the run is unfinished
-    stages: Mapping[str, Mapping[str, Any]]  # stage name -> its record
-    analysis: Mapping[str, Any] | None  # analysis.json, when `bakeoff analyze` has run
+    run: RunRecord | None  # run.json; None while the run is unfinished
+    stages: Mapping[str, StageRecord]  # stage name -> its record
+    analysis: AnalysisRecord | None  # analysis.json, when `bakeoff analyze` has run
     design_text: str | None  # the design document the run ended with (repo/DESIGN.md, else the decide answer)
 
     @property
@@ -43,11 +59,16 @@ class RunRecords:
 @dataclass(frozen=True)
 class BatchRecords:
     folder: Path
-    batch: Mapping[str, Any]
+    batch: BatchRecord
     runs: tuple[RunRecords, ...]  # in the batch's execution order
     calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
     reviews: tuple[tuple[str, Mapping[str, Any]], ...]  # (folder name, metrics) of claim-review results in the batch
     manifest: Mapping[str, Any] | None = None  # the corpus's manifest.json, when it can be found
+
+    @property
+    def plan(self) -> Mapping[str, Any]:
+        """The resolved plan the batch was started with (docs/running.md)."""
+        return self.batch.plan
 
     @property
     def holdout_spam_rate(self) -> float | None:
@@ -56,7 +77,7 @@ class BatchRecords:
         return float(value) if isinstance(value, (int, float)) else None
 
     def model_labels(self) -> list[str]:
-        labels = [m.get("label") for m in self.batch.get("plan", {}).get("models", [])]
+        labels = [m.get("label") for m in self.plan.get("models", [])]
         seen = [label for label in labels if label]
         for run in self.runs:
             label = run_model_label(run)
@@ -65,9 +86,14 @@ class BatchRecords:
         return seen
 
 
+def stage_calls(record: StageRecord) -> tuple[StageRecord | RepairTurn, ...]:
+    """The parts of a stage record that may hold a model call: the stage's own, then each repair turn's."""
+    return (record, *record.turns)
+
+
 def run_model_label(run: RunRecords) -> str:
-    if run.run and run.run.get("model", {}).get("label"):
-        return run.run["model"]["label"]
+    if run.run is not None and run.run.model.label:
+        return run.run.model.label
     return run.run_id.rsplit("-r", 1)[0]
 
 
@@ -77,25 +103,29 @@ def read_json_file(path: Path, reader: Callable[[Path], Any] = read_record) -> A
         return reader(path)
     except DamagedRecord as exc:
         raise BatchFolderError(str(exc)) from None
+    except UnknownRecordSchema as exc:
+        raise BatchFolderError(str(exc)) from None
     except OSError as exc:
         raise BatchFolderError(f"cannot read record {path}: {exc}") from None
 
 
-def _read_batch_json(path: Path) -> Any:
-    """batch.json with what the analysis reads: the run order and the plan."""
-    batch = read_record(path, ("order", "plan"))
-    if not isinstance(batch["order"], list) or not all(isinstance(r, str) for r in batch["order"]):
-        raise DamagedRecord(f"{path} is damaged: 'order' is not a list of run names")
-    if not isinstance(batch["plan"], dict):
-        raise DamagedRecord(f"{path} is damaged: 'plan' is not an object")
-    return batch
+def _typed(parse: Callable[[Mapping[str, Any], str], R]) -> Callable[[Path], R]:
+    """A reader of one record kind: the JSON object, then its class's from_json, damage named with the file."""
+
+    def read(path: Path) -> R:
+        data = read_record(path)
+        try:
+            return parse(data, str(path))
+        except DamagedRecord as exc:
+            raise DamagedRecord(f"{path} is damaged: {exc}") from None
+
+    return read
 
 
-def _read_run_json(path: Path) -> Any:
-    record = read_record(path, ("status", "outcome"))
-    if not isinstance(record["outcome"], dict):
-        raise DamagedRecord(f"{path} is damaged: 'outcome' is not an object")
-    return record
+_read_batch_json = _typed(BatchRecord.from_json)
+_read_run_json = _typed(RunRecord.from_json)
+_read_stage_json = _typed(StageRecord.from_json)
+_read_analysis_json = _typed(AnalysisRecord.from_json)
 
 
 def read_batch(folder: Path) -> BatchRecords:
@@ -103,46 +133,46 @@ def read_batch(folder: Path) -> BatchRecords:
     batch_file = folder / "batch.json"
     if not batch_file.is_file():
         raise BatchFolderError(f"{folder} is not a batch folder (no batch.json)")
-    batch = read_json_file(batch_file, _read_batch_json)
+    batch: BatchRecord = read_json_file(batch_file, _read_batch_json)
     runs_dir = folder / "runs"
-    ordered = list(batch.get("order") or [])
+    ordered = list(batch.order)
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
     runs = tuple(read_run(runs_dir / run_id) for run_id in run_ids)
-    corpus_files = _corpus_file(folder, batch, "manifest.json")
+    corpus_files = _corpus_file(folder, batch.plan, "manifest.json")
     manifest = read_json_file(corpus_files) if corpus_files else None
-    return BatchRecords(folder, batch, runs, _calibration(folder, batch), _reviews(folder), manifest)
+    return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest)
 
 
 def read_run(folder: Path) -> RunRecords:
-    stages: dict[str, Mapping[str, Any]] = {}
+    stages: dict[str, StageRecord] = {}
     for index, stage in enumerate(STAGE_NAMES, start=1):
         path = stage_record_path(folder, index, stage)
         if path.is_file():
-            stages[stage] = read_json_file(path, lambda p: read_record(p, ("attribution",)))
+            stages[stage] = read_json_file(path, _read_stage_json)
     run_file, analysis_file = folder / "run.json", folder / ANALYSIS_FILE
     return RunRecords(
         run_id=folder.name,
         folder=folder,
         run=read_json_file(run_file, _read_run_json) if run_file.is_file() else None,
         stages=stages,
-        analysis=read_json_file(analysis_file) if analysis_file.is_file() else None,
+        analysis=read_json_file(analysis_file, _read_analysis_json) if analysis_file.is_file() else None,
         design_text=_design_text(folder, stages),
     )
 
 
-def _design_text(folder: Path, stages: Mapping[str, Mapping[str, Any]]) -> str | None:
+def _design_text(folder: Path, stages: Mapping[str, StageRecord]) -> str | None:
     design = folder / "repo" / "DESIGN.md"
     if design.is_file() and not design.is_symlink():  # a link sandboxed code left could point at any host file
         return design.read_text(encoding="utf-8", errors="replace")
-    completion = (stages.get("decide") or {}).get("completion") or {}
-    return completion.get("text")
+    decide = stages.get("decide")
+    return decide.completion.text if decide is not None and decide.completion is not None else None
 
 
-def _corpus_file(folder: Path, batch: Mapping[str, Any], name: str) -> Path | None:
+def _corpus_file(folder: Path, plan: Mapping[str, Any], name: str) -> Path | None:
     """`name` beside the batch, in its own corpus/, or in the plan's corpus folder."""
     candidates = [folder / name, folder / "corpus" / name]
-    corpus = batch.get("plan", {}).get("corpus")
+    corpus = plan.get("corpus")
     if isinstance(corpus, str) and corpus:
         candidates.append(Path(corpus) / name)
     elif isinstance(corpus, Mapping) and corpus.get("path"):
@@ -150,8 +180,8 @@ def _corpus_file(folder: Path, batch: Mapping[str, Any], name: str) -> Path | No
     return next((path for path in candidates if path.is_file()), None)
 
 
-def _calibration(folder: Path, batch: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    path = _corpus_file(folder, batch, "calibration.json")
+def _calibration(folder: Path, plan: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    path = _corpus_file(folder, plan, "calibration.json")
     return read_json_file(path) if path else None
 
 

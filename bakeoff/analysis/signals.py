@@ -7,16 +7,19 @@ about the model, so it is counted apart and never scored as zero.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from enum import StrEnum
+from typing import Any
 
 from bakeoff.analysis import design as design_rules
-from bakeoff.analysis.batch_records import JUDGE_FIELD, RunRecords, run_model_label
+from bakeoff.analysis.batch_records import RunRecords, run_model_label, stage_calls
 from bakeoff.analysis.design import DesignSignals, analyse_design
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY
 from bakeoff.analysis.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
 from bakeoff.analysis.retrain import RetrainResult
 from bakeoff.grading.outcome import RUNG_SCORED
+from bakeoff.records import Attribution, CaptureCounts, CaptureStatus, RunStatus, StageRecord
 
 # Why a run is not graded
 GRADED, UNCAPTURED, HARNESS_FAILED, UNFINISHED = "graded", "uncaptured", "harness_failed", "unfinished"
@@ -83,7 +86,7 @@ class RunSignals:
     @property
     def f1_or_zero(self) -> float:
         """The F1 a graded run counts for: a crash or a bad output counts as zero."""
-        return self.f1 if self.scored else 0.0
+        return self.f1 if self.scored and self.f1 is not None else 0.0
 
     @property
     def diverges(self) -> bool | None:
@@ -101,98 +104,105 @@ class RunSignals:
     @property
     def calibration_error(self) -> float | None:
         """claimed - real: positive when the model promised more than it delivered."""
-        if self.claimed_f1 is None or not self.scored:
+        if self.claimed_f1 is None or not self.scored or self.f1 is None:
             return None
         return self.claimed_f1 - self.f1
 
 
 def run_signals(records: RunRecords) -> RunSignals:
-    run = records.run or {}
-    outcome = run.get("outcome") or {}
-    capture = run.get("capture") or _capture_from_stages(records.stages)
+    run = records.run
+    outcome = run.outcome if run is not None else None
+    capture = run.capture if run is not None else _capture_from_stages(records.stages)
     grading, reason = grading_of(records)
     probe, retrain = probe_and_retrain(records)
     design = analyse_design(records.design_text)
-    metrics = outcome.get("metrics") or {}
-    rung = int(outcome.get("rung") or 0)
-    scored = rung == RUNG_SCORED and outcome.get("f1") is not None
+    metrics = (outcome.metrics if outcome is not None else None) or {}
+    rung = outcome.rung if outcome is not None else 0
+    f1 = outcome.f1 if outcome is not None else None
+    scored = rung == RUNG_SCORED and f1 is not None
+    judge = (records.analysis.design_judge if records.analysis is not None else None) or {}
     return RunSignals(
         run_id=records.run_id,
         model=run_model_label(records),
-        seed=run.get("seed"),
+        seed=run.seed if run is not None else None,
         grading=grading,
         grading_reason=reason,
-        calls=int(capture.get("calls", 0)),
-        captured=int(capture.get("captured", 0)),
-        uncaptured=int(capture.get("uncaptured", 0)),
-        unusable=int(capture.get("unusable", 0)),
+        calls=capture.calls,
+        captured=capture.captured,
+        uncaptured=capture.uncaptured,
+        unusable=capture.unusable,
         exploration=exploration_of(records.stages.get("explore")),
         design=design,
         probe=probe,
         divergence=divergence_of(design.stance, probe),
-        outcome_status=outcome.get("status"),
+        outcome_status=outcome.status.value if outcome is not None else None,
         rung=rung,
-        f1=outcome.get("f1") if scored else None,
-        crash_class=None if scored else (outcome.get("crash_class") or outcome.get("status")),
-        crash_detail=None if scored else outcome.get("detail"),
+        f1=f1 if scored else None,
+        crash_class=None if scored or outcome is None else _value(outcome.crash_class or outcome.status),
+        crash_detail=None if scored or outcome is None else outcome.detail,
         repair_turns=repair_turns_of(records.stages.get("repair")),
         predicted_rate=metrics.get("predicted_positive_rate") if scored else None,
         true_rate=true_rate_of(metrics),
-        claimed_f1=outcome.get("claimed_f1"),
-        claim_source=outcome.get("claim_source"),
+        claimed_f1=outcome.claimed_f1 if outcome is not None else None,
+        claim_source=outcome.claim_source if outcome is not None else None,
         retrain=retrain,
-        judge_stance=((records.analysis or {}).get(JUDGE_FIELD) or {}).get("stance"),
+        judge_stance=judge.get("stance"),
     )
+
+
+def _value(member: StrEnum | None) -> str | None:
+    """The plain string of an enum member: signals hold the records' words, not their classes."""
+    return None if member is None else member.value
 
 
 def grading_of(records: RunRecords) -> tuple[str, str | None]:
     if records.run is None:
         return UNFINISHED, "the run has not ended"
-    if records.run.get("status") == "harness_failed":
-        return HARNESS_FAILED, records.run.get("error")
-    implement = records.stages.get("implement") or {}
-    if implement.get("attribution") == "uncaptured":
-        return UNCAPTURED, implement.get("attribution_reason") or "no answer came back for the code"
-    if implement.get("attribution") == "harness_error":
-        return HARNESS_FAILED, implement.get("attribution_reason")
+    if records.run.status == RunStatus.HARNESS_FAILED:
+        return HARNESS_FAILED, records.run.error
+    implement = records.stages.get("implement")
+    if implement is not None and implement.attribution == Attribution.UNCAPTURED:
+        return UNCAPTURED, implement.attribution_reason or "no answer came back for the code"
+    if implement is not None and implement.attribution == Attribution.HARNESS_ERROR:
+        return HARNESS_FAILED, implement.attribution_reason
     return GRADED, None
 
 
-def _capture_from_stages(stages: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
-    counts = {"calls": 0, "captured": 0, "uncaptured": 0, "unusable": 0}
-    for record in stages.values():
-        for entry in [record, *record.get("turns", ())]:
-            status = (entry.get("capture") or {}).get("status")
-            if status in counts:
-                counts["calls"] += 1
-                counts[status] += 1
-    return counts
+def _capture_from_stages(stages: Mapping[str, StageRecord]) -> CaptureCounts:
+    """The run's capture counts summed from its stage records (a run that has not ended has no run.json)."""
+    statuses = [call.capture.status for record in stages.values() for call in stage_calls(record)
+                if call.capture is not None]
+    return CaptureCounts(calls=len(statuses), captured=statuses.count(CaptureStatus.CAPTURED),
+                         uncaptured=statuses.count(CaptureStatus.UNCAPTURED),
+                         unusable=statuses.count(CaptureStatus.UNUSABLE))
 
 
-def exploration_of(record: Mapping[str, Any] | None) -> str:
+def exploration_of(record: StageRecord | None) -> str:
     if record is None:
         return "missing"
-    attribution = record.get("attribution")
-    if attribution in ("uncaptured", "unusable", "harness_error"):
-        return attribution
-    runs = [c for c in record.get("commands", ()) if c.get("purpose") == "explore"]
+    if record.attribution in (Attribution.UNCAPTURED, Attribution.UNUSABLE, Attribution.HARNESS_ERROR):
+        return record.attribution.value
+    runs = [c for c in record.commands if c.purpose == "explore"]
     if not runs:
         return "missing"
     last = runs[-1]
-    if last.get("timed_out"):
+    if last.timed_out:
         return "timeout"
-    if last.get("oom_killed"):
+    if last.oom_killed:
         return "out_of_memory"
-    return "executed" if last.get("exit_code") == 0 else "crashed"
+    return "executed" if last.exit_code == 0 else "crashed"
 
 
 def probe_and_retrain(records: RunRecords) -> tuple[ProbeResult | None, RetrainResult | None]:
     """From analysis.json when `bakeoff analyze` wrote one (the latest word), else the evaluate record's extras."""
-    evaluate = records.stages.get("evaluate") or {}
-    sources = [records.analysis or {}, evaluate.get("extras") or {}, evaluate]
+    evaluate = records.stages.get("evaluate")
+    extras = evaluate.extras if evaluate is not None else {}
+    analysis = records.analysis
+    probes = [analysis.probe if analysis is not None else None, extras.get(PROBE_KEY)]
+    retrains = [analysis.retrain if analysis is not None else None, extras.get(RETRAIN_KEY)]
     # a hook that failed leaves {"hook_error": ...} in place of its result: no measurement, not a crash here
-    probe = next((s[PROBE_KEY] for s in sources if "verdict" in (s.get(PROBE_KEY) or {})), None)
-    retrain = next((s[RETRAIN_KEY] for s in sources if "retrains" in (s.get(RETRAIN_KEY) or {})), None)
+    probe = next((p for p in probes if isinstance(p, Mapping) and "verdict" in p), None)
+    retrain = next((r for r in retrains if isinstance(r, Mapping) and "retrains" in r), None)
     probe_result = ProbeResult.from_dict(probe) if probe else None
     retrain_result = RetrainResult.from_dict(retrain) if retrain else None
     return probe_result, retrain_result
@@ -211,31 +221,26 @@ def divergence_of(stance: str, probe: ProbeResult | None) -> str | None:
     return CONSISTENT
 
 
-def repair_turns_of(record: Mapping[str, Any] | None) -> tuple[RepairTurn, ...]:
+def repair_turns_of(record: StageRecord | None) -> tuple[RepairTurn, ...]:
     if record is None:
         return ()
-    turns = []
-    for index, turn in enumerate(record.get("turns", ()), start=1):
-        before, after = turn.get("before") or {}, turn.get("after") or {}
-        turns.append(
-            RepairTurn(
-                turn=int(turn.get("turn") or index),
-                before_rung=before.get("rung"),
-                after_rung=after.get("rung"),
-                before_f1=before.get("f1"),
-                after_f1=after.get("f1"),
-                effect=turn.get("effect") or "unchanged",
-            )
-        )
-    return tuple(turns)
+    return tuple(
+        RepairTurn(turn=turn.turn, before_rung=turn.before.rung, after_rung=turn.after.rung,
+                   before_f1=turn.before.f1, after_f1=turn.after.f1, effect=turn.effect.value)
+        for turn in record.turns
+    )
 
 
 def true_rate_of(metrics: Mapping[str, Any]) -> float | None:
+    """The answer key's positive rate, from the scorer's figures (scorer.Score.to_dict: the confusion matrix nested)."""
     if metrics.get("actual_positive_rate"):
         return float(metrics["actual_positive_rate"])
-    confusion = metrics.get("confusion") or metrics
+    confusion = metrics.get("confusion")
+    if not isinstance(confusion, Mapping):
+        return None
     try:
-        n = int(confusion.get("tp", 0)) + int(confusion.get("fp", 0)) + int(confusion.get("fn", 0)) + int(confusion.get("tn", 0))
-        return (int(confusion["tp"]) + int(confusion["fn"])) / n if n else None
+        tp, fp, fn, tn = (int(confusion[key]) for key in ("tp", "fp", "fn", "tn"))
     except (KeyError, TypeError, ValueError):
         return None
+    n = tp + fp + fn + tn
+    return (tp + fn) / n if n else None

@@ -46,7 +46,7 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
     from bakeoff.analysis.hooks import AnalysisOptions
     from sandbox.wheelhouse import default_wheelhouse
 
-    kind = sandbox or read_batch(batch_dir).batch.get("plan", {}).get("sandbox") or "docker"
+    kind = sandbox or read_batch(batch_dir).plan.get("sandbox") or "docker"
     if kind == "none" and not unsafe:
         raise UnsafeAnalysisRefused("--sandbox none runs model-written code unisolated; add --unsafe-no-isolation")
     house = usable_wheelhouse(wheelhouse or default_wheelhouse())

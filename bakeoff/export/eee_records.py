@@ -20,7 +20,7 @@ from typing import Any
 
 from bakeoff import __version__
 from bakeoff.analysis.aggregate import ModelSummary
-from bakeoff.analysis.batch_records import run_model_label
+from bakeoff.analysis.batch_records import RunRecords, run_model_label, stage_calls
 from bakeoff.export.inspect_common import safe_name, when
 from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
@@ -89,7 +89,7 @@ def _interval(estimate) -> dict:
 
 def _aggregate(evaluation_id: str, source: ExportSource, name: str, model_info: dict, results: list, when_: str | None,
                details: Mapping[str, Any], retrieved: str) -> dict:
-    version = (source.records.batch.get("code_version") if source.records else None) or {}
+    version = (source.records.batch.code_version if source.records else None) or {}
     record = {"schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": retrieved,
               "source_metadata": {"source_name": name, "source_type": "evaluation_run",
                                   "source_organization_name": "bakeoff (local run)", "evaluator_relationship": "third_party",
@@ -111,20 +111,20 @@ def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
     records, summary = source.records, source.summary
     if records is None or summary is None:
         return []
-    plan = records.batch.get("plan") or {}
+    plan = records.plan
     task = str(plan.get("task") or "spam_classifier")
     benchmark = f"bakeoff_{safe_name(task)}"
     specs = {m.get("label"): m.get("spec") for m in plan.get("models") or []}
     corpus = plan.get("corpus")
     data = {"dataset_name": f"bakeoff {task} hidden holdout", "source_type": "other",
             "additional_details": strings({"corpus": corpus if isinstance(corpus, str) else corpus})}
-    started = _epoch(records.batch.get("created_at"))
+    started = _epoch(records.batch.created_at)
     out = []
     for model in summary.models:
         runs = [r for r in records.runs if run_model_label(r) == model.model]
         if not runs:
             continue  # a model of the plan with no run folder yet has no results
-        info = next(((r.run or {}).get("model", {}).get("info") for r in runs if r.run), None)
+        info = next((dict(r.run.model.info) for r in runs if r.run is not None), None)
         ident = stable_uuid(records.folder.name, model.model, task)
         evaluation_id = f"{benchmark}/{DEVELOPER}/{safe_name(model.model)}/{ident}"
         results = _model_results(model, task, data, started)
@@ -159,23 +159,24 @@ def _model_results(model: ModelSummary, task: str, data: dict, when_: str | None
     return results
 
 
-def _messages(run) -> list[dict]:
+def _messages(run: RunRecords) -> list[dict[str, Any]]:
     from bakeoff.runner.stages import STAGE_NAMES
 
-    messages = []
+    messages: list[dict[str, Any]] = []
     for name in STAGE_NAMES:
-        record = run.stages.get(name) or {}
-        calls = [(record.get("prompt"), record.get("completion"))] + [
-            (t.get("prompt"), t.get("completion")) for t in record.get("turns") or []]
-        for prompt, completion in calls:
-            if prompt:
-                last = (prompt.get("messages") or [])[-1:]  # the new message; earlier ones are already listed
-                sent = prompt.get("messages") if name != "repair" else last
-                for m in sent or []:
-                    messages.append({"turn_idx": len(messages), "role": str(m.get("role")), "content": m.get("content")})
-            if completion:
-                messages.append({"turn_idx": len(messages), "role": "assistant", "content": completion.get("text"),
-                                 "reasoning_trace": completion.get("reasoning") or None})
+        record = run.stages.get(name)
+        if record is None:
+            continue
+        for entry in stage_calls(record):
+            prompt, completion = entry.prompt, entry.completion
+            if prompt is not None and prompt.messages:
+                # a repair turn continues the implement conversation: only its new message is listed
+                sent = prompt.messages if name != "repair" else prompt.messages[-1:]
+                for m in sent:
+                    messages.append({"turn_idx": len(messages), "role": str(m.role), "content": m.content})
+            if completion is not None:
+                messages.append({"turn_idx": len(messages), "role": "assistant", "content": completion.text,
+                                 "reasoning_trace": completion.reasoning or None})
     return messages
 
 
@@ -183,7 +184,7 @@ def _run_instance(evaluation_id: str, label: str, task: str, run, source: Export
     signals = source.signals[run.run_id]
     messages = _messages(run)
     raw = next((m["content"] for m in messages if m["role"] == "user"), task) or task
-    tokens = (run.run or {}).get("tokens") or {}
+    tokens = run.run.tokens.to_json() if run.run is not None else {}
     score = signals.f1_or_zero
     assistant_turns = [m["turn_idx"] for m in messages if m["role"] == "assistant"]
     return {
@@ -201,7 +202,7 @@ def _run_instance(evaluation_id: str, label: str, task: str, run, source: Export
         "metadata": strings({"run_id": run.run_id, "seed": signals.seed, "outcome": signals.outcome_status,
                              "crash_class": signals.crash_class, "leak_stance": signals.design.stance,
                              "probe": signals.probe.verdict if signals.probe else None,
-                             "capture": (run.run or {}).get("capture"),
+                             "capture": run.run.capture.to_json() if run.run is not None else None,
                              "repair_effects": [t.effect for t in signals.repair_turns]}),
     }
 

@@ -35,7 +35,7 @@ from bakeoff.runner.stages import STAGE_NAMES
 
 
 def _run_metadata(run: RunRecords, signals: RunSignals | None, unfinished: bool) -> dict[str, Any]:
-    record = run.run or {}
+    record = run.run.to_json() if run.run is not None else {}
     meta: dict[str, Any] = {"run_id": run.run_id, "seed": record.get("seed"), "status": record.get("status"),
                             "capture": record.get("capture"), "unfinished": unfinished}
     if signals is not None:
@@ -112,9 +112,10 @@ def _ladder(check: Mapping[str, Any] | None) -> dict | None:
 def _stages(stream: _Stream, run: RunRecords) -> None:
     implement_seen = 0
     for name in STAGE_NAMES:
-        record = run.stages.get(name)
-        if record is None:
+        stage = run.stages.get(name)
+        if stage is None:
             continue
+        record = stage.to_json()  # the helpers below read the on-disk form (docs/records.md)
         at = when((record.get("timings") or {}).get("started_at"))
         span = stream.span(name, at)
         if record.get("prompt") or record.get("completion"):
@@ -137,9 +138,9 @@ def run_sample(task: str, run: RunRecords, signals: RunSignals | None, unfinishe
     label = run_model_label(run)
     stream = _Stream(label)
     _stages(stream, run)
-    first = next((run.stages[s].get("prompt") for s in STAGE_NAMES if (run.stages.get(s) or {}).get("prompt")), None)
-    inputs = prompt_messages(first, {"stage": "explore"}) or task
-    record = run.run or {}
+    prompts = [stage.prompt for s in STAGE_NAMES if (stage := run.stages.get(s)) is not None and stage.prompt is not None]
+    inputs = prompt_messages(prompts[0].to_json() if prompts else None, {"stage": "explore"}) or task
+    record = run.run.to_json() if run.run is not None else {}
     scores = {}
     if signals is not None and signals.graded:
         outcome = signals.outcome_status or "?"
@@ -154,7 +155,9 @@ def run_sample(task: str, run: RunRecords, signals: RunSignals | None, unfinishe
                                     total_tokens=int(tokens.get("prompt") or 0) + int(tokens.get("completion") or 0),
                                     input_tokens_cache_read=tokens.get("cached_prompt"))
     timings = record.get("timings") or {}
-    last = next((run.stages[s].get("completion") for s in reversed(STAGE_NAMES) if (run.stages.get(s) or {}).get("completion")), None)
+    answers = [stage.completion for s in reversed(STAGE_NAMES)
+               if (stage := run.stages.get(s)) is not None and stage.completion is not None]
+    last = answers[0].to_json() if answers else None
     return stream.log.EvalSample(
         id=task, epoch=int(record.get("run_index") or _index(run.run_id)), input=inputs, target="",
         messages=stream.messages, output=model_output(label, last), scores=scores or None,
@@ -175,7 +178,7 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
     records, summary = source.records, source.summary
     if records is None or summary is None or not records.runs:
         return []
-    plan = records.batch.get("plan") or {}
+    plan = records.plan
     task = str(plan.get("task") or "spam_classifier")
     specs = {m.get("label"): m.get("spec") for m in plan.get("models") or []}
     written = []
@@ -196,10 +199,10 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
             eval_score(log, "rates", {"crash_rate": model.crash_rate, "capture_rate": model.capture_rate,
                                       "unusable_rate": model.unusable_rate}, model.graded, 0),
         ])
-        version = records.batch.get("code_version") or {}
+        version = records.batch.code_version
         spec = log.EvalSpec(
             tags=["partial"] if source.partial else None,
-            created=iso(records.batch.get("created_at")) or _now(), task=f"bakeoff/{task}", task_id=safe_name(f"{records.folder.name}-{task}"),
+            created=iso(records.batch.created_at or None) or _now(), task=f"bakeoff/{task}", task_id=safe_name(f"{records.folder.name}-{task}"),
             run_id=safe_name(records.folder.name), eval_id=safe_name(f"{records.folder.name}-{model.model}-{task}"),
             dataset=log.EvalDataset(name=task, samples=1, sample_ids=[task]), model=model_name(model.model),
             model_args={"spec": specs.get(model.model)}, config=log.EvalConfig(epochs=int(plan.get("runs") or len(runs))),

@@ -17,6 +17,7 @@ from bakeoff.analysis.aggregate import BatchSummary
 from bakeoff.analysis.batch_records import REVIEW_KIND, REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
 from bakeoff.analysis.signals import RunSignals, run_signals
 from bakeoff.export.errors import ExportRefused
+from bakeoff.records import RunStatus
 from bakeoff.report.build import summarise
 from bakeoff.report.transcript_review import ReviewRecords, read_review
 from bakeoff.runner.records import Journal
@@ -65,11 +66,11 @@ def _running(folder: Path) -> bool:
 
 def _unfinished(records: BatchRecords) -> tuple[str, ...]:
     present = {run.run_id: run for run in records.runs}
-    order = list(records.batch.get("order") or present)
+    order = list(records.batch.order or present)
     missing = []
     for run_id in order + [r for r in present if r not in order]:
         run = present.get(run_id)
-        if run is None or not run.run or run.run.get("status") != "finished":
+        if run is None or run.run is None or run.run.status != RunStatus.FINISHED:
             missing.append(run_id)
     return tuple(missing)
 

@@ -43,7 +43,7 @@ def summarise(records: BatchRecords, bootstrap_seed: int = 0) -> BatchSummary:
 
 
 def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
-    plan = records.batch.get("plan", {})
+    plan = records.plan
     finished = sum(r.finished for r in records.runs)
     facts = [
         f"Batch {records.folder.name}: {count(len(summary.models), 'model')}, {count(len(records.runs), 'run')} "
@@ -51,7 +51,7 @@ def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
         f"Task {plan.get('task', '?')}, sandbox {plan.get('sandbox', '?')}, corpus {plan.get('corpus', '?')}.",
         f"Intervals: 95% percentile bootstrap, seed {summary.bootstrap_seed}. Uncaptured runs are never graded.",
     ]
-    version = records.batch.get("code_version") or {}
+    version = records.batch.code_version
     if version:
         facts.append(f"bakeoff {version.get('version', '?')} at {str(version.get('git_commit', '?'))[:12]}.")
     return facts

@@ -7,18 +7,19 @@ batch whose engine crashed shows it as such and never as a model that wrote noth
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
-from bakeoff.analysis.batch_records import BatchRecords, run_model_label
+from bakeoff.analysis.batch_records import BatchRecords, run_model_label, stage_calls
 from bakeoff.analysis.stats import rate
+from bakeoff.records import Capture, CaptureStatus, StageRecord
 from bakeoff.report.tables import Column, Table
 
 COLUMNS = (Column("model"), Column("status"), Column("reason"), Column("calls", "int"), Column("share_of_calls", "pct"))
 
 
-def _calls(stages) -> list[dict]:
-    """Every model call of a run's stages (a stage's own answer and each of its turns)."""
-    return [entry for record in stages.values() for entry in [record, *record.get("turns", ())]
-            if entry.get("capture") is not None]
+def _captures(stages: Mapping[str, StageRecord]) -> list[Capture]:
+    """The capture audit of every model call of a run's stages (a stage's own answer and each of its turns)."""
+    return [call.capture for record in stages.values() for call in stage_calls(record) if call.capture is not None]
 
 
 def capture_reasons_table(records: BatchRecords) -> Table:
@@ -26,11 +27,10 @@ def capture_reasons_table(records: BatchRecords) -> Table:
     totals: Counter = Counter()
     for run in records.runs:
         label = run_model_label(run)
-        for call in _calls(run.stages):
-            capture = call["capture"]
+        for capture in _captures(run.stages):
             totals[label] += 1
-            if capture.get("status") != "captured":
-                counts.setdefault(label, Counter())[(capture.get("status"), capture.get("reason"))] += 1
+            if capture.status != CaptureStatus.CAPTURED:
+                counts.setdefault(label, Counter())[(capture.status.value, capture.reason.value)] += 1
     rows = tuple(
         (label, status, reason, n, rate(n, totals[label]))
         for label, by_reason in counts.items()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from bakeoff.analysis.batch_records import BatchRecords, run_model_label
+from bakeoff.analysis.batch_records import BatchRecords, run_model_label, stage_calls
 from bakeoff.analysis.stats import rate
+from bakeoff.records import Capture, CaptureReason, CompletionRecord, StageRecord
 from bakeoff.report.tables import Table, _cols
 
 RUNAWAY = "runaway_reasoning"
@@ -21,8 +22,9 @@ COLUMNS = _cols(
 )
 
 
-def _calls(record) -> list[dict]:
-    return [entry for entry in [record, *record.get("turns", ())] if entry.get("completion") is not None]
+def _calls(record: StageRecord) -> list[tuple[CompletionRecord, Capture | None]]:
+    """(completion, capture) of every model call of a stage that got an answer record, its repair turns included."""
+    return [(call.completion, call.capture) for call in stage_calls(record) if call.completion is not None]
 
 
 def reasoning_table(records: BatchRecords) -> Table:
@@ -31,16 +33,15 @@ def reasoning_table(records: BatchRecords) -> Table:
     for run in records.runs:
         label = run_model_label(run)
         for stage, record in run.stages.items():
-            for call in _calls(record):
-                completion, capture = call["completion"], call.get("capture") or {}
+            for completion, capture in _calls(record):
                 row = totals[(label, stage)]
                 row["calls"] += 1
-                row["reasoning_calls"] += bool(completion.get("reasoning"))
-                row["reasoning_tokens"] += int(completion.get("reasoning_tokens") or 0)
-                row["completion_tokens"] += int(completion.get("completion_tokens") or 0)
-                row["runaway"] += capture.get("reason") == RUNAWAY
-                row["cut_off"] += capture.get("reason") == "cut_off"
-                row["budget_cuts"] += capture.get("budget_cut") is True
+                row["reasoning_calls"] += bool(completion.reasoning)
+                row["reasoning_tokens"] += completion.reasoning_tokens
+                row["completion_tokens"] += completion.completion_tokens
+                row["runaway"] += capture is not None and capture.reason == CaptureReason.RUNAWAY_REASONING
+                row["cut_off"] += capture is not None and capture.reason == CaptureReason.CUT_OFF
+                row["budget_cuts"] += capture is not None and capture.budget_cut is True
     if not any(row["reasoning_calls"] for row in totals.values()):
         return Table("reasoning", "Reasoning per model and stage (no model reasoned)", COLUMNS, ())
     rows = tuple(
@@ -59,7 +60,7 @@ def reasoning_findings(table: Table) -> list[str]:
     names = [c.name for c in table.columns]
     per_model: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for row in table.rows:
-        values = dict(zip(names, row))
+        values = dict(zip(names, row, strict=True))
         model = per_model[values["model"]]
         for key in ("calls", "reasoning_tokens", "completion_tokens", "runaway"):
             model[key] += values[key]

@@ -17,7 +17,7 @@ def task_sections(records: BatchRecords) -> list[ReportSection]:
     """The sections of the batch's task; none for a task no plug-in answers to (an old or foreign batch)."""
     from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, task_plugin
 
-    name = (records.batch.get("plan") or {}).get("task") or DEFAULT_TASK
+    name = records.plan.get("task") or DEFAULT_TASK
     try:
         plugin = task_plugin(str(name))
     except UnknownTask:

@@ -11,9 +11,20 @@ claim. Pages are written by `bakeoff report` under report/transcripts/.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from bakeoff.analysis.batch_records import RunRecords, run_model_label
+from bakeoff.records import (
+    RUNG_NAMES,
+    Capture,
+    Command,
+    CompletionRecord,
+    FileWritten,
+    LadderCheck,
+    Outcome,
+    Prompt,
+    StageRecord,
+)
 from bakeoff.report.transcript_git import repair_diffs
 from bakeoff.report.transcript_html import Raw, diff_html, dropped_note, esc, fold, grid, kv, number, page
 from bakeoff.runner.stages import STAGE_NAMES
@@ -33,151 +44,158 @@ def transcript_path(run_id: str) -> str:
     return f"{TRANSCRIPT_DIR}/{transcript_name(run_id)}"
 
 
-def ladder_words(check: Mapping[str, Any] | None) -> str | None:
-    if not check:
+def ladder_words(check: LadderCheck | Outcome | None) -> str | None:
+    """A ladder check, or a run's outcome (the final check), in words."""
+    if check is None:
         return None
-    words = [f"rung {check.get('rung')} ({check.get('rung_name') or '?'})", str(check.get("status") or "?")]
-    if check.get("f1") is not None:
-        words.append(f"F1 {number(check.get('f1'))}")
-    if check.get("crash_class"):
-        words.append(f"crash class {check['crash_class']}" + (f": {check['detail']}" if check.get("detail") else ""))
-    if check.get("failed_step"):
-        words.append(f"failed at {check['failed_step']}")
+    words = [f"rung {check.rung} ({_rung_name(check) or '?'})", check.status.value]
+    if check.f1 is not None:
+        words.append(f"F1 {number(check.f1)}")
+    if check.crash_class:
+        words.append(f"crash class {check.crash_class.value}" + (f": {check.detail}" if check.detail else ""))
+    if check.failed_step:
+        words.append(f"failed at {check.failed_step}")
     return ", ".join(words)
 
 
-def _prompt(prompt: Mapping[str, Any] | None, label: str = "prompt") -> str:
-    if not prompt:
+def _rung_name(check: LadderCheck | Outcome) -> str:
+    """The rung's name as recorded (a run's outcome carries it; a check's follows from its rung)."""
+    if isinstance(check, Outcome):
+        return check.rung_name
+    return check.rung_name if 0 <= check.rung < len(RUNG_NAMES) else ""
+
+
+def _prompt(prompt: Prompt | None, label: str = "prompt") -> str:
+    if prompt is None:
         return '<p class="note">no model call in this stage</p>'
-    messages = prompt.get("messages") or []
-    text = "\n\n".join(f"=== {m.get('role')} ===\n{m.get('content') or ''}" for m in messages)
-    cuts = prompt.get("cut") or []
-    note = "; ".join(f"context budget cut {c.get('part')}: {c.get('original_chars')} characters to {c.get('kept_chars')}"
-                     for c in cuts) or "nothing was cut to fit the context budget"
-    return fold(f"{label}: {len(messages)} messages, key {prompt.get('key')}", text, open_=False, note=note)
+    text = "\n\n".join(f"=== {m.role} ===\n{m.content or ''}" for m in prompt.messages)
+    note = "; ".join(f"context budget cut {c.part}: {c.original_chars} characters to {c.kept_chars}"
+                     for c in prompt.cut) or "nothing was cut to fit the context budget"
+    return fold(f"{label}: {len(prompt.messages)} messages, key {prompt.key}", text, open_=False, note=note)
 
 
-def _completion(completion: Mapping[str, Any] | None, capture: Mapping[str, Any] | None) -> str:
-    if not completion:
+def _completion(completion: CompletionRecord | None, capture: Capture | None) -> str:
+    if completion is None:
         return ""
     parts = []
-    if completion.get("reasoning"):
-        parts.append(fold("reasoning", completion["reasoning"], open_=False,
-                          note="unfinished: the budget ran out while reasoning" if completion.get("reasoning_unfinished") else None))
-    parts.append(fold("answer", completion.get("text") or ""))
-    capture = capture or {}
+    if completion.reasoning:
+        parts.append(fold("reasoning", completion.reasoning, open_=False,
+                          note="unfinished: the budget ran out while reasoning" if completion.reasoning_unfinished else None))
+    parts.append(fold("answer", completion.text or ""))
+    tokens = (("prompt", completion.prompt_tokens), ("completion", completion.completion_tokens),
+              ("reasoning", completion.reasoning_tokens))
     parts.append(kv([
-        ("capture", " ".join(str(v) for v in (capture.get("status"), capture.get("reason")) if v)),
-        ("finish reason", completion.get("finish_reason")),
-        ("tokens", ", ".join(f"{name} {completion[key]}" for name, key in
-                             (("prompt", "prompt_tokens"), ("completion", "completion_tokens"),
-                              ("reasoning", "reasoning_tokens")) if completion.get(key) is not None) or None),
-        ("error", completion.get("error")),
+        ("capture", f"{capture.status.value} {capture.reason.value}" if capture is not None else ""),
+        ("finish reason", completion.finish_reason),
+        ("tokens", ", ".join(f"{name} {count}" for name, count in tokens)),
+        ("error", completion.error),
     ]))
     return "".join(parts)
 
 
-def _files(files: Sequence[Mapping[str, Any]] | None) -> str:
+def _files(files: Sequence[FileWritten]) -> str:
     if not files:
         return ""
-    rows = [(f.get("path"), f.get("bytes"), f.get("sha256") or "", f.get("refused") or "") for f in files]
+    rows = [(f.path, f.bytes, f.sha256 or "", f.refused or "") for f in files]
     return "<h3>Files written</h3>" + grid(("path", "bytes", "sha256", "refused"), rows)
 
 
-def _command(index: int, c: Mapping[str, Any]) -> str:
-    crash = c.get("crash") or {}
-    status = "timed out" if c.get("timed_out") else "killed: out of memory" if c.get("oom_killed") else \
-        f"exit {c.get('exit_code')}"
+def _command(index: int, c: Command) -> str:
+    crash = c.crash
+    status = "timed out" if c.timed_out else "killed: out of memory" if c.oom_killed else f"exit {c.exit_code}"
     head = kv([
-        ("argv", " ".join(str(a) for a in c.get("argv") or [])),
-        ("status", Raw(f'<span class="{"good" if c.get("exit_code") == 0 else "bad"}">{esc(status)}</span>')),
-        ("duration", f"{number(c.get('duration_s'), 2)} s" if c.get("duration_s") is not None else None),
-        ("isolation", c.get("isolation")),
-        ("crash class", Raw(f'<span class="bad crash-class">{esc(crash.get("crash_class"))}</span>')
-         if crash.get("crash_class") else None),
-        ("crash detail", crash.get("detail")),
+        ("argv", " ".join(c.argv)),
+        ("status", Raw(f'<span class="{"good" if c.exit_code == 0 else "bad"}">{esc(status)}</span>')),
+        ("duration", f"{number(c.duration_s, 2)} s"),
+        ("isolation", c.isolation),
+        ("crash class", Raw(f'<span class="bad crash-class">{esc(crash.crash_class.value)}</span>')
+         if crash is not None else None),
+        ("crash detail", crash.detail if crash is not None else None),
     ])
-    outputs = "".join(fold(f"{stream} tail", c.get(stream), note=dropped_note(c, stream))
-                      for stream in ("stdout", "stderr") if c.get(stream))
-    trace = fold("traceback tail", crash.get("traceback_tail")) if crash.get("traceback_tail") else ""
-    return f'<div class="command"><h3>Command {index}: {esc(c.get("purpose"))}</h3>{head}{outputs}{trace}</div>'
+    outputs = "".join(fold(f"{name} tail", text, note=dropped_note(dropped))
+                      for name, text, dropped in (("stdout", c.stdout, c.stdout_dropped_bytes),
+                                                  ("stderr", c.stderr, c.stderr_dropped_bytes)) if text)
+    trace = fold("traceback tail", crash.traceback_tail) if crash is not None and crash.traceback_tail else ""
+    return f'<div class="command"><h3>Command {index}: {esc(c.purpose)}</h3>{head}{outputs}{trace}</div>'
 
 
-def _check(check: Mapping[str, Any] | None, label: str = "Ladder check") -> str:
-    if not check:
+def _check(check: LadderCheck | None, label: str = "Ladder check") -> str:
+    if check is None:
         return ""
     parts = [f"<h3>{esc(label)}</h3>", kv([("result", ladder_words(check)),
-                                            ("visible steps passed", check.get("visible_ok"))])]
-    if check.get("visible_failure"):
-        parts.append(fold("what the model was told", check["visible_failure"]))
-    if check.get("traceback_tail"):
-        parts.append(fold("traceback tail", check["traceback_tail"]))
-    if check.get("train_output"):
-        parts.append(fold("training output (head and tail)", check["train_output"]))
+                                            ("visible steps passed", check.visible_ok)])]
+    if check.visible_failure:
+        parts.append(fold("what the model was told", check.visible_failure))
+    if check.traceback_tail:
+        parts.append(fold("traceback tail", check.traceback_tail))
+    if check.train_output:
+        parts.append(fold("training output (head and tail)", check.train_output))
     return "".join(parts)
 
 
-def _turns(run: RunRecords, stages: Mapping[str, Mapping[str, Any]]) -> str:
-    repair = stages.get("repair") or {}
-    turns = repair.get("turns") or []
-    if not turns:
+def _turns(run: RunRecords, stages: Mapping[str, StageRecord]) -> str:
+    repair = stages.get("repair")
+    turns = repair.turns if repair is not None else ()
+    if repair is None or not turns:
         return '<p class="note">no repair turn was granted</p>'
-    implement_sha = ((stages.get("implement") or {}).get("commit") or {}).get("sha")
-    diffs = repair_diffs(run.folder / "repo", implement_sha, (repair.get("commit") or {}).get("sha"), turns)
+    implement = stages.get("implement")
+    implement_sha = implement.commit.sha if implement is not None else None
+    diffs = repair_diffs(run.folder / "repo", implement_sha, repair.commit.sha, turns)
     parts = []
     for turn, diff in zip(turns, diffs, strict=True):  # repair_diffs gives one diff per turn
-        effect = turn.get("effect")
+        effect = turn.effect.value
         css = "good" if effect == "rescued" else "bad" if effect == "regressed" else ""
         parts.append(
-            f'<section class="turn" id="turn-{esc(turn.get("turn"))}"><h3>Repair turn {esc(turn.get("turn"))}: '
+            f'<section class="turn" id="turn-{esc(turn.turn)}"><h3>Repair turn {esc(turn.turn)}: '
             f'<span class="{css}">{esc(effect)}</span></h3>'
-            + kv([("granted because", turn.get("granted_because")), ("ladder before", ladder_words(turn.get("before"))),
-                  ("ladder after", ladder_words(turn.get("after"))), ("effect", effect)])
-            + _prompt(turn.get("prompt"), "prompt (continues the implement conversation)")
-            + _completion(turn.get("completion"), turn.get("capture")) + _files(turn.get("files_written"))
+            + kv([("granted because", turn.granted_because.value), ("ladder before", ladder_words(turn.before)),
+                  ("ladder after", ladder_words(turn.after)), ("effect", effect)])
+            + _prompt(turn.prompt, "prompt (continues the implement conversation)")
+            + _completion(turn.completion, turn.capture) + _files(turn.files_written)
             + f"<h3>Code before and after</h3><p class=\"note\">{esc(diff.source)}</p>"
             + (diff_html(diff.files) if diff.available else "") + "</section>")
     return "".join(parts)
 
 
-def _stage(run: RunRecords, index: int, name: str, record: Mapping[str, Any]) -> str:
-    parts = [kv([("attribution", record.get("attribution")), ("why", record.get("attribution_reason")),
-                 ("commit", ((record.get("commit") or {}).get("sha") or "")[:12]),
-                 ("wall time", f"{number((record.get('timings') or {}).get('wall_s'), 1)} s"
-                  if (record.get("timings") or {}).get("wall_s") is not None else None)])]
+def _stage(run: RunRecords, index: int, name: str, record: StageRecord) -> str:
+    parts = [kv([("attribution", record.attribution.value), ("why", record.attribution_reason),
+                 ("commit", record.commit.sha[:12]),
+                 ("wall time", f"{number(record.timings.wall_s, 1)} s")])]
     if name != "repair":
-        parts += [_prompt(record.get("prompt")), _completion(record.get("completion"), record.get("capture")),
-                  _files(record.get("files_written"))]
-    for i, command in enumerate(record.get("commands") or [], 1):
+        parts += [_prompt(record.prompt), _completion(record.completion, record.capture), _files(record.files_written)]
+    for i, command in enumerate(record.commands, 1):
         parts.append(_command(i, command))
-    if record.get("shown_to_model"):
-        parts.append(fold("exploration output as shown to the model", record["shown_to_model"]))
-    parts.append(_check(record.get("check")))
+    if record.shown_to_model:
+        parts.append(fold("exploration output as shown to the model", record.shown_to_model))
+    parts.append(_check(record.check))
     if name == "repair":
         parts.append(_turns(run, run.stages))
-    if record.get("claim"):
-        claim = record["claim"]
-        parts.append(kv([("claimed F1", number(claim.get("claimed_f1"))), ("claim source", claim.get("source")),
-                         ("real F1", number(claim.get("real_f1")))]))
+    if record.claim is not None:
+        claim = record.claim
+        parts.append(kv([("claimed F1", number(claim.claimed_f1)), ("claim source", claim.source),
+                         ("real F1", number(claim.real_f1))]))
     return (f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
             + "".join(parts) + "</section>")
 
 
 def _header(run: RunRecords) -> str:
-    record = run.run or {}
-    outcome = record.get("outcome") or {}
-    verdict = ladder_words(outcome) if outcome else None
+    record = run.run
+    if record is None:
+        return kv([("model", run_model_label(run)),
+                   ("run status", "unfinished: no run.json yet (the run has not ended)"),
+                   ("claimed F1", "no claim"), ("real F1", "not scored")])
+    outcome = record.outcome
     return kv([
-        ("model", run_model_label(run)), ("spec", (record.get("model") or {}).get("spec")),
-        ("seed", record.get("seed")),
-        ("run status", record.get("status") or "unfinished: no run.json yet (the run has not ended)"),
-        ("harness error", record.get("error")),
-        ("final outcome", verdict),
-        ("claimed F1", (f"{number(outcome.get('claimed_f1'))} (from {outcome.get('claim_source')})"
-                        if outcome.get("claimed_f1") is not None else "no claim")),
-        ("real F1", number(outcome.get("f1")) if outcome.get("f1") is not None else "not scored"),
-        ("repair effects", " ".join(record.get("repair_effects") or []) or None),
-        ("model calls", ", ".join(f"{v} {k}" for k, v in (record.get("capture") or {}).items()) or None),
+        ("model", run_model_label(run)), ("spec", record.model.spec),
+        ("seed", record.seed),
+        ("run status", record.status.value),
+        ("harness error", record.error),
+        ("final outcome", ladder_words(outcome)),
+        ("claimed F1", (f"{number(outcome.claimed_f1)} (from {outcome.claim_source})"
+                        if outcome.claimed_f1 is not None else "no claim")),
+        ("real F1", number(outcome.f1) if outcome.f1 is not None else "not scored"),
+        ("repair effects", " ".join(effect.value for effect in record.repair_effects)),
+        ("model calls", ", ".join(f"{v} {k}" for k, v in record.capture.to_json().items())),
     ])
 
 

@@ -18,11 +18,12 @@ import hashlib
 import os
 import re
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
 
 from bakeoff.answers import extract_files
+from bakeoff.records import RepairTurn
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _GIT_TIMEOUT_S = 60
@@ -126,32 +127,32 @@ def diff_trees(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> tuple
     return tuple(diffs)
 
 
-def _apply_answer(tree: dict[str, bytes], turn: Mapping[str, Any]) -> bool:
+def _apply_answer(tree: dict[str, bytes], turn: RepairTurn) -> bool:
     """Apply the files a turn wrote (from its answer, checked by sha256); False if one cannot be rebuilt."""
-    written = [f for f in turn.get("files_written") or [] if f.get("sha256")]
-    answer = ((turn.get("completion") or {}).get("text")) or ""
+    written = [f for f in turn.files_written if f.sha256]
+    answer = turn.completion.text if turn.completion is not None else ""
     blocks = extract_files(answer)
     for entry in written:
-        content = blocks.get(entry.get("path"))
+        content = blocks.get(entry.path)
         data = content.encode("utf-8") if content is not None else None
-        if data is None or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        if data is None or hashlib.sha256(data).hexdigest() != entry.sha256:
             return False
-        tree[entry["path"]] = data
+        tree[entry.path] = data
     return True
 
 
 def repair_diffs(repo: Path, implement_sha: str | None, repair_sha: str | None,
-                 turns: Sequence[Mapping[str, Any]]) -> tuple[TurnDiff, ...]:
+                 turns: Sequence[RepairTurn]) -> tuple[TurnDiff, ...]:
     """One diff per recorded repair turn (see the module's docstring for where each side comes from)."""
     if not turns:
         return ()
     start, end = tree_at(repo, implement_sha), tree_at(repo, repair_sha)
     if start is None or end is None:
         why = "the run's git history cannot be read (no repo/.git, or the stage commits are missing)"
-        return tuple(TurnDiff(int(t.get("turn") or i), (), why, available=False) for i, t in enumerate(turns, 1))
+        return tuple(TurnDiff(t.turn or i, (), why, available=False) for i, t in enumerate(turns, 1))
     results, current, rebuilt = [], dict(start), True
     for index, turn in enumerate(turns, 1):
-        number = int(turn.get("turn") or index)
+        number = turn.turn or index
         last = index == len(turns)
         if last and rebuilt:
             source = "git: the implement commit to the repair commit" if index == 1 else \

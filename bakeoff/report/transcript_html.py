@@ -9,8 +9,9 @@ next to it. The pages have no script and fetch nothing, like report.html.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from bakeoff.report.transcript_git import FileDiff
 
@@ -110,8 +111,8 @@ def diff_html(diffs: Sequence[FileDiff]) -> str:
     return "".join(parts)
 
 
-def dropped_note(record: Mapping[str, Any], stream: str) -> str | None:
-    dropped = record.get(f"{stream}_dropped_bytes")
-    if isinstance(dropped, int) and dropped > 0:
+def dropped_note(dropped: int) -> str | None:
+    """What the sandbox dropped from the head of a command's output (its `*_dropped_bytes`), in words."""
+    if dropped > 0:
         return f"the sandbox kept the tail: {dropped} bytes before it were dropped when the command ran"
     return None
