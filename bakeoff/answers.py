@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bakeoff.models.base import Completion
+from bakeoff.records.enums import UNCAPTURED_REASONS, CaptureReason, CaptureStatus
+from bakeoff.records.parts import Capture
 
 # --- fenced blocks and files -------------------------------------------------
 #
@@ -250,27 +252,8 @@ def parse_expected_f1(text: str, meter: WorkMeter | None = None) -> float | None
 
 # --- the capture audit -------------------------------------------------------
 
-CAPTURED = "captured"
-UNCAPTURED = "uncaptured"
-UNUSABLE = "unusable"
-UNCAPTURED_REASONS = ("empty", "whitespace_only", "timeout", "transport_error", "backend_error", "backend_crash")
-UNUSABLE_REASONS = ("cut_off", "runaway_reasoning", "no_answer", "no_code", "no_verdict")
+# The statuses and reasons are bakeoff.records' enums (one definition each); Capture is the record's part.
 _VERDICT = re.compile(r"\b(OK|PROBLEM)\b")
-
-
-@dataclass(frozen=True)
-class Capture:
-    status: str  # "captured", "uncaptured" or "unusable"
-    reason: str  # "ok", or one of UNCAPTURED_REASONS / UNUSABLE_REASONS
-    detail: str = ""
-    # For a cut answer: True when the harness's token budget ended it, False when
-    # something else did (the context filled up); None when nothing was cut or the budget is unknown.
-    budget_cut: bool | None = None
-
-    @property
-    def graded(self) -> bool:
-        """Uncaptured answers are never graded; captured and unusable ones are."""
-        return self.status != UNCAPTURED
 
 
 def _default_has_verdict(text: str) -> bool:
@@ -292,25 +275,25 @@ def audit(
     if expect not in ("code", "verdict", "text"):
         raise ValueError(f"expect must be 'code', 'verdict' or 'text', not {expect!r}")
     if completion.error is not None:
-        kind = completion.error_kind if completion.error_kind in UNCAPTURED_REASONS else "backend_error"
-        return Capture(UNCAPTURED, kind, completion.error)
+        kind = completion.error_kind if completion.error_kind in UNCAPTURED_REASONS else CaptureReason.BACKEND_ERROR
+        return Capture(CaptureStatus.UNCAPTURED, CaptureReason(kind), completion.error or "")
     cut = completion.finish_reason == "length"
     budget = completion.token_budget if completion.token_budget is not None else token_budget
     budget_cut = None if not cut or budget is None else completion.completion_tokens >= budget
     if completion.reasoning and not completion.text.strip():
         if cut:
             detail = f"the budget ran out while the model was still reasoning ({completion.reasoning_tokens} reasoning tokens)"
-            return Capture(UNUSABLE, "runaway_reasoning", detail, budget_cut=budget_cut)
-        return Capture(UNUSABLE, "no_answer", "the model reasoned and then stopped without answering")
+            return Capture(CaptureStatus.UNUSABLE, CaptureReason.RUNAWAY_REASONING, detail, budget_cut=budget_cut)
+        return Capture(CaptureStatus.UNUSABLE, CaptureReason.NO_ANSWER, "the model reasoned and then stopped without answering")
     if completion.text == "":
-        return Capture(UNCAPTURED, "empty")
+        return Capture(CaptureStatus.UNCAPTURED, CaptureReason.EMPTY)
     if not completion.text.strip():
-        return Capture(UNCAPTURED, "whitespace_only")
+        return Capture(CaptureStatus.UNCAPTURED, CaptureReason.WHITESPACE_ONLY)
     if cut:
         detail = f"stopped at the token limit after {completion.completion_tokens} tokens"
-        return Capture(UNUSABLE, "cut_off", detail, budget_cut=budget_cut)
+        return Capture(CaptureStatus.UNUSABLE, CaptureReason.CUT_OFF, detail, budget_cut=budget_cut)
     if expect == "code" and not extract_files(completion.text):
-        return Capture(UNUSABLE, "no_code", "no closed, named, fenced file in the answer")
+        return Capture(CaptureStatus.UNUSABLE, CaptureReason.NO_CODE, "no closed, named, fenced file in the answer")
     if expect == "verdict" and not (has_verdict or _default_has_verdict)(completion.text):
-        return Capture(UNUSABLE, "no_verdict")
-    return Capture(CAPTURED, "ok")
+        return Capture(CaptureStatus.UNUSABLE, CaptureReason.NO_VERDICT)
+    return Capture(CaptureStatus.CAPTURED, CaptureReason.OK)

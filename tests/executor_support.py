@@ -27,8 +27,10 @@ def start_cluster(nodes: list[dict]):
     return cluster
 
 
-def two_model_plan(root: Path, corpus: Path, runs: int = 2, extra_models: str = "") -> Path:
-    lines = answers(implementation())
+def two_model_plan(root: Path, corpus: Path, runs: int = 2, extra_models: str = "", lines: list[dict] | None = None,
+                   task: str | None = None) -> Path:
+    """Two scripted models on the same answers (spam's working submission unless `lines`); `task` None: the default."""
+    lines = answers(implementation()) if lines is None else lines
     # A scripted backend replays its answers over its whole life. One at a time, each interleaved run
     # opens its own; with runs in flight, a model's runs may share one (depending on the overlap), so
     # the script holds a copy of the answers for every run and the records cannot depend on the timing.
@@ -37,6 +39,7 @@ def two_model_plan(root: Path, corpus: Path, runs: int = 2, extra_models: str = 
     plan = root / "plan.toml"
     plan.write_text(
         f'runs = {runs}\ncorpus = "{corpus}"\nsandbox = "docker"\nseed = 3\n'
+        + (f'task = "{task}"\n' if task else "") +
         f'models = [{{ spec = "scripted:{first}", label = "alpha" }}, {{ spec = "scripted:{second}", label = "beta" }}{extra_models}]\n'
         "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n[task_settings]\nsmoke_rows = 50\n",
         encoding="utf-8",

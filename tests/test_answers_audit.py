@@ -10,9 +10,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bakeoff.answers import CAPTURED, UNCAPTURED, UNUSABLE, audit
+from bakeoff.answers import audit
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.registry import BackendOptions, open_backend
+from bakeoff.records.enums import CaptureStatus
 
 HELLO = [Message("user", "Write a Python script that prints hello.")]
 GOOD_CODE = "Here:\n```python train.py\nprint('hello')\n```\n"
@@ -33,30 +34,30 @@ def answer(backend, settings=GenerationSettings()):
 @pytest.mark.parametrize(
     "row, expect, status, reason",
     [
-        ({"text": ""}, "code", UNCAPTURED, "empty"),
-        ({"text": "  \n\t "}, "text", UNCAPTURED, "whitespace_only"),
-        ({"error": "model crashed"}, "code", UNCAPTURED, "backend_error"),
-        ({"error": "read timed out", "error_kind": "timeout"}, "code", UNCAPTURED, "timeout"),
-        ({"error": "connection refused", "error_kind": "transport_error"}, "text", UNCAPTURED, "transport_error"),
-        ({"text": GOOD_CODE, "finish_reason": "length"}, "code", UNUSABLE, "cut_off"),
-        ({"text": "I would use pandas and a logistic regression."}, "code", UNUSABLE, "no_code"),
-        ({"text": "```python\nprint('unnamed')\n```"}, "code", UNUSABLE, "no_code"),
-        ({"text": "The split looks fine to me."}, "verdict", UNUSABLE, "no_verdict"),
-        ({"text": GOOD_CODE}, "code", CAPTURED, "ok"),
-        ({"text": "PROBLEM: the scaler is fit on the test set."}, "verdict", CAPTURED, "ok"),
-        ({"text": "Any prose at all."}, "text", CAPTURED, "ok"),
+        ({"text": ""}, "code", CaptureStatus.UNCAPTURED, "empty"),
+        ({"text": "  \n\t "}, "text", CaptureStatus.UNCAPTURED, "whitespace_only"),
+        ({"error": "model crashed"}, "code", CaptureStatus.UNCAPTURED, "backend_error"),
+        ({"error": "read timed out", "error_kind": "timeout"}, "code", CaptureStatus.UNCAPTURED, "timeout"),
+        ({"error": "connection refused", "error_kind": "transport_error"}, "text", CaptureStatus.UNCAPTURED, "transport_error"),
+        ({"text": GOOD_CODE, "finish_reason": "length"}, "code", CaptureStatus.UNUSABLE, "cut_off"),
+        ({"text": "I would use pandas and a logistic regression."}, "code", CaptureStatus.UNUSABLE, "no_code"),
+        ({"text": "```python\nprint('unnamed')\n```"}, "code", CaptureStatus.UNUSABLE, "no_code"),
+        ({"text": "The split looks fine to me."}, "verdict", CaptureStatus.UNUSABLE, "no_verdict"),
+        ({"text": GOOD_CODE}, "code", CaptureStatus.CAPTURED, "ok"),
+        ({"text": "PROBLEM: the scaler is fit on the test set."}, "verdict", CaptureStatus.CAPTURED, "ok"),
+        ({"text": "Any prose at all."}, "text", CaptureStatus.CAPTURED, "ok"),
     ],
 )
 def test_reasons_through_the_scripted_backend(tmp_path, row, expect, status, reason):
     capture = audit(answer(scripted(tmp_path, [row])), expect=expect)
     assert (capture.status, capture.reason) == (status, reason)
-    assert capture.graded == (status != UNCAPTURED)
+    assert capture.graded == (status != CaptureStatus.UNCAPTURED)
 
 
 def test_caller_supplied_verdict_parser(tmp_path):
     backend = scripted(tmp_path, [{"text": "Verdict: sound"}, {"text": "Verdict: sound"}])
     assert audit(answer(backend), expect="verdict").reason == "no_verdict"
-    assert audit(answer(backend), expect="verdict", has_verdict=lambda t: "Verdict:" in t).status == CAPTURED
+    assert audit(answer(backend), expect="verdict", has_verdict=lambda t: "Verdict:" in t).status == CaptureStatus.CAPTURED
 
 
 def test_unknown_expectation_is_refused(tmp_path):
@@ -72,7 +73,7 @@ def test_unreachable_loopback_port_is_uncaptured_transport_error():
         port = sock.getsockname()[1]
     backend = open_backend(f"openai:http://127.0.0.1:{port}/v1#m", BackendOptions(max_retries=1, backoff_s=0.01))
     capture = audit(answer(backend), expect="code")
-    assert (capture.status, capture.reason) == (UNCAPTURED, "transport_error")
+    assert (capture.status, capture.reason) == (CaptureStatus.UNCAPTURED, "transport_error")
 
 
 class _Server:
@@ -112,7 +113,7 @@ def test_slow_loopback_server_is_uncaptured_timeout():
         completion = answer(open_backend(f"openai:{server.url}#m"), GenerationSettings(timeout_s=0.3))
     finally:
         server.close()
-    assert (audit(completion).status, audit(completion).reason) == (UNCAPTURED, "timeout")
+    assert (audit(completion).status, audit(completion).reason) == (CaptureStatus.UNCAPTURED, "timeout")
 
 
 def test_http_400_is_uncaptured_backend_error():
@@ -121,7 +122,7 @@ def test_http_400_is_uncaptured_backend_error():
         completion = answer(open_backend(f"openai:{server.url}#m"))
     finally:
         server.close()
-    assert (audit(completion).status, audit(completion).reason) == (UNCAPTURED, "backend_error")
+    assert (audit(completion).status, audit(completion).reason) == (CaptureStatus.UNCAPTURED, "backend_error")
 
 
 @pytest.mark.parametrize("content, reason", [("", "empty"), (None, "empty"), (" \n ", "whitespace_only")])
@@ -134,7 +135,7 @@ def test_server_answering_nothing_is_uncaptured(content, reason):
     finally:
         server.close()
     assert completion.error is None
-    assert (audit(completion, expect="code").status, audit(completion, expect="code").reason) == (UNCAPTURED, reason)
+    assert (audit(completion, expect="code").status, audit(completion, expect="code").reason) == (CaptureStatus.UNCAPTURED, reason)
 
 
 # --- through the real llama.cpp backend ----------------------------------------------
@@ -151,11 +152,11 @@ def test_tiny_token_limit_is_unusable_cut_off(default_backend):
     completion = answer(default_backend, GenerationSettings(max_tokens=3, temperature=0.0))
     assert completion.finish_reason == "length" and completion.completion_tokens == 3
     capture = audit(completion, expect="code")
-    assert (capture.status, capture.reason) == (UNUSABLE, "cut_off")
+    assert (capture.status, capture.reason) == (CaptureStatus.UNUSABLE, "cut_off")
 
 
 @pytest.mark.llama
 def test_in_process_deadline_is_uncaptured_timeout(default_backend):
     completion = answer(default_backend, GenerationSettings(max_tokens=400, temperature=0.8, seed=1, timeout_s=0.05))
     capture = audit(completion, expect="code")
-    assert (capture.status, capture.reason) == (UNCAPTURED, "timeout")
+    assert (capture.status, capture.reason) == (CaptureStatus.UNCAPTURED, "timeout")

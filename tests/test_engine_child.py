@@ -15,13 +15,14 @@ import time
 
 import psutil
 import pytest
+from engine_support import EngineKiller, engine_children, segfault_when_busy
 
-from bakeoff.answers import UNCAPTURED, audit
+from bakeoff.answers import audit
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.engine_build import read_build_stamp
 from bakeoff.models.gguf import MAX_CONSECUTIVE_CRASHES, GgufBackend, GgufSettings
 from bakeoff.models.registry import default_model_path
-from engine_support import EngineKiller, engine_children, segfault_when_busy
+from bakeoff.records.enums import CaptureStatus
 
 pytestmark = pytest.mark.llama
 
@@ -66,7 +67,7 @@ def test_a_segfault_mid_generation_is_backend_crash_and_the_next_turn_restarts(b
     thread.join()
     crashed = result["c"]
     assert crashed.error_kind == "backend_crash" and "SIGSEGV" in crashed.error and "-11" in crashed.error
-    assert (audit(crashed).status, audit(crashed).reason) == (UNCAPTURED, "backend_crash")
+    assert (audit(crashed).status, audit(crashed).reason) == (CaptureStatus.UNCAPTURED, "backend_crash")
     assert not psutil.pid_exists(child.pid) or child.status() == psutil.STATUS_ZOMBIE
     again = backend.chat(COUNT, key="c#2", settings=SHORT)
     assert again.error is None and again.text

@@ -1,4 +1,5 @@
-"""The local executor: --parallel N keeps records equal to one-at-a-time; the executor settings and the Ray extra.
+"""The local executor: --parallel N keeps records equal to one-at-a-time (for every take-home); the executor
+settings and the Ray extra.
 
 The parallel batch runs two runs in flight in one process (one backend per model shared by its runs
 in flight, one generation at a time); its records equal the sequential batch's field by field.
@@ -12,15 +13,17 @@ import textwrap
 import pytest
 from executor_support import events, no_stage_twice, run_files, two_model_plan
 from runner_support import bakeoff_cli, make_tiny_corpus
+from task_cases import CASE_IDS, CASES
 
 RUNS = ("alpha-r01", "beta-r01", "alpha-r02", "beta-r02")
 
 
 @pytest.mark.docker
 @pytest.mark.slow
-def test_two_runs_in_flight_give_the_same_records(tmp_path):
-    corpus = make_tiny_corpus(tmp_path / "corpus")
-    plan = two_model_plan(tmp_path, corpus, runs=2)
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_two_runs_in_flight_give_the_same_records(tmp_path, case):
+    corpus = case.make_data(tmp_path / "corpus")
+    plan = two_model_plan(tmp_path, corpus, runs=2, lines=case.working, task=case.plan_task)
     sequential, parallel = tmp_path / "one", tmp_path / "two"
     done = bakeoff_cli("run", "--no-probes", "--plan", str(plan), "--out", str(sequential))
     assert done.returncode == 0, done.stderr

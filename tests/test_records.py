@@ -4,6 +4,7 @@ and records written by the code before the records package read back and write o
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,34 @@ def test_enums_are_the_strings_records_hold():
     assert {e.value for e in RepairEffect} == {"rescued", "regressed", "unchanged"}
     assert {e.value for e in RunStatus} == {"finished", "harness_failed"}
     assert LadderCheck.from_json(_through_json(BEFORE)).status is LadderStatus.CRASHED
+
+
+def _old_run_folder(tmp_path: Path) -> Path:
+    run_dir = tmp_path / "runs" / "rescued-r01"
+    shutil.copytree(OLD / "stages", run_dir / "stages")
+    shutil.copy(OLD / "run.json", run_dir / "run.json")
+    return run_dir
+
+
+def test_the_runner_resumes_from_records_of_the_old_code(tmp_path):
+    from bakeoff.runner.record_files import finished_stages, is_finished, read_run_record
+
+    run_dir = _old_run_folder(tmp_path)
+    done = finished_stages(run_dir)
+    assert list(done) == ["explore", "decide", "implement", "repair", "evaluate", "docs"]
+    assert done["repair"] == StageRecord.from_json(_old("stages/4-repair.json"))
+    assert is_finished(run_dir) and read_run_record(run_dir / "run.json") == RunRecord.from_json(_old("run.json"))
+
+
+def test_a_damaged_stage_is_redone_but_a_newer_schema_stops_the_resume(tmp_path):
+    from bakeoff.runner.record_files import finished_stages
+
+    run_dir = _old_run_folder(tmp_path)
+    implement = run_dir / "stages" / "3-implement.json"
+    implement.write_text(implement.read_text()[:500])
+    assert list(finished_stages(run_dir)) == ["explore", "decide"]  # cut short: implement runs again
+    data = _old("stages/3-implement.json")
+    implement.write_text(json.dumps(data | {"schema": "bakeoff.stage/2"}))
+    with pytest.raises(UnknownRecordSchema) as raised:
+        finished_stages(run_dir)
+    assert str(implement) in str(raised.value) and "bakeoff.stage/2" in str(raised.value)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bakeoff.models.base import Message
-from bakeoff.runner.conversation import continued_conversation, shorten, shared_system_message, stage_conversation
-from bakeoff.runner.ladder import LadderCheck, turn_effect
+from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
+from bakeoff.runner.ladder import LadderCheck, Requirement, turn_effect
 from bakeoff.runner.task import TaskSpecError, load_task
 
 
@@ -33,7 +33,8 @@ def test_turn_effects(before, after, effect):
 
 
 def test_ladder_check_round_trips_through_its_record():
-    original = LadderCheck(5, "scored", None, 0.8, visible_ok=True, metrics={"f1": 0.8}, requirements=({"line": 1},),
+    requirement = Requirement(1, "pandas", "pandas", "provided_by_image", None)
+    original = LadderCheck(5, "scored", None, 0.8, visible_ok=True, metrics={"f1": 0.8}, requirements=(requirement,),
                            train_output="EXPECTED_F1: 0.8")
     assert LadderCheck.from_dict(json.loads(json.dumps(original.to_dict()))) == original
 
@@ -147,6 +148,7 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
 
     from rich.console import Console
 
+    from bakeoff.records import RunRecord
     from bakeoff.runner.plan import ModelEntry, RunSlot
     from bakeoff.runner.progress import LiveProgress
 
@@ -156,7 +158,9 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
         progress.batch_started([slot], set())
         progress.run_started(slot)
         progress.stage_started("m-r01", "repair")
-        progress.run_finished(slot, {"status": "finished", "outcome": {"status": "crashed", "crash_class": "type_error"}})
+        progress.run_finished(slot, RunRecord.from_json({
+            "schema": "bakeoff.run/1", "run_id": "m-r01", "status": "finished", "timings": {},
+            "outcome": {"status": "crashed", "rung": 1, "crash_class": "type_error"}}))
     lines = buffer.getvalue().splitlines()
     assert lines[:3] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
     assert "0 runs left" in buffer.getvalue()

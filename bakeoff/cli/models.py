@@ -119,9 +119,10 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
 
     Exits 1 when nothing came back (the answer is uncaptured).
     """
-    from bakeoff.answers import UNCAPTURED, audit
+    from bakeoff.answers import audit
     from bakeoff.models.base import GenerationSettings, Message, turn_key
     from bakeoff.models.registry import BackendOptions
+    from bakeoff.records.enums import CaptureStatus
 
     if prompt == "-":
         prompt = sys.stdin.read()
@@ -144,7 +145,7 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
         click.echo(json.dumps(record, indent=2))
     else:
         _print_record(record, capture)
-    if capture.status == UNCAPTURED:
+    if capture.status == CaptureStatus.UNCAPTURED:
         sys.exit(1)
 
 

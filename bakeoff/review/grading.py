@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from bakeoff.answers import CAPTURED, UNCAPTURED, audit
+from bakeoff.answers import audit
 from bakeoff.models.base import Completion
+from bakeoff.records.enums import CaptureStatus
 from bakeoff.review.items import PROBLEM, ReviewItem
 from bakeoff.review.parse import ParsedAnswer, has_verdict, parse_answer
 
@@ -42,11 +43,11 @@ class ItemAnswer:
 
     @property
     def graded(self) -> bool:
-        return self.capture != UNCAPTURED
+        return self.capture != CaptureStatus.UNCAPTURED
 
     @property
     def usable(self) -> bool:
-        return self.capture == CAPTURED
+        return self.capture == CaptureStatus.CAPTURED
 
     @property
     def graded_verdict(self) -> str | None:
@@ -72,8 +73,8 @@ def is_localized(item: ReviewItem, line: int | None) -> bool:
 
 def grade(item: ReviewItem, sample: int, key: str, completion: Completion) -> ItemAnswer:
     capture = audit(completion, expect="verdict", has_verdict=has_verdict)
-    parsed = parse_answer(completion.text) if capture.status != UNCAPTURED else ParsedAnswer(None, None, None, "")
-    usable = capture.status == CAPTURED
+    parsed = parse_answer(completion.text) if capture.status != CaptureStatus.UNCAPTURED else ParsedAnswer(None, None, None, "")
+    usable = capture.status == CaptureStatus.CAPTURED
     verdict = parsed.verdict if usable else None
     return ItemAnswer(
         item_id=item.id,
@@ -85,7 +86,7 @@ def grade(item: ReviewItem, sample: int, key: str, completion: Completion) -> It
         blamed_line=parsed.line,
         confidence=parsed.confidence,
         reason=parsed.reason,
-        correct=None if capture.status == UNCAPTURED else verdict == item.verdict,
+        correct=None if capture.status == CaptureStatus.UNCAPTURED else verdict == item.verdict,
         localized=is_localized(item, parsed.line) if usable and item.is_problem and verdict == PROBLEM else None,
         text=completion.text,
         finish_reason=completion.finish_reason,

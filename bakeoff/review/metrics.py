@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bakeoff.answers import CAPTURED, UNCAPTURED, UNUSABLE
+from bakeoff.records.enums import CaptureStatus
 from bakeoff.review.grading import ItemAnswer
 from bakeoff.review.items import FAMILIES, OK, PROBLEM, ReviewItem, group_pairs
 
@@ -138,9 +138,9 @@ def compute_metrics(items: Sequence[ReviewItem], answers: Sequence[ItemAnswer]) 
     return ReviewMetrics(
         items=len(items),
         answers=len(answers),
-        captured=sum(a.capture == CAPTURED for a in answers),
-        uncaptured=sum(a.capture == UNCAPTURED for a in answers),
-        unusable=sum(a.capture == UNUSABLE for a in answers),
+        captured=sum(a.capture == CaptureStatus.CAPTURED for a in answers),
+        uncaptured=sum(a.capture == CaptureStatus.UNCAPTURED for a in answers),
+        unusable=sum(a.capture == CaptureStatus.UNUSABLE for a in answers),
         accuracy=_share(bool(a.correct) for a in graded),
         problem_recall=recall,
         ok_specificity=specificity,
@@ -152,6 +152,6 @@ def compute_metrics(items: Sequence[ReviewItem], answers: Sequence[ItemAnswer]) 
         brier_answers=brier_answers,
         agreement=_agreement(graded),
         per_family=_family_metrics(items_by_id, graded),
-        uncaptured_reasons=dict(Counter(a.capture_reason for a in answers if a.capture == UNCAPTURED)),
-        unusable_reasons=dict(Counter(a.capture_reason for a in answers if a.capture == UNUSABLE)),
+        uncaptured_reasons=dict(Counter(a.capture_reason for a in answers if a.capture == CaptureStatus.UNCAPTURED)),
+        unusable_reasons=dict(Counter(a.capture_reason for a in answers if a.capture == CaptureStatus.UNUSABLE)),
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 from bakeoff.errors import BakeoffError
+from bakeoff.records import BATCH_SCHEMA, BatchRecord, RunRecord  # noqa: F401 - BATCH_SCHEMA: batch.py's old name
 from bakeoff.runner.context import CorpusFiles
 from bakeoff.runner.executors.common import default_open_backend as _default_open_backend
 from bakeoff.runner.executors.common import record_unstarted_failure as _record_unstarted_failure  # noqa: F401
@@ -19,15 +20,22 @@ from bakeoff.runner.executors.local import LocalExecutor
 from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
 from bakeoff.runner.lock import batch_lock
 from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
+from bakeoff.runner.record_files import read_batch_record as load_batch_record
+from bakeoff.runner.record_files import write_batch_record
 from bakeoff.runner.records import (
-    DamagedRecord, Journal, WriteCounter, is_disk_full, out_of_disk, read_json, read_record, utc_now,
-    write_atomic_text, write_json,
+    DamagedRecord,
+    Journal,
+    WriteCounter,
+    is_disk_full,
+    out_of_disk,
+    read_json,
+    read_record,
+    utc_now,
+    write_atomic_text,
 )
 from bakeoff.runner.run import BatchEnv, is_finished
-from bakeoff.runner.task import load_task
 from bakeoff.tasks import task_plugin
 
-BATCH_SCHEMA = "bakeoff.batch/1"
 BATCH_REQUIRED = ("schema", "plan", "plan_sha256", "order")
 
 
@@ -41,7 +49,7 @@ class ProgressSink(Protocol):
     def batch_started(self, slots: list[RunSlot], finished: set[str]) -> None: ...
     def run_started(self, slot: RunSlot) -> None: ...
     def stage_started(self, run_id: str, stage: str) -> None: ...
-    def run_finished(self, slot: RunSlot, record: Mapping[str, Any]) -> None: ...
+    def run_finished(self, slot: RunSlot, record: RunRecord) -> None: ...
 
 
 class SilentProgress:
@@ -119,32 +127,31 @@ def make_batch_folder(folder: Path) -> None:
 
 
 def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter,
-                      corpus: CorpusFiles | None = None) -> dict[str, Any]:
+                      corpus: CorpusFiles | None = None) -> BatchRecord:
     """Create the batch folder's records, or check that an existing one was started with this plan and corpus."""
     batch_json = options.out_dir / "batch.json"
     if batch_json.is_file():
-        stored = read_batch_record(batch_json)
-        if stored["plan_sha256"] != plan.sha256():
-            changes = plan_differences(stored["plan"], plan.to_dict())
+        stored = load_batch_record(batch_json)
+        if stored.plan_sha256 != plan.sha256():
+            changes = plan_differences(dict(stored.plan), plan.to_dict())
             raise PlanChanged(
                 f"{options.out_dir} was started with another plan; refusing to mix results. "
                 f"Changed: {'; '.join(changes)}. Use a new --out folder, or the original plan."
             )
-        if corpus is not None and isinstance(stored.get("corpus_sha256"), dict):  # older batches have none
-            check_fingerprint(corpus, stored["corpus_sha256"])
+        if corpus is not None and stored.corpus_sha256 is not None:  # older batches have none
+            check_fingerprint(corpus, dict(stored.corpus_sha256))
         return stored
     if options.plan_text is not None:
         write_atomic_text(options.out_dir / "plan.toml", options.plan_text, counter)
-    batch = {
-        "schema": BATCH_SCHEMA,
-        "plan": plan.to_dict(),
-        "plan_sha256": plan.sha256(),
-        "order": [slot.run_id for slot in run_order(plan)],
-        "created_at": utc_now(),
-        "code_version": code_version(),
-        "corpus_sha256": corpus_fingerprint(corpus) if corpus is not None else None,
-    }
-    write_json(batch_json, batch, counter)
+    batch = BatchRecord(
+        plan=plan.to_dict(),
+        plan_sha256=plan.sha256(),
+        order=tuple(slot.run_id for slot in run_order(plan)),
+        created_at=utc_now(),
+        code_version=code_version(),
+        corpus_sha256=corpus_fingerprint(corpus) if corpus is not None else None,
+    )
+    write_batch_record(batch_json, batch, counter)
     return batch
 
 
@@ -169,11 +176,11 @@ def _run_locked(plan: Plan, task, options: BatchOptions, progress: ProgressSink)
         plan=plan,
         task=task,
         corpus=corpus,
-        corpus_sha256=batch.get("corpus_sha256"),
+        corpus_sha256=batch.corpus_sha256,
         batch_dir=options.out_dir,
         journal=journal,
         counter=counter,
-        code_version=batch["code_version"],
+        code_version=batch.code_version,
         wheelhouse=options.wheelhouse,
         sandbox_options=options.sandbox_options,
         evaluate_hooks=options.evaluate_hooks,

@@ -8,37 +8,38 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
+from bakeoff.records.parts import Command, Crash, crash_class_of
 from bakeoff.runner.conversation import shorten
 from bakeoff.runner.workspace import SCRATCH_DIR, regular_file_inside
 
 HOLDOUT_OUTPUT = f"{SCRATCH_DIR}/holdout_predictions.csv"  # the hidden run's output file, in the scratch folder
 
 
-def grading_command(step, purpose: str, outcome, failed: bool) -> dict[str, Any]:
+def grading_command(step, purpose: str, outcome, failed: bool) -> Command:
     """One grading step (a StepRecord) as a stage record's command; `outcome` gives isolation and the crash."""
     crash = None
     if failed:
-        crash = {"crash_class": outcome.crash_class or outcome.status, "detail": outcome.detail,
-                 "traceback_tail": outcome.traceback_tail}
-    return {
-        "purpose": purpose,
-        "argv": list(step.argv),
-        "exit_code": step.exit_code,
-        "timed_out": step.timed_out,
-        "oom_killed": step.oom_killed,
-        "duration_s": step.duration_s,
-        "stdout": step.stdout_tail,
-        "stderr": step.stderr_tail,
-        "stdout_dropped_bytes": step.stdout_dropped_bytes,
-        "stderr_dropped_bytes": step.stderr_dropped_bytes,
-        "isolation": outcome.isolation,
-        "crash": crash,
-    }
+        # a failure with no crash class (bad_output, dependency_unavailable...) is named by its status
+        crash = Crash(crash_class_of(outcome.crash_class or outcome.status, "crash_class"), outcome.detail,
+                      outcome.traceback_tail)
+    return Command(
+        purpose=purpose,
+        argv=tuple(step.argv),
+        exit_code=step.exit_code,
+        timed_out=step.timed_out,
+        oom_killed=step.oom_killed,
+        duration_s=step.duration_s,
+        stdout=step.stdout_tail,
+        stderr=step.stderr_tail,
+        stdout_dropped_bytes=step.stdout_dropped_bytes,
+        stderr_dropped_bytes=step.stderr_dropped_bytes,
+        isolation=outcome.isolation,
+        crash=crash,
+    )
 
 
-def grading_commands(outcome, purposes: dict[str, str]) -> list[dict[str, Any]]:
+def grading_commands(outcome, purposes: dict[str, str]) -> list[Command]:
     """Every step of a grading outcome as command records; the last one carries the crash when it failed."""
     last = len(outcome.steps) - 1
     return [

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Message, ModelBackend
+from bakeoff.records.parts import Command, Crash, Timings, crash_class_of
 from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.workspace import RunRepo
 from sandbox.base import ExecResult, Sandbox
@@ -96,17 +97,10 @@ class StageClock:
     sandbox_s: float = 0.0
     scoring_s: float = 0.0
 
-    def timings(self, started_at: str, finished_at: str) -> dict[str, Any]:
+    def timings(self, started_at: str, finished_at: str) -> Timings:
         wall = time.monotonic() - self.started
-        return {
-            "started_at": started_at,
-            "finished_at": finished_at,
-            "wall_s": wall,
-            "model_s": self.model_s,
-            "sandbox_s": self.sandbox_s,
-            "scoring_s": self.scoring_s,
-            "harness_s": max(0.0, wall - self.model_s - self.sandbox_s - self.scoring_s),
-        }
+        return Timings(started_at, finished_at, wall_s=wall, model_s=self.model_s, sandbox_s=self.sandbox_s,
+                       scoring_s=self.scoring_s, harness_s=max(0.0, wall - self.model_s - self.sandbox_s - self.scoring_s))
 
 
 @dataclass(frozen=True)
@@ -129,37 +123,37 @@ class RunContext:
         return self.run_dir / "predictions"
 
 
-def command_record(purpose: str, result: ExecResult, crash: Any = None) -> dict[str, Any]:
+def command_record(purpose: str, result: ExecResult, crash: Crash | None = None) -> Command:
     """An execution as the stage record keeps it."""
-    return {
-        "purpose": purpose,
-        "argv": list(result.argv),
-        "exit_code": result.exit_code,
-        "timed_out": result.timed_out,
-        "oom_killed": result.oom_killed,
-        "duration_s": result.duration_s,
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "stdout_dropped_bytes": result.stdout_dropped_bytes,
-        "stderr_dropped_bytes": result.stderr_dropped_bytes,
-        "isolation": result.isolation,
-        "crash": crash,
-    }
+    return Command(
+        purpose=purpose,
+        argv=tuple(result.argv),
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        oom_killed=result.oom_killed,
+        duration_s=result.duration_s,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        stdout_dropped_bytes=result.stdout_dropped_bytes,
+        stderr_dropped_bytes=result.stderr_dropped_bytes,
+        isolation=result.isolation,
+        crash=crash,
+    )
 
 
-def crash_of(result: ExecResult) -> dict[str, Any] | None:
+def crash_of(result: ExecResult) -> Crash | None:
     """The crash classification of a failed execution (None when it succeeded)."""
     if result.ok:
         return None
     from bakeoff.grading.crashes import classify
 
     info = classify(result)
-    return {"crash_class": info.crash_class, "detail": info.detail, "traceback_tail": info.traceback_tail}
+    return Crash(crash_class_of(info.crash_class, "crash_class"), info.detail, info.traceback_tail)
 
 
 def execute(
     ctx: RunContext, clock: StageClock, purpose: str, argv: Sequence[str], timeout_s: float
-) -> tuple[ExecResult, dict[str, Any]]:
+) -> tuple[ExecResult, Command]:
     """Run one command in the run's sandbox, seeded; time it as sandbox time; record it."""
     started = time.monotonic()
     try:
@@ -177,7 +171,7 @@ def output_for_model(result: ExecResult, limit: int) -> str:
     if result.stderr.strip():
         parts.append(result.stderr.rstrip())
     if result.timed_out:
-        parts.append(f"[killed: the command ran longer than the time limit]")
+        parts.append("[killed: the command ran longer than the time limit]")
     if result.oom_killed:
         parts.append("[killed: the command ran out of memory]")
     if result.exit_code not in (0, None):

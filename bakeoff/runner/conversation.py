@@ -11,6 +11,7 @@ from string import Template
 from typing import Mapping, Sequence
 
 from bakeoff.models.base import Message
+from bakeoff.records.parts import Prompt, PromptCut, PromptMessage
 
 CUT_MARK = "\n[... {n} characters cut ...]\n"
 MIN_PART_CHARS = 400  # a variable part is never cut below this (a traceback's tail must survive)
@@ -34,14 +35,10 @@ class Conversation:
     def chars(self) -> int:
         return sum(len(m.content) for m in self.messages)
 
-    def to_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
-            "chars": self.chars,
-            "shared_prefix_chars": self.shared_prefix_chars,
-            "cut": [{"part": c.part, "original_chars": c.original_chars, "kept_chars": c.kept_chars} for c in self.cuts],
-        }
+    def to_prompt(self) -> Prompt:
+        """The conversation as a stage record keeps it."""
+        return Prompt(self.key, tuple(PromptMessage(m.role, m.content) for m in self.messages), self.chars,
+                      self.shared_prefix_chars, tuple(PromptCut(c.part, c.original_chars, c.kept_chars) for c in self.cuts))
 
 
 def shorten(text: str, limit: int) -> str:

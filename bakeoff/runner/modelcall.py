@@ -7,9 +7,10 @@ import posixpath
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Callable
+from typing import Callable
 
 from bakeoff.models.base import Completion, GenerationSettings
+from bakeoff.records.parts import Capture, CompletionRecord, FileWritten
 from bakeoff.runner.context import RunContext, StageClock
 from bakeoff.runner.conversation import Conversation
 from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text
@@ -20,27 +21,22 @@ class Answer:
     """One model turn: the completion and its capture audit, or why the harness could not ask."""
 
     completion: Completion | None
-    capture: Any  # bakeoff.answers.Capture
+    capture: Capture | None
     harness_error: str | None = None
 
     @property
     def captured(self) -> bool:
-        return self.capture is not None and self.capture.status == "captured"
+        return self.capture is not None and self.capture.captured
 
-    def completion_dict(self) -> dict[str, Any] | None:
+    @property
+    def text(self) -> str:
+        """The answer's text ("" when nothing came back)."""
+        return self.completion.text if self.completion is not None else ""
+
+    def completion_record(self) -> CompletionRecord | None:
         if self.completion is None:
             return None
-        data = self.completion.to_dict()
-        data["model_info"] = dict(data.get("model_info") or {})
-        return data
-
-    def capture_dict(self) -> dict[str, Any] | None:
-        if self.capture is None:
-            return None
-        capture = {"status": self.capture.status, "reason": self.capture.reason, "detail": self.capture.detail}
-        if self.capture.budget_cut is not None:
-            capture["budget_cut"] = self.capture.budget_cut  # cut by the harness's token budget, or by something else
-        return capture
+        return CompletionRecord.from_json(self.completion.to_dict())
 
 
 def ask(ctx: RunContext, clock: StageClock, conversation: Conversation, stage: str, expect: str) -> Answer:
@@ -70,9 +66,9 @@ def _is_submission_path(path: str) -> bool:
     return bool(parts) and parts[0] not in (DATA_DIR, SCRATCH_DIR, ".git", "..") and not path.startswith("/")
 
 
-def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bool]) -> list[dict[str, Any]]:
+def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bool]) -> list[FileWritten]:
     """Write the answer's files that `keep` accepts (never into data/, the scratch folder or .git)."""
-    written = []
+    written: list[FileWritten] = []
     for path, content in sorted(files.items()):
         if not (keep(path) and _is_submission_path(path)):
             continue
@@ -80,7 +76,7 @@ def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bo
         try:
             ctx.repo.write_file(path, content)
         except ValueError as exc:  # a path through a link that sandboxed code planted: not written
-            written.append({"path": path, "bytes": len(data), "sha256": None, "refused": str(exc)})
+            written.append(FileWritten(path, len(data), None, refused=str(exc)))
             continue
-        written.append({"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+        written.append(FileWritten(path, len(data), hashlib.sha256(data).hexdigest()))
     return written

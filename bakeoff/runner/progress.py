@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
 
+from bakeoff.records import RunRecord
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.stages import STAGE_NAMES
 from bakeoff.runner.status import describe_outcome, format_seconds
@@ -78,12 +78,12 @@ class LiveProgress:
         self._rows[run_id] = [f"{STAGE_NAMES.index(stage) + 1}/{len(STAGE_NAMES)} {stage}", ""]
         self._refresh(f"{run_id}: {stage}")
 
-    def run_finished(self, slot: RunSlot, record: Mapping[str, Any]) -> None:
+    def run_finished(self, slot: RunSlot, record: RunRecord) -> None:
         self._durations.append(time.monotonic() - self._run_started)
         self._left = max(0, self._left - 1)
-        if record.get("status") == "finished":
-            outcome = describe_outcome(record["outcome"])
+        if record.finished:
+            outcome = describe_outcome(record.outcome.to_json())
         else:
-            outcome = f"harness failure: {record.get('error')}"
+            outcome = f"harness failure: {record.error}"
         self._rows[slot.run_id] = ["done", outcome]
         self._refresh(f"{slot.run_id}: {outcome}")

@@ -15,9 +15,18 @@ from bakeoff.models.base import ModelBackend
 from bakeoff.runner.context import WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
 from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
-from bakeoff.runner.records import (
-    DamagedRecord, Journal, WriteCounter, is_disk_full, no_room_left, out_of_disk, read_json, read_record, utc_now, write_json,
+from bakeoff.records import Commit, CrashClass, LadderCheck, LadderStatus, Resources, RunRecord, StageRecord, Timings
+from bakeoff.runner.record_files import (  # the runner reads and writes its records through record_files only
+    finished_stages,
+    is_finished,
+    read_run_record,
+    read_stage_record,
+    stage_record_path,
+    stages_with_failure,
+    write_run_record,
+    write_stage_record,
 )
+from bakeoff.runner.records import Journal, WriteCounter, is_disk_full, no_room_left, out_of_disk, utc_now
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
 from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, STAGE_NAMES, StageOutcome, stage_functions
@@ -26,9 +35,9 @@ from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 
-STAGE_SCHEMA = "bakeoff.stage/1"
-STAGE_REQUIRED = ("stage", "attribution", "commit", "timings")
-RUN_REQUIRED = ("run_id", "status", "outcome", "timings")
+__all__ = ["BatchEnv", "execute_run", "finished_stages", "is_finished", "read_run_record", "read_stage_record",
+           "run_sandbox_options", "run_sandbox_spec", "stage_record_path"]
+_stages_with_failure = stages_with_failure  # the name the Ray driver imports
 WHEELS_IN_SANDBOX = "/wheels"
 
 
@@ -50,60 +59,6 @@ class BatchEnv:
 
     def run_dir(self, run_id: str) -> Path:
         return self.batch_dir / "runs" / run_id
-
-
-def stage_record_path(run_dir: Path, index: int, stage: str) -> Path:
-    return run_dir / "stages" / f"{index}-{stage}.json"
-
-
-def finished_stages(run_dir: Path) -> dict[str, dict]:
-    """The records of the stages already done, in order.
-
-    A gap ends the list (later ones are re-run), and so does a stage the harness failed:
-    it is the model's work that counts as done, not the harness's failure to do it.
-    """
-    done: dict[str, dict] = {}
-    for index, stage in enumerate(STAGE_NAMES, start=1):
-        record = read_stage_record(stage_record_path(run_dir, index, stage))
-        if record is None or record["attribution"] == HARNESS_ERROR:
-            break
-        done[stage] = record
-    return done
-
-
-def read_stage_record(path: Path) -> dict | None:
-    """A stage record, or None when it is absent or damaged: a damaged record is re-done, never trusted."""
-    if not path.is_file():
-        return None
-    try:
-        record = read_record(path, STAGE_REQUIRED)
-    except DamagedRecord:
-        return None
-    commit = record["commit"]
-    return record if isinstance(commit, dict) and isinstance(commit.get("sha"), str) else None
-
-
-def read_run_record(path: Path) -> dict:
-    """run.json, checked for the fields a reader relies on (DamagedRecord otherwise)."""
-    record = read_record(path, RUN_REQUIRED)
-    for key in ("outcome", "timings"):
-        if not isinstance(record[key], dict):
-            raise DamagedRecord(f"{path} is damaged: '{key}' is not an object")
-    return record
-
-
-def is_finished(run_dir: Path) -> bool:
-    """A run is done when its run record says it finished; a harness failure is retried on the next start.
-
-    A damaged run record is not trusted either: the run is summed up again from its stage records.
-    """
-    path = run_dir / "run.json"
-    if not path.is_file():
-        return False
-    try:
-        return read_run_record(path).get("status") == "finished"
-    except DamagedRecord:
-        return False
 
 
 def run_sandbox_spec(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None, limits: RunLimits):
@@ -137,39 +92,42 @@ def run_sandbox_options(kind: str, options: Mapping[str, Any], wheelhouse: Path 
     return options
 
 
-def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, dict]) -> RunRepo:
+def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord]) -> RunRepo:
     repo_dir = run_dir / "repo"
     if not done:
         return RunRepo.create(repo_dir, env.task.template_dir, env.corpus.excerpt)
     repo = RunRepo(repo_dir)
     last = list(done.values())[-1]
-    repo.reset_to(last["commit"]["sha"])
+    repo.reset_to(last.commit.sha)
     repo.restore_data(env.corpus.excerpt)
     return repo
 
 
-def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, commit, timings, peaks) -> dict:
-    from bakeoff.runner.records import to_jsonable
+def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, commit, timings: Timings,
+                  peaks) -> StageRecord:
+    """The stage's outcome with what the runner adds: the commit, timings and resource peaks (None: not sampled)."""
+    skipped = commit.skipped or {}
+    return StageRecord(
+        run_id=slot.run_id, stage=stage, index=index, attribution=outcome.attribution,
+        attribution_reason=outcome.attribution_reason, prompt=outcome.prompt, completion=outcome.completion,
+        capture=outcome.capture, files_written=outcome.files_written, commands=outcome.commands,
+        shown_to_model=outcome.shown_to_model, check=outcome.check, turns=outcome.turns, claim=outcome.claim,
+        extras=dict(outcome.extras),
+        commit=Commit.from_json({"sha": commit.sha, "message": commit.message, "date": commit.date, "skipped": skipped}),
+        timings=timings,
+        resources=None if peaks is None else Resources(peaks.harness_peak_rss_bytes, peaks.system_peak_used_bytes,
+                                                       peaks.sandbox_peak_memory_bytes),
+    )
 
-    return {
-        "schema": STAGE_SCHEMA,
-        "run_id": slot.run_id,
-        "stage": stage,
-        "index": index,
-        **to_jsonable(outcome),
-        "commit": {"sha": commit.sha, "message": commit.message, "date": commit.date, "skipped": commit.skipped},
-        "timings": timings,
-        "resources": to_jsonable(peaks),
-    }
 
-
-def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: Callable[[str, str], None] | None = None) -> dict:
+def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
+                on_stage: Callable[[str, str], None] | None = None) -> RunRecord:
     """Run (or finish) one run and return its run record. Harness failures end the run, never the batch."""
     from sandbox.factory import open_sandbox
 
     run_dir = env.run_dir(slot.run_id)
     if is_finished(run_dir):
-        return read_json(run_dir / "run.json")
+        return read_run_record(run_dir / "run.json")
     done = finished_stages(run_dir)
     env.journal.append("run_started", run_id=slot.run_id, resumed_after=list(done))
     started_at = utc_now()
@@ -192,51 +150,38 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend, on_stage: C
         if is_disk_full(exc) or no_room_left(run_dir):  # outside a stage: the batch folder's disk is full
             raise out_of_disk(run_dir, exc) from exc
         error = f"{type(exc).__name__}: {exc}"
-    stages = finished_stages(run_dir) if error is None else _stages_with_failure(run_dir)
+    stages = finished_stages(run_dir) if error is None else stages_with_failure(run_dir)
     if stages:  # a kill between a stage record and its transcript write left the transcript behind
         write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
     record = run_summary(env, slot, stages, started_at, error, isolation, backend)
-    write_json(run_dir / "run.json", record, env.counter)
+    write_run_record(run_dir, record, env.counter)
     env.journal.append("run_failed" if error else "run_done", run_id=slot.run_id)
     return record
 
 
 def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, index: int, stage: str, last_sha: str,
-                      exc: BaseException, clock: StageClock, started_at: str) -> dict:
+                      exc: BaseException, clock: StageClock, started_at: str) -> StageRecord:
     """The stage filled the disk: drop what it wrote (the workspace back at the last finished stage) and record
     that as the model's failure, ending the run. Still no room afterwards: the disk is full anyway (OutOfDisk)."""
-    from bakeoff.runner.ladder import LadderCheck
-
     ctx.repo.drop_untracked()  # first: resetting writes the index, which needs the room this frees
     ctx.repo.reset_to(last_sha)
     detail = f"{type(exc).__name__}: {exc}"[-2000:]
-    check = LadderCheck(0, "crashed", stage, None, crash_class=DISK_FULL, detail=detail)
-    outcome = StageOutcome(MODEL_ERROR, DISK_FULL, check=check.to_dict(), extras={"disk_full": detail})
+    check = LadderCheck(0, LadderStatus.CRASHED, stage, None, crash_class=CrashClass.DISK_FULL, detail=detail)
+    outcome = StageOutcome(MODEL_ERROR, DISK_FULL, check=check, extras={"disk_full": detail})
     commit = ctx.repo.commit(stage)
-    record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), {})
-    write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
+    record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), None)
+    write_stage_record(ctx.run_dir, record, env.counter)
     env.journal.append("stage_disk_full", run_id=slot.run_id, stage=stage)
     return record
 
 
-def _stages_with_failure(run_dir: Path) -> dict[str, dict]:
-    """The finished stages plus the record of the stage the harness failed, if there is one."""
-    stages = finished_stages(run_dir)
-    index = len(stages) + 1
-    if index <= len(STAGE_NAMES):
-        record = read_stage_record(stage_record_path(run_dir, index, STAGE_NAMES[index - 1]))
-        if record is not None:
-            stages[STAGE_NAMES[index - 1]] = record
-    return stages
-
-
-def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, dict], on_stage) -> str | None:
+def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, StageRecord], on_stage) -> str | None:
     """The stages not yet done, in order; returns a harness error that ended the run, or None."""
     from sandbox.errors import SandboxError
 
     functions = stage_functions(env.evaluate_hooks)
     for index, stage in enumerate(STAGE_NAMES, start=1):
-        if any(r.get("attribution_reason") == DISK_FULL for r in done.values()):
+        if any(r.attribution_reason == DISK_FULL for r in done.values()):
             return None  # the workspace filled the disk: the run ended there, as the model's failure
         if stage in done:
             continue
@@ -245,7 +190,7 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, d
         env.journal.append("stage_started", run_id=slot.run_id, stage=stage)
         clock = StageClock()
         started_at = utc_now()
-        last_sha = list(done.values())[-1]["commit"]["sha"] if done else ctx.repo.root_sha()
+        last_sha = list(done.values())[-1].commit.sha if done else ctx.repo.root_sha()
         try:
             with PeakSampler() as sampler:
                 ctx.repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
@@ -256,14 +201,14 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, d
                     outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
             commit = ctx.repo.commit(stage)
             record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
-            write_json(stage_record_path(ctx.run_dir, index, stage), record, env.counter)
+            write_stage_record(ctx.run_dir, record, env.counter)
         except Exception as exc:  # noqa: BLE001 - only a full disk is handled here
             if not (is_disk_full(exc) or no_room_left(ctx.run_dir)):
                 raise
             record = _record_disk_full(env, slot, ctx, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record
         write_transcript(ctx.run_dir / "transcript.jsonl", done.values(), env.counter)
-        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record["attribution"])
-        if record["attribution"] == HARNESS_ERROR:
-            return f"stage {stage}: {record['attribution_reason']}"
+        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record.attribution)
+        if record.attribution == HARNESS_ERROR:
+            return f"stage {stage}: {record.attribution_reason}"
     return None

@@ -1,9 +1,9 @@
 """The six stages of a run: explore, decide, implement, repair, evaluate, docs.
 
 Each stage is a function `(ctx, clock, done) -> StageOutcome`, where `done`
-maps the names of the finished stages to their records (read back from disk,
-so a resumed run sees exactly what an uninterrupted one would). The runner adds
-timings, the commit and the resource peaks, and writes the record.
+maps the names of the finished stages to their records (bakeoff.records.StageRecord,
+read back from disk, so a resumed run sees exactly what an uninterrupted one would).
+The runner adds timings, the commit and the resource peaks, and writes the record.
 """
 
 from __future__ import annotations
@@ -11,46 +11,73 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from bakeoff.models.base import turn_key
-from bakeoff.runner.context import RunContext, StageClock, execute, messages_from_dicts, output_for_model
-from bakeoff.runner.conversation import continued_conversation, stage_conversation
+from bakeoff.models.base import Message, turn_key
+from bakeoff.records import (
+    Attribution,
+    Capture,
+    Claim,
+    Command,
+    CompletionRecord,
+    FileWritten,
+    LadderStatus,
+    Prompt,
+    RepairEffect,
+    RepairGrant,
+    RepairTurn,
+    StageRecord,
+)
+from bakeoff.runner.context import RunContext, StageClock, execute, output_for_model
+from bakeoff.runner.conversation import Conversation, continued_conversation, stage_conversation
 from bakeoff.runner.ladder import TOP_RUNG, LadderCheck, turn_effect
 from bakeoff.runner.modelcall import Answer, ask, write_files
+from bakeoff.runner.record_files import STAGE_NAMES  # noqa: F401 - re-exported: the stage names live here too
 from bakeoff.tasks import task_plugin
 
-OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = "ok", "model_error", "uncaptured", "unusable", "harness_error"
+# The runner's names for the attributions (bakeoff.records.Attribution holds the one definition).
+OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = (
+    Attribution.OK, Attribution.MODEL_ERROR, Attribution.UNCAPTURED, Attribution.UNUSABLE, Attribution.HARNESS_ERROR,
+)
 DISK_FULL = "disk_full"  # a stage whose workspace filled the disk: the model's failure, and the end of its run
-ATTRIBUTIONS = (OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR)
+ATTRIBUTIONS = tuple(Attribution)
+Done = Mapping[str, StageRecord]  # the finished stages' records, by stage name, in order
 NO_EXPLORATION = "(no exploration output: the exploration script did not run)"
 NO_DESIGN = "(there is no design document)"
 
 
 @dataclass(frozen=True)
 class StageOutcome:
-    attribution: str
+    """What a stage function found; the runner adds the commit, timings and resources (a StageRecord)."""
+
+    attribution: Attribution
     attribution_reason: str | None = None
-    prompt: dict[str, Any] | None = None
-    completion: dict[str, Any] | None = None
-    capture: dict[str, Any] | None = None
-    files_written: tuple[dict[str, Any], ...] = ()
-    commands: tuple[dict[str, Any], ...] = ()
+    prompt: Prompt | None = None
+    completion: CompletionRecord | None = None
+    capture: Capture | None = None
+    files_written: tuple[FileWritten, ...] = ()
+    commands: tuple[Command, ...] = ()
     shown_to_model: str | None = None  # what the harness handed back (exploration output...)
-    check: dict[str, Any] | None = None
-    turns: tuple[dict[str, Any], ...] = ()
-    claim: dict[str, Any] | None = None
+    check: LadderCheck | None = None
+    turns: tuple[RepairTurn, ...] = ()
+    claim: Claim | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _answered(answer: Answer, conversation, **more: Any) -> dict[str, Any]:
-    return dict(prompt=conversation.to_dict(), completion=answer.completion_dict(), capture=answer.capture_dict(), **more)
+def _answered(answer: Answer, conversation: Conversation) -> dict[str, Any]:
+    """The prompt, completion and capture fields of an outcome (or a repair turn) for one model call."""
+    return dict(prompt=conversation.to_prompt(), completion=answer.completion_record(), capture=answer.capture)
 
 
-def _not_captured(answer: Answer, conversation) -> StageOutcome | None:
+def _capture_attribution(capture: Capture) -> tuple[Attribution, str]:
+    """An answer that was not captured: the stage is uncaptured or unusable, for the capture's reason."""
+    return Attribution(capture.status.value), capture.reason
+
+
+def _not_captured(answer: Answer, conversation: Conversation) -> StageOutcome | None:
     """The outcome for an answer that cannot be worked with, or None when it can."""
     if answer.harness_error is not None:
-        return StageOutcome(HARNESS_ERROR, answer.harness_error, prompt=conversation.to_dict())
-    if not answer.captured:
-        return StageOutcome(answer.capture.status, answer.capture.reason, **_answered(answer, conversation))
+        return StageOutcome(HARNESS_ERROR, answer.harness_error, prompt=conversation.to_prompt())
+    if not answer.captured and answer.capture is not None:
+        return StageOutcome(*_capture_attribution(answer.capture), **_answered(answer, conversation))
     return None
 
 
@@ -66,7 +93,7 @@ def _is_code(path: str) -> bool:
     return path.endswith(".py") or path == "requirements.txt"
 
 
-def explore(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
+def explore(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     conversation = stage_conversation(turn_key("explore", 1), ctx.shared, ctx.task.prompts["explore"], {}, _budget(ctx, "explore"))
     answer = ask(ctx, clock, conversation, "explore", expect="code")
     failed = _not_captured(answer, conversation)
@@ -74,29 +101,30 @@ def explore(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> Sta
         return failed
     from bakeoff.answers import extract_files
 
-    scripts = {path: text for path, text in extract_files(answer.completion.text).items() if _is_python(path)}
+    scripts = {path: text for path, text in extract_files(answer.text).items() if _is_python(path)}
     if not scripts:
         return StageOutcome(UNUSABLE, "no_python_script", **_answered(answer, conversation))
     script = "explore.py" if "explore.py" in scripts else sorted(scripts)[0]
     written = write_files(ctx, scripts, _is_python)
     result, record = execute(ctx, clock, "explore", ["python", script], ctx.task.settings.timeout_for("explore"))
     shown = output_for_model(result, ctx.task.settings.feedback_chars)
-    attribution, reason = (OK, None) if result.ok else (MODEL_ERROR, (record["crash"] or {}).get("crash_class"))
+    attribution, reason = (OK, None) if result.ok else (MODEL_ERROR, record.crash.crash_class if record.crash else None)
     return StageOutcome(attribution, reason, files_written=tuple(written), commands=(record,), shown_to_model=shown,
                         **_answered(answer, conversation))
 
 
-def _text_document(ctx: RunContext, answer: Answer, name: str) -> list[dict[str, Any]]:
+def _text_document(ctx: RunContext, answer: Answer, name: str) -> list[FileWritten]:
     """The document the answer gives as a named file, else the whole answer (a design is prose)."""
     from bakeoff.answers import extract_files
 
-    files = extract_files(answer.completion.text)
-    text = files.get(name) or answer.completion.text
+    files = extract_files(answer.text)
+    text = files.get(name) or answer.text
     return write_files(ctx, {name: text}, lambda path: path == name)
 
 
-def decide(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
-    exploration = (done.get("explore") or {}).get("shown_to_model") or NO_EXPLORATION
+def decide(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
+    explored = done.get("explore")
+    exploration = (explored.shown_to_model if explored else None) or NO_EXPLORATION
     conversation = stage_conversation(turn_key("decide", 1), ctx.shared, ctx.task.prompts["decide"],
                                       {"exploration_output": exploration}, _budget(ctx, "decide"))
     answer = ask(ctx, clock, conversation, "decide", expect="text")
@@ -107,50 +135,55 @@ def decide(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> Stag
     return StageOutcome(OK, None, files_written=tuple(written), **_answered(answer, conversation))
 
 
-def _check_attribution(check: LadderCheck) -> tuple[str, str | None]:
+def _check_attribution(check: LadderCheck) -> tuple[Attribution, str | None]:
     if check.rung >= TOP_RUNG:
         return OK, None
     return MODEL_ERROR, check.crash_class or check.status
 
 
-def implement(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
+def implement(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     design = ctx.repo.read_file("DESIGN.md") or NO_DESIGN
     conversation = stage_conversation(turn_key("implement", 1), ctx.shared, ctx.task.prompts["implement"],
                                       {"design": design}, _budget(ctx, "implement"))
     answer = ask(ctx, clock, conversation, "implement", expect="code")
     if answer.harness_error is not None:
-        return StageOutcome(HARNESS_ERROR, answer.harness_error, prompt=conversation.to_dict())
-    written: list[dict[str, Any]] = []
+        return StageOutcome(HARNESS_ERROR, answer.harness_error, prompt=conversation.to_prompt())
+    written: list[FileWritten] = []
     if answer.captured:
         from bakeoff.answers import extract_files
 
-        written = write_files(ctx, extract_files(answer.completion.text), _is_code)
+        written = write_files(ctx, extract_files(answer.text), _is_code)
     # The check runs whatever the answer was: it is the "before" of the first repair turn.
     check, commands = task_plugin(ctx.task.name).check(ctx, clock, "implement")
-    if answer.captured:
+    if answer.captured or answer.capture is None:
         attribution, reason = _check_attribution(check)
     else:
-        attribution, reason = answer.capture.status, answer.capture.reason
+        attribution, reason = _capture_attribution(answer.capture)
     return StageOutcome(attribution, reason, files_written=tuple(written), commands=tuple(commands),
-                        check=check.to_dict(), **_answered(answer, conversation))
+                        check=check, **_answered(answer, conversation))
 
 
-def _repair_prompt(ctx: RunContext, before: LadderCheck) -> tuple[str, dict[str, str], str]:
+def _repair_prompt(ctx: RunContext, before: LadderCheck) -> tuple[str, dict[str, str], RepairGrant]:
     """(template, parts, why the turn was granted)."""
     if not before.visible_ok:
         failure = before.visible_failure or f"The submission did not work ({before.status})."
-        return ctx.task.prompts["repair"], {"failure": failure}, "visible_failure"
-    return ctx.task.prompts["repair_always"], {"train_output": before.train_output or "(no output)"}, "always_repair"
+        return ctx.task.prompts["repair"], {"failure": failure}, RepairGrant.VISIBLE_FAILURE
+    train_output = {"train_output": before.train_output or "(no output)"}
+    return ctx.task.prompts["repair_always"], train_output, RepairGrant.ALWAYS_REPAIR
 
 
-def repair(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
+def _earlier_messages(prompt: Prompt | None) -> tuple[Message, ...]:
+    return tuple(Message(m.role, m.content) for m in prompt.messages) if prompt is not None else ()
+
+
+def repair(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     implement_record = done["implement"]
-    before = LadderCheck.from_dict(implement_record["check"])
-    messages = messages_from_dicts(implement_record["prompt"]["messages"])
-    answer_text = (implement_record.get("completion") or {}).get("text") or ""
+    before = implement_record.check or NO_CHECK
+    messages = _earlier_messages(implement_record.prompt)
+    answer_text = implement_record.completion.text if implement_record.completion else ""
     settings = ctx.task.settings
-    turns: list[dict[str, Any]] = []
-    commands: list[dict[str, Any]] = []
+    turns: list[RepairTurn] = []
+    commands: list[Command] = []
     for turn in range(1, settings.repair_turns + 1):
         if before.visible_ok and not settings.always_repair:
             break
@@ -158,51 +191,57 @@ def repair(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> Stag
         conversation = continued_conversation(turn_key("implement", turn + 1), messages, answer_text, template,
                                               parts, _budget(ctx, "repair"))
         answer = ask(ctx, clock, conversation, "repair", expect="code")
-        entry = {"turn": turn, "granted_because": because, **_answered(answer, conversation)}
+        asked = _answered(answer, conversation)
         if answer.harness_error is not None:
-            turns.append({**entry, "harness_error": answer.harness_error, "before": before.to_dict(),
-                          "after": before.to_dict(), "effect": "unchanged", "files_written": []})
+            turns.append(RepairTurn(turn, because, **asked, files_written=(), before=before, after=before,
+                                    effect=RepairEffect.UNCHANGED, harness_error=answer.harness_error))
             return StageOutcome(HARNESS_ERROR, answer.harness_error, turns=tuple(turns), commands=tuple(commands),
-                                check=before.to_dict())
-        written: list[dict[str, Any]] = []
+                                check=before)
+        written: list[FileWritten] = []
         after = before
         if answer.captured:
             from bakeoff.answers import extract_files
 
-            written = write_files(ctx, extract_files(answer.completion.text), _is_code)
+            written = write_files(ctx, extract_files(answer.text), _is_code)
             after, turn_commands = task_plugin(ctx.task.name).check(ctx, clock, f"repair-{turn}")
             commands.extend(turn_commands)
-        turns.append({**entry, "files_written": written, "before": before.to_dict(), "after": after.to_dict(),
-                      "effect": turn_effect(before, after, task_plugin(ctx.task.name).headline)})
-        messages, answer_text = conversation.messages, answer.completion.text if answer.completion else ""
+        effect = turn_effect(before, after, task_plugin(ctx.task.name).headline)
+        turns.append(RepairTurn(turn, because, **asked, files_written=tuple(written), before=before, after=after,
+                                effect=effect))
+        messages, answer_text = conversation.messages, answer.text
         before = after
     return StageOutcome(*_repair_attribution(turns, before), commands=tuple(commands), turns=tuple(turns),
-                        check=before.to_dict())
+                        check=before)
 
 
-def _repair_attribution(turns: list[dict[str, Any]], final: LadderCheck) -> tuple[str, str | None]:
-    statuses = [(t.get("capture") or {}).get("status") for t in turns]
+def _repair_attribution(turns: list[RepairTurn], final: LadderCheck) -> tuple[Attribution, str | None]:
+    """Uncaptured if any turn's answer was, else unusable if any was, else what the final check says."""
+    captures = [t.capture for t in turns if t.capture is not None]
     for status in (UNCAPTURED, UNUSABLE):
-        if status in statuses:
-            return status, next(t["capture"]["reason"] for t in turns if (t.get("capture") or {}).get("status") == status)
+        for capture in captures:
+            if capture.status == status:
+                return _capture_attribution(capture)
     return _check_attribution(final)
 
 
-def final_check(done: Mapping[str, dict]) -> LadderCheck:
+NO_CHECK = LadderCheck(0, LadderStatus.NO_TRAIN_SCRIPT, "train", None)  # the run's outcome when no check ran
+
+
+def final_check(done: Done) -> LadderCheck:
     """The last ladder check of the run: the one of a stage that filled the disk, else repair's, else implement's."""
     for record in done.values():
-        if record.get("attribution_reason") == DISK_FULL and record.get("check"):
-            return LadderCheck.from_dict(record["check"])
+        if record.attribution_reason == DISK_FULL and record.check is not None:
+            return record.check
     for stage in ("repair", "implement"):
-        check = (done.get(stage) or {}).get("check")
-        if check:
-            return LadderCheck.from_dict(check)
-    return LadderCheck(0, "no_train_script", "train", None)
+        found = done.get(stage)
+        if found is not None and found.check is not None:
+            return found.check
+    return NO_CHECK
 
 
-def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
+def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> Claim:
     """The model's own estimate, as its task reads it (its output, else its design, else after docs its README)."""
-    return task_plugin(ctx.task.name).claim(ctx, check, include_readme)
+    return Claim.from_json(task_plugin(ctx.task.name).claim(ctx, check, include_readme))
 
 
 # Evaluate hooks: extra measurements on the final submission (the analysis adds its probes here).
@@ -222,17 +261,17 @@ def _run_hook(hook: EvaluateHook, ctx: RunContext, clock: StageClock, check: Lad
 
 
 def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None):
-    def evaluate(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
+    def evaluate(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
         check = final_check(done)
         claim = find_claim(ctx, check, include_readme=False)
         extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
         attribution, reason = _check_attribution(check)
-        return StageOutcome(attribution, reason, check=check.to_dict(), claim=claim, extras=extras)
+        return StageOutcome(attribution, reason, check=check, claim=claim, extras=extras)
 
     return evaluate
 
 
-def docs(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageOutcome:
+def docs(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     check = final_check(done)
     parts = {"design": ctx.repo.read_file("DESIGN.md") or NO_DESIGN, "train_output": check.train_output or "(no output)"}
     conversation = stage_conversation(turn_key("docs", 1), ctx.shared, ctx.task.prompts["docs"], parts, _budget(ctx, "docs"))
@@ -245,7 +284,6 @@ def docs(ctx: RunContext, clock: StageClock, done: Mapping[str, dict]) -> StageO
     return StageOutcome(OK, None, files_written=tuple(written), claim=claim, **_answered(answer, conversation))
 
 
-STAGE_NAMES = ("explore", "decide", "implement", "repair", "evaluate", "docs")
 
 
 def stage_functions(evaluate_hooks: Mapping[str, EvaluateHook] | None = None) -> dict[str, Callable]:

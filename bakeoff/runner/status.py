@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
+from bakeoff.runner.record_files import read_run_record, stage_record_path
 from bakeoff.runner.records import Journal
-from bakeoff.runner.run import read_run_record, stage_record_path
 from bakeoff.runner.stages import STAGE_NAMES
 
 
@@ -86,9 +86,9 @@ def read_status(folder: Path) -> BatchStatus:
         done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if stage_record_path(run_dir, i, s).is_file())
         if (run_dir / "run.json").is_file():
             record = read_run_record(run_dir / "run.json")
-            state = "finished" if record["status"] == "finished" else "harness_failed"
-            outcome = describe_outcome(record["outcome"]) if state == "finished" else record.get("error")
-            runs.append(RunState(run_id, state, done, None, outcome, record["timings"].get("wall_s"), nodes.get(run_id)))
+            state = str(record.status)  # finished or harness_failed
+            outcome = describe_outcome(record.outcome.to_json()) if state == "finished" else record.error
+            runs.append(RunState(run_id, state, done, None, outcome, record.timings.wall_s, nodes.get(run_id)))
         else:
             state = "in_progress" if done or run_id in current else "pending"
             runs.append(RunState(run_id, state, done, current.get(run_id), None, None, nodes.get(run_id)))
@@ -102,7 +102,6 @@ def status_headline(status: BatchStatus) -> str:
 def status_table(status: BatchStatus):
     """A rich Table of the runs."""
     from rich.table import Table
-
     from rich.text import Text
 
     from bakeoff.textsafe import printable

@@ -2,87 +2,96 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from bakeoff.records import (
+    RUN_SCHEMA,
+    Capture,
+    CaptureCounts,
+    CaptureStatus,
+    Claim,
+    CompletionRecord,
+    CorpusRef,
+    ModelRef,
+    Outcome,
+    RunRecord,
+    RunStatus,
+    StageRecord,
+    StageSummary,
+    Timings,
+    TokenCounts,
+)
+from bakeoff.records.parts import TIME_KEYS
 from bakeoff.runner.records import utc_now
 from bakeoff.runner.stages import final_check
 from bakeoff.tasks import task_plugin
 
-RUN_SCHEMA = "bakeoff.run/1"
-_TIME_KEYS = ("wall_s", "model_s", "sandbox_s", "scoring_s", "harness_s")
+__all__ = ["RUN_SCHEMA", "run_summary"]
 
 
-def _model_calls(stages: Mapping[str, dict]) -> list[dict]:
-    calls = []
-    for record in stages.values():
-        for entry in [record, *record.get("turns", ())]:
-            if entry.get("prompt") is not None and entry.get("capture") is not None:
-                calls.append(entry)
-    return calls
+def _model_calls(stages: Mapping[str, StageRecord]) -> list[tuple[CompletionRecord | None, Capture]]:
+    return [(completion, capture) for record in stages.values() for _, completion, capture in record.model_calls()]
 
 
-def _capture_counts(calls: list[dict]) -> dict[str, int]:
-    counts = {"calls": len(calls), "captured": 0, "uncaptured": 0, "unusable": 0}
-    for call in calls:
-        counts[call["capture"]["status"]] += 1
-    return counts
+def _capture_counts(calls: list[tuple[CompletionRecord | None, Capture]]) -> CaptureCounts:
+    statuses = [capture.status for _, capture in calls]
+    return CaptureCounts(len(calls), statuses.count(CaptureStatus.CAPTURED), statuses.count(CaptureStatus.UNCAPTURED),
+                         statuses.count(CaptureStatus.UNUSABLE))
 
 
-def _token_totals(calls: list[dict]) -> dict[str, int]:
-    totals = {"prompt": 0, "cached_prompt": 0, "completion": 0}
-    for call in calls:
-        completion = call.get("completion") or {}
-        totals["prompt"] += int(completion.get("prompt_tokens") or 0)
-        totals["cached_prompt"] += int(completion.get("cached_prompt_tokens") or 0)
-        totals["completion"] += int(completion.get("completion_tokens") or 0)
-    return totals
+def _token_totals(calls: list[tuple[CompletionRecord | None, Capture]]) -> TokenCounts:
+    completions = [completion for completion, _ in calls if completion is not None]
+    return TokenCounts(sum(int(c.prompt_tokens or 0) for c in completions),
+                       sum(int(c.cached_prompt_tokens or 0) for c in completions),
+                       sum(int(c.completion_tokens or 0) for c in completions))
 
 
-def _claim(stages: Mapping[str, dict]) -> dict[str, Any]:
+def _claim(stages: Mapping[str, StageRecord]) -> Claim:
     for stage in ("docs", "evaluate"):
-        claim = (stages.get(stage) or {}).get("claim")
-        if claim:
-            return claim
-    return {"source": None}
+        record = stages.get(stage)
+        if record is not None and record.claim is not None:
+            return record.claim
+    return Claim(None)
 
 
-def run_summary(env, slot, stages: Mapping[str, dict], started_at: str, error: str | None, isolation: str, backend) -> dict:
+def _summed_timings(stages: Mapping[str, StageRecord], started_at: str) -> Timings:
+    sums = {key: sum(float(getattr(r.timings, key)) for r in stages.values()) for key in TIME_KEYS}
+    return Timings(started_at, utc_now(), **sums)
+
+
+def run_summary(env, slot, stages: Mapping[str, StageRecord], started_at: str, error: str | None, isolation: str,
+                backend) -> RunRecord:
     check = final_check(stages)
     claim = _claim(stages)
     calls = _model_calls(stages)
-    timings = {key: sum(float(r["timings"].get(key, 0.0)) for r in stages.values()) for key in _TIME_KEYS}
-    info = {}
-    for call in calls:
-        info = (call.get("completion") or {}).get("model_info") or info
-    return {
-        "schema": RUN_SCHEMA,
-        "run_id": slot.run_id,
-        "run_index": slot.index,
-        "seed": slot.seed,
-        "task": env.plan.task,
-        "model": {"label": slot.model.label, "spec": slot.model.spec,
-                  "identity": getattr(backend, "identity", None) if backend is not None else None, "info": info},
-        "corpus": {"path": str(env.corpus.folder), "manifest_sha256": env.corpus.manifest_sha256()},
-        "isolation": isolation,
-        "status": "harness_failed" if error else "finished",
-        "error": error,
-        "outcome": {
-            "status": check.status,
-            "rung": check.rung,
-            "rung_name": check.rung_name,
-            "failed_step": check.failed_step,
-            "crash_class": check.crash_class,
-            "detail": check.detail,
-            "metrics": dict(check.metrics) if check.metrics is not None else None,
-            **task_plugin(env.plan.task).outcome_fields(check, claim),  # the task's own: f1, claimed_f1... for spam
-        },
-        "stages": [
-            {"stage": name, "attribution": r["attribution"], "capture": (r.get("capture") or {}).get("status")}
-            for name, r in stages.items()
-        ],
-        "repair_effects": [t["effect"] for t in (stages.get("repair") or {}).get("turns", ())],
-        "capture": _capture_counts(calls),
-        "tokens": _token_totals(calls),
-        "timings": {"started_at": started_at, "finished_at": utc_now(), **timings},
-        "code_version": dict(env.code_version),
-    }
+    info: Mapping[str, Any] = {}
+    for completion, _ in calls:
+        info = (completion.model_info if completion is not None else None) or info
+    repair = stages.get("repair")
+    return RunRecord(
+        run_id=slot.run_id,
+        run_index=slot.index,
+        seed=slot.seed,
+        task=env.plan.task,
+        model=ModelRef(slot.model.label, slot.model.spec,
+                       getattr(backend, "identity", None) if backend is not None else None, dict(info)),
+        corpus=CorpusRef(str(env.corpus.folder), env.corpus.manifest_sha256()),
+        isolation=isolation,
+        status=RunStatus.HARNESS_FAILED if error else RunStatus.FINISHED,
+        error=error,
+        outcome=Outcome(
+            status=check.status, rung=check.rung, rung_name=check.rung_name, failed_step=check.failed_step,
+            crash_class=check.crash_class, detail=check.detail,
+            metrics=dict(check.metrics) if check.metrics is not None else None,
+            # the task's own fields: f1, claimed_f1 and claim_source for spam_classifier
+            task_fields=task_plugin(env.plan.task).outcome_fields(check, claim.to_json()),
+        ),
+        stages=tuple(StageSummary(name, r.attribution, r.capture.status if r.capture else None)
+                     for name, r in stages.items()),
+        repair_effects=tuple(t.effect for t in repair.turns) if repair is not None else (),
+        capture=_capture_counts(calls),
+        tokens=_token_totals(calls),
+        timings=_summed_timings(stages, started_at),
+        code_version=dict(env.code_version),
+    )

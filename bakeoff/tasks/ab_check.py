@@ -4,10 +4,10 @@ what it never sees (the hidden experiments' grade). The work itself is bakeoff.t
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
+from bakeoff.records import Command, CrashClass, LadderStatus
 from bakeoff.runner.context import RunContext, StageClock, command_record, crash_of, output_for_model
-from bakeoff.runner.ladder import LadderCheck
+from bakeoff.runner.ladder import LadderCheck, Requirement
 from bakeoff.tasks.ab_analysis import ANALYZE_SCRIPT, VISIBLE_OUTPUT, AbOutcome, AbRequest, analyse_in_sandbox
 
 HIDDEN_OUTPUT_CHARS = 2000  # what a stage record keeps of each hidden run's output (there are dozens)
@@ -49,7 +49,7 @@ def _tail(text: str) -> tuple[str, int]:
     return kept, len(text.encode("utf-8", "replace")) - len(kept.encode("utf-8", "replace"))
 
 
-def _commands(outcome: AbOutcome) -> list[Any]:
+def _commands(outcome: AbOutcome) -> list[Command]:
     """The command records; a hidden run keeps the end of its output only (its argv names the experiment)."""
     records = []
     for step in outcome.steps:
@@ -67,16 +67,17 @@ def _commands(outcome: AbOutcome) -> list[Any]:
 def to_check(outcome: AbOutcome, limit: int) -> LadderCheck:
     failure = visible_failure(outcome, limit)
     step = outcome.visible_step
-    requirements = tuple(line.to_dict() for line in outcome.requirements.lines) if outcome.requirements else ()
+    lines = outcome.requirements.lines if outcome.requirements else ()
+    requirements = tuple(Requirement.from_json(line.to_dict()) for line in lines)
     metrics = outcome.score.to_dict() if outcome.score is not None else None
     if metrics is not None:
         metrics["visible"] = dict(outcome.visible_result) if outcome.visible_result else None
     return LadderCheck(
         rung=outcome.rung,
-        status=outcome.status,
+        status=LadderStatus(outcome.status),
         failed_step=None if outcome.status == "scored" else outcome.stage,
         f1=None,
-        crash_class=outcome.crash_class,
+        crash_class=CrashClass(outcome.crash_class) if outcome.crash_class else None,
         detail=outcome.detail or None,
         traceback_tail=outcome.traceback_tail or None,
         visible_ok=failure is None,
@@ -87,7 +88,7 @@ def to_check(outcome: AbOutcome, limit: int) -> LadderCheck:
     )
 
 
-def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
+def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
     """One full check; the results of the visible and hidden runs are kept in predictions/<label>/."""
     ctx.repo.scratch()
     outcome = analyse_in_sandbox(ctx.sandbox, ctx.repo.path, request_for(ctx, label))

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from bakeoff.errors import BakeoffError
+from bakeoff.records import Command
 from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
 from bakeoff.runner.ladder import Headline, LadderCheck
 from bakeoff.runner.workspace import DATA_DIR
@@ -25,6 +27,10 @@ DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
 # A change of the mean Winkler score within this is noise (the score is in effect units: 0.001 = 0.1 point).
 WINKLER_TOLERANCE = 0.0005
 _ESTIMATE = re.compile(r"ESTIMATE:\s*([-+0-9.eE]+)\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]")
+
+
+class OptionNotForTask(BakeoffError):
+    """An option of another take-home given with --task ab_test."""
 
 
 def parse_estimate(text: str) -> tuple[float, float, float] | None:
@@ -50,6 +56,7 @@ class AbTest(TaskPlugin):
         return CorpusLayout(
             required=(SESSIONS_PART, HOLDOUT_PART, TRUTH_PART),
             mounts=((SESSIONS_PART, SESSIONS_IN_SANDBOX), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
+            excerpt_of=SESSIONS_IN_SANDBOX,
             hint="make one with `bakeoff generate --task ab_test`",
         )
 
@@ -78,7 +85,7 @@ class AbTest(TaskPlugin):
     def headline(self) -> Headline:
         return Headline("winkler", higher_is_better=False, tolerance=WINKLER_TOLERANCE)
 
-    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
+    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
         from bakeoff.tasks.ab_check import run_check
 
         return run_check(ctx, clock, label)
@@ -121,7 +128,19 @@ class AbTest(TaskPlugin):
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         from generators.calibration.ab_test import calibrate_ab
 
-        return calibrate_ab(corpus, progress=progress, **options)
+        if options.get("sweep") or options.get("sweep_points") or options.get("sweep_variants"):
+            raise OptionNotForTask("--sweep, --sweep-points and --sweep-variant do not apply to --task ab_test")
+        return calibrate_ab(corpus, progress=progress)
+
+    def calibration_tables(self, calibration: Any) -> list[Any]:
+        from rich.table import Table
+
+        table = Table(title=f"calibration of {calibration.corpus} ({calibration.references[0].experiments} hidden experiments)")
+        for column in ("reference", "coverage", "mean abs error", "mean width", "Winkler score"):
+            table.add_column(column, justify="left" if column == "reference" else "right")
+        for r in calibration.references:
+            table.add_row(r.variant, f"{r.coverage:.3f}", f"{r.mean_abs_error:.5f}", f"{r.mean_width:.5f}", f"{r.winkler:.5f}")
+        return [table, *(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.checks.to_dict().items())]
 
     def evaluate_hooks(self, enabled: bool = True) -> dict[str, Any]:
         """The unit-of-analysis probe (bakeoff.analysis.unit_probe_hook): by user or by visit."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from bakeoff.records import Command
     from bakeoff.runner.context import CorpusFiles, CorpusLayout, RunContext, StageClock
     from bakeoff.runner.ladder import Headline, LadderCheck
     from bakeoff.runner.task import TaskSpec
@@ -109,7 +110,7 @@ class TaskPlugin(ABC):
         """The number a repair turn is judged by once a check is scored (with its direction and noise)."""
 
     @abstractmethod
-    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
+    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
         """Install, run the visible smoke test and the hidden runs in the run's sandbox; grade on the host.
 
         Returns the ladder check and the command records; `label` names what is kept in the run folder.
@@ -136,6 +137,10 @@ class TaskPlugin(ABC):
     @abstractmethod
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         """Run the references on the hidden data of `corpus`; the result has `to_dict()`."""
+
+    def calibration_tables(self, calibration: Any) -> list[Any]:
+        """What `bakeoff calibrate` prints of a calibration: rich renderables (tables, lines)."""
+        return []
 
     def evaluate_hooks(self, enabled: bool = True) -> dict[str, EvaluateHook]:
         """{name: hook} run in evaluate on the final submission; none unless the task has probes."""

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bakeoff.records import Command
 from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
 from bakeoff.runner.ladder import Headline, LadderCheck
 from bakeoff.runner.workspace import DATA_DIR
@@ -47,6 +48,7 @@ class SpamClassifier(TaskPlugin):
         return CorpusLayout(
             required=(TRAIN_PART, HOLDOUT_PART, ANSWERS_PART),
             mounts=((TRAIN_PART, f"{DATA_DIR}/train.csv"), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
+            excerpt_of=f"{DATA_DIR}/train.csv",
         )
 
     def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
@@ -76,7 +78,7 @@ class SpamClassifier(TaskPlugin):
     def headline(self) -> Headline:
         return Headline("f1", higher_is_better=True, tolerance=F1_TOLERANCE)
 
-    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
+    def check(self, ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
         return run_check(ctx, clock, label)
 
     def claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
@@ -113,9 +115,19 @@ class SpamClassifier(TaskPlugin):
         return tuple(VARIANTS)
 
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
+        """The three references on the holdout; with sweep=True also holdout F1 over contamination settings."""
         from generators.calibration import calibrate as run_calibration
+        from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
-        return run_calibration(corpus, progress=progress, **options)
+        return run_calibration(corpus, sweep=bool(options.get("sweep")),
+                               sweep_points=options.get("sweep_points") or DEFAULT_POINTS,
+                               sweep_variants=options.get("sweep_variants") or DEFAULT_SWEEP_VARIANTS,
+                               progress=progress)
+
+    def calibration_tables(self, calibration: Any) -> list[Any]:
+        from bakeoff.tasks.spam_tables import calibration_tables
+
+        return calibration_tables(calibration)
 
     def evaluate_hooks(self, enabled: bool = True) -> dict[str, EvaluateHook]:
         """The leak probe and the seed retrains, unless turned off."""

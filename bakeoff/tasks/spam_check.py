@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
 
 from bakeoff.grading.outcome import RUNG_TRAINED
+from bakeoff.records import Command
 from bakeoff.runner.checks import HOLDOUT_OUTPUT, grading_commands, keep_output, printed
 from bakeoff.runner.context import RunContext, StageClock
-from bakeoff.runner.ladder import LadderCheck
+from bakeoff.runner.ladder import LadderCheck, Requirement
 from bakeoff.runner.workspace import SCRATCH_DIR
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
@@ -90,7 +90,7 @@ def _smoke_failure(smoke, limit: int) -> str | None:
     return f"`{shown}` failed:\n{printed(smoke.step('predict'), limit)}"
 
 
-def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[dict[str, Any]]]:
+def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
     """One full check; `label` names the holdout predictions file kept in the run folder."""
     limit = ctx.task.settings.feedback_chars
     ctx.repo.scratch()
@@ -98,6 +98,7 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
     keep_output(ctx.repo.path, HOLDOUT_OUTPUT, ctx.predictions_dir / f"{label}.csv")
     commands = grading_commands(holdout, {"predict": "holdout_predict"})
     train_output = printed(holdout.step("train"), limit)
+    visible_failure: str | None
     if holdout.rung < RUNG_TRAINED and holdout.status != "no_predict_script":
         visible_ok, visible_failure = False, _visible_failure(holdout, limit)
     else:
@@ -107,7 +108,8 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
         commands += grading_commands(smoke, {"predict": "smoke_predict"})
         visible_failure = _smoke_failure(smoke, limit)
         visible_ok = visible_failure is None
-    requirements = tuple(line.to_dict() for line in holdout.requirements.lines) if holdout.requirements else ()
+    lines = holdout.requirements.lines if holdout.requirements else ()
+    requirements = tuple(Requirement.from_json(line.to_dict()) for line in lines)
     check = LadderCheck(
         rung=holdout.rung,
         status=holdout.status,

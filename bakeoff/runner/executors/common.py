@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Protocol
 
+from bakeoff.records import RunRecord
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import utc_now, write_json
-from bakeoff.runner.run import BatchEnv, finished_stages
+from bakeoff.runner.record_files import finished_stages, write_run_record
+from bakeoff.runner.records import utc_now
+from bakeoff.runner.run import BatchEnv
 from bakeoff.runner.summary import run_summary
 
 Opener = Callable[[str, Mapping[str, Any]], Any]
@@ -33,10 +35,10 @@ def load_failure(exc: BaseException) -> str:
     return f"model failed to load: {type(exc).__name__}: {exc}"
 
 
-def record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> dict:
+def record_unstarted_failure(env: BatchEnv, slot: RunSlot, error: str) -> RunRecord:
     """A run that could not start (its model failed to load, no node could take it): recorded, the batch moves on."""
     run_dir = env.run_dir(slot.run_id)
     record = run_summary(env, slot, finished_stages(run_dir), utc_now(), error, env.plan.sandbox, None)
-    write_json(run_dir / "run.json", record, env.counter)
+    write_run_record(run_dir, record, env.counter)
     env.journal.append("run_failed", run_id=slot.run_id, error=error)
     return record

@@ -16,9 +16,15 @@ from pathlib import Path
 from typing import Mapping
 
 import durable
-from bakeoff.runner.records import read_json, write_json
-from bakeoff.runner.run import BatchEnv, finished_stages, stage_record_path
-from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.records import StageRecord
+from bakeoff.runner.record_files import (
+    STAGE_NAMES,
+    finished_stages,
+    load_stage_record,
+    stage_record_path,
+    write_stage_record,
+)
+from bakeoff.runner.run import BatchEnv
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 
@@ -30,7 +36,7 @@ class StageParcel:
     run_id: str
     index: int
     stage: str
-    record: Mapping
+    record: StageRecord
     bundle: bytes  # the commits after the last one the driver holds, up to this stage's
     predictions: Mapping[str, bytes] = field(default_factory=dict)  # file name -> content, new or changed
 
@@ -39,11 +45,11 @@ class StageParcel:
 class RunState:
     """What the driver holds of a run: its finished stages in order, and bundles that rebuild its history."""
 
-    stages: tuple[Mapping, ...] = ()
+    stages: tuple[StageRecord, ...] = ()
     bundles: tuple[bytes, ...] = ()
 
     def last_sha(self) -> str | None:
-        return self.stages[-1]["commit"]["sha"] if self.stages else None
+        return self.stages[-1].commit.sha if self.stages else None
 
     def plus(self, parcel: StageParcel) -> "RunState":
         return RunState((*self.stages, parcel.record), (*self.bundles, parcel.bundle))
@@ -106,7 +112,7 @@ def state_from_disk(env: BatchEnv, run_id: str) -> RunState:
 def restore_state(run_dir: Path, state: RunState) -> None:
     """A worker's scratch copy of the run: stage records and the repository at the last finished stage."""
     for record in state.stages:
-        write_json(stage_record_path(run_dir, record["index"], record["stage"]), record)
+        write_stage_record(run_dir, record, None)
     if state.stages:
         repo = run_dir / "repo"
         for bundle in state.bundles:
@@ -124,9 +130,9 @@ class ParcelMaker:
 
     def parcel(self, run_id: str, stage: str) -> StageParcel:
         index = STAGE_NAMES.index(stage) + 1
-        record = read_json(stage_record_path(self.run_dir, index, stage))
+        record = load_stage_record(stage_record_path(self.run_dir, index, stage))
         bundle = bundle_since(self.run_dir / "repo", self.since)
-        self.since = record["commit"]["sha"]
+        self.since = record.commit.sha
         return StageParcel(run_id, index, stage, record, bundle, self._new_predictions())
 
     def _new_predictions(self) -> dict[str, bytes]:
@@ -150,12 +156,13 @@ def publish_stage(env: BatchEnv, parcel: StageParcel) -> None:
     run_dir = env.run_dir(parcel.run_id)
     repo = run_dir / "repo"
     fetch_bundle(repo, parcel.bundle)
-    move_repo_to(repo, parcel.record["commit"]["sha"], env.corpus.excerpt)
+    move_repo_to(repo, parcel.record.commit.sha, env.corpus.excerpt)
     for name, data in parcel.predictions.items():
         if _SAFE_NAME.fullmatch(name) and name not in (".", ".."):
             durable.write_bytes(run_dir / "predictions" / name, data, mode=durable.PRIVATE)
-    write_json(stage_record_path(run_dir, parcel.index, parcel.stage), parcel.record, env.counter)
+    write_stage_record(run_dir, parcel.record, env.counter)
     stages = dict(finished_stages(run_dir))
-    stages[parcel.stage] = dict(parcel.record)
+    stages[parcel.stage] = parcel.record
     write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
-    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, attribution=parcel.record["attribution"])
+    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, attribution=parcel.record.attribution)
+

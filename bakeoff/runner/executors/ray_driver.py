@@ -13,10 +13,11 @@ import hashlib
 from typing import Any
 
 from bakeoff.errors import BakeoffError
+from bakeoff.records import RunRecord
 from bakeoff.runner.executors.common import Opener, model_backend_options, record_unstarted_failure
 from bakeoff.runner.executors.settings import ExecutorSettings
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import read_json, utc_now, write_json
+from bakeoff.runner.records import read_json, utc_now
 from bakeoff.runner.run import BatchEnv
 
 POLL_S = 0.2
@@ -212,20 +213,20 @@ class _Driver:
             record = self._run_record(slot, outcome)
         self.progress.run_finished(slot, record)
 
-    def _run_record(self, slot: RunSlot, outcome) -> dict:
+    def _run_record(self, slot: RunSlot, outcome) -> RunRecord:
         """What execute_run writes at a run's end, from the stages this driver published."""
-        from bakeoff.runner.run import _stages_with_failure, finished_stages
+        from bakeoff.runner.record_files import finished_stages, stages_with_failure, write_run_record
         from bakeoff.runner.summary import run_summary
         from bakeoff.runner.transcript import write_transcript
 
         env, run_dir = self.env, self.env.run_dir(slot.run_id)
-        stages = finished_stages(run_dir) if outcome.error is None else _stages_with_failure(run_dir)
+        stages = finished_stages(run_dir) if outcome.error is None else stages_with_failure(run_dir)
         if stages:
             write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
         started_at = outcome.started_at or utc_now()
         record = run_summary(env, slot, stages, started_at, outcome.error, outcome.isolation or env.plan.sandbox,
                              _Identity(outcome.identity))
-        write_json(run_dir / "run.json", record, env.counter)
+        write_run_record(run_dir, record, env.counter)
         env.journal.append("run_failed" if outcome.error else "run_done", run_id=slot.run_id)
         return record
 

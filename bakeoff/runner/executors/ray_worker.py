@@ -100,7 +100,7 @@ def _local_corpus(job: RunJob, corpus_box: list):
     """The corpus at the driver's path when this node has the same one (manifest sha256), else a copy from Ray."""
     import ray
 
-    from bakeoff.runner.context import CorpusFiles, CorpusError
+    from bakeoff.runner.context import CorpusError, CorpusFiles
     from bakeoff.tasks import task_plugin
 
     layout = task_plugin(job.plan.task).corpus_layout()
@@ -137,7 +137,13 @@ def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
     import ray
 
     from bakeoff.runner.executors.node import (
-        BATCH_LABEL, RUN_LABEL, NodeCannotRun, check_node, node_name, node_sandbox_options, remove_run_containers,
+        BATCH_LABEL,
+        RUN_LABEL,
+        NodeCannotRun,
+        check_node,
+        node_name,
+        node_sandbox_options,
+        remove_run_containers,
     )
 
     node = node_name(ray.get_runtime_context().get_node_id())
@@ -184,5 +190,5 @@ def _run_in(scratch: Path, desk, job: RunJob, state: RunState, options: dict, no
         record = execute_run(env, job.slot, backend)
     finally:
         backend.close()
-    return Outcome(record["error"], isolation=record["isolation"], identity=getattr(backend, "identity", None),
-                   started_at=record["timings"]["started_at"], node=node)
+    return Outcome(record.error, isolation=record.isolation, identity=getattr(backend, "identity", None),
+                   started_at=record.timings.started_at, node=node)
