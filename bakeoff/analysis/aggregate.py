@@ -9,9 +9,9 @@ counted in their own columns: a model whose every answer was lost has no F1, not
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Sequence
 
 from bakeoff.analysis.signals import (
     EXCLUDES_BUT_USES,
@@ -151,7 +151,7 @@ def summarise_model(model: str, runs: Sequence[RunSignals], rng) -> ModelSummary
         harness_failed_runs=sum(r.grading == HARNESS_FAILED for r in runs),
         unfinished_runs=sum(r.grading == UNFINISHED for r in runs),
         f1_with_crashes=bootstrap_mean([r.f1_or_zero for r in graded], rng),
-        f1_scored=bootstrap_mean([r.f1 for r in scored], rng),
+        f1_scored=bootstrap_mean([r.f1 for r in scored if r.f1 is not None], rng),
         scored=len(scored),
         crash_taxonomy=dict(Counter(r.crash_class or "unknown" for r in graded if not r.scored)),
         calls=sum(r.calls for r in runs),
@@ -163,7 +163,7 @@ def summarise_model(model: str, runs: Sequence[RunSignals], rng) -> ModelSummary
         imbalance_named=sum(r.design.imbalance_named for r in graded),
         stances=dict(Counter(r.design.stance for r in graded)),
         probed=len(conclusive),
-        uses_leak=sum(bool(r.probe.uses_leak) for r in conclusive),
+        uses_leak=sum(r.probe is not None and bool(r.probe.uses_leak) for r in conclusive),
         leak_caught=sum(bool(r.leak_caught) for r in conclusive),
         divergences=dict(Counter(r.divergence for r in graded if r.divergence in (KEEPS_BUT_IGNORES, EXCLUDES_BUT_USES))),
         turns=turn_summaries(graded),

@@ -8,16 +8,18 @@ already has one is skipped unless `force`, so an interrupted analysis resumes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from bakeoff.analysis.batch_records import ANALYSIS_FILE, RunRecords, read_batch
 from bakeoff.analysis.design import analyse_design
 from bakeoff.analysis.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
 from bakeoff.analysis.probes import BASELINE
 from bakeoff.errors import BakeoffError
-from bakeoff.records import AnalysisRecord, RunStatus
+from bakeoff.records import AnalysisRecord, RunRecord, RunStatus
+
 
 class AnalysisCorpusMissing(BakeoffError):
     """The corpus a run was made on is no longer where its record says."""
@@ -78,7 +80,9 @@ def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: A
 
     measured: Mapping[str, Any] = {}
     if settings.options.probe or settings.options.retrain_seeds > 0:
-        measured = _sandbox_measurements(run, plan, kind, settings)
+        if run.run is None:  # analyze_batch hands over finished runs only; a caller with another is told so
+            raise AnalysisCorpusMissing(f"run {run.run_id} has not ended: no run.json to take its corpus and seed from")
+        measured = _sandbox_measurements(run, run.run, plan, kind, settings)
     record = AnalysisRecord(
         run_id=run.run_id,
         computed_at=utc_now(),
@@ -94,14 +98,15 @@ def analyze_run(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: A
     return RunAnalysis(run.run_id, "analysed", probe.get("verdict"), retrain.get("spread"))
 
 
-def _sandbox_measurements(run: RunRecords, plan: Mapping[str, Any], kind: str, settings: AnalyzeSettings) -> dict:
+def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Mapping[str, Any], kind: str,
+                          settings: AnalyzeSettings) -> dict:
     """The probe and the retrains, in a sandbox opened on the run's repository."""
     from bakeoff.runner.plan import RunLimits
     from bakeoff.runner.run import run_sandbox_options, run_sandbox_spec
     from sandbox.factory import open_sandbox
 
-    corpus = _corpus_of(run, plan)
-    rung, f1, seed = run.run.outcome.rung, run.run.outcome.f1, run.run.seed
+    corpus = _corpus_of(run.run_id, record, plan)
+    rung, f1, seed = record.outcome.rung, record.outcome.f1, record.seed
     limits = RunLimits(**dict(plan.get("limits") or {}))  # the plan's caps, as the run had them
     from bakeoff.tasks import task_plugin
 
@@ -128,13 +133,13 @@ def _model_files_missing(probe) -> bool:
     return baseline is not None and not baseline.ok and baseline.crash_class == "file_not_found"
 
 
-def _corpus_of(run: RunRecords, plan: Mapping[str, Any]) -> Path:
-    recorded = run.run.corpus.path or plan.get("corpus")
+def _corpus_of(run_id: str, record: RunRecord, plan: Mapping[str, Any]) -> Path:
+    recorded = record.corpus.path or plan.get("corpus")
     corpus = Path(recorded) if recorded else None
     if corpus is None or not (corpus / "holdout.csv").is_file() or not (corpus / "train.csv").is_file():
-        raise AnalysisCorpusMissing(f"run {run.run_id}: its corpus {recorded} is missing train.csv or holdout.csv")
+        raise AnalysisCorpusMissing(f"run {run_id}: its corpus {recorded} is missing train.csv or holdout.csv")
     if not (corpus / "holdout_answers.csv").is_file():
-        raise AnalysisCorpusMissing(f"run {run.run_id}: its corpus {corpus} has no holdout_answers.csv to score retrains")
+        raise AnalysisCorpusMissing(f"run {run_id}: its corpus {corpus} has no holdout_answers.csv to score retrains")
     return corpus
 
 

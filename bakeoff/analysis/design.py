@@ -141,7 +141,7 @@ def clauses(text: str) -> list[Clause]:
 
 def _paragraphs(text: str) -> list[tuple[str, str]]:
     paragraphs: list[tuple[str, str]] = []
-    heading, lines = "", []
+    heading, lines = "", list[str]()
 
     def flush() -> None:
         if lines:

@@ -9,8 +9,9 @@ results for an existing batch and writes them into `runs/<run_id>/analysis.json`
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from bakeoff.analysis.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
 from bakeoff.analysis.retrain import retrain_submission

@@ -59,9 +59,10 @@ def judge_stance(backend, design_text: str | None, max_chars: int = 6000) -> Jud
     from bakeoff.answers import audit
     from bakeoff.models.base import GenerationSettings, Message
 
-    if not (design_text or "").strip():
+    text = design_text or ""
+    if not text.strip():
         return JudgeOpinion(rules.NOT_MENTIONED, "captured", "no design document", backend.identity, "")
-    prompt = PROMPT.format(design=design_text[:max_chars])
+    prompt = PROMPT.format(design=text[:max_chars])
     completion = backend.chat([Message("user", prompt)], key=JUDGE_KEY, settings=GenerationSettings(max_tokens=24))
     capture = audit(completion, expect="text")
     stance = parse_stance(completion.text) if capture.status == "captured" else None

@@ -22,9 +22,10 @@ a column that cannot exist on arrival is already a real dependence.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff.analysis.design import LEAK_COLUMN
 from bakeoff.runner.workspace import SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
@@ -57,8 +58,9 @@ class ProbeVariant:
         return dict(self.__dict__)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ProbeVariant":
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
+    def from_dict(cls, data: Mapping[str, Any]) -> ProbeVariant:
+        values: dict[str, Any] = {k: data.get(k) for k in cls.__dataclass_fields__}
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class ProbeResult:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ProbeResult":
+    def from_dict(cls, data: Mapping[str, Any]) -> ProbeResult:
         return cls(
             verdict=data["verdict"],
             reason=data.get("reason", ""),
@@ -212,8 +214,8 @@ def judge(runs: Mapping[str, _Prediction], ids: list[str], threshold: float, n_r
     variants = tuple(_variant(name, runs[name], baseline, ids) for name in (BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN))
     by_name = {v.name: v for v in variants}
     if not by_name[BASELINE].ok:
-        failed = by_name[BASELINE]
-        reason = f"prediction failed on the unchanged features ({failed.crash_class}: {failed.detail})"
+        unchanged = by_name[BASELINE]
+        reason = f"prediction failed on the unchanged features ({unchanged.crash_class}: {unchanged.detail})"
         return ProbeResult(INCONCLUSIVE, reason, LEAK_COLUMN, n_rows, threshold, None, variants)
     control = by_name[CONTROL].moved_fraction if by_name[CONTROL].ok else 0.0
     changed = [by_name[FLAG_ONE], by_name[FLAG_DRAWN]]

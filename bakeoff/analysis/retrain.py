@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
 from sandbox.base import Sandbox
@@ -67,7 +68,7 @@ class RetrainResult:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RetrainResult":
+    def from_dict(cls, data: Mapping[str, Any]) -> RetrainResult:
         retrains = tuple(SeedScore(**{k: r.get(k) for k in SeedScore.__dataclass_fields__}) for r in data["retrains"])
         return cls(int(data["original_seed"]), data.get("original_f1"), retrains)
 
@@ -121,7 +122,7 @@ def copy_submission(workspace: Path, target: Path) -> None:
     # the training file is mounted at <workspace>/data/train.csv; a relative link reaches it from the copy
     depth = len(target.relative_to(workspace).parts)
     os.symlink("/".join([".."] * depth + ["data"]), target / "data")
-    for dirpath, dirnames, filenames in os.walk(target):
+    for dirpath, _dirnames, filenames in os.walk(target):
         os.chmod(dirpath, 0o777)
         for name in filenames:
             path = Path(dirpath) / name

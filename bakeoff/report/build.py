@@ -92,4 +92,4 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
 
 def summary_dict(tables) -> dict:
     """The tables as JSON records, for tools that prefer JSON to CSV."""
-    return {t.name: [dict(zip((c.name for c in t.columns), row)) for row in t.rows] for t in tables}
+    return {t.name: [dict(zip((c.name for c in t.columns), row, strict=False)) for row in t.rows] for t in tables}

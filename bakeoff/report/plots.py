@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bakeoff.analysis.aggregate import REPAIR_EFFECTS, BatchSummary
 from bakeoff.report.svg import MUTED, Canvas, Scale, colour, empty_note, legend, x_axis, y_axis
@@ -55,7 +56,8 @@ def f1_per_model(summary: BatchSummary) -> str:
     return canvas.to_svg()
 
 
-def _stacked_bars(canvas: Canvas, rows: Sequence[tuple[str, Mapping[str, int]]], keys: Sequence[str], colours: Mapping[str, str], axis_label: str) -> None:
+def _stacked_bars(canvas: Canvas, rows: Sequence[tuple[str, Mapping[str, int]]], keys: Sequence[str],
+                  colours: Mapping[str, str], axis_label: str) -> None:
     """One horizontal bar per row, split by key, as a share of the row's total."""
     scale = Scale(0.0, 1.0, LEFT, WIDTH - RIGHT - 110)
     x_axis(canvas, scale, HEIGHT - BOTTOM, axis_label, fmt="{:.0%}")
@@ -127,7 +129,7 @@ def claimed_vs_real(summary: BatchSummary, calibration: Mapping[str, Any] | None
     canvas.text(xs(0.97), ys(0.97) + 14, "honest", size=10, anchor="end", fill=MUTED)
     colours = _model_colours(summary)
     for run in summary.runs:
-        if run.calibration_error is not None:
+        if run.calibration_error is not None and run.f1 is not None and run.claimed_f1 is not None:
             tip = f"{run.run_id}: claimed {run.claimed_f1:.3f}, real {run.f1:.3f}"
             canvas.circle(xs(run.f1), ys(run.claimed_f1), 5, colours.get(run.model, MUTED), tip=tip)
     for variant, local, holdout, _ in reference_points(calibration):
@@ -162,10 +164,10 @@ def predicted_rate(summary: BatchSummary, calibration: Mapping[str, Any] | None,
     for i, name in enumerate(rows):
         y = first + i * pitch
         canvas.text(LEFT - 8, y + 4, name, anchor="end")
-        values = [r for r in summary.runs if r.model == name and r.predicted_rate is not None]
-        for j, run in enumerate(values):
+        values = [(r.run_id, r.predicted_rate) for r in summary.runs if r.model == name and r.predicted_rate is not None]
+        for j, (run_id, predicted) in enumerate(values):
             jitter = ((j % 5) - 2) * 3.0  # spread coincident runs so each stays visible
-            canvas.circle(scale(run.predicted_rate), y + jitter, 4, colours[name], tip=f"{run.run_id}: {run.predicted_rate:.1%}")
+            canvas.circle(scale(predicted), y + jitter, 4, colours[name], tip=f"{run_id}: {predicted:.1%}")
         if name == "references":
             for variant, _, _, ref_rate in reference_points(calibration):
                 if ref_rate is not None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Mapping, Sequence
 
 from bakeoff.report.tables import Table, display
 from bakeoff.textsafe import markdown_text, printable
@@ -50,7 +50,7 @@ def _md_cell(text: object) -> str:
 def markdown_table(table: Table) -> str:
     head = "| " + " | ".join(_md_cell(c.name) for c in table.columns) + " |"
     rule = "| " + " | ".join("---" for _ in table.columns) + " |"
-    body = ["| " + " | ".join(_md_cell(display(v, c.kind)) for v, c in zip(row, table.columns)) + " |"
+    body = ["| " + " | ".join(_md_cell(display(v, c.kind)) for v, c in zip(row, table.columns, strict=False)) + " |"
             for row in table.rows]
     if not body:
         return "(none)"
@@ -74,7 +74,7 @@ def html_table(table: Table) -> str:
         return "<p>(none)</p>"
     head = "".join(f"<th>{escape(c.name)}</th>" for c in table.columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(display(v, c.kind))}</td>" for v, c in zip(row, table.columns)) + "</tr>"
+        "<tr>" + "".join(f"<td>{escape(display(v, c.kind))}</td>" for v, c in zip(row, table.columns, strict=False)) + "</tr>"
         for row in table.rows
     )
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'

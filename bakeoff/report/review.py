@@ -7,7 +7,8 @@ Fields it lacks show as blanks.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bakeoff.report.tables import Column, Table
 
@@ -43,7 +44,7 @@ def review_tables(reviews: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Tabl
         return []
     columns = (Column("model"), Column("source"), *(Column(name, kind) for name, kind in REVIEW_FIELDS))
     rows = []
-    baselines = {}
+    baselines: dict[Any, tuple[str, Mapping[str, Any]]] = {}
     for source, metrics in reviews:
         rows.append((_model_of(source, metrics), source, *_values(_numbers(metrics))))
         baseline = metrics.get("baseline_cues")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from bakeoff.analysis.aggregate import BatchSummary, ModelSummary
 from bakeoff.analysis.design import EXCLUDED_WITH_REASON, EXCLUDED_WITHOUT_REASON

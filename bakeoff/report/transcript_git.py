@@ -89,9 +89,11 @@ def _blobs(git_dir: Path, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
         return {}
     out = _git(git_dir, "cat-file", "--batch", stdin="".join(f"{blob}\n" for _, blob in wanted).encode())
     found: dict[str, bytes] = {}
+    if out is None:
+        return found
     position = 0
     for path, _ in wanted:
-        end = out.find(b"\n", position) if out is not None else -1
+        end = out.find(b"\n", position)
         if end < 0:
             break
         header = out[position:end].split()

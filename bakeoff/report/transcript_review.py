@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bakeoff.report.transcript_html import Raw, esc, fold, kv, number, page
 
@@ -116,5 +117,5 @@ def render_review_transcript(review: ReviewRecords, back: str | None = "../repor
                *((name, number(metrics.get(name))) for name in ("accuracy", "problem_recall", "ok_specificity",
                                                                   "pair_accuracy"))])
     body = f'<section id="summary"><h2>Summary</h2>{head}</section>' + "".join(
-        _answer(a, review.items.get(a.get("item_id"))) for a in review.answers)
+        _answer(a, review.items.get(str(a.get("item_id")))) for a in review.answers)
     return page(f"review transcript: {review.source}", body, back)
