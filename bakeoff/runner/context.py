@@ -14,7 +14,6 @@ from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.workspace import RunRepo
 from sandbox.base import ExecResult, Sandbox
 
-HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
 WORKSPACE_IN_SANDBOX = "/workspace"
 
 
@@ -34,6 +33,7 @@ class CorpusLayout:
     required: tuple[str, ...]
     mounts: tuple[tuple[str, str], ...]
     excerpt: str = "excerpt.txt"
+    excerpt_of: str = "the data"  # the file the excerpt's lines come from, as the prompts name it
     manifest: str = "manifest.json"
     hint: str = "make one with `bakeoff generate`"
 
