@@ -69,8 +69,9 @@ def fit_parts(parts: Mapping[str, str], room: int) -> tuple[dict[str, str], list
     return fitted, cuts
 
 
-def shared_system_message(system: str, statement: str, excerpt: str) -> Message:
-    content = f"{system.strip()}\n\n{statement.strip()}\n\nThe first lines of data/train.csv:\n\n{excerpt.strip()}\n"
+def shared_system_message(system: str, statement: str, excerpt: str, excerpt_of: str = "the data") -> Message:
+    """The statement and the excerpt; `excerpt_of` names the file the excerpt's lines come from (the task's)."""
+    content = f"{system.strip()}\n\n{statement.strip()}\n\nThe first lines of {excerpt_of}:\n\n{excerpt.strip()}\n"
     return Message("system", content)
 
 
