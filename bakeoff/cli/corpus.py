@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bakeoff.errors import BakeoffError
+from bakeoff.tasks.registry import task_names
 from bakeoff.textsafe import printable
 
 DEFAULTS = {
@@ -19,7 +20,7 @@ DEFAULTS = {
 }
 
 
-TASKS = ("spam_classifier", "ab_test")
+TASKS = task_names()
 
 
 class OptionNotForTask(BakeoffError):
@@ -51,59 +52,32 @@ def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contaminati
     """Generate a take-home's seeded data: the spam corpus (default) or the A/B-test experiments."""
     from rich.console import Console
 
+    from bakeoff.tasks import GenerateRequest, task_plugin
+
     _refuse_other_tasks_options(task)
-    if task == "ab_test":
-        _generate_ab(out_dir, seed, {"users": users, "experiments": experiments, "holdout_users": holdout_users}, force)
-        return
-    from generators.spam import CorpusParams, generate_corpus
-
-    overrides = {"contamination": contamination, "noise_rate": noise_rate}
-    params = CorpusParams(
-        seed=seed, rows=rows, holdout_rows=holdout_rows, spam_rate=spam_rate, flip_rate=flip_rate,
-        dup_rate=dup_rate, **{key: value for key, value in overrides.items() if value is not None},
-    )
-    console = Console(stderr=True)
-    with console.status("generating corpus") as status:
-        manifest = generate_corpus(params, out_dir, force=force, progress=lambda step: status.update(step))
-    measured = manifest.measured
-    click.echo(printable(
-        f"wrote {out_dir}: {measured.train_rows} training rows, {measured.holdout_rows} holdout rows, "
-        f"spam {measured.train_spam_rate:.3f}, flips {measured.flip_rate:.3f}, "
-        f"near-duplicates {measured.train_dup_rate:.3f}, flag/label correlation {measured.flag_label_correlation:.3f}"
-    ))
-
-
-_TASK_OPTIONS = {
-    "spam_classifier": ("rows", "holdout_rows", "contamination", "spam_rate", "flip_rate", "dup_rate", "noise_rate"),
-    "ab_test": ("users", "experiments", "holdout_users"),
-}
+    plugin = task_plugin(task)
+    given = {"rows": rows, "holdout_rows": holdout_rows, "contamination": contamination, "spam_rate": spam_rate,
+             "flip_rate": flip_rate, "dup_rate": dup_rate, "noise_rate": noise_rate, "users": users,
+             "experiments": experiments, "holdout_users": holdout_users}
+    request = GenerateRequest(out_dir, seed, {name: given[name] for name in plugin.generate_options}, force)
+    with Console(stderr=True).status(f"generating {task} data") as status:
+        summary = plugin.generate(request, progress=lambda step: status.update(step))
+    click.echo(printable(summary))
 
 
 def _refuse_other_tasks_options(task: str) -> None:
     """An option of the other take-home would be silently ignored: refuse it by name instead."""
     from click.core import ParameterSource
 
+    from bakeoff.tasks import task_plugin
+
     context = click.get_current_context()
-    given = [name for other, names in _TASK_OPTIONS.items() if other != task for name in names
-             if context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    own = set(task_plugin(task).generate_options)
+    given = [name for other in task_names() if other != task for name in task_plugin(other).generate_options
+             if name not in own and context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if given:
         options = ", ".join("--" + name.replace("_", "-") for name in given)
         raise OptionNotForTask(f"{options} do(es) not apply to --task {task}")
-
-
-def _generate_ab(out_dir: Path, seed: int, options: dict[str, int | None], force: bool) -> None:
-    from rich.console import Console
-
-    from generators.ab_test import AbParams, generate_ab_data
-
-    params = AbParams(seed=seed, **{key: value for key, value in options.items() if value is not None})
-    with Console(stderr=True).status("generating experiments") as status:
-        manifest = generate_ab_data(params, out_dir, force=force, progress=lambda step: status.update(step))
-    m = manifest.measured
-    click.echo(printable(
-        f"wrote {out_dir}: {m.rows} sessions of {m.users} users, {params.experiments} hidden experiments, "
-        f"{m.duplicate_rows} duplicated rows, within-user correlation {m.within_user_correlation:.3f}"
-    ))
 
 
 def _parse_points(text: str | None) -> tuple[float, ...] | None:
@@ -113,32 +87,6 @@ def _parse_points(text: str | None) -> tuple[float, ...] | None:
         return tuple(float(part) for part in text.split(",") if part.strip())
     except ValueError:
         raise InvalidSweepPoints(f"--sweep-points must be numbers separated by commas, got {text!r}") from None
-
-
-def _print_tables(calibration) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    table = Table(title=f"calibration of {calibration.corpus}")
-    for column in ("reference", "local F1", "holdout F1", "precision", "recall", "predicted spam rate"):
-        table.add_column(column, justify="left" if column == "reference" else "right")
-    for r in calibration.references:
-        table.add_row(r.variant, f"{r.local_f1:.3f}", f"{r.holdout_f1:.3f}", f"{r.holdout_precision:.3f}",
-                      f"{r.holdout_recall:.3f}", f"{r.predicted_positive_rate:.3f}")
-    console.print(table)
-    for name, ok in calibration.checks.to_dict().items():
-        console.print(f"  {'ok  ' if ok else 'FAIL'} {name}")
-    if calibration.sweep:
-        variants = [r.variant for r in calibration.sweep[0].results]
-        sweep_table = Table(title="holdout F1 by contamination")
-        sweep_table.add_column("contamination", justify="right")
-        for variant in variants:
-            sweep_table.add_column(variant, justify="right")
-        for point in calibration.sweep:
-            sweep_table.add_row(f"{point.contamination:.3f}", *(f"{point.holdout_f1(v):.3f}" for v in variants))
-        console.print(sweep_table)
-        console.print(f"  text_only falls monotonically: {calibration.sweep_falls_monotonically}")
 
 
 @click.command()
@@ -151,43 +99,17 @@ def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_var
     """Run a take-home's reference submissions; write calibration.json and print a table."""
     from rich.console import Console
 
-    if task == "ab_test":
-        _calibrate_ab(corpus_dir)
-        return
-    from generators.calibration import calibrate as run_calibration
+    from bakeoff.tasks import task_plugin
     from generators.calibration import write_calibration
-    from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
-    points = _parse_points(sweep_points) or DEFAULT_POINTS
-    variants = sweep_variants or DEFAULT_SWEEP_VARIANTS
+    plugin = task_plugin(task)
     with Console(stderr=True).status("calibrating") as status:
-        calibration = run_calibration(
-            corpus_dir, sweep=sweep, sweep_points=points, sweep_variants=variants, progress=lambda s: status.update(s)
-        )
+        calibration = plugin.calibrate(corpus_dir, lambda step: status.update(step), sweep=sweep,
+                                       sweep_points=_parse_points(sweep_points), sweep_variants=sweep_variants)
     path = write_calibration(calibration, corpus_dir)
-    _print_tables(calibration)
-    click.echo(printable(f"wrote {path}"))
-
-
-def _calibrate_ab(corpus_dir: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from generators.calibration import write_calibration
-    from generators.calibration.ab_test import calibrate_ab
-
-    with Console(stderr=True).status("calibrating") as status:
-        calibration = calibrate_ab(corpus_dir, progress=lambda step: status.update(step))
-    path = write_calibration(calibration, corpus_dir)
-    table = Table(title=f"calibration of {calibration.corpus} ({calibration.references[0].experiments} hidden experiments)")
-    for column in ("reference", "coverage", "mean abs error", "mean width", "Winkler score"):
-        table.add_column(column, justify="left" if column == "reference" else "right")
-    for r in calibration.references:
-        table.add_row(r.variant, f"{r.coverage:.3f}", f"{r.mean_abs_error:.5f}", f"{r.mean_width:.5f}", f"{r.winkler:.5f}")
     console = Console()
-    console.print(table)
-    for name, ok in calibration.checks.to_dict().items():
-        console.print(f"  {'ok  ' if ok else 'FAIL'} {name}")
+    for renderable in plugin.calibration_tables(calibration):
+        console.print(renderable)
     click.echo(printable(f"wrote {path}"))
 
 
