@@ -14,8 +14,8 @@ both record whether the cut came from the harness's own token budget.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from bakeoff.models.base import Completion
 from bakeoff.records.enums import UNCAPTURED_REASONS, CaptureReason, CaptureStatus
@@ -51,12 +51,6 @@ class Block:
     content: str
     closed: bool  # False when the answer ended inside the block (cut off)
     start_line: int  # 1-based line of the opening fence
-
-
-@dataclass(frozen=True)
-class CodeFile:
-    path: str
-    content: str
 
 
 class WorkMeter:

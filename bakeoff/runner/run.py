@@ -142,7 +142,8 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
             ctx = RunContext(
                 run_id=slot.run_id, seed=slot.seed, task=env.task, repo=repo, run_dir=run_dir, sandbox=sandbox,
                 backend=backend, corpus=env.corpus,
-                shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8")),
+                shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8"),
+                                            env.corpus.layout.excerpt_of),
                 env=spec.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
             )
             error = _run_stages(env, slot, ctx, done, on_stage)
