@@ -20,9 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import durable
 from sandbox.errors import SandboxError
@@ -92,13 +92,6 @@ def requirement_set_key(requirements: Sequence[str], target: TargetPlatform) -> 
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-def wheel_names(wheelhouse: Path) -> list[str]:
-    """The wheel files in the wheelhouse, sorted."""
-    if not wheelhouse.is_dir():
-        return []
-    return sorted(p.name for p in wheelhouse.iterdir() if p.suffix == ".whl" and p.is_file())
 
 
 def _stamp_path(wheelhouse: Path, key: str) -> Path:

@@ -25,7 +25,14 @@ from sandbox.requirements_lines import (
     UNAVAILABLE,
     parse_requirements,
 )
-from sandbox.wheelhouse import STOPPED_TIMEOUT, STOPPED_TOO_LARGE, download_wheels, wheel_names
+from sandbox.wheelhouse import STOPPED_TIMEOUT, STOPPED_TOO_LARGE, download_wheels
+
+
+def wheel_names(wheelhouse: Path) -> list[str]:
+    """The wheel files in the wheelhouse, sorted (none when it was never made)."""
+    if not wheelhouse.is_dir():
+        return []
+    return sorted(p.name for p in wheelhouse.iterdir() if p.suffix == ".whl" and p.is_file())
 
 
 def test_five_thousand_lines_are_refused_whole_before_anything_is_downloaded():
