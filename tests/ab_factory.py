@@ -59,6 +59,7 @@ class AbFakeRun:
     stated: str | None = "user"  # the design's UNIT line (None: no line)
     ratio: float | None = 1.0  # the probe's width ratio (None: the probe failed)
     status: str = "scored"
+    mute: bool = False  # the code answer was uncaptured (the run is not graded)
 
     @property
     def run_id(self) -> str:
@@ -105,8 +106,8 @@ def stage_records(run: AbFakeRun) -> list[StageRecord]:
     return [
         _stage(run, "explore", capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=(explore,)),
         _stage(run, "decide", completion=decide),
-        _stage(run, "implement", attribution=Attribution.OK if run.status == "scored" else Attribution.MODEL_ERROR,
-               check=check),
+        _stage(run, "implement", attribution=Attribution.UNCAPTURED if run.mute
+               else Attribution.OK if run.status == "scored" else Attribution.MODEL_ERROR, check=check),
         _stage(run, "repair", check=check),
         _stage(run, "evaluate", check=check, extras={"unit_probe": probe_record(run)}),
     ]
@@ -121,7 +122,8 @@ def run_record(run: AbFakeRun) -> RunRecord:
         run_id=run.run_id, run_index=run.index, seed=100 + run.index, task="ab_test",
         model=ModelRef(label=run.model, spec=f"scripted:{run.model}"), corpus=CorpusRef(path="", manifest_sha256=None),
         isolation="docker", status=RunStatus.FINISHED, error=None, outcome=outcome, stages=(), repair_effects=(),
-        capture=CaptureCounts(calls=5, captured=5), tokens=TokenCounts(), timings=NO_TIME,
+        capture=CaptureCounts(calls=4, uncaptured=4) if run.mute else CaptureCounts(calls=5, captured=5),
+        tokens=TokenCounts(), timings=NO_TIME,
     )
 
 

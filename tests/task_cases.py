@@ -22,6 +22,7 @@ class TaskCase:
     crash_then_repair: list[dict]  # answers whose first code crashes and whose repair turn fixes it
     outcome_keys: tuple[str, ...]  # run.json outcome fields two identical batches must agree on
     status_word: str  # what `bakeoff status` prints for a scored run
+    models_table: str  # the report's per-model table (tables/<name>.csv): graded, uncaptured_runs, capture_rate
 
     @property
     def plan_task(self) -> str | None:
@@ -36,6 +37,7 @@ SPAM = TaskCase(
     crash_then_repair=spam.answers(spam.implementation(spam.TRAIN_CRASHING), spam.implementation()),
     outcome_keys=("f1", "metrics", "claimed_f1"),
     status_word="scored f1=",
+    models_table="models",
 )
 AB_TEST = TaskCase(
     task="ab_test",
@@ -44,6 +46,7 @@ AB_TEST = TaskCase(
     crash_then_repair=ab.ab_answers(ab.implementation(ab.CRASHING), ab.implementation(ab.BY_USER)),
     outcome_keys=("headline", "metrics", "claimed_effect", "claimed_ci"),
     status_word="scored winkler=",
+    models_table="ab_models",
 )
 CASES = (SPAM, AB_TEST)
 CASE_IDS = tuple(case.task for case in CASES)

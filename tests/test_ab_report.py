@@ -82,6 +82,22 @@ def test_the_section_tables_and_findings(section):
     assert "by_user: the unit probe found 0 of 2 probed analyses by visit" in text
 
 
+def test_capture_and_crashes_are_counted_apart_from_the_scores(tmp_path):
+    runs = [AbFakeRun("mute", 1, status="crashed", ratio=None, stated=None, mute=True),
+            AbFakeRun("mute", 2, status="crashed", ratio=None, stated=None, mute=True), *RUNS]
+    section = ab_test_section(read_batch(write_ab_batch(tmp_path / "batch", runs)))
+    models = {t.name: t for t in section.tables}["ab_models"]
+    names = [c.name for c in models.columns]
+    rows = {row[0]: dict(zip(names, row, strict=True)) for row in models.rows}
+    assert (rows["mute"]["graded"], rows["mute"]["uncaptured_runs"], rows["mute"]["capture_rate"]) == (0, 2, 0.0)
+    assert rows["mute"]["winkler"] is None and rows["mute"]["crash_rate"] is None  # never a zero, never a crash
+    assert (rows["crashing"]["graded"], rows["crashing"]["scored"], rows["crashing"]["crash_rate"]) == (1, 0, 1.0)
+    assert rows["by_user"]["crash_rate"] == 0.0 and rows["by_user"]["capture_rate"] == 1.0
+    text = " ".join(section.findings)
+    assert "mute: every answer was uncaptured (2 runs); it is not scored, not scored as zero." in text
+    assert "crashing: 1 of 1 graded run did not produce a valid interval on every hidden experiment." in text
+
+
 def _bars(svg: str) -> dict[str, list[float]]:
     """Each drawn interval's pixel height by the run its tooltip names (the dot's title follows its bar)."""
     root = ET.fromstring(svg)
@@ -159,6 +175,9 @@ def test_the_report_of_an_ab_test_batch_holds_the_section(report):
     html = report.html.read_text(encoding="utf-8")
     assert 'id="plot-ab_intervals"' in html and 'id="table-ab_models"' in html
     assert 'href="transcripts/by_visit-r01.html"' in html  # the per-run table links each run's transcript
+    # the spam take-home's F1 sections are its plug-in's, not the report's: none of them here
+    assert "Per model: scores and capture" not in markdown and "f1_per_model.svg" not in {p.name for p in report.plots}
+    assert "Capture: calls not captured, by reason" in markdown  # what every task's report has
 
 
 @pytest.mark.slow

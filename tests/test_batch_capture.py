@@ -58,7 +58,7 @@ def batch(request, tmp_path_factory):
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
     result = run_batch(plan_from_mapping(plan, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
-    return root / "batch", {r["model"]["label"]: r for r in result.records}, write_report(root / "batch")
+    return root / "batch", {r["model"]["label"]: r for r in result.records}, write_report(root / "batch"), case
 
 
 def _stages(folder, run_id):
@@ -68,7 +68,7 @@ def _stages(folder, run_id):
 
 
 def test_empty_answers_are_uncaptured_and_never_graded(batch):
-    folder, records, _ = batch
+    folder, records, _, _ = batch
     mute = records["mute"]
     assert mute["status"] == "finished" and mute["outcome"]["status"] != "scored"
     assert mute["capture"]["captured"] == 0 and mute["capture"]["uncaptured"] == mute["capture"]["calls"] >= 4
@@ -78,7 +78,7 @@ def test_empty_answers_are_uncaptured_and_never_graded(batch):
 
 
 def test_prose_and_cut_answers_are_unusable_with_their_reason(batch):
-    folder, records, _ = batch
+    folder, records, _, _ = batch
     rambler = _stages(folder, records["rambler"]["run_id"])
     assert (rambler["implement"]["attribution"], rambler["implement"]["attribution_reason"]) == ("unusable", "no_code")
     (turn,) = rambler["repair"]["turns"]
@@ -92,14 +92,14 @@ def test_prose_and_cut_answers_are_unusable_with_their_reason(batch):
 
 
 def test_the_report_counts_each_reason_apart(batch):
-    _, _, report = batch
+    _, _, report, case = batch
     with open(report.folder / "tables" / "capture_reasons.csv", newline="") as handle:
         rows = {(r["model"], r["status"], r["reason"]): int(r["calls"]) for r in csv.DictReader(handle)}
     assert rows[("mute", "uncaptured", "empty")] >= 4
     assert rows[("rambler", "unusable", "no_code")] == 2
     assert rows[("cut", "unusable", "cut_off")] == 1
     assert not any(model == "working" for model, _, _ in rows)
-    with open(report.folder / "tables" / "models.csv", newline="") as handle:
+    with open(report.folder / "tables" / f"{case.models_table}.csv", newline="") as handle:
         models = {r["model"]: r for r in csv.DictReader(handle)}
     assert models["mute"]["graded"] == "0" and models["mute"]["uncaptured_runs"] == "1"
     assert models["rambler"]["graded"] == "1"  # unusable is the model's failure: graded, not set apart

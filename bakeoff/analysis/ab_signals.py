@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bakeoff.analysis.batch_records import RunRecords, run_model_label
-from bakeoff.analysis.signals import GRADED, grading_of, repair_turns_of
-from bakeoff.analysis.stats import Estimate, bootstrap_mean
+from bakeoff.analysis.signals import GRADED, HARNESS_FAILED, UNCAPTURED, repair_turns_of, run_signals
+from bakeoff.analysis.stats import Estimate, bootstrap_mean, rate
 from bakeoff.analysis.unit_probe import StatedUnit, UnitDivergence, UnitProbeRecord, divergence_of, stated_unit
 from generators.calibration.ab_probe import Unit
 
@@ -95,6 +95,10 @@ class AbRunSignals:
     stated: StatedUnit
     divergence: UnitDivergence | None
     repair_effects: tuple[str, ...] = ()
+    calls: int = 0  # model calls, and how many of them were captured, uncaptured, unusable
+    captured: int = 0
+    uncaptured: int = 0
+    unusable: int = 0
 
     @property
     def measured_unit(self) -> Unit | None:
@@ -102,8 +106,8 @@ class AbRunSignals:
 
     @property
     def scored(self) -> bool:
-        """Graded on at least one hidden experiment."""
-        return self.metrics is not None and self.metrics.winkler is not None
+        """The final check graded every hidden experiment (a run that failed on some keeps its metrics, per run)."""
+        return self.status == "scored" and self.metrics is not None and self.metrics.winkler is not None
 
 
 def _final_metrics(records: RunRecords) -> Mapping[str, Any]:
@@ -136,7 +140,7 @@ def ab_run_signals(records: RunRecords) -> AbRunSignals:
     run = records.run
     outcome = run.outcome if run is not None else None
     status = outcome.status.value if outcome is not None else None
-    grading, _ = grading_of(records)
+    common = run_signals(records)  # grading and capture are the same for every task
     metrics_data = _final_metrics(records)
     probe = unit_probe_of(records)
     stated = stated_unit(records.design_text)
@@ -146,7 +150,7 @@ def ab_run_signals(records: RunRecords) -> AbRunSignals:
         run_id=records.run_id,
         model=run_model_label(records),
         seed=run.seed if run is not None else None,
-        grading=grading,
+        grading=common.grading,
         status=status,
         crash_class=None if scored else (crash or status),
         metrics=IntervalMetrics.from_dict(metrics_data),
@@ -155,6 +159,7 @@ def ab_run_signals(records: RunRecords) -> AbRunSignals:
         stated=stated,
         divergence=divergence_of(stated, probe.unit if probe else None),
         repair_effects=tuple(t.effect for t in repair_turns_of(records.stages.get("repair"))),
+        calls=common.calls, captured=common.captured, uncaptured=common.uncaptured, unusable=common.unusable,
     )
 
 
@@ -164,6 +169,11 @@ class AbModelSummary:
     runs: int
     graded: int
     scored: int
+    uncaptured_runs: int
+    harness_failed_runs: int
+    capture_rate: float | None  # over every model call of the model's runs
+    unusable_rate: float | None
+    repair_effects: Mapping[str, int]  # rescued, regressed, unchanged -> repair turns
     measured: Mapping[str, int]  # probe verdict (user, visit, unclear, failed) -> runs
     stated: Mapping[str, int]  # stated unit -> graded runs
     divergences: Mapping[str, int]  # divergence -> runs
@@ -171,6 +181,15 @@ class AbModelSummary:
     mean_abs_error: Estimate | None
     mean_width: Estimate | None
     winkler: Estimate | None
+
+    @property
+    def crash_rate(self) -> float | None:
+        """Share of the graded runs whose final check did not grade every hidden experiment."""
+        return rate(self.graded - self.scored, self.graded)
+
+    @property
+    def all_uncaptured(self) -> bool:
+        return self.runs > 0 and self.uncaptured_runs == self.runs
 
     @property
     def probed(self) -> int:
@@ -199,8 +218,13 @@ def summarise_models(runs: Sequence[AbRunSignals], labels: Sequence[str], bootst
             values = [getattr(r.metrics, field_name) for r in scored]
             return bootstrap_mean([v for v in values if v is not None], rng)
 
+        calls = sum(r.calls for r in mine)
         summaries.append(AbModelSummary(
             model=label, runs=len(mine), graded=len(graded), scored=len(scored),
+            uncaptured_runs=sum(r.grading == UNCAPTURED for r in mine),
+            harness_failed_runs=sum(r.grading == HARNESS_FAILED for r in mine),
+            capture_rate=rate(sum(r.captured for r in mine), calls), unusable_rate=rate(sum(r.unusable for r in mine), calls),
+            repair_effects=dict(Counter(effect for r in graded for effect in r.repair_effects)),
             measured=dict(Counter(r.probe.unit.value for r in graded if r.probe)),
             stated=dict(Counter(r.stated.value for r in graded)),
             divergences=dict(Counter(r.divergence.value for r in graded if r.divergence)),

@@ -68,14 +68,18 @@ def _cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | No
 
 def models_table(models: Sequence[AbModelSummary]) -> Table:
     columns = _cols(
-        "model runs:int graded:int scored:int probed:int by_user:int by_visit:int unclear:int probe_failed:int "
+        "model runs:int graded:int uncaptured_runs:int harness_failed_runs:int scored:int crash_rate:pct "
+        "capture_rate:pct unusable_rate:pct rescued:int regressed:int "
+        "probed:int by_user:int by_visit:int unclear:int probe_failed:int "
         "stated_user:int stated_visit:int stated_none:int divergent:int coverage:pct coverage_low:pct "
         "coverage_high:pct mean_abs_error:f4 mean_width:f4 winkler:f4 winkler_low:f4 winkler_high:f4"
     )
     rows = []
     for m in models:
         rows.append((
-            m.model, m.runs, m.graded, m.scored, m.probed, *(m.measured.get(u.value, 0) for u in Unit),
+            m.model, m.runs, m.graded, m.uncaptured_runs, m.harness_failed_runs, m.scored, m.crash_rate,
+            m.capture_rate, m.unusable_rate, m.repair_effects.get("rescued", 0), m.repair_effects.get("regressed", 0),
+            m.probed, *(m.measured.get(u.value, 0) for u in Unit),
             m.stated.get("user", 0), m.stated.get("visit", 0), m.stated.get("unstated", 0) + m.stated.get("both", 0),
             m.divergent, *_cells(m.coverage), *_cells(m.mean_abs_error, False), *_cells(m.mean_width, False),
             *_cells(m.winkler),
@@ -92,6 +96,18 @@ def _designs(n: int) -> str:
 def findings(models: Sequence[AbModelSummary]) -> list[str]:
     lines = []
     for m in models:
+        if m.all_uncaptured:
+            lines.append(f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, "
+                         "not scored as zero.")
+            continue
+        if m.uncaptured_runs or m.harness_failed_runs:
+            lines.append(f"{m.model}: {m.uncaptured_runs} uncaptured and {m.harness_failed_runs} harness-failed runs "
+                         "left out of the scores.")
+        if m.graded > m.scored:
+            lines.append(f"{m.model}: {m.graded - m.scored} of {count(m.graded, 'graded run')} did not produce a valid "
+                         "interval on every hidden experiment.")
+        if m.repair_effects.get("regressed"):
+            lines.append(f"{m.model}: {m.repair_effects['regressed']} repair turn(s) made the analysis worse.")
         if m.probed:
             by_user, by_visit = m.measured.get(Unit.USER.value, 0), m.measured.get(Unit.VISIT.value, 0)
             lines.append(

@@ -12,16 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import durable
-from bakeoff.analysis.aggregate import BatchSummary, summarise_batch
 from bakeoff.analysis.batch_records import BatchRecords, read_batch
-from bakeoff.analysis.signals import run_signals
 from bakeoff.report.capture import capture_reasons_table
-from bakeoff.report.findings import count, findings
-from bakeoff.report.plots import all_plots
+from bakeoff.report.findings import count
 from bakeoff.report.reasoning import reasoning_findings, reasoning_table
 from bakeoff.report.render import render_html, render_markdown
 from bakeoff.report.review import review_tables
-from bakeoff.report.tables import all_tables
+from bakeoff.report.spam_sections import summarise
+from bakeoff.report.tables import Table
 from bakeoff.report.task_sections import add_sections, task_sections
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
 
@@ -37,19 +35,17 @@ class ReportFiles:
     tables: tuple[Path, ...]
 
 
-def summarise(records: BatchRecords, bootstrap_seed: int = 0) -> BatchSummary:
-    signals = [run_signals(run) for run in records.runs]
-    return summarise_batch(signals, records.model_labels(), bootstrap_seed)
+__all__ = ["REPORT_DIR", "ReportFiles", "summarise", "summary_dict", "write_report"]  # summarise: the exports' too
 
 
-def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
+def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
     plan = records.plan
     finished = sum(r.finished for r in records.runs)
     facts = [
-        f"Batch {records.folder.name}: {count(len(summary.models), 'model')}, {count(len(records.runs), 'run')} "
+        f"Batch {records.folder.name}: {count(len(records.model_labels()), 'model')}, {count(len(records.runs), 'run')} "
         f"({finished} finished).",
         f"Task {plan.get('task', '?')}, sandbox {plan.get('sandbox', '?')}, corpus {plan.get('corpus', '?')}.",
-        f"Intervals: 95% percentile bootstrap, seed {summary.bootstrap_seed}. Uncaptured runs are never graded.",
+        f"Intervals: 95% percentile bootstrap, seed {bootstrap_seed}. Uncaptured runs are never graded.",
     ]
     version = records.batch.code_version
     if version:
@@ -59,16 +55,20 @@ def _facts(records: BatchRecords, summary: BatchSummary) -> list[str]:
 
 def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
     records = read_batch(batch_dir)
-    summary = summarise(records, bootstrap_seed)
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
-    tables = all_tables(summary, [capture_reasons_table(records), *review_tables(records.reviews)])
-    plots = all_plots(summary, records.calibration, records.holdout_spam_rate)
+    found: list[str] = []
+    tables: list[Table] = []
+    plots: dict[str, tuple[str, str]] = {}
+    # The task's own part comes from its plug-in (spam: F1, leak, calibration; ab_test: unit and intervals);
+    # what follows is the same for every task.
+    add_sections(task_sections(records, bootstrap_seed), found, tables, plots)
+    tables += [capture_reasons_table(records), *review_tables(records.reviews)]
     reasoning = reasoning_table(records)
     if reasoning.rows:  # a batch where no model reasoned has no reasoning section
         tables.append(reasoning)
-    facts, found = _facts(records, summary), findings(summary) + reasoning_findings(reasoning)
-    add_sections(task_sections(records), found, tables, plots)  # the task's own part, from its plug-in
+    facts = _facts(records, bootstrap_seed)
+    found += reasoning_findings(reasoning)
     with durable.staged_folder(target) as staging:  # the old report, if any, is swapped out whole
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()

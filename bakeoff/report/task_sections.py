@@ -1,7 +1,7 @@
 """The task's own report sections, found from the batch's task name through its plug-in (bakeoff.tasks).
 
-The scaffolding (build.py) stays task-blind: it asks the plug-in of the plan's task for its sections and
-adds their findings, tables and plots to the report's own.
+The scaffolding (build.py) stays task-blind: it asks the plug-in of the plan's task for its sections, puts
+their findings, tables and plots first, and adds what every task has (capture, reviews, reasoning).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from bakeoff.report.sections import ReportSection
 from bakeoff.report.tables import Table
 
 
-def task_sections(records: BatchRecords) -> list[ReportSection]:
+def task_sections(records: BatchRecords, bootstrap_seed: int = 0) -> list[ReportSection]:
     """The sections of the batch's task; none for a task no plug-in answers to (an old or foreign batch)."""
     from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, task_plugin
 
@@ -22,7 +22,7 @@ def task_sections(records: BatchRecords) -> list[ReportSection]:
         plugin = task_plugin(str(name))
     except UnknownTask:
         return []
-    return [s for s in plugin.report_sections(records) if isinstance(s, ReportSection)]
+    return [s for s in plugin.report_sections(records, bootstrap_seed) if isinstance(s, ReportSection)]
 
 
 def add_sections(sections: list[ReportSection], found: list[str], tables: list[Table],

@@ -148,8 +148,8 @@ class AbTest(TaskPlugin):
 
         return unit_probe_hooks(enabled)
 
-    def report_sections(self, batch: Any) -> list[Any]:
+    def report_sections(self, batch: Any, bootstrap_seed: int = 0) -> list[Any]:
         """Unit of analysis (probe, design, divergence), interval metrics and plots (bakeoff.report.ab_test)."""
         from bakeoff.report.ab_test import ab_test_section
 
-        return [ab_test_section(batch)]
+        return [ab_test_section(batch, bootstrap_seed)]

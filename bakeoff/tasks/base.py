@@ -146,6 +146,7 @@ class TaskPlugin(ABC):
         """{name: hook} run in evaluate on the final submission; none unless the task has probes."""
         return {}
 
-    def report_sections(self, batch: Any) -> list[Any]:
-        """The report's task-specific sections for a batch of this task (none by default)."""
+    def report_sections(self, batch: Any, bootstrap_seed: int = 0) -> list[Any]:
+        """The report's task-specific sections (bakeoff.report.sections.ReportSection) for a batch of this task:
+        its findings, tables and plots, ahead of what every task's report has. None by default."""
         return []

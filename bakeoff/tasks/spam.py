@@ -136,3 +136,9 @@ class SpamClassifier(TaskPlugin):
         from bakeoff.analysis.hooks import evaluate_hooks
 
         return evaluate_hooks()
+
+    def report_sections(self, batch: Any, bootstrap_seed: int = 0) -> list[Any]:
+        """F1 per model, the leak probe against the design, calibration, crashes, repair turns, pairs."""
+        from bakeoff.report.spam_sections import spam_section
+
+        return [spam_section(batch, bootstrap_seed)]
