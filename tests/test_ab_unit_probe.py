@@ -115,3 +115,20 @@ def test_a_crash_or_a_planted_link_is_a_failed_probe_that_names_why(sessions, tm
     with _sandbox(linker) as sandbox:
         record = probe_unit_in_sandbox(sandbox, sessions, timeout_s=120)
     assert record.unit is Unit.FAILED and record.attempts[0].crash_class == "bad_output"
+
+
+def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp_path):
+    from types import SimpleNamespace
+
+    from bakeoff.analysis.unit_probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
+    from bakeoff.grading.outcome import RUNG_PREDICTED
+
+    (tmp_path / "holdout").mkdir()
+    assert probe_experiment(tmp_path) is None
+    for name in ("exp_002.csv", "exp_000.csv", "exp_001.csv"):
+        (tmp_path / "holdout" / name).write_text("user_id\n", encoding="utf-8")
+    assert probe_experiment(tmp_path).name == "exp_000.csv"  # the first by name, whatever the listing order
+    ctx = SimpleNamespace(corpus=SimpleNamespace(folder=tmp_path), sandbox=None, env={})
+    skipped_record = run_unit_probe(ctx, RUNG_PREDICTED - 1, 60.0)
+    assert skipped_record.unit is Unit.FAILED and "never completed" in skipped_record.probe.message
+    assert unit_probe_hooks(enabled=False) == {} and set(unit_probe_hooks()) == {"unit_probe"}
