@@ -36,7 +36,8 @@ class InvalidSweepPoints(BakeoffError):
 @click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True, help="Random seed; same seed and options give byte-identical files.")
 @click.option("--rows", type=int, default=DEFAULTS["rows"], show_default=True, help="Training rows.")
 @click.option("--holdout-rows", type=int, default=DEFAULTS["holdout_rows"], show_default=True, help="Holdout rows.")
-@click.option("--contamination", type=float, default=None, help="How often a piece of a message is written in the other class's voice [0, 0.5] (default: the calibrated value).")
+@click.option("--contamination", type=float, default=None,
+              help="How often a piece of a message is written in the other class's voice [0, 0.5] (default: the calibrated value).")
 @click.option("--spam-rate", type=float, default=DEFAULTS["spam_rate"], show_default=True, help="Share of spam.")
 @click.option("--flip-rate", type=float, default=DEFAULTS["flip_rate"], show_default=True, help="Share of training labels flipped (half each way).")
 @click.option("--dup-rate", type=float, default=DEFAULTS["dup_rate"], show_default=True, help="Share of near-duplicate rows per split.")
@@ -90,11 +91,15 @@ def _parse_points(text: str | None) -> tuple[float, ...] | None:
 
 
 @click.command()
-@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=Path), help="A corpus folder written by `bakeoff generate`.")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=Path),
+              help="A corpus folder written by `bakeoff generate`.")
 @click.option("--sweep", is_flag=True, help="Also regenerate at several contamination settings and tabulate holdout F1.")
-@click.option("--sweep-points", default=None, help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20, the calibrated default, 0.30).")
-@click.option("--sweep-variant", "sweep_variants", multiple=True, type=click.Choice(["text_only", "careful", "careless"]), help="References run at each sweep point (repeatable; default: text_only).")
-@click.option("--task", type=click.Choice(TASKS), default="spam_classifier", show_default=True, help="Which take-home's references to run (ab_test: on the folder's hidden experiments).")
+@click.option("--sweep-points", default=None,
+              help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20, the calibrated default, 0.30).")
+@click.option("--sweep-variant", "sweep_variants", multiple=True, type=click.Choice(["text_only", "careful", "careless"]),
+              help="References run at each sweep point (repeatable; default: text_only).")
+@click.option("--task", type=click.Choice(TASKS), default="spam_classifier", show_default=True,
+              help="Which take-home's references to run (ab_test: on the folder's hidden experiments).")
 def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_variants: tuple[str, ...], task: str) -> None:
     """Run a take-home's reference submissions; write calibration.json and print a table."""
     from rich.console import Console

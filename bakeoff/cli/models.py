@@ -103,7 +103,8 @@ def _print_record(record: dict, capture) -> None:
 @click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.0, min_open=True), default=600.0, show_default=True, help="Seconds before the answer counts as timed out.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.0, min_open=True), default=600.0, show_default=True,
+              help="Seconds before the answer counts as timed out.")
 @click.option("--n-ctx", type=click.IntRange(min=64), default=4096, show_default=True, help="Context size (gguf).")
 @click.option("--n-gpu-layers", type=int, default=-1, show_default=True, help="Layers offloaded to the GPU, -1 for all (gguf).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key (openai).")

@@ -56,7 +56,8 @@ def _model_info(label: str, spec: str | None, info: Mapping[str, Any] | None) ->
     spec = spec or ""
     remote = spec.startswith("openai:")
     return {"name": label, "id": f"{DEVELOPER}/{safe_name(label)}", "developer": DEVELOPER,
-            "inference_engine": {"name": "openai-compatible endpoint" if remote else "llama.cpp" if "gguf" in spec or spec == "default" else spec.split(":")[0] or "unknown"},
+            "inference_engine": {"name": "openai-compatible endpoint" if remote else "llama.cpp"
+                                 if "gguf" in spec or spec == "default" else spec.split(":")[0] or "unknown"},
             "additional_details": strings({"deployment_type": "externally_managed" if remote else "self_deployed",
                                            "model_availability": "unknown" if remote or spec.startswith("scripted:") else "open_weights",
                                            "spec": spec, "model_info": dict(info) if info else None})}
@@ -70,14 +71,15 @@ def _metric(metric_id: str, name: str, description: str, low: float = 0.0, high:
 
 def _result(result_id: str, evaluation: str, source_data: dict, when_: str | None, metric: dict, score: float,
             uncertainty: dict | None = None, details: Mapping[str, Any] | None = None) -> dict:
+    score_details: dict[str, Any] = {"score": float(score)}
     entry = {"evaluation_result_id": result_id, "evaluation_name": evaluation, "source_data": source_data,
-             "metric_config": metric, "score_details": {"score": float(score)}}
+             "metric_config": metric, "score_details": score_details}
     if when_:
         entry["evaluation_timestamp"] = when_
     if uncertainty:
-        entry["score_details"]["uncertainty"] = uncertainty
+        score_details["uncertainty"] = uncertainty
     if details:
-        entry["score_details"]["details"] = strings(details)
+        score_details["details"] = strings(details)
     return entry
 
 
@@ -247,7 +249,7 @@ def _review_record(source: ExportSource, review: ReviewRecords, retrieved: str) 
 
 
 def _review_instance(evaluation_id: str, label: str, review: ReviewRecords, answer: Mapping[str, Any]) -> dict:
-    item = review.items.get(answer.get("item_id"))
+    item = review.items.get(answer.get("item_id") or "")
     raw = f"{item.claim}\n\n{item.code}" if item is not None else str(answer.get("item_id"))
     expected = str(answer.get("expected") or "")
     return {

@@ -58,7 +58,7 @@ class Journal:
         self.header = header
 
     def prior(self) -> PriorAnswers:
-        answers = {}
+        answers: dict[tuple[str, int], ItemAnswer] = {}
         for record in _read_lines(self.folder / ANSWERS_FILE):
             try:
                 answer = ItemAnswer(**{name: record[name] for name in ANSWER_FIELDS if name in record})

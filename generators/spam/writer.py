@@ -9,6 +9,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import durable
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
@@ -115,6 +116,6 @@ def generate_corpus(
     return manifest
 
 
-def read_manifest(folder: Path) -> dict[str, object]:
+def read_manifest(folder: Path) -> dict[str, Any]:
     """The manifest of an existing corpus folder, as written (a plain JSON object)."""
     return json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))
