@@ -1,8 +1,8 @@
 """The transcript line format: what a run writes and the scripted backend replays.
 
 One JSON object a line. Replay reads `key`, `text`, `reasoning`
-(with `reasoning_unfinished` and `token_budget`), `finish_reason`, `error` and `error_kind`; every other field (messages, token counts, timings...) is a
-record for people and analysis and is ignored on replay. A line without
+(with `reasoning_unfinished` and `token_budget`), `finish_reason`, `error` and `error_kind`; every
+other field (messages, token counts, timings...) is a record for people and analysis and is ignored on replay. A line without
 `reasoning` (a hand-written script) is read as raw model output: reasoning
 markup at the start of its `text` is split off as a model's would be. Keep this stable:
 docs/models.md documents it.
