@@ -58,11 +58,10 @@ from sandbox.hostenv import (
     locate_host_env,
 )
 from sandbox.hostproc import run_capped
+from sandbox.kinds import BWRAP
+from sandbox.paths import DEPS, WHEELS, WORKSPACE
 from sandbox.wheelhouse import require_wheels
 
-WORKSPACE = "/workspace"
-DEPS = "/deps"
-WHEELS = "/wheels"
 ENTER_FAILED = 125  # the wrapper's exit status when it could not join the cgroup
 SANDBOX_UID = 65534  # "nobody": the uid and gid commands run as
 SETPRIV = "/usr/bin/setpriv"  # util-linux; under /usr, so the sandbox sees it at the same path
@@ -76,7 +75,7 @@ ETC_DIRS = ("/etc/ld.so.conf.d",)
 class BwrapSandbox(Sandbox):
     """Runs each command under bubblewrap inside its own capped cgroup."""
 
-    kind = "bwrap"
+    kind = BWRAP
 
     def __init__(
         self,

@@ -29,10 +29,9 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from sandbox import docker_mounts
+from sandbox import docker_mounts, paths
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
 from sandbox.docker_capture import CappedStream, split_status
-from sandbox.docker_kill import kill_container_processes
 from sandbox.docker_engine import (  # noqa: F401 - connect and the labels are part of this module's interface
     CONTAINER_LABEL,
     OWNER_PID_LABEL,
@@ -42,24 +41,23 @@ from sandbox.docker_engine import (  # noqa: F401 - connect and the labels are p
     remove_orphaned_containers,
     require_image,
 )
+from sandbox.docker_engine import IMAGE_TAG as DEFAULT_IMAGE
+from sandbox.docker_kill import kill_container_processes
 from sandbox.errors import SandboxError
-from sandbox.image import IMAGE_TAG as DEFAULT_IMAGE
+from sandbox.kinds import DOCKER
 
 SANDBOX_UID = 10001  # the image's `sandbox` user; used when bakeoff runs as root
-CONTAINER_PYTHON = "/opt/venv/bin/python"
-SUPERVISOR_TARGET = "/opt/bakeoff/supervisor.py"
 SUPERVISOR_SOURCE = Path(__file__).with_name("supervisor.py")
 NONCE_VARIABLE = "BAKEOFF_STATUS_NONCE"
-WHEELS_TARGET = "/wheels"
 BACKSTOP_GRACE_S = 20.0  # the supervisor enforces the timeout; the host steps in only if it cannot
 DROPPED_CAPABILITIES = ["NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT", "NET_BIND_SERVICE", "SETFCAP", "SETPCAP"]
 
 
 def _with_wheelhouse(spec: SandboxSpec, wheelhouse: Path | None) -> SandboxSpec:
     """Accept the wheelhouse as an option too (as bwrap does): a read-only mount at /wheels."""
-    if wheelhouse is None or any(m.sandbox_path.rstrip("/") == WHEELS_TARGET for m in spec.mounts):
+    if wheelhouse is None or any(m.sandbox_path.rstrip("/") == paths.WHEELS for m in spec.mounts):
         return spec
-    return dataclasses.replace(spec, mounts=(*spec.mounts, Mount(Path(wheelhouse), WHEELS_TARGET, read_only=True)))
+    return dataclasses.replace(spec, mounts=(*spec.mounts, Mount(Path(wheelhouse), paths.WHEELS, read_only=True)))
 
 
 def default_identity() -> tuple[int, int]:
@@ -124,7 +122,7 @@ def _backstop(container, fired: threading.Event) -> None:
 
 
 class DockerSandbox(Sandbox):
-    kind = "docker"
+    kind = DOCKER
 
     def __init__(
         self,
@@ -175,7 +173,7 @@ class DockerSandbox(Sandbox):
     def _grant_access(self) -> None:
         """Let the unprivileged uid write the workspace and /deps; make sure it can read the read-only inputs."""
         for mount in self._mounts:
-            if mount.read_only and mount.target != f"{docker_mounts.WORKSPACE_IN_SANDBOX}/.git":
+            if mount.read_only and mount.target != f"{paths.WORKSPACE}/.git":
                 docker_mounts.require_readable_by(mount.source, self._uid, self._gid)
         os.chown(self._deps_dir, self._uid, self._gid)
         if os.geteuid() == 0:
@@ -185,7 +183,7 @@ class DockerSandbox(Sandbox):
         from docker.types import Mount as DockerMount
 
         binds = [(m.source, m.target, m.read_only) for m in self._mounts]
-        binds += [(self._supervisor, SUPERVISOR_TARGET, True), (self._deps_dir, "/deps", False)]
+        binds += [(self._supervisor, paths.SUPERVISOR, True), (self._deps_dir, paths.DEPS, False)]
         return [DockerMount(target, str(source), type="bind", read_only=ro) for source, target, ro in binds]
 
     def _create_container(self, command: list[str], environment: Mapping[str, str], *, serving: bool = False):
@@ -197,7 +195,7 @@ class DockerSandbox(Sandbox):
             self.image,
             command=command,
             user="0",
-            working_dir=docker_mounts.WORKSPACE_IN_SANDBOX,
+            working_dir=paths.WORKSPACE,
             environment={"USER": "sandbox", "LOGNAME": "sandbox", **self.spec.env, **environment},
             network_mode="none",
             mem_limit=limits.memory_bytes,
@@ -219,7 +217,7 @@ class DockerSandbox(Sandbox):
 
     def _start_container(self):
         """The long-lived container of a reused sandbox: the supervisor serving requests as PID 1."""
-        command = [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "serve",
+        command = [paths.VENV_PYTHON, "-I", "-S", paths.SUPERVISOR, "serve",
                    str(self._uid), str(self._gid), str(self.spec.limits.output_bytes)]
         container = self._create_container(command, {}, serving=True)
         try:
@@ -249,7 +247,7 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"the Docker engine failed to run {argv[0]!r}: {exc}") from exc
 
     def _supervisor_command(self, argv: tuple[str, ...], timeout: float) -> list[str]:
-        return [CONTAINER_PYTHON, "-I", "-S", SUPERVISOR_TARGET, "run", str(self._uid), str(self._gid),
+        return [paths.VENV_PYTHON, "-I", "-S", paths.SUPERVISOR, "run", str(self._uid), str(self._gid),
                 repr(timeout), str(self.spec.limits.output_bytes), "--", *argv]
 
     def _exec_in_reused(self, argv: tuple[str, ...], timeout: float, env: Mapping[str, str]) -> ExecResult:
@@ -332,7 +330,7 @@ class DockerSandbox(Sandbox):
             # The supervisor caps output inside the container; the host cap only guards against a broken one.
             stdout_dropped_bytes=out_dropped + int(status.get("stdout_dropped", 0)),
             stderr_dropped_bytes=err_dropped + int(status.get("stderr_dropped", 0)),
-            isolation="docker",
+            isolation=DOCKER,
         )
 
     @staticmethod

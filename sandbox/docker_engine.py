@@ -15,6 +15,7 @@ from typing import Mapping
 
 from sandbox.errors import SandboxUnavailable
 
+IMAGE_TAG = "bakeoff-sandbox:latest"  # the sandbox image sandbox.image builds and the driver runs
 CONTAINER_LABEL = "org.bakeoff.sandbox"
 OWNER_PID_LABEL = "org.bakeoff.owner-pid"
 OWNER_HOST_LABEL = "org.bakeoff.owner-host"

@@ -18,8 +18,8 @@ from pathlib import Path, PurePosixPath
 
 from sandbox.base import Mount, SandboxSpec
 from sandbox.errors import SandboxError
+from sandbox.paths import WORKSPACE as WORKSPACE_IN_SANDBOX
 
-WORKSPACE_IN_SANDBOX = "/workspace"
 NEVER_MOUNTED = frozenset({"holdout_answers.csv", "truth.csv"})
 
 

@@ -30,11 +30,11 @@ from typing import Callable, Sequence
 import durable
 from sandbox.errors import SandboxUnavailable
 from sandbox.image import IMAGE_STACK
+from sandbox.paths import PYTHON_BASE as BASE_MOUNT
+from sandbox.paths import VENV as VENV_MOUNT
 
 # The Docker image's pinned stack: a submission meets the same versions under either isolation.
 SANDBOX_PACKAGES: tuple[str, ...] = IMAGE_STACK
-VENV_MOUNT = "/opt/venv"
-BASE_MOUNT = "/opt/python-base"
 METADATA_FILE = "bakeoff-hostenv.json"
 # Prefixes the bwrap sandbox binds anyway: an interpreter living there needs no extra bind.
 SYSTEM_PREFIXES = ("/usr",)

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Protocol
 
 from sandbox import bootstrap
+from sandbox.docker_engine import IMAGE_TAG, connect
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.wheelhouse import default_wheelhouse, require_wheels
 
-IMAGE_TAG = "bakeoff-sandbox:latest"
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
 BOOTSTRAP_TAG = "bakeoff-base:bookworm"
 HASH_LABEL = "org.bakeoff.build-hash"
@@ -198,8 +198,6 @@ def _run_build(client, context: Path, tag: str, base: str, labels: dict[str, str
 
 def build_image(options: BuildOptions, progress: BuildProgress = QuietProgress(), client=None) -> BuildReport:
     """Build the sandbox image unless an image built from the same recipe is already here."""
-    from sandbox.docker import connect
-
     started = time.monotonic()
     owned = client is None
     client = connect(client)

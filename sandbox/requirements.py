@@ -20,6 +20,8 @@ from pathlib import Path
 
 from sandbox.base import ExecResult, Sandbox
 from sandbox.errors import SandboxError
+from sandbox.paths import DEPS as DEPS_IN_SANDBOX
+from sandbox.paths import WHEELS as WHEELS_IN_SANDBOX
 from sandbox.requirements_lines import (
     IGNORED,
     INSTALLED,
@@ -36,8 +38,6 @@ from sandbox.requirements_lines import (
 )
 from sandbox.wheelhouse import STOPPED_TIMEOUT, STOPPED_TOO_LARGE, download_wheels
 
-DEPS_IN_SANDBOX = "/deps"
-WHEELS_IN_SANDBOX = "/wheels"
 INSTALL_TIMEOUT_S = 600.0
 MAX_DOWNLOAD_BYTES = 4 * 1024**3  # per requirement line, on the host
 MIN_INSTALL_S = 1.0  # below this, what is left of the budget is not worth starting a command for

@@ -180,7 +180,7 @@ def spawn(uid: int, gid: int, argv: list[str], env: dict[str, str], out_fd: int,
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
-        os.chdir("/workspace")
+        os.chdir("/workspace")  # sandbox.paths.WORKSPACE: this file runs alone in the container, importing none of ours
         os.execvpe(argv[0], argv, env)
     except OSError as exc:
         # Reported the way a shell would: 127 for a missing program, 126 for one that cannot run.

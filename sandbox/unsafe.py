@@ -29,20 +29,16 @@ from sandbox.base import ExecResult, Sandbox, SandboxSpec
 from sandbox.docker_mounts import refuse_secrets
 from sandbox.errors import SandboxError
 from sandbox.hostproc import run_capped
+from sandbox.kinds import UNSAFE, UnsafeRefused
+from sandbox.paths import DEPS, WHEELS, WORKSPACE
 
-DEPS = "/deps"
-WHEELS = "/wheels"
-WORKSPACE = "/workspace"
-
-
-class UnsafeRefused(SandboxError):
-    """The no-isolation driver was asked for without the explicit unsafe flag."""
+__all__ = ["UnsafeRefused", "UnsafeSandbox"]
 
 
 class UnsafeSandbox(Sandbox):
     """Runs commands on the host, unisolated; only with an explicit acknowledgement."""
 
-    kind = "none"
+    kind = UNSAFE
 
     def __init__(
         self,

@@ -159,3 +159,57 @@ def test_stages_never_touch_llama_cpp_or_docker():
     for folder in ("runner", "analysis", "review", "report"):
         for path in (ROOT / "bakeoff" / folder).rglob("*.py"):
             assert not {"llama_cpp", "docker"} & _imported_top_level_names(path), path
+
+
+# The in-sandbox layout (sandbox/paths.py) spelled anywhere else would drift from what the drivers show.
+IN_SANDBOX_ROOTS = ("/workspace", "/wheels", "/deps", "/holdout", "/opt/venv", "/opt/bakeoff", "/opt/python-base")
+# supervisor.py runs alone inside the container (`python -I -S`), importing none of ours: it spells /workspace itself.
+MAY_SPELL_SANDBOX_PATHS = {"sandbox/paths.py", "sandbox/supervisor.py"}
+
+
+def _string_literals(path: Path) -> list[tuple[int, str]]:
+    """(line, value) of every string constant that is not a docstring (f-string parts included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_in_sandbox_paths_are_spelled_only_in_sandbox_paths():
+    offenders = []
+    for folder in ("bakeoff", "sandbox", "generators"):
+        for path in (ROOT / folder).rglob("*.py"):
+            name = path.relative_to(ROOT).as_posix()
+            if name in MAY_SPELL_SANDBOX_PATHS:
+                continue
+            for line, value in _string_literals(path):
+                if any(value == root or value.startswith(root + "/") for root in IN_SANDBOX_ROOTS):
+                    offenders.append(f"{name}:{line}: {value!r}")
+    assert offenders == []
+    supervisor = (ROOT / "sandbox" / "supervisor.py").read_text(encoding="utf-8")
+    assert "sandbox.paths.WORKSPACE" in supervisor  # it says why it spells the path itself
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, at the top or inside a function, by its full name."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_the_docker_driver_and_the_image_builder_do_not_import_each_other():
+    docker = _imported_modules(ROOT / "sandbox" / "docker.py")
+    image = _imported_modules(ROOT / "sandbox" / "image.py")
+    # Both take what they share (connecting, the image's tag) from sandbox.docker_engine.
+    assert "sandbox.docker" not in image
+    assert "sandbox.image" not in docker

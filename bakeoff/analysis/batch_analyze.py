@@ -102,8 +102,8 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Mapping[str,
                           settings: AnalyzeSettings) -> dict:
     """The probe and the retrains, in a sandbox opened on the run's repository."""
     from bakeoff.runner.plan import RunLimits
-    from bakeoff.runner.run import run_sandbox_options, run_sandbox_spec
-    from sandbox.factory import open_sandbox
+    from bakeoff.runner.run import run_sandbox
+    from sandbox.submission import open_submission_sandbox
 
     corpus = _corpus_of(run.run_id, record, plan)
     rung, f1, seed = record.outcome.rung, record.outcome.f1, record.seed
@@ -111,20 +111,19 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Mapping[str,
     from bakeoff.tasks import task_plugin
 
     files = task_plugin(str(plan.get("task") or "spam_classifier")).corpus_files(corpus)
-    spec = run_sandbox_spec(run.folder / "repo", files, seed, kind, settings.wheelhouse, limits)
-    options = run_sandbox_options(kind, settings.sandbox_options, settings.wheelhouse)
+    box = run_sandbox(run.folder / "repo", files, seed, kind, settings.wheelhouse, limits, settings.sandbox_options)
     measured: dict[str, Any] = {"isolation": kind}
-    with open_sandbox(kind, spec, **options) as sandbox:
-        measured["requirements"] = _install(sandbox, spec.workspace, settings.wheelhouse)
+    with open_submission_sandbox(box) as sandbox:
+        measured["requirements"] = _install(sandbox, box.workspace, settings.wheelhouse)
         if settings.options.probe:
-            probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
+            probe = run_probe(sandbox, corpus, box.env, seed, rung, settings.options)
             if _model_files_missing(probe):
                 # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
-                sandbox.exec(["python", "train.py"], timeout_s=settings.options.train_timeout_s, env=dict(spec.env))
-                probe = run_probe(sandbox, corpus, spec.env, seed, rung, settings.options)
+                sandbox.exec(["python", "train.py"], timeout_s=settings.options.train_timeout_s, env=dict(box.env))
+                probe = run_probe(sandbox, corpus, box.env, seed, rung, settings.options)
             measured[PROBE_KEY] = probe.to_dict()
         if settings.options.retrain_seeds > 0:
-            measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, spec.env, seed, rung, f1, settings.options)
+            measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, box.env, seed, rung, f1, settings.options)
     return measured
 
 

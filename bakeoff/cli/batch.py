@@ -10,8 +10,8 @@ import click
 from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
+from sandbox.kinds import DOCKER, ISOLATING_KINDS, KINDS, consent_settings
 
-SANDBOXES = ("docker", "bwrap", "none")
 MAX_RUNS = 1000  # bakeoff.runner.plan.MAX_RUNS (not imported: --help stays instant)
 
 
@@ -54,13 +54,8 @@ def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: 
     from bakeoff.runner.batch import BatchOptions
     from sandbox.wheelhouse import default_wheelhouse
 
-    if plan.sandbox == "none" and not unsafe:
-        raise UnsafeNotAcknowledged(
-            "sandbox 'none' runs model-written code on this machine with no isolation; "
-            "add --unsafe-no-isolation to accept that (every record will say isolation=none)"
-        )
+    options = consent_settings(plan.sandbox, unsafe, UnsafeNotAcknowledged)
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
-    options = {"i_understand_this_is_unsafe": True} if plan.sandbox == "none" else {}
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
                         evaluate_hooks=_evaluate_hooks(plan.task, probes))
 
@@ -82,7 +77,7 @@ def _execute(plan, options) -> None:
 @click.option("--model", "models", multiple=True, help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, scripted:FILE.")
 @click.option("--runs", type=click.IntRange(min=1, max=MAX_RUNS), default=None, help="Runs per model (with --model; default 5).")
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help="Corpus folder (with --model; default: runs/corpus-default, generated once).")
-@click.option("--sandbox", type=click.Choice(SANDBOXES), default=None, help="Isolation (with --model; default docker).")
+@click.option("--sandbox", type=click.Choice(KINDS), default=None, help="Isolation (with --model; default docker).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Batch seed (with --model; default 0).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Batch folder; start again on it to resume. Default: runs/batch-<plan hash>.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), help="Host wheelhouse for submissions' requirements.")
@@ -117,7 +112,7 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         from bakeoff.tasks.registry import DEFAULT_TASK
 
         corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
-        raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or "docker", "seed": seed or 0}
+        raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0}
         plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
@@ -150,7 +145,7 @@ def status_command(batch_dir: Path) -> None:
 
 @click.command("demo")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"), show_default=True, help="Batch folder for the demo.")
-@click.option("--sandbox", type=click.Choice(("docker", "bwrap")), default="docker", show_default=True, help="Isolation.")
+@click.option("--sandbox", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True, help="Isolation.")
 @click.option("--model", "model", default="default", show_default=True, help="Model spec.")
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
 def demo_command(out: Path, sandbox: str, model: str, probes: bool) -> None:

@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from sandbox.image import IMAGE_TAG as DEFAULT_IMAGE
+from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
 
 @click.command("check")
 @click.option("--model", default="default", show_default=True, help="GGUF model spec the engine is tried with.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True,
               help="Where the batch will write (its free disk is reported).")
-@click.option("--sandbox", type=click.Choice(("docker", "bwrap")), default="docker", show_default=True,
+@click.option("--sandbox", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True,
               help="The isolation the batch will use: only its failure makes the check fail.")
 @click.option("--image", default=DEFAULT_IMAGE, show_default=True, help="Sandbox image the Docker isolation would use.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")

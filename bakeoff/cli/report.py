@@ -9,6 +9,7 @@ import click
 from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
+from sandbox.kinds import DOCKER, KINDS, consent_settings
 
 
 class UnsafeAnalysisRefused(BakeoffError):
@@ -17,7 +18,7 @@ class UnsafeAnalysisRefused(BakeoffError):
 
 @click.command("analyze")
 @click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None,
+@click.option("--sandbox", type=click.Choice(KINDS), default=None,
               help="Isolation for the probes and retrains (default: the one the batch ran with).")
 @click.option("--retrain-seeds", type=click.IntRange(0, 10), default=2, show_default=True,
               help="Other seeds each scored submission is retrained with (0: no retrains).")
@@ -46,13 +47,12 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
     from bakeoff.analysis.hooks import AnalysisOptions
     from sandbox.wheelhouse import default_wheelhouse
 
-    kind = sandbox or read_batch(batch_dir).plan.get("sandbox") or "docker"
-    if kind == "none" and not unsafe:
-        raise UnsafeAnalysisRefused("--sandbox none runs model-written code unisolated; add --unsafe-no-isolation")
+    kind = sandbox or read_batch(batch_dir).plan.get("sandbox") or DOCKER
+    consent = consent_settings(kind, unsafe, UnsafeAnalysisRefused)
     house = usable_wheelhouse(wheelhouse or default_wheelhouse())
     settings = AnalyzeSettings(
         sandbox=kind,
-        sandbox_options={"i_understand_this_is_unsafe": True} if kind == "none" else {},
+        sandbox_options=consent,
         wheelhouse=house,
         force=force,
         options=AnalysisOptions(probe=not no_probe, probe_rows=probe_rows, retrain_seeds=retrain_seeds),

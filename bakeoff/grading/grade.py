@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.crashes import FILE_NOT_FOUND, classify

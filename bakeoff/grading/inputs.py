@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.safe_copy import CopyReport, ProtectedFileInSubmission, RepositoryNotUsable, copy_submission
 from sandbox.base import Mount
+from sandbox.paths import HOLDOUT as HOLDOUT_IN_SANDBOX
 
 __all__ = [
     "CopyReport",
@@ -23,7 +24,6 @@ __all__ = [
 HOLDOUT_FEATURES = "holdout.csv"
 HOLDOUT_ANSWERS = "holdout_answers.csv"
 TRAIN_FILE = "train.csv"
-HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"
 TRAIN_IN_SANDBOX = "data/train.csv"  # relative to the workspace
 TRUTH_FILE = "truth.csv"
 

@@ -54,7 +54,7 @@ class StepRecord:
     disk_cap_bytes: int | None = None
 
     @classmethod
-    def from_result(cls, stage: str, result: ExecResult) -> "StepRecord":
+    def from_result(cls, stage: str, result: ExecResult) -> StepRecord:
         return cls(
             stage=stage,
             argv=tuple(result.argv),

@@ -14,20 +14,21 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
 
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
 from bakeoff.grading.inputs import HOLDOUT_IN_SANDBOX, CorpusFiles, copy_working_tree, find_corpus_files
 from bakeoff.grading.outcome import STATUSES, SubmissionOutcome
-from sandbox.base import GIB, MIB, Limits, Mount, SandboxSpec
+from sandbox.base import GIB, MIB, Limits, Mount
 from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.kinds import BWRAP, UNSAFE, consent_settings
 from sandbox.scratch import KINDS as SCRATCH_KINDS
 from sandbox.scratch import DiskCap, ScratchFs
+from sandbox.submission import SubmissionSandbox
 
-UNSAFE_KIND = "none"
 DEFAULT_DISK_BYTES = 4 * GIB
 FS_SLACK_BYTES = 8 * MIB
 
@@ -56,7 +57,7 @@ class ScoreOptions:
     timeout_s: float = 600.0
     wheelhouse: Path | None = None  # None: sandbox.wheelhouse.default_wheelhouse()
     limits: Limits = field(default_factory=Limits)
-    sandbox_options: Mapping[str, object] = field(default_factory=dict)  # driver-specific, e.g. an image name
+    sandbox_options: Mapping[str, object] = field(default_factory=dict)  # the driver's settings, e.g. an image name
     scratch_parent: Path | None = None  # where the scratch workspace is made; None: the system's temp folder
     # The cap on what the submission's files and commands may occupy in the workspace (and /deps).
     disk_bytes: int = DEFAULT_DISK_BYTES
@@ -71,6 +72,7 @@ def score_submission(
 ) -> SubmissionOutcome:
     """Grade the submission in `repo` on the corpus's hidden holdout; `repo` itself is never touched."""
     kind = _checked_kind(options)
+    settings = {**options.sandbox_options, **consent_settings(kind, options.unsafe_no_isolation, ScoringUnavailable)}
     corpus_files = find_corpus_files(corpus, need_train=options.train)
     wheelhouse = _wheelhouse(options)
     scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-", dir=options.scratch_parent))
@@ -79,7 +81,8 @@ def score_submission(
             workspace = fs.path / "workspace"
             mounts, disk_cap = _inputs(fs, corpus_files, options.disk_bytes)
             copied = copy_working_tree(repo, workspace, protected=corpus_files.protected)
-            spec = SandboxSpec(workspace=workspace, mounts=mounts, limits=_limits(options), disk_cap=disk_cap)
+            box = SubmissionSandbox(kind=kind, workspace=workspace, inputs=mounts, wheelhouse=wheelhouse,
+                                    limits=_limits(options), disk_cap=disk_cap, settings=settings)
             request = GradingRequest(
                 features_in_sandbox=HOLDOUT_IN_SANDBOX,
                 answers=corpus_files.holdout_answers,
@@ -87,7 +90,7 @@ def score_submission(
                 train=options.train,
                 timeout_s=options.timeout_s,
             )
-            with _open(kind, spec, wheelhouse, options) as sandbox:
+            with _open(box) as sandbox:
                 outcome = grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
             outcome = dataclasses.replace(outcome, workspace_notes=copied.notes())
             return with_claim(outcome, workspace)
@@ -146,11 +149,8 @@ def with_claim(outcome: SubmissionOutcome, workspace: Path) -> SubmissionOutcome
 
 
 def _checked_kind(options: ScoreOptions) -> str:
-    if options.unsafe_no_isolation:
-        return UNSAFE_KIND
-    if options.sandbox_kind == UNSAFE_KIND:
-        raise ScoringUnavailable("running without isolation needs the explicit --unsafe-no-isolation flag")
-    return options.sandbox_kind
+    """The --unsafe-no-isolation flag is itself the choice of the unisolated kind (and the consent to it)."""
+    return UNSAFE if options.unsafe_no_isolation else options.sandbox_kind
 
 
 def _limits(options: ScoreOptions) -> Limits:
@@ -166,17 +166,13 @@ def _wheelhouse(options: ScoreOptions) -> Path:
     return wheelhouse
 
 
-def _open(kind: str, spec: SandboxSpec, wheelhouse: Path, options: ScoreOptions):
-    from sandbox.factory import open_sandbox
+def _open(box: SubmissionSandbox):
+    from sandbox.submission import open_submission_sandbox
 
-    driver_options = dict(options.sandbox_options)
-    driver_options["wheelhouse"] = wheelhouse  # every driver shows it read-only at /wheels
-    if kind == UNSAFE_KIND:
-        driver_options["i_understand_this_is_unsafe"] = True
     try:
-        return open_sandbox(kind, spec, **driver_options)
+        return open_submission_sandbox(box)
     except SandboxUnavailable as exc:
         raise ScoringUnavailable(
             f"{exc}. Run `bakeoff check` to see which isolation works here"
-            + ("" if kind == "bwrap" else ", or choose another with --sandbox bwrap")
+            + ("" if box.kind == BWRAP else f", or choose another with --sandbox {BWRAP}")
         ) from exc

@@ -14,8 +14,6 @@ from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.workspace import RunRepo
 from sandbox.base import ExecResult, Sandbox
 
-WORKSPACE_IN_SANDBOX = "/workspace"
-
 
 class CorpusError(BakeoffError):
     """The corpus folder is missing a file the run needs."""

@@ -19,8 +19,9 @@ from typing import Any
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.records import to_jsonable
 from bakeoff.tasks.registry import DEFAULT_TASK
+from sandbox.kinds import DOCKER, KINDS
 
-SANDBOX_CHOICES = ("docker", "bwrap", "none")
+SANDBOX_CHOICES = KINDS
 # Sane upper bounds: a plan beyond them is a typo, and honouring it would exhaust memory before any run starts.
 MAX_RUNS = 1000  # per model
 MAX_SLOTS = 10_000  # runs of all models together
@@ -71,7 +72,7 @@ class Plan:
     corpus: str  # absolute path of a corpus folder (generators' layout)
     runs: int = 5
     task: str = DEFAULT_TASK
-    sandbox: str = "docker"
+    sandbox: str = DOCKER  # sandbox.kinds.KINDS
     seed: int = 0
     limits: RunLimits = field(default_factory=RunLimits)
     task_settings: Mapping[str, Any] = field(default_factory=dict)
@@ -170,7 +171,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     runs = raw.get("runs", 5)
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
         raise PlanError(f"runs must be a whole number from 1 to {MAX_RUNS}, got {_short(runs)}")
-    sandbox = raw.get("sandbox", "docker")
+    sandbox = raw.get("sandbox", DOCKER)
     if sandbox not in SANDBOX_CHOICES:
         raise PlanError(f"sandbox must be one of {', '.join(SANDBOX_CHOICES)}, got {sandbox!r}")
     seed = raw.get("seed", 0)

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from bakeoff.models.base import ModelBackend
-from bakeoff.runner.context import WORKSPACE_IN_SANDBOX, CorpusFiles, RunContext, StageClock
+from bakeoff.records import Commit, CrashClass, LadderCheck, LadderStatus, Resources, RunRecord, StageRecord, Timings
+from bakeoff.runner.context import CorpusFiles, RunContext, StageClock
 from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
-from bakeoff.records import Commit, CrashClass, LadderCheck, LadderStatus, Resources, RunRecord, StageRecord, Timings
 from bakeoff.runner.record_files import (  # the runner reads and writes its records through record_files only
     finished_stages,
     is_finished,
@@ -34,11 +34,11 @@ from bakeoff.runner.summary import run_summary
 from bakeoff.runner.task import TaskSpec
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
+from sandbox.submission import SubmissionSandbox, open_submission_sandbox, seen_inside
 
 __all__ = ["BatchEnv", "execute_run", "finished_stages", "is_finished", "read_run_record", "read_stage_record",
-           "run_sandbox_options", "run_sandbox_spec", "stage_record_path"]
+           "run_sandbox", "stage_record_path"]
 _stages_with_failure = stages_with_failure  # the name the Ray driver imports
-WHEELS_IN_SANDBOX = "/wheels"
 
 
 @dataclass(frozen=True)
@@ -61,35 +61,26 @@ class BatchEnv:
         return self.batch_dir / "runs" / run_id
 
 
-def run_sandbox_spec(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None, limits: RunLimits):
-    """The mounts, caps and seeding of a run's sandbox on `corpus` (`bakeoff analyze` opens the same one again).
+def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None,
+                limits: RunLimits, settings: Mapping[str, Any] | None = None) -> SubmissionSandbox:
+    """A run's sandbox on `corpus`: its mounts, caps and seeding (`bakeoff analyze` opens the same one again).
 
     The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
-    (the answer key) is never among them.
+    (the answer key) is never among them. `settings` are the driver's own (an image; the unsafe consent).
     """
-    from sandbox.base import MIB, Limits, Mount, SandboxSpec
+    from sandbox.base import MIB, Limits
 
     hook = install_seed_hook(workspace)
-    # Inside docker and bwrap the workspace is /workspace; the unisolated driver runs in the host folder.
-    hook_path = str(hook) if kind == "none" else f"{WORKSPACE_IN_SANDBOX}/{hook.relative_to(workspace).as_posix()}"
-    mounts = list(corpus.mounts())
-    if kind == "docker" and wheelhouse is not None:
-        mounts.append(Mount(wheelhouse, WHEELS_IN_SANDBOX, read_only=True))
-    return SandboxSpec(
+    return SubmissionSandbox(
+        kind=kind,
         workspace=workspace,
-        mounts=tuple(mounts),
+        inputs=tuple(corpus.mounts()),
+        wheelhouse=wheelhouse,
         limits=Limits(memory_bytes=limits.memory_mb * MIB, pids=limits.pids, cpus=limits.cpus,
                       output_bytes=limits.output_kb * 1024),
-        env=seeded_env(seed, hook_path),
+        env=seeded_env(seed, seen_inside(kind, workspace, hook)),
+        settings=dict(settings or {}),
     )
-
-
-def run_sandbox_options(kind: str, options: Mapping[str, Any], wheelhouse: Path | None) -> dict[str, Any]:
-    """Driver options: bwrap and the unisolated driver bind the wheelhouse themselves."""
-    options = dict(options)
-    if kind in ("bwrap", "none") and wheelhouse is not None:
-        options.setdefault("wheelhouse", wheelhouse)
-    return options
 
 
 def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord]) -> RunRepo:
@@ -123,8 +114,6 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
 def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
                 on_stage: Callable[[str, str], None] | None = None) -> RunRecord:
     """Run (or finish) one run and return its run record. Harness failures end the run, never the batch."""
-    from sandbox.factory import open_sandbox
-
     run_dir = env.run_dir(slot.run_id)
     if is_finished(run_dir):
         return read_run_record(run_dir / "run.json")
@@ -135,16 +124,16 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
     isolation = env.plan.sandbox
     try:
         repo = _prepare_repo(env, run_dir, done)
-        spec = run_sandbox_spec(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits)
-        options = run_sandbox_options(env.plan.sandbox, env.sandbox_options, env.wheelhouse)
-        with open_sandbox(env.plan.sandbox, spec, **options) as sandbox:
+        box = run_sandbox(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
+                          env.sandbox_options)
+        with open_submission_sandbox(box) as sandbox:
             isolation = getattr(sandbox, "kind", "") or isolation
             ctx = RunContext(
                 run_id=slot.run_id, seed=slot.seed, task=env.task, repo=repo, run_dir=run_dir, sandbox=sandbox,
                 backend=backend, corpus=env.corpus,
                 shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8"),
                                             env.corpus.layout.excerpt_of),
-                env=spec.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
+                env=box.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
             )
             error = _run_stages(env, slot, ctx, done, on_stage)
     except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch

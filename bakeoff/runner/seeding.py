@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bakeoff.runner.workspace import SCRATCH_DIR, real_folder
+from sandbox.paths import DEPS
 
 SEED_ENV = "BAKEOFF_SEED"
 
@@ -44,7 +45,7 @@ def install_seed_hook(workspace: Path) -> Path:
     return folder
 
 
-def seeded_env(seed: int, hook_dir_in_sandbox: str, pythonpath_tail: str = "/deps") -> dict[str, str]:
+def seeded_env(seed: int, hook_dir_in_sandbox: str, pythonpath_tail: str = DEPS) -> dict[str, str]:
     """The environment every execution of a run gets."""
     return {
         "PYTHONHASHSEED": str(seed),

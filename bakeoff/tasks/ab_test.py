@@ -18,10 +18,10 @@ from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
 from bakeoff.runner.ladder import Headline, LadderCheck
 from bakeoff.runner.workspace import DATA_DIR
 from bakeoff.tasks.base import GenerateRequest, OnStage, ScoreReport, ScoreRequest, TaskPlugin
+from sandbox.paths import HOLDOUT_DIR as HOLDOUT_IN_SANDBOX
 
 SESSIONS_PART, HOLDOUT_PART, TRUTH_PART = "sessions.csv", "holdout", "holdout_truth.csv"
 VISIBLE_TRUTH_PART = "truth.json"
-HOLDOUT_IN_SANDBOX = "/holdout"
 SESSIONS_IN_SANDBOX = f"{DATA_DIR}/sessions.csv"
 DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
 # A change of the mean Winkler score within this is noise (the score is in effect units: 0.001 = 0.1 point).

@@ -18,12 +18,12 @@ from bakeoff.runner.checks import HOLDOUT_OUTPUT, grading_commands, keep_output,
 from bakeoff.runner.context import RunContext, StageClock
 from bakeoff.runner.ladder import LadderCheck, Requirement
 from bakeoff.runner.workspace import SCRATCH_DIR
+from sandbox.paths import HOLDOUT as HOLDOUT_IN_SANDBOX  # the holdout features (bakeoff score: the same)
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
 SMOKE_ANSWERS = f"{SCRATCH_DIR}/smoke_answers.csv"
 SMOKE_OUTPUT = f"{SCRATCH_DIR}/smoke_predictions.csv"
 TRAIN_PART, HOLDOUT_PART, ANSWERS_PART = "train.csv", "holdout.csv", "holdout_answers.csv"
-HOLDOUT_IN_SANDBOX = "/holdout/holdout.csv"  # the holdout features, as the sandbox sees them (bakeoff score: the same)
 
 
 def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Mapping
 
 from bakeoff.errors import BakeoffError
+from sandbox.kinds import ISOLATING_KINDS, UNSAFE
 
 BATCH_LABEL = "org.bakeoff.batch"
 RUN_LABEL = "org.bakeoff.run"
@@ -129,8 +130,8 @@ def remove_run_containers(batch_id: str, run_id: str) -> int:
 
 def local_resources(slots: int) -> dict[str, float]:
     """The custom resources this machine can advertise, each isolation kind it offers with `slots` runs."""
-    resources = {sandbox_resource("none"): float(slots)}
-    for kind in ("docker", "bwrap"):
+    resources = {sandbox_resource(UNSAFE): float(slots)}
+    for kind in ISOLATING_KINDS:
         if sandbox_problem(kind, {}) is None:
             resources[sandbox_resource(kind)] = float(slots)
     return resources
