@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-SANDBOXES = ("docker", "bwrap")
+from sandbox.kinds import DOCKER, ISOLATING_KINDS, UNSAFE
+
 STAGE_WORDS = {
     "install": "installing requirements",
     "train": "training (python train.py)",
@@ -24,7 +25,7 @@ STAGE_WORDS = {
 @click.option("--corpus", required=True, type=click.Path(file_okay=False, path_type=Path), help="Corpus folder made by `bakeoff generate` (holdout.csv, holdout_answers.csv, train.csv).")
 @click.option("--train", "train", is_flag=True, help="Run `python train.py` before predicting (otherwise the repository's saved model is used).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True, help="Wall-clock limit in seconds for each command (install, train, predict).")
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(SANDBOXES), default="docker", show_default=True, help="Isolation for the submission's code.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True, help="Isolation for the submission's code.")
 @click.option("--unsafe-no-isolation", is_flag=True, help="Run the submission directly on this machine, with no isolation at all (it can read the answer key). Recorded in the outcome.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Folder of cached wheels for declared requirements (default: the bakeoff cache).")
 @click.option("--disk-mb", "disk_mb", type=click.IntRange(min=16, max=1024**2), default=4096, show_default=True, help="Cap in MiB on what the submission's files and commands may occupy in the workspace (a size-limited scratch filesystem when bakeoff runs as root).")
@@ -138,7 +139,7 @@ def format_outcome(outcome) -> str:
         f"time: install {timings.install_s:.1f}s  train {timings.train_s:.1f}s  "
         f"predict {timings.predict_s:.1f}s  score {timings.score_s:.2f}s  total {timings.total_s:.1f}s"
     )
-    isolation = outcome.isolation if outcome.isolation != "none" else "none (UNSAFE: no isolation)"
+    isolation = outcome.isolation if outcome.isolation != UNSAFE else f"{UNSAFE} (UNSAFE: no isolation)"
     lines.append(f"isolation: {isolation}")
     return "\n".join(lines)
 
