@@ -7,9 +7,10 @@ recorded and the batch goes on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Protocol
 
 from bakeoff.errors import BakeoffError
 from bakeoff.records import BATCH_SCHEMA, BatchRecord, RunRecord  # noqa: F401 - BATCH_SCHEMA: batch.py's old name

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Message, ModelBackend
@@ -53,7 +54,7 @@ class CorpusFiles:
         return self.folder / part
 
     @classmethod
-    def from_folder(cls, folder: Path, layout: CorpusLayout) -> "CorpusFiles":
+    def from_folder(cls, folder: Path, layout: CorpusLayout) -> CorpusFiles:
         files = cls(Path(folder).resolve(), layout)
         wanted = (*layout.required, layout.excerpt)
         missing = [part for part in wanted if not files.path(part).exists()]

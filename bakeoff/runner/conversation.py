@@ -6,9 +6,9 @@ data excerpt), so a backend that reuses a processed prefix reads it only once pe
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from string import Template
-from typing import Mapping, Sequence
 
 from bakeoff.models.base import Message
 from bakeoff.records.parts import Prompt, PromptCut, PromptMessage

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable
 
 from bakeoff.models.base import Completion, GenerationSettings
 from bakeoff.records.parts import Capture, CompletionRecord, FileWritten

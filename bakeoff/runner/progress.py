@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from bakeoff.records import RunRecord
 from bakeoff.runner.plan import RunSlot
@@ -21,9 +22,9 @@ class LiveProgress:
         self._durations: list[float] = []
         self._run_started = 0.0
         self._left = 0
-        self._live = None
+        self._live: Any = None  # a rich Live once the batch has started (rich is imported only then)
 
-    def __enter__(self) -> "LiveProgress":
+    def __enter__(self) -> LiveProgress:
         return self  # the display starts with the batch: a refusal before it (a locked folder...) prints alone
 
     def _start(self) -> None:

@@ -7,9 +7,10 @@ stage's commit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from bakeoff.models.base import ModelBackend
 from bakeoff.records import Commit, CrashClass, LadderCheck, LadderStatus, Resources, RunRecord, StageRecord, Timings

@@ -8,8 +8,9 @@ The runner adds timings, the commit and the resource peaks, and writes the recor
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from bakeoff.models.base import Message, turn_key
 from bakeoff.records import (

@@ -60,7 +60,7 @@ def _current_stages(journal: Journal) -> dict[str, str]:
         if entry.get("event") == "stage_started":
             current[str(entry.get("run_id"))] = str(entry.get("stage"))
         elif entry.get("event") in ("stage_done", "run_done", "run_failed"):
-            current.pop(entry.get("run_id"), None)
+            current.pop(str(entry.get("run_id")), None)
     return current
 
 
