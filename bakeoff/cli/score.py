@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from bakeoff.tasks.registry import DEFAULT_TASK, task_names
 from sandbox.kinds import DOCKER, ISOLATING_KINDS, UNSAFE
 
 STAGE_WORDS = {
@@ -30,6 +31,8 @@ STAGE_WORDS = {
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Folder of cached wheels for declared requirements (default: the bakeoff cache).")
 @click.option("--disk-mb", "disk_mb", type=click.IntRange(min=16, max=1024**2), default=4096, show_default=True, help="Cap in MiB on what the submission's files and commands may occupy in the workspace (a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
+@click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
+              help="Which take-home the submission is for (ab_test: analyze.py on the folder's hidden experiments).")
 def score(
     repo: Path,
     corpus: Path,
@@ -40,6 +43,7 @@ def score(
     wheelhouse: Path | None,
     disk_mb: int,
     as_json: bool,
+    task: str,
 ) -> None:
     """Grade the submission in REPO: install its requirements, optionally train, predict, score.
 
@@ -48,9 +52,12 @@ def score(
     whenever the submission was graded, whatever the outcome; it is non-zero
     only when bakeoff could not grade (no engine, no image, bad corpus path).
     """
-    from bakeoff.grading.score import ScoreOptions, score_submission
+    from bakeoff.tasks import ScoreRequest, task_plugin
 
-    options = ScoreOptions(
+    plugin = task_plugin(task)
+    request = ScoreRequest(
+        repo=repo,
+        corpus=corpus,
         sandbox_kind=sandbox_kind,
         unsafe_no_isolation=unsafe_no_isolation,
         train=train,
@@ -60,16 +67,16 @@ def score(
     )
     try:
         with _signals_unwind():
-            outcome = _run_with_progress(lambda on_stage: score_submission(repo, corpus, options, on_stage))
+            report = _run_with_progress(lambda on_stage: plugin.score(request, on_stage))
     except Interrupted as exc:
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)
     if as_json:
-        click.echo(json.dumps(outcome.to_dict()))
+        click.echo(json.dumps(report.to_dict()))
     else:
         from bakeoff.textsafe import printable
 
-        click.echo(printable(format_outcome(outcome)))  # a crash message can hold terminal escape sequences
+        click.echo(printable(report.format_text()))  # a crash message can hold terminal escape sequences
 
 
 class Interrupted(KeyboardInterrupt):
