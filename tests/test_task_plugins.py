@@ -121,3 +121,26 @@ def test_the_runner_names_no_task():
         if found:
             offenders[str(path.relative_to(ROOT))] = found
     assert offenders == {}
+
+
+def test_the_prompts_name_each_tasks_own_data_file():
+    from bakeoff.runner.conversation import shared_system_message
+
+    for name, data in (("spam_classifier", "data/train.csv"), ("ab_test", "data/sessions.csv")):
+        plugin = task_plugin(name)
+        layout = plugin.corpus_layout()
+        assert layout.excerpt_of == data and data in {target for _, target in layout.mounts}
+        spec = plugin.spec()
+        message = shared_system_message(spec.system, spec.statement, "a,b\n1,2", layout.excerpt_of)
+        assert f"The first lines of {data}:\n\na,b\n1,2\n" in message.content
+
+
+def test_an_option_of_another_take_home_is_refused_by_name(tmp_path):
+    from click.testing import CliRunner
+
+    from bakeoff.cli import main
+
+    result = CliRunner().invoke(main, ["calibrate", "--corpus", str(tmp_path), "--task", "ab_test", "--sweep"])
+    assert result.exit_code != 0 and "OptionNotForTask" in result.output and "--sweep" in result.output
+    result = CliRunner().invoke(main, ["score", str(tmp_path), "--corpus", str(tmp_path), "--task", "ab_test", "--train"])
+    assert result.exit_code != 0 and "OptionNotForTask" in result.output and "--train" in result.output
