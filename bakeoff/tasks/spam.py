@@ -25,21 +25,6 @@ F1_TOLERANCE = 0.01  # an F1 change within this is noise, not an effect
 CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
 
 
-class SpamScoreReport(ScoreReport):
-    """`bakeoff score` on a spam submission: the grading outcome as it always printed."""
-
-    def __init__(self, outcome) -> None:
-        self.outcome = outcome
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.outcome.to_dict()
-
-    def format_text(self) -> str:
-        from bakeoff.cli.score import format_outcome
-
-        return format_outcome(self.outcome)
-
-
 class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
     generate_options = ("rows", "holdout_rows", "contamination", "spam_rate", "flip_rate", "dup_rate", "noise_rate")
@@ -107,6 +92,8 @@ class SpamClassifier(TaskPlugin):
             timeout_s=request.timeout_s, wheelhouse=request.wheelhouse, disk_bytes=request.disk_bytes,
             sandbox_options=request.sandbox_options,
         )
+        from bakeoff.tasks.spam_score import SpamScoreReport
+
         return SpamScoreReport(score_submission(request.repo, request.corpus, options, on_stage))
 
     def references(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import cast
 
 from bakeoff.grading.outcome import RUNG_TRAINED
 from bakeoff.records import Command
@@ -43,9 +44,9 @@ def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
         writer.writeheader()
         writer.writerows(picked)
     with open(workspace / SMOKE_ANSWERS, "w", newline="", encoding="utf-8") as answers:
-        writer = csv.writer(answers)
-        writer.writerow(["id", "label"])
-        writer.writerows([row["id"], row["label"]] for row in picked)
+        key = csv.writer(answers)
+        key.writerow(["id", "label"])
+        key.writerows([row["id"], row["label"]] for row in picked)
 
 
 def _grade(ctx: RunContext, clock: StageClock, features: str, answers: Path, output: str, *, first: bool):
@@ -54,7 +55,7 @@ def _grade(ctx: RunContext, clock: StageClock, features: str, answers: Path, out
     request = GradingRequest(
         features_in_sandbox=features,
         answers=answers,
-        wheelhouse=ctx.wheelhouse,
+        wheelhouse=cast(Path, ctx.wheelhouse),  # None only where no step installs (as before the plug-ins)
         train=first,
         install=first,
         timeout_s=ctx.task.settings.timeout_for("train" if first else "predict"),
