@@ -9,8 +9,9 @@ The hidden experiments are mounted read-only at /holdout; their truth (holdout_t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.records import Command
