@@ -9,6 +9,7 @@ import click
 
 from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
+from bakeoff.tasks.registry import DEFAULT_TASK, task_names
 from bakeoff.textsafe import printable
 from sandbox.kinds import DOCKER, ISOLATING_KINDS, KINDS, consent_settings
 
@@ -109,7 +110,6 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         plan_text = read_plan_text(plan_file)
     elif models:
         from bakeoff.tasks import task_plugin
-        from bakeoff.tasks.registry import DEFAULT_TASK
 
         corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
         raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0}
@@ -148,19 +148,20 @@ def status_command(batch_dir: Path) -> None:
 @click.option("--sandbox", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True, help="Isolation.")
 @click.option("--model", "model", default="default", show_default=True, help="Model spec.")
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
-def demo_command(out: Path, sandbox: str, model: str, probes: bool) -> None:
+@click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
+              help="Which take-home the demo runs (its own small data).")
+def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
-    from bakeoff.tasks import task_plugin
-    from bakeoff.tasks.registry import DEFAULT_TASK
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import task_plugin
 
     out = out.resolve()
-    plugin = task_plugin(DEFAULT_TASK)
+    plugin = task_plugin(task)
     click.echo(f"generating a small corpus ({plugin.demo_description()}) in {out / 'corpus'}", err=True)
     corpus = plugin.ensure_corpus(out / "corpus", demo=True)
     from bakeoff.runner.model_entries import DEMO_TASK_SETTINGS
 
-    plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox,
+    plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox, "task": task,
                               "task_settings": DEMO_TASK_SETTINGS}, out)
     _check_models(plan)
     _execute(plan, _batch_options(out, plan, None, None, unsafe=False, probes=probes))

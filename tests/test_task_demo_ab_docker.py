@@ -1,0 +1,37 @@
+"""`bakeoff demo --task ab_test` on real Docker: the task's own small data, one run, graded on every hidden
+experiment, probed, and reported (a scripted model, so the answers are known)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from runner_support import bakeoff_cli, fenced, write_script
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_demo_runs_ab_test_end_to_end(tmp_path):
+    careful = (REPO_ROOT / "generators" / "references" / "ab_careful" / "analyze.py").read_text(encoding="utf-8")
+    lines = [
+        {"key": "explore#1", "text": fenced("explore.py", 'import pandas as pd\nprint(pd.read_csv("data/sessions.csv").shape)')},
+        {"key": "decide#1", "text": "# file: DESIGN.md\n```markdown\nBy user: users were randomized.\nUNIT: user\n```\n"},
+        {"key": "implement#1", "text": fenced("analyze.py", careful) + fenced("requirements.txt", "pandas", language="text")},
+        {"key": "docs#1", "text": "# file: README.md\n```markdown\nESTIMATE: 0.01 [0.0, 0.02]\n```\n"},
+    ]
+    script = write_script(tmp_path / "script.jsonl", lines)
+    out = tmp_path / "demo"
+    done = bakeoff_cli("demo", "--task", "ab_test", "--model", f"scripted:{script}", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "2000 users, 8 hidden experiments" in done.stderr
+    assert sorted(p.name for p in (out / "corpus" / "holdout").iterdir()) == [f"exp_{i:03d}.csv" for i in range(8)]
+    (run_dir,) = (out / "runs").iterdir()
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["task"] == "ab_test" and record["outcome"]["status"] == "scored"
+    assert record["outcome"]["metrics"]["graded"] == 8 and record["outcome"]["headline"]["name"] == "winkler"
+    assert record["outcome"]["claimed_effect"] == 0.01 and record["outcome"]["claim_source"] == "readme"
+    explore = json.loads((run_dir / "stages" / "1-explore.json").read_text())
+    assert "The first lines of data/sessions.csv:" in explore["prompt"]["messages"][0]["content"]
+    evaluate = json.loads((run_dir / "stages" / "5-evaluate.json").read_text())
+    assert evaluate["extras"]["unit_probe"]["unit"] == "user"
+    assert (out / "report" / "report.md").is_file()
