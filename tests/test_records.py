@@ -271,3 +271,18 @@ def test_a_damaged_stage_is_redone_but_a_newer_schema_stops_the_resume(tmp_path)
     with pytest.raises(UnknownRecordSchema) as raised:
         finished_stages(run_dir)
     assert str(implement) in str(raised.value) and "bakeoff.stage/2" in str(raised.value)
+
+
+GOLDEN = Path(__file__).parent / "data" / "batch_before_records"  # tests/test_records_golden.py's old-code batch
+READERS = {"bakeoff.stage/1": StageRecord, "bakeoff.run/1": RunRecord, "bakeoff.batch/1": BatchRecord,
+           "bakeoff.analysis/1": AnalysisRecord}
+
+
+def test_every_record_of_the_golden_old_batch_writes_back_the_same_json():
+    found = {}
+    for path in sorted(GOLDEN.rglob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("schema") in READERS:
+            assert _through_json(READERS[data["schema"]].from_json(data, str(path))) == data, path
+            found[data["schema"]] = found.get(data["schema"], 0) + 1
+    assert set(found) == set(READERS) and sum(found.values()) >= 10, found
