@@ -144,3 +144,15 @@ def test_an_option_of_another_take_home_is_refused_by_name(tmp_path):
     assert result.exit_code != 0 and "OptionNotForTask" in result.output and "--sweep" in result.output
     result = CliRunner().invoke(main, ["score", str(tmp_path), "--corpus", str(tmp_path), "--task", "ab_test", "--train"])
     assert result.exit_code != 0 and "OptionNotForTask" in result.output and "--train" in result.output
+
+
+def test_analyze_names_a_task_whose_probes_it_cannot_recompute(tmp_path):
+    from ab_factory import AbFakeRun, write_ab_batch
+    from click.testing import CliRunner
+
+    from bakeoff.cli import main
+
+    batch = write_ab_batch(tmp_path / "batch", [AbFakeRun("m", 1)])
+    result = CliRunner().invoke(main, ["analyze", str(batch)])
+    assert result.exit_code != 0 and "AnalysisNotAvailable" in result.output and "task ab_test" in result.output
+    assert not list(batch.glob("runs/*/analysis.json"))

@@ -25,6 +25,10 @@ class AnalysisCorpusMissing(BakeoffError):
     """The corpus a run was made on is no longer where its record says."""
 
 
+class AnalysisNotAvailable(BakeoffError):
+    """The batch's task has no probes that `bakeoff analyze` can recompute."""
+
+
 @dataclass(frozen=True)
 class AnalyzeSettings:
     sandbox: str | None = None  # None: the isolation the batch ran with
@@ -46,8 +50,14 @@ class RunAnalysis:
 def analyze_batch(
     batch_dir: Path, settings: AnalyzeSettings, progress: Callable[[str], None] = lambda _: None
 ) -> list[RunAnalysis]:
+    from bakeoff.tasks import task_plugin
+
     records = read_batch(batch_dir)
     plan = records.plan
+    task = str(plan.get("task") or "spam_classifier")
+    if not task_plugin(task).reanalysable:
+        raise AnalysisNotAvailable(f"bakeoff analyze cannot recompute the probes of this batch (task {task}); "
+                                   "its probes ran in each run's evaluate stage (stages/5-evaluate.json extras)")
     kind = settings.sandbox or plan.get("sandbox") or "docker"
     judge = _open_judge(settings.judge)
     try:

@@ -75,6 +75,8 @@ class TaskPlugin(ABC):
     name: ClassVar[str]
     # The command-line options of `bakeoff generate` that belong to this task (by their Python name).
     generate_options: ClassVar[tuple[str, ...]] = ()
+    # Whether `bakeoff analyze` can recompute this task's probes for an existing batch (bakeoff.analysis.batch_analyze).
+    reanalysable: ClassVar[bool] = False
 
     # -- the statement and the data ---------------------------------------------------------------
     def spec(self, overrides: Mapping[str, Any] | None = None) -> TaskSpec:

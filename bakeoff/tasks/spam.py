@@ -28,6 +28,7 @@ CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
 class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
     generate_options = ("rows", "holdout_rows", "contamination", "spam_rate", "flip_rate", "dup_rate", "noise_rate")
+    reanalysable = True  # the leak probe and the seed retrains (bakeoff analyze)
 
     def corpus_layout(self) -> CorpusLayout:
         return CorpusLayout(
