@@ -75,18 +75,24 @@ def _execute(plan, options) -> None:
 
 @click.command("run")
 @click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="TOML plan file (see docs/running.md).")
-@click.option("--model", "models", multiple=True, help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, scripted:FILE.")
+@click.option("--model", "models", multiple=True,
+              help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, scripted:FILE.")
 @click.option("--runs", type=click.IntRange(min=1, max=MAX_RUNS), default=None, help="Runs per model (with --model; default 5).")
-@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help="Corpus folder (with --model; default: runs/corpus-default, generated once).")
+@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path),
+              help="Corpus folder (with --model; default: runs/corpus-default, generated once).")
 @click.option("--sandbox", type=click.Choice(KINDS), default=None, help="Isolation (with --model; default docker).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Batch seed (with --model; default 0).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Batch folder; start again on it to resume. Default: runs/batch-<plan hash>.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Batch folder; start again on it to resume. Default: runs/batch-<plan hash>.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), help="Host wheelhouse for submissions' requirements.")
 @click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow sandbox 'none' (no isolation at all).")
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
-@click.option("--executor", "executor_kind", type=click.Choice(("local", "ray")), default=None, help="Who runs the runs: this process (default) or a Ray cluster (pip install 'bakeoff[ray]'; see docs/scale-out.md).")
-@click.option("--address", default=None, help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); implies --executor ray. Default: a local Ray cluster.")
-@click.option("--parallel", type=click.IntRange(min=1, max=64), default=None, help="Local executor: runs in flight at once in this process (default 1).")
+@click.option("--executor", "executor_kind", type=click.Choice(("local", "ray")), default=None,
+              help="Who runs the runs: this process (default) or a Ray cluster (pip install 'bakeoff[ray]'; see docs/scale-out.md).")
+@click.option("--address", default=None,
+              help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); implies --executor ray. Default: a local Ray cluster.")
+@click.option("--parallel", type=click.IntRange(min=1, max=64), default=None,
+              help="Local executor: runs in flight at once in this process (default 1).")
 def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes, executor_kind, address, parallel) -> None:
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
@@ -144,7 +150,8 @@ def status_command(batch_dir: Path) -> None:
 
 
 @click.command("demo")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"), show_default=True, help="Batch folder for the demo.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"), show_default=True,
+              help="Batch folder for the demo.")
 @click.option("--sandbox", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True, help="Isolation.")
 @click.option("--model", "model", default="default", show_default=True, help="Model spec.")
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
