@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 import durable
 from bakeoff.records import StageRecord
@@ -51,7 +51,7 @@ class RunState:
     def last_sha(self) -> str | None:
         return self.stages[-1].commit.sha if self.stages else None
 
-    def plus(self, parcel: StageParcel) -> "RunState":
+    def plus(self, parcel: StageParcel) -> RunState:
         return RunState((*self.stages, parcel.record), (*self.bundles, parcel.bundle))
 
 
