@@ -15,7 +15,10 @@ from itertools import groupby
 from typing import Any
 
 from bakeoff.runner.executors.common import (
-    Opener, load_failure, model_backend_options, record_unstarted_failure,
+    Opener,
+    load_failure,
+    model_backend_options,
+    record_unstarted_failure,
 )
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.records import WriteCounter
