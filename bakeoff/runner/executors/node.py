@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from bakeoff.errors import BakeoffError
 from sandbox.kinds import ISOLATING_KINDS, UNSAFE
