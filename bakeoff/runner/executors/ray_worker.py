@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import durable
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
