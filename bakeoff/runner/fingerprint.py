@@ -8,8 +8,8 @@ whose corpus files no longer match is refused (CorpusChanged) before another run
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.context import CorpusFiles
