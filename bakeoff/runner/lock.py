@@ -13,9 +13,9 @@ import fcntl
 import json
 import os
 import socket
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from bakeoff.errors import BakeoffError
 from bakeoff.runner.records import utc_now
