@@ -68,7 +68,7 @@ class WriteCounter:
         self.count = 0
 
     @classmethod
-    def from_environment(cls, environ: dict[str, str] | os._Environ = os.environ) -> "WriteCounter":
+    def from_environment(cls, environ: dict[str, str] | os._Environ = os.environ) -> WriteCounter:
         raw = environ.get(KILL_ENV, "").strip()
         return cls(int(raw) if raw else None)
 
@@ -79,7 +79,7 @@ class WriteCounter:
 
 
 def utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
 def to_jsonable(value: Any) -> Any:
