@@ -43,7 +43,7 @@ class PeakSampler:
             self._sample()
             self._stop.wait(self.every_s)
 
-    def __enter__(self) -> "PeakSampler":
+    def __enter__(self) -> PeakSampler:
         self._sample()
         self._thread = threading.Thread(target=self._loop, name="bakeoff-peaks", daemon=True)
         self._thread.start()
