@@ -11,9 +11,9 @@ import abc
 import dataclasses
 import math
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from sandbox.diskwatch import FilesystemWatch, TreeWatch
 from sandbox.errors import SandboxError
@@ -148,7 +148,7 @@ class Sandbox(abc.ABC):
     def _release(self) -> None:
         """What the driver holds beyond the open sandbox; called once, by `close`."""
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
