@@ -11,9 +11,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from sandbox.errors import SandboxError, SandboxUnavailable
 
