@@ -34,8 +34,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Callable, Mapping, Sequence
 
 from sandbox.base import ExecResult, Sandbox, SandboxSpec
 from sandbox.cgroups import CgroupTree, ExecGroup, find_tree
