@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from sandbox.scratch import DiskCap
 
