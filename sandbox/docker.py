@@ -26,8 +26,8 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from sandbox import docker_mounts, paths
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
@@ -282,7 +282,7 @@ class DockerSandbox(Sandbox):
             container.remove(force=True)
         return self._raise_if_unreported(result, capture)
 
-    def _capture(self, frames, container, timeout: float, until_marked: str | None = None) -> "_Capture":
+    def _capture(self, frames, container, timeout: float, until_marked: str | None = None) -> _Capture:
         """Read (stdout, stderr) frames to their end, or until both streams carry the `until_marked` nonce's
         closing line (the two streams travel separately through the engine, so both are awaited).
         Kill the container if the supervisor overruns its deadline."""
@@ -306,7 +306,7 @@ class DockerSandbox(Sandbox):
                 close()  # docker-py leaves the connection open otherwise
         return capture
 
-    def _result(self, argv, nonce: str, capture: "_Capture", duration: float, how_it_ended) -> ExecResult | None:
+    def _result(self, argv, nonce: str, capture: _Capture, duration: float, how_it_ended) -> ExecResult | None:
         """The execution's result from the supervisor's status line; None when there is none."""
         _, out_text, out_dropped = split_status(capture.stdout, nonce)  # stdout's closing line carries nothing
         status_text, err_text, err_dropped = split_status(capture.stderr, nonce)
@@ -334,7 +334,7 @@ class DockerSandbox(Sandbox):
         )
 
     @staticmethod
-    def _raise_if_unreported(result: ExecResult | None, capture: "_Capture") -> ExecResult:
+    def _raise_if_unreported(result: ExecResult | None, capture: _Capture) -> ExecResult:
         if result is None:
             raise SandboxError(
                 f"the sandbox supervisor ended without a status ({capture.how_it_ended}); "
