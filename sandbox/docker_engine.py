@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from sandbox.errors import SandboxUnavailable
 
