@@ -12,8 +12,8 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 READ_CHUNK = 1 << 16
 DRAIN_WAIT_S = 10.0  # after the kill, how long the pipes may take to close
