@@ -54,7 +54,7 @@ class RequirementLine:
     reason: str = ""
     wheels: tuple[str, ...] = ()  # wheel files installed for this line
 
-    def with_fate(self, fate: str, reason: str = "", wheels: tuple[str, ...] = ()) -> "RequirementLine":
+    def with_fate(self, fate: str, reason: str = "", wheels: tuple[str, ...] = ()) -> RequirementLine:
         return RequirementLine(self.line_number, self.text, self.name, fate, reason, wheels)
 
     def to_dict(self) -> dict:
