@@ -72,7 +72,7 @@ class ScratchFs:
         return self.kind != FOLDER
 
     @classmethod
-    def create(cls, parent: Path, size_bytes: int, kinds: tuple[str, ...] = KINDS) -> "ScratchFs":
+    def create(cls, parent: Path, size_bytes: int, kinds: tuple[str, ...] = KINDS) -> ScratchFs:
         """The first of `kinds` that works here (a plain folder needs nothing and always works)."""
         if size_bytes < MIN_SIZE:
             raise SandboxError(f"a scratch filesystem needs at least {MIN_SIZE // 1024**2} MiB, not {size_bytes} bytes")
@@ -116,7 +116,7 @@ class ScratchFs:
             subprocess.run(["umount", "--lazy", str(self.path)], capture_output=True, check=False)
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def __enter__(self) -> "ScratchFs":
+    def __enter__(self) -> ScratchFs:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
