@@ -22,8 +22,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from sandbox.base import ExecResult, Sandbox, SandboxSpec
 from sandbox.docker_mounts import refuse_secrets
