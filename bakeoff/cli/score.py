@@ -23,13 +23,20 @@ STAGE_WORDS = {
 
 @click.command("score")
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--corpus", required=True, type=click.Path(file_okay=False, path_type=Path), help="Corpus folder made by `bakeoff generate` (holdout.csv, holdout_answers.csv, train.csv).")
+@click.option("--corpus", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Corpus folder made by `bakeoff generate` (holdout.csv, holdout_answers.csv, train.csv).")
 @click.option("--train", "train", is_flag=True, help="Run `python train.py` before predicting (otherwise the repository's saved model is used).")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True, help="Wall-clock limit in seconds for each command (install, train, predict).")
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True, help="Isolation for the submission's code.")
-@click.option("--unsafe-no-isolation", is_flag=True, help="Run the submission directly on this machine, with no isolation at all (it can read the answer key). Recorded in the outcome.")
-@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Folder of cached wheels for declared requirements (default: the bakeoff cache).")
-@click.option("--disk-mb", "disk_mb", type=click.IntRange(min=16, max=1024**2), default=4096, show_default=True, help="Cap in MiB on what the submission's files and commands may occupy in the workspace (a size-limited scratch filesystem when bakeoff runs as root).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="Wall-clock limit in seconds for each command (install, train, predict).")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True,
+              help="Isolation for the submission's code.")
+@click.option("--unsafe-no-isolation", is_flag=True,
+              help="Run the submission directly on this machine, with no isolation at all (it can read the answer key). Recorded in the outcome.")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of cached wheels for declared requirements (default: the bakeoff cache).")
+@click.option("--disk-mb", "disk_mb", type=click.IntRange(min=16, max=1024**2), default=4096, show_default=True,
+              help="Cap in MiB on what the submission's files and commands may occupy in the workspace "
+                   "(a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
 @click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
               help="Which take-home the submission is for (ab_test: analyze.py on the folder's hidden experiments).")
