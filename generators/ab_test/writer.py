@@ -8,6 +8,7 @@ from the master seed and never written into anything a model is shown.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ def expected_rows(params: AbParams, users: int) -> int:
 
 def _write_excerpt(csv_path: Path, excerpt: Path) -> None:
     with csv_path.open(encoding="utf-8", newline="") as source:
-        lines = [line for _, line in zip(range(EXCERPT_LINES), source)]
+        lines = list(itertools.islice(source, EXCERPT_LINES))
     excerpt.write_text("".join(lines), encoding="utf-8", newline="")
 
 
