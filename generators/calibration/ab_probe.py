@@ -17,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import pandas as pd
@@ -32,7 +32,7 @@ VISIT_MAX_RATIO = 0.78
 Runner = Callable[[Path, Path], None]  # (sessions CSV, result JSON) -> None; raises on failure
 
 
-class Unit(str, Enum):
+class Unit(StrEnum):
     USER = "user"
     VISIT = "visit"
     UNCLEAR = "unclear"  # the width moved, but neither like a user- nor like a visit-level analysis
@@ -71,7 +71,7 @@ def unit_verdict(original: IntervalResult, duplicated: IntervalResult) -> UnitPr
 def _copy_times(users: pd.Series, seconds: pd.Series) -> dict[tuple[str, int], int]:
     """For each distinct (user, time), a later second that is neither a visit of that user nor another copy."""
     taken: dict[str, set[int]] = {}
-    for user, second in zip(users, seconds):
+    for user, second in zip(users, seconds, strict=True):
         taken.setdefault(user, set()).add(second)
     copies = {}
     for user, times in taken.items():
@@ -91,7 +91,7 @@ def duplicate_visits(sessions: Path, out: Path) -> None:
     stamps = pd.to_datetime(frame["visit_time"])
     seconds = (stamps - stamps.min()).dt.total_seconds().astype("int64")
     later = _copy_times(frame["user_id"], seconds)
-    shift = [later[key] - key[1] for key in zip(frame["user_id"], seconds)]
+    shift = [later[key] - key[1] for key in zip(frame["user_id"], seconds, strict=True)]
     copy = frame.assign(visit_time=(stamps + pd.to_timedelta(shift, unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S"))
     both = pd.concat([frame, copy], ignore_index=True).sort_values(["visit_time", "user_id"], kind="stable")
     both.to_csv(out, index=False, lineterminator="\n")
