@@ -134,7 +134,7 @@ class Sandbox(abc.ABC):
         """The host folders a command can fill (the workspace; drivers add their /deps)."""
         return [self.spec.workspace]
 
-    def _stop_running(self) -> None:
+    def _stop_running(self) -> None:  # noqa: B027 - a hook: a no-op unless the driver can stop a command
         """Kill the command now running (called from the disk watch's thread); drivers that can, do."""
 
     def close(self) -> None:
@@ -145,7 +145,7 @@ class Sandbox(abc.ABC):
             self.closed = True
             self._release()
 
-    def _release(self) -> None:
+    def _release(self) -> None:  # noqa: B027 - a hook: a no-op for a driver that holds nothing more
         """What the driver holds beyond the open sandbox; called once, by `close`."""
 
     def __enter__(self) -> Sandbox:

@@ -106,7 +106,7 @@ def remove_placeholders(paths: list[Path]) -> None:
 
 
 def _remove_empty_tree(folder: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(folder, topdown=False):
+    for dirpath, _dirnames, filenames in os.walk(folder, topdown=False):
         for name in filenames:
             file = Path(dirpath) / name
             if file.is_file() and not file.is_symlink() and file.stat().st_size == 0:
