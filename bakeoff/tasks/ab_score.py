@@ -17,8 +17,9 @@ from typing import Any
 from bakeoff.errors import BakeoffError
 from bakeoff.tasks.ab_analysis import AbOutcome, AbRequest, analyse_in_sandbox
 from bakeoff.tasks.base import ScoreReport, ScoreRequest
+from sandbox.kinds import UNSAFE, consent_settings
+from sandbox.submission import SubmissionSandbox
 
-UNSAFE_KIND = "none"
 CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
 
 
@@ -74,7 +75,7 @@ class AbScoreReport(ScoreReport):
             lines.append("traceback (end):")
             lines.extend("  " + text for text in o.traceback_tail.splitlines()[-8:])
         lines.append(f"time: sandbox {o.seconds.get('sandbox', 0.0):.1f}s  score {o.seconds.get('score', 0.0):.2f}s")
-        lines.append(f"isolation: {self.isolation if self.isolation != UNSAFE_KIND else 'none (UNSAFE: no isolation)'}")
+        lines.append(f"isolation: {self.isolation if self.isolation != UNSAFE else f'{UNSAFE} (UNSAFE: no isolation)'}")
         return "\n".join(lines)
 
 
@@ -95,25 +96,17 @@ def _claim(outcome: AbOutcome, workspace: Path) -> dict[str, Any]:
 
 
 def _kind(request: ScoreRequest) -> str:
-    from bakeoff.grading.score import ScoringUnavailable
-
-    if request.unsafe_no_isolation:
-        return UNSAFE_KIND
-    if request.sandbox_kind == UNSAFE_KIND:
-        raise ScoringUnavailable("running without isolation needs the explicit --unsafe-no-isolation flag")
-    return request.sandbox_kind
+    """The --unsafe-no-isolation flag is itself the choice of the unisolated kind (and the consent to it)."""
+    return UNSAFE if request.unsafe_no_isolation else request.sandbox_kind
 
 
-def _open(kind: str, spec, wheelhouse: Path, request: ScoreRequest):
+def _open(box: SubmissionSandbox):
     from bakeoff.grading.score import ScoringUnavailable
     from sandbox.errors import SandboxUnavailable
-    from sandbox.factory import open_sandbox
+    from sandbox.submission import open_submission_sandbox
 
-    settings: dict[str, object] = {**request.sandbox_options, "wheelhouse": wheelhouse}
-    if kind == UNSAFE_KIND:
-        settings["i_understand_this_is_unsafe"] = True
     try:
-        return open_sandbox(kind, spec, **settings)
+        return open_submission_sandbox(box)
     except SandboxUnavailable as exc:
         raise ScoringUnavailable(f"{exc}. Run `bakeoff check` to see which isolation works here") from exc
 
@@ -122,12 +115,15 @@ def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] |
     """Grade the analysis in request.repo on the hidden experiments of request.corpus; the folder is never changed."""
     from bakeoff.grading.inputs import copy_working_tree
     from bakeoff.tasks.ab_test import HOLDOUT_IN_SANDBOX, SESSIONS_IN_SANDBOX, TRUTH_PART, VISIBLE_TRUTH_PART, AbTest
-    from sandbox.base import Limits, SandboxSpec
+    from sandbox.base import Limits
     from sandbox.wheelhouse import default_wheelhouse
 
     if request.train:
         raise OptionNotForTask("--train does not apply to --task ab_test (analyze.py has no training step)")
+    from bakeoff.grading.score import ScoringUnavailable
+
     kind = _kind(request)
+    settings = {**request.sandbox_options, **consent_settings(kind, request.unsafe_no_isolation, ScoringUnavailable)}
     corpus = AbTest().corpus_files(request.corpus)
     wheelhouse = request.wheelhouse or default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
@@ -136,13 +132,14 @@ def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] |
         workspace = scratch / "workspace"
         protected = (corpus.path(TRUTH_PART), corpus.path(VISIBLE_TRUTH_PART))
         copied = copy_working_tree(request.repo, workspace, protected=protected)
-        spec = SandboxSpec(workspace=workspace, mounts=corpus.mounts(),
-                           limits=Limits(timeout_s=request.timeout_s, disk_bytes=request.disk_bytes))
+        box = SubmissionSandbox(kind=kind, workspace=workspace, inputs=tuple(corpus.mounts()), wheelhouse=wheelhouse,
+                                limits=Limits(timeout_s=request.timeout_s, disk_bytes=request.disk_bytes),
+                                settings=settings)
         ab_request = AbRequest(visible_input=SESSIONS_IN_SANDBOX, hidden_dir=HOLDOUT_IN_SANDBOX,
                                truth_csv=corpus.path(TRUTH_PART), results_dir=scratch / "results",
                                wheelhouse=wheelhouse, install_timeout_s=request.timeout_s,
                                analyze_timeout_s=request.timeout_s)
-        with _open(kind, spec, wheelhouse, request) as sandbox:
+        with _open(box) as sandbox:
             isolation = getattr(sandbox, "kind", kind)
             outcome = analyse_in_sandbox(sandbox, workspace, ab_request, on_stage=on_stage or (lambda _: None))
         return AbScoreReport(outcome, isolation, tuple(copied.notes()), _claim(outcome, workspace))
