@@ -99,17 +99,17 @@ def classify_exception(raised: RaisedException) -> tuple[str, str]:
     short_type = raised.type_name.rsplit(".", 1)[-1]
     message = raised.message
     first_line = message.splitlines()[0] if message else ""
-    if short_type in ("ModuleNotFoundError", "ImportError") and _MISSING_MODULE.search(message):
-        return MODULE_NOT_FOUND, _MISSING_MODULE.search(message).group(1)
-    if short_type == "AttributeError" and _PICKLED_NAME.search(message):
-        return PICKLE_CLASS_MISSING, _PICKLED_NAME.search(message).group(1)
+    if short_type in ("ModuleNotFoundError", "ImportError") and (module := _MISSING_MODULE.search(message)):
+        return MODULE_NOT_FOUND, module.group(1)
+    if short_type == "AttributeError" and (pickled := _PICKLED_NAME.search(message)):
+        return PICKLE_CLASS_MISSING, pickled.group(1)
     if short_type == "FileNotFoundError":
         found = _MISSING_PATH.search(message)
         return FILE_NOT_FOUND, found.group(1) if found else first_line
     if short_type == "KeyError" and raised.passed_through_pandas:
         return COLUMN_MISSING, _column_detail(first_line)
-    if short_type == "AttributeError" and _FRAME_ATTRIBUTE.search(message):
-        return COLUMN_MISSING, _FRAME_ATTRIBUTE.search(message).group(1)  # df.moderator_flagged style access
+    if short_type == "AttributeError" and (attribute := _FRAME_ATTRIBUTE.search(message)):
+        return COLUMN_MISSING, attribute.group(1)  # df.moderator_flagged style access
     if short_type == "ValueError" and any(marker in message for marker in _SKLEARN_COLUMNS):
         return COLUMN_MISSING, first_line
     if short_type in ("SyntaxError", "IndentationError", "TabError"):
