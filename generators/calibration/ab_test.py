@@ -120,8 +120,11 @@ def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sy
         score = score_results(results, corpus / HOLDOUT_TRUTH_FILE)
     if score.failed:
         raise ReferenceFailed(f"{variant} wrote unusable results: {score.errors}")
-    return AbReferenceResult(variant, len(names), score.failed, score.coverage, score.mean_abs_error,
-                             score.mean_width, score.winkler, round(time.perf_counter() - started, 2))
+    coverage, error, width, winkler = score.coverage, score.mean_abs_error, score.mean_width, score.winkler
+    if coverage is None or error is None or width is None or winkler is None:  # read_truth refuses an empty key
+        raise ReferenceFailed(f"{variant} was graded on no experiment")
+    return AbReferenceResult(variant, len(names), score.failed, coverage, error, width, winkler,
+                             round(time.perf_counter() - started, 2))
 
 
 def evaluate_ab(results: list[AbReferenceResult]) -> AbChecks:
