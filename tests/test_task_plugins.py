@@ -156,3 +156,25 @@ def test_analyze_names_a_task_whose_probes_it_cannot_recompute(tmp_path):
     result = CliRunner().invoke(main, ["analyze", str(batch)])
     assert result.exit_code != 0 and "AnalysisNotAvailable" in result.output and "task ab_test" in result.output
     assert not list(batch.glob("runs/*/analysis.json"))
+
+
+def test_a_corpus_fingerprint_names_each_file_of_a_folder_part_and_keeps_spams_names(tmp_path):
+    from bakeoff.runner.context import CorpusError
+    from bakeoff.runner.fingerprint import corpus_fingerprint
+
+    ab = tmp_path / "ab"
+    (ab / "holdout").mkdir(parents=True)
+    for name in ("sessions.csv", "holdout_truth.csv", "excerpt.txt", "holdout/exp_000.csv", "holdout/exp_001.csv"):
+        (ab / name).write_text(name, encoding="utf-8")
+    prints = corpus_fingerprint(task_plugin("ab_test").corpus_files(ab))
+    assert set(prints) == {"sessions.csv", "holdout_truth.csv", "excerpt.txt", "manifest.json",
+                           "holdout/exp_000.csv", "holdout/exp_001.csv"}
+    assert prints["manifest.json"] is None and prints["holdout/exp_001.csv"] is not None
+    spam = tmp_path / "spam"
+    spam.mkdir()
+    for name in ("train.csv", "holdout.csv", "holdout_answers.csv", "excerpt.txt", "manifest.json"):
+        (spam / name).write_text(name, encoding="utf-8")
+    assert set(corpus_fingerprint(task_plugin("spam_classifier").corpus_files(spam))) == {
+        "train.csv", "holdout.csv", "holdout_answers.csv", "excerpt.txt", "manifest.json"}  # as batch.json always had
+    with pytest.raises(CorpusError, match="generate --task ab_test"):
+        task_plugin("ab_test").corpus_files(spam)
