@@ -20,7 +20,8 @@ from sandbox.base import Mount, SandboxSpec
 from sandbox.errors import SandboxError
 from sandbox.paths import WORKSPACE as WORKSPACE_IN_SANDBOX
 
-NEVER_MOUNTED = frozenset({"holdout_answers.csv", "truth.csv"})
+# The answer keys of the take-homes: spam_classifier's and ab_test's (hidden and visible experiments).
+NEVER_MOUNTED = frozenset({"holdout_answers.csv", "truth.csv", "holdout_truth.csv", "truth.json"})
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,17 @@ def test_a_missing_analysis_and_a_training_option_are_named(corpus, tmp_path):
     assert data["status"] == "crashed" and data["crash_class"] == "file_not_found" and data["rung"] == 0
     with pytest.raises(OptionNotForTask, match="--train"):
         task_plugin("ab_test").score(ScoreRequest(repo=empty, corpus=corpus, train=True))
+
+
+def test_the_truth_of_ab_test_is_refused_as_a_mount(corpus, tmp_path):
+    from sandbox.base import Mount, SandboxSpec
+    from sandbox.errors import SandboxError
+    from sandbox.factory import open_sandbox
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for secret in (corpus / "holdout_truth.csv", corpus / "truth.json", corpus):
+        spec = SandboxSpec(workspace=workspace, mounts=(Mount(secret, "/secret", read_only=True),))
+        with pytest.raises(SandboxError, match="never enters a sandbox"):
+            with open_sandbox("docker", spec):
+                pass
