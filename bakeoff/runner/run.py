@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bakeoff.models.base import ModelBackend
 from bakeoff.records import Commit, CrashClass, LadderCheck, LadderStatus, Resources, RunRecord, StageRecord, Timings
@@ -27,7 +27,7 @@ from bakeoff.runner.record_files import (  # the runner reads and writes its rec
     write_run_record,
     write_stage_record,
 )
-from bakeoff.runner.records import Journal, WriteCounter, is_disk_full, no_room_left, out_of_disk, utc_now
+from bakeoff.runner.records import WriteCounter, is_disk_full, no_room_left, out_of_disk, utc_now
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
 from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, STAGE_NAMES, StageOutcome, stage_functions
@@ -42,6 +42,12 @@ __all__ = ["BatchEnv", "execute_run", "finished_stages", "is_finished", "read_ru
 _stages_with_failure = stages_with_failure  # the name the Ray driver imports
 
 
+class EventLog(Protocol):
+    """Where a run's events go: the batch's Journal, or a Ray worker's stand-in that forwards them."""
+
+    def append(self, event: str, **fields: Any) -> None: ...
+
+
 @dataclass(frozen=True)
 class BatchEnv:
     """What every run of a batch shares."""
@@ -50,7 +56,7 @@ class BatchEnv:
     task: TaskSpec
     corpus: CorpusFiles
     batch_dir: Path
-    journal: Journal
+    journal: EventLog
     counter: WriteCounter
     code_version: Mapping[str, Any]
     corpus_sha256: Mapping[str, str | None] | None = None  # the corpus fingerprint batch.json recorded

@@ -113,11 +113,12 @@ def restore_state(run_dir: Path, state: RunState) -> None:
     """A worker's scratch copy of the run: stage records and the repository at the last finished stage."""
     for record in state.stages:
         write_stage_record(run_dir, record, None)
-    if state.stages:
+    sha = state.last_sha()  # None exactly when no stage has finished
+    if sha is not None:
         repo = run_dir / "repo"
         for bundle in state.bundles:
             fetch_bundle(repo, bundle)
-        _git(repo, "update-ref", "refs/heads/main", state.last_sha())
+        _git(repo, "update-ref", "refs/heads/main", sha)
 
 
 class ParcelMaker:

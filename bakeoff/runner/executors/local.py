@@ -12,6 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 from bakeoff.runner.executors.common import (
@@ -21,7 +22,7 @@ from bakeoff.runner.executors.common import (
     record_unstarted_failure,
 )
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import WriteCounter
+from bakeoff.runner.records import Journal, WriteCounter
 from bakeoff.runner.run import BatchEnv, execute_run
 
 
@@ -82,6 +83,22 @@ class _Locked:
         return locked
 
 
+class _LockedJournal(Journal):
+    """The batch's journal, one call at a time."""
+
+    def __init__(self, path: Path, counter: WriteCounter | None = None) -> None:
+        super().__init__(path, counter)
+        self._lock = threading.Lock()
+
+    def append(self, event: str, **fields: Any) -> None:
+        with self._lock:
+            super().append(event, **fields)
+
+    def entries(self) -> list[dict]:
+        with self._lock:
+            return super().entries()
+
+
 class _LockedCounter(WriteCounter):
     def __init__(self, inner: WriteCounter) -> None:
         super().__init__(inner.kill_after)
@@ -120,10 +137,11 @@ class _SharedModels:
 
 
 def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress, parallel: int) -> None:
-    from bakeoff.runner.records import Journal
-
+    journal = env.journal
+    if not isinstance(journal, Journal):  # runs in this process append to the batch's own events file
+        raise TypeError(f"the local executor runs on the batch's Journal, not a {type(journal).__name__}")
     counter = _LockedCounter(env.counter)
-    env = replace(env, journal=_Locked(Journal(env.journal.path, counter)), counter=counter)
+    env = replace(env, journal=_LockedJournal(journal.path, counter), counter=counter)
     progress = _Locked(progress)
     models = _SharedModels(env, opener)
 
