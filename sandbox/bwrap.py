@@ -89,9 +89,10 @@ class BwrapSandbox(Sandbox):
         report: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(spec)
-        self.bwrap = shutil.which(bwrap_path or "bwrap")
-        if not self.bwrap:
+        found = shutil.which(bwrap_path or "bwrap")
+        if not found:
             raise SandboxUnavailable(f"bubblewrap not found as {bwrap_path or 'bwrap'} (apt-get install bubblewrap)")
+        self.bwrap: str = found
         if wheelhouse is not None and not wheelhouse.is_dir():
             raise SandboxError(f"wheelhouse {wheelhouse} is not a folder")
         self.binds = resolve_mounts(spec)  # the workspace first; refuses the answer key and truth.csv

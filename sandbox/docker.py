@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from sandbox import docker_mounts, paths
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
@@ -143,7 +144,7 @@ class DockerSandbox(Sandbox):
         self._uid, self._gid = run_as or default_identity()
         self._mounts = docker_mounts.resolve_mounts(spec)
         self._container = None
-        self._channel = None  # the attached stdin/stdout/stderr of the serving container
+        self._channel: Any = None  # the attached stdin/stdout/stderr of the serving container (docker-py's socket)
         self._owns_client = client is None
         self._client = connect(client)
         self._placeholders: list[Path] = []
@@ -170,12 +171,19 @@ class DockerSandbox(Sandbox):
 
     # -- host-side preparation -------------------------------------------------------------
 
+    @property
+    def _deps(self) -> Path:
+        """/deps on the host: made in __init__ before anything that shares or mounts it."""
+        if self._deps_dir is None:
+            raise SandboxError("the sandbox's /deps folder was never made")
+        return self._deps_dir
+
     def _grant_access(self) -> None:
         """Let the unprivileged uid write the workspace and /deps; make sure it can read the read-only inputs."""
         for mount in self._mounts:
             if mount.read_only and mount.target != f"{paths.WORKSPACE}/.git":
                 docker_mounts.require_readable_by(mount.source, self._uid, self._gid)
-        os.chown(self._deps_dir, self._uid, self._gid)
+        os.chown(self._deps, self._uid, self._gid)
         if os.geteuid() == 0:
             docker_mounts.share_workspace_with_group(self.spec.workspace.resolve(), self._gid)
 
@@ -183,7 +191,7 @@ class DockerSandbox(Sandbox):
         from docker.types import Mount as DockerMount
 
         binds = [(m.source, m.target, m.read_only) for m in self._mounts]
-        binds += [(self._supervisor, paths.SUPERVISOR, True), (self._deps_dir, paths.DEPS, False)]
+        binds += [(self._supervisor, paths.SUPERVISOR, True), (self._deps, paths.DEPS, False)]
         return [DockerMount(target, str(source), type="bind", read_only=ro) for source, target, ro in binds]
 
     def _create_container(self, command: list[str], environment: Mapping[str, str], *, serving: bool = False):
@@ -315,7 +323,7 @@ class DockerSandbox(Sandbox):
         if status_text is None:
             if not capture.backstop_fired.is_set():
                 return None
-            status = {"exit_code": None, "timed_out": True, "oom_kills": 0}  # the host's backstop stopped it
+            status: dict[str, Any] = {"exit_code": None, "timed_out": True, "oom_kills": 0}  # the host's backstop stopped it
         else:
             status = json.loads(status_text)
         capture.leftovers = int(status.get("leftovers", 0))

@@ -156,4 +156,5 @@ def _drain(readers: list[threading.Thread], proc: subprocess.Popen, kill_all) ->
             reader.join(1.0)
     if not any(reader.is_alive() for reader in readers):  # never close a pipe a reader still uses
         for pipe in (proc.stdout, proc.stderr):
-            pipe.close()
+            if pipe is not None:
+                pipe.close()
