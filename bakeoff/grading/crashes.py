@@ -1,9 +1,8 @@
 """Telling why a submission's script failed, from what it printed.
 
-The class names are a stable vocabulary shared by records and reports:
-module_not_found, pickle_class_missing, file_not_found, column_missing,
-syntax_error, type_error, value_error, disk_full, other; plus timeout and
-out_of_memory, which come from the sandbox's own report, never from text.
+The classes are bakeoff.records.enums.CrashClass, the one vocabulary of records
+and reports; timeout and out_of_memory come from the sandbox's own report, never
+from text.
 """
 
 from __future__ import annotations
@@ -11,31 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bakeoff.records.enums import CrashClass
 from sandbox.base import ExecResult
-
-MODULE_NOT_FOUND = "module_not_found"
-PICKLE_CLASS_MISSING = "pickle_class_missing"
-FILE_NOT_FOUND = "file_not_found"
-COLUMN_MISSING = "column_missing"
-SYNTAX_ERROR = "syntax_error"
-TYPE_ERROR = "type_error"
-VALUE_ERROR = "value_error"
-DISK_FULL = "disk_full"
-OTHER = "other"
-TIMEOUT = "timeout"
-OUT_OF_MEMORY = "out_of_memory"
-
-CRASH_CLASSES = (
-    MODULE_NOT_FOUND,
-    PICKLE_CLASS_MISSING,
-    FILE_NOT_FOUND,
-    COLUMN_MISSING,
-    SYNTAX_ERROR,
-    TYPE_ERROR,
-    VALUE_ERROR,
-    DISK_FULL,
-    OTHER,
-)
 
 TAIL_LINES = 30
 TAIL_CHARS = 4000
@@ -56,9 +32,9 @@ _SKLEARN_COLUMNS = ("columns are missing", "feature names should match", "Featur
 
 @dataclass(frozen=True)
 class CrashInfo:
-    """Why one execution failed: a class from the vocabulary above, a short detail, the traceback's end."""
+    """Why one execution failed: its crash class, a short detail, the traceback's end."""
 
-    crash_class: str
+    crash_class: CrashClass
     detail: str
     traceback_tail: str
     exception_type: str = ""  # as printed, e.g. "ModuleNotFoundError"
@@ -77,48 +53,48 @@ def classify(result: ExecResult) -> CrashInfo:
     """Classify a failed execution; limits reported by the sandbox win over anything printed."""
     tail = traceback_tail(result.stderr)
     if result.oom_killed:
-        return CrashInfo(OUT_OF_MEMORY, "killed by the memory cap", tail)
+        return CrashInfo(CrashClass.OUT_OF_MEMORY, "killed by the memory cap", tail)
     if result.timed_out:
-        return CrashInfo(TIMEOUT, "killed by the wall-clock timeout", tail)
+        return CrashInfo(CrashClass.TIMEOUT, "killed by the wall-clock timeout", tail)
     if result.disk_exceeded:
-        return CrashInfo(DISK_FULL, _disk_detail(result, "stopped at the disk cap"), tail)
+        return CrashInfo(CrashClass.DISK_FULL, _disk_detail(result, "stopped at the disk cap"), tail)
     raised = last_exception(result.stderr)
     if raised is None:
         full = _DISK_FULL.search(result.stderr)
         if full:
-            return CrashInfo(DISK_FULL, _disk_detail(result, full.group(0)), tail)
-        return CrashInfo(OTHER, _no_traceback_detail(result), tail)
+            return CrashInfo(CrashClass.DISK_FULL, _disk_detail(result, full.group(0)), tail)
+        return CrashInfo(CrashClass.OTHER, _no_traceback_detail(result), tail)
     if _DISK_FULL.search(raised.message):
-        return CrashInfo(DISK_FULL, _disk_detail(result, raised.message.splitlines()[0]), tail, raised.type_name)
+        return CrashInfo(CrashClass.DISK_FULL, _disk_detail(result, raised.message.splitlines()[0]), tail, raised.type_name)
     crash_class, detail = classify_exception(raised)
     return CrashInfo(crash_class, detail, tail, raised.type_name)
 
 
-def classify_exception(raised: RaisedException) -> tuple[str, str]:
+def classify_exception(raised: RaisedException) -> tuple[CrashClass, str]:
     """(crash class, detail) for an exception read off a traceback."""
     short_type = raised.type_name.rsplit(".", 1)[-1]
     message = raised.message
     first_line = message.splitlines()[0] if message else ""
     if short_type in ("ModuleNotFoundError", "ImportError") and (module := _MISSING_MODULE.search(message)):
-        return MODULE_NOT_FOUND, module.group(1)
+        return CrashClass.MODULE_NOT_FOUND, module.group(1)
     if short_type == "AttributeError" and (pickled := _PICKLED_NAME.search(message)):
-        return PICKLE_CLASS_MISSING, pickled.group(1)
+        return CrashClass.PICKLE_CLASS_MISSING, pickled.group(1)
     if short_type == "FileNotFoundError":
         found = _MISSING_PATH.search(message)
-        return FILE_NOT_FOUND, found.group(1) if found else first_line
+        return CrashClass.FILE_NOT_FOUND, found.group(1) if found else first_line
     if short_type == "KeyError" and raised.passed_through_pandas:
-        return COLUMN_MISSING, _column_detail(first_line)
+        return CrashClass.COLUMN_MISSING, _column_detail(first_line)
     if short_type == "AttributeError" and (attribute := _FRAME_ATTRIBUTE.search(message)):
-        return COLUMN_MISSING, attribute.group(1)  # df.moderator_flagged style access
+        return CrashClass.COLUMN_MISSING, attribute.group(1)  # df.moderator_flagged style access
     if short_type == "ValueError" and any(marker in message for marker in _SKLEARN_COLUMNS):
-        return COLUMN_MISSING, first_line
+        return CrashClass.COLUMN_MISSING, first_line
     if short_type in ("SyntaxError", "IndentationError", "TabError"):
-        return SYNTAX_ERROR, first_line
+        return CrashClass.SYNTAX_ERROR, first_line
     if short_type == "TypeError":
-        return TYPE_ERROR, first_line
+        return CrashClass.TYPE_ERROR, first_line
     if short_type == "ValueError":
-        return VALUE_ERROR, first_line
-    return OTHER, f"{raised.type_name}: {first_line}" if first_line else raised.type_name
+        return CrashClass.VALUE_ERROR, first_line
+    return CrashClass.OTHER, f"{raised.type_name}: {first_line}" if first_line else raised.type_name
 
 
 def _disk_detail(result: ExecResult, message: str) -> str:

@@ -14,14 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
-from bakeoff.grading.crashes import FILE_NOT_FOUND, classify
+from bakeoff.grading.crashes import classify
 from bakeoff.grading.outcome import (
-    BAD_OUTPUT,
-    CRASHED,
-    DEPENDENCY_UNAVAILABLE,
     INSTALL,
-    NO_PREDICT_SCRIPT,
-    OUT_OF_MEMORY,
     PREDICT,
     RUNG_INSTALLED,
     RUNG_NOTHING,
@@ -29,13 +24,12 @@ from bakeoff.grading.outcome import (
     RUNG_SCORED,
     RUNG_TRAINED,
     SCORE,
-    SCORED,
-    TIMEOUT,
     TRAIN,
     StepRecord,
     SubmissionOutcome,
     Timings,
 )
+from bakeoff.records.enums import CrashClass, LadderStatus
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
 from scorer import AnswerKeyError, Score, failed_score, score_files
@@ -77,7 +71,7 @@ class _Progress:
     seconds: dict[str, float]
     requirements: RequirementsReport | None = None
 
-    def finish(self, status: str, stage: str, rung: int, **fields) -> SubmissionOutcome:
+    def finish(self, status: LadderStatus, stage: str, rung: int, **fields) -> SubmissionOutcome:
         timings = Timings(
             install_s=self.seconds.get(INSTALL, 0.0),
             train_s=self.seconds.get(TRAIN, 0.0),
@@ -116,7 +110,8 @@ def grade_in_sandbox(
     """
     progress = _Progress(isolation=sandbox.kind, started=time.monotonic(), steps=[], seconds={})
     if not (workspace / PREDICT_SCRIPT).is_file():
-        return progress.finish(NO_PREDICT_SCRIPT, PREDICT, RUNG_NOTHING, detail=f"{PREDICT_SCRIPT} is missing")
+        detail = f"{PREDICT_SCRIPT} is missing"
+        return progress.finish(LadderStatus.NO_PREDICT_SCRIPT, PREDICT, RUNG_NOTHING, detail=detail)
 
     if request.install:
         on_stage(INSTALL)
@@ -127,13 +122,14 @@ def grade_in_sandbox(
         progress.seconds[INSTALL] = time.monotonic() - began
         if not progress.requirements.ok:
             detail = progress.requirements.summary()
-            return progress.finish(DEPENDENCY_UNAVAILABLE, INSTALL, RUNG_NOTHING, detail=detail)
+            return progress.finish(LadderStatus.DEPENDENCY_UNAVAILABLE, INSTALL, RUNG_NOTHING, detail=detail)
 
     if request.train:
         on_stage(TRAIN)
         if not (workspace / TRAIN_SCRIPT).is_file():
             detail = f"{TRAIN_SCRIPT} is missing"
-            return progress.finish(CRASHED, TRAIN, RUNG_INSTALLED, crash_class=FILE_NOT_FOUND, detail=detail)
+            return progress.finish(LadderStatus.CRASHED, TRAIN, RUNG_INSTALLED,
+                                   crash_class=CrashClass.FILE_NOT_FOUND, detail=detail)
         result = progress.run(sandbox, TRAIN, ["python", TRAIN_SCRIPT], request.timeout_s)
         if not result.ok:
             return progress.finish(stage=TRAIN, rung=RUNG_INSTALLED, **_failure(result))
@@ -154,19 +150,19 @@ def grade_in_sandbox(
     if not score.ok:
         # The scratch path means nothing to the reader; the file's name does.
         detail = f"{score.error}: {score.message}".replace(str(output), request.predictions_name)
-        return progress.finish(BAD_OUTPUT, SCORE, RUNG_PREDICTED, detail=detail, metrics=score)
-    return progress.finish(SCORED, SCORE, RUNG_SCORED, f1=score.f1, metrics=score)
+        return progress.finish(LadderStatus.BAD_OUTPUT, SCORE, RUNG_PREDICTED, detail=detail, metrics=score)
+    return progress.finish(LadderStatus.SCORED, SCORE, RUNG_SCORED, f1=score.f1, metrics=score)
 
 
 def _failure(result: ExecResult) -> dict:
     """status, crash_class, detail and traceback_tail for a command that did not succeed."""
     crash = classify(result)
     if result.oom_killed:
-        status, crash_class = OUT_OF_MEMORY, None
+        status, crash_class = LadderStatus.OUT_OF_MEMORY, None
     elif result.timed_out:
-        status, crash_class = TIMEOUT, None
+        status, crash_class = LadderStatus.TIMEOUT, None
     else:
-        status, crash_class = CRASHED, crash.crash_class
+        status, crash_class = LadderStatus.CRASHED, crash.crash_class
     return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}
 
 

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bakeoff.records.enums import CrashClass, LadderStatus
 from sandbox.base import ExecResult
 from sandbox.requirements import RequirementsReport
 from scorer import Score
-
-# status: how grading ended (a stable vocabulary written into records)
-SCORED = "scored"
-CRASHED = "crashed"
-TIMEOUT = "timeout"
-OUT_OF_MEMORY = "out_of_memory"
-BAD_OUTPUT = "bad_output"
-DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
-NO_PREDICT_SCRIPT = "no_predict_script"
-STATUSES = (SCORED, CRASHED, TIMEOUT, OUT_OF_MEMORY, BAD_OUTPUT, DEPENDENCY_UNAVAILABLE, NO_PREDICT_SCRIPT)
 
 # stage: where it ended
 INSTALL = "install"
@@ -111,11 +102,11 @@ class Timings:
 class SubmissionOutcome:
     """How grading one submission ended. `f1` is 0 unless status is scored."""
 
-    status: str
+    status: LadderStatus  # how grading ended
     stage: str
     rung: int
     isolation: str  # "docker", "bwrap" or "none" (no isolation: unsafe)
-    crash_class: str | None = None  # set when status is crashed (see bakeoff.grading.crashes)
+    crash_class: CrashClass | None = None  # set when status is crashed (see bakeoff.grading.crashes)
     detail: str = ""  # e.g. the missing module's name, the scorer's error, the unmet requirement
     traceback_tail: str = ""
     f1: float = 0.0
@@ -129,7 +120,7 @@ class SubmissionOutcome:
 
     @property
     def scored(self) -> bool:
-        return self.status == SCORED
+        return self.status == LadderStatus.SCORED
 
     def step(self, stage: str) -> StepRecord | None:
         """The record of the command run for `stage`, if one ran."""

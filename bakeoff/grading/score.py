@@ -21,7 +21,7 @@ from pathlib import Path
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
 from bakeoff.grading.inputs import HOLDOUT_IN_SANDBOX, CorpusFiles, copy_working_tree, find_corpus_files
-from bakeoff.grading.outcome import STATUSES, SubmissionOutcome
+from bakeoff.grading.outcome import SubmissionOutcome
 from sandbox.base import GIB, MIB, Limits, Mount
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.kinds import BWRAP, UNSAFE, consent_settings
@@ -33,7 +33,6 @@ DEFAULT_DISK_BYTES = 4 * GIB
 FS_SLACK_BYTES = 8 * MIB
 
 __all__ = [
-    "STATUSES",
     "GradingRequest",
     "ScoreOptions",
     "ScoringUnavailable",

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bakeoff.grading.crashes import FILE_NOT_FOUND, classify
+from bakeoff.grading.crashes import classify
+from bakeoff.records.enums import CrashClass
 from bakeoff.runner.checks import keep_output
 from bakeoff.runner.workspace import SCRATCH_DIR, real_folder
 from sandbox.base import ExecResult, Sandbox
@@ -131,7 +132,7 @@ def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *,
     runner = _Runner(sandbox, request)
     done = lambda **fields: AbOutcome(steps=tuple(runner.steps), seconds={"sandbox": runner.sandbox_s}, **fields)  # noqa: E731
     if not (workspace / ANALYZE_SCRIPT).is_file():
-        return done(status="crashed", stage=ANALYZE, rung=RUNG_NOTHING, crash_class=FILE_NOT_FOUND,
+        return done(status="crashed", stage=ANALYZE, rung=RUNG_NOTHING, crash_class=CrashClass.FILE_NOT_FOUND,
                     detail=f"{ANALYZE_SCRIPT} is missing")
     requirements = None
     if install:
