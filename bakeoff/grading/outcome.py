@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bakeoff.records.enums import CrashClass, LadderStatus
+from bakeoff.records.parts import execution_fields
 from sandbox.base import ExecResult
 from sandbox.requirements import RequirementsReport
 from scorer import Score
@@ -48,11 +49,7 @@ class StepRecord:
     def from_result(cls, stage: str, result: ExecResult) -> StepRecord:
         return cls(
             stage=stage,
-            argv=tuple(result.argv),
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            oom_killed=result.oom_killed,
-            duration_s=result.duration_s,
+            **execution_fields(result),
             stdout_tail=result.stdout[-OUTPUT_TAIL_CHARS:],
             stderr_tail=result.stderr[-OUTPUT_TAIL_CHARS:],
             stdout_dropped_bytes=result.stdout_dropped_bytes + max(0, len(result.stdout) - OUTPUT_TAIL_CHARS),

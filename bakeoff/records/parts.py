@@ -6,9 +6,9 @@ in some cases, such as a capture's `budget_cut`, is left out in the others, as i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from bakeoff.records.enums import CaptureReason, CaptureStatus, CrashClass, LadderStatus
 from bakeoff.records.errors import DamagedRecord
@@ -186,6 +186,39 @@ class Crash:
                    data.get("traceback_tail"))
 
 
+class Execution(Protocol):
+    """How one command in the sandbox ended, as every record of it knows (sandbox.base.ExecResult, a grading step)."""
+
+    @property
+    def argv(self) -> Sequence[str]: ...
+    @property
+    def exit_code(self) -> int | None: ...
+    @property
+    def timed_out(self) -> bool: ...
+    @property
+    def oom_killed(self) -> bool: ...
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def stdout_dropped_bytes(self) -> int: ...
+    @property
+    def stderr_dropped_bytes(self) -> int: ...
+
+
+class ExecutionFields(TypedDict):
+    argv: tuple[str, ...]
+    exit_code: int | None
+    timed_out: bool
+    oom_killed: bool
+    duration_s: float
+
+
+def execution_fields(run: Execution) -> ExecutionFields:
+    """The fields every record of a command copies from it unchanged (its output each record keeps its own way)."""
+    return ExecutionFields(argv=tuple(run.argv), exit_code=run.exit_code, timed_out=run.timed_out,
+                           oom_killed=run.oom_killed, duration_s=run.duration_s)
+
+
 @dataclass(frozen=True)
 class Command:
     """One execution in the sandbox."""
@@ -209,6 +242,14 @@ class Command:
                 "stdout": self.stdout, "stderr": self.stderr, "stdout_dropped_bytes": self.stdout_dropped_bytes,
                 "stderr_dropped_bytes": self.stderr_dropped_bytes, "isolation": self.isolation,
                 "crash": self.crash.to_json() if self.crash is not None else None}
+
+    @classmethod
+    def of(cls, purpose: str, run: Execution, stdout: str, stderr: str, isolation: str,
+           crash: Crash | None = None) -> Command:
+        """A command record of an execution; `stdout`/`stderr` are the output kept of it (all, or its tail)."""
+        return cls(purpose=purpose, **execution_fields(run), stdout=stdout, stderr=stderr,
+                   stdout_dropped_bytes=run.stdout_dropped_bytes, stderr_dropped_bytes=run.stderr_dropped_bytes,
+                   isolation=isolation, crash=crash)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Command:

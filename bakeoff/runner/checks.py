@@ -23,20 +23,7 @@ def grading_command(step, purpose: str, outcome, failed: bool) -> Command:
         # a failure with no crash class (bad_output, dependency_unavailable...) is named by its status
         crash = Crash(crash_class_of(outcome.crash_class or outcome.status, "crash_class"), outcome.detail,
                       outcome.traceback_tail)
-    return Command(
-        purpose=purpose,
-        argv=tuple(step.argv),
-        exit_code=step.exit_code,
-        timed_out=step.timed_out,
-        oom_killed=step.oom_killed,
-        duration_s=step.duration_s,
-        stdout=step.stdout_tail,
-        stderr=step.stderr_tail,
-        stdout_dropped_bytes=step.stdout_dropped_bytes,
-        stderr_dropped_bytes=step.stderr_dropped_bytes,
-        isolation=outcome.isolation,
-        crash=crash,
-    )
+    return Command.of(purpose, step, step.stdout_tail, step.stderr_tail, outcome.isolation, crash)
 
 
 def grading_commands(outcome, purposes: dict[str, str]) -> list[Command]:

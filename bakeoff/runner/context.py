@@ -124,20 +124,7 @@ class RunContext:
 
 def command_record(purpose: str, result: ExecResult, crash: Crash | None = None) -> Command:
     """An execution as the stage record keeps it."""
-    return Command(
-        purpose=purpose,
-        argv=tuple(result.argv),
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        oom_killed=result.oom_killed,
-        duration_s=result.duration_s,
-        stdout=result.stdout,
-        stderr=result.stderr,
-        stdout_dropped_bytes=result.stdout_dropped_bytes,
-        stderr_dropped_bytes=result.stderr_dropped_bytes,
-        isolation=result.isolation,
-        crash=crash,
-    )
+    return Command.of(purpose, result, result.stdout, result.stderr, result.isolation, crash)
 
 
 def crash_of(result: ExecResult) -> Crash | None:
