@@ -93,15 +93,11 @@ class AbTest(TaskPlugin):
 
     def claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
         """The ESTIMATE line from the visible run's output, else the design, else (after docs) the README."""
-        sources = [("train_output", check.train_output), ("design", ctx.repo.read_file("DESIGN.md") or "")]
-        if include_readme:
-            sources.append(("readme", ctx.repo.read_file("README.md") or ""))
-        for source, text in sources:
-            found = parse_estimate(text)
-            if found is not None:
-                effect, low, high = found
-                return {"claimed_effect": effect, "claimed_ci": [low, high], "source": source}
-        return {"claimed_effect": None, "claimed_ci": None, "source": None}
+        found = self.find_claim(ctx, check, include_readme, parse_estimate)
+        if found is None:
+            return {"claimed_effect": None, "claimed_ci": None, "source": None}
+        (effect, low, high), source = found
+        return {"claimed_effect": effect, "claimed_ci": [low, high], "source": source}
 
     def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:
         metrics = check.metrics or {}

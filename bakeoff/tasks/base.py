@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from bakeoff.records import Command
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 # A probe run in evaluate on the final submission: (ctx, clock, final check) -> what the evaluate record keeps.
 EvaluateHook = Callable[["RunContext", "StageClock", "LadderCheck"], Mapping[str, Any]]
 OnStage = Callable[[str], None]
+Found = TypeVar("Found")
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,19 @@ class TaskPlugin(ABC):
     @abstractmethod
     def claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
         """The model's own estimate of its result and where it was found, beside the real one (a stage record's `claim`)."""
+
+    def find_claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool,
+                   parse: Callable[[str], Found | None]) -> tuple[Found, str] | None:
+        """The first claim `parse` reads in the visible run's output, else the design, else (after docs) the
+        README, with where it was found (train_output, design, readme); None when none holds one."""
+        sources = [("train_output", check.train_output), ("design", ctx.repo.read_file("DESIGN.md") or "")]
+        if include_readme:
+            sources.append(("readme", ctx.repo.read_file("README.md") or ""))
+        for source, text in sources:
+            found = parse(text)
+            if found is not None:
+                return found, source
+        return None
 
     @abstractmethod
     def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:

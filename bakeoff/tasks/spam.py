@@ -71,15 +71,8 @@ class SpamClassifier(TaskPlugin):
         """EXPECTED_F1 from the training output, else the design, else (after docs) the README."""
         from bakeoff.answers import parse_expected_f1
 
-        sources = [("train_output", check.train_output), ("design", ctx.repo.read_file("DESIGN.md") or "")]
-        if include_readme:
-            sources.append(("readme", ctx.repo.read_file("README.md") or ""))
-        claimed, found_in = None, None
-        for source, text in sources:
-            value = parse_expected_f1(text)
-            if value is not None:
-                claimed, found_in = value, source
-                break
+        found = self.find_claim(ctx, check, include_readme, parse_expected_f1)
+        claimed, found_in = found if found is not None else (None, None)
         return {"claimed_f1": claimed, "source": found_in, "real_f1": check.f1}
 
     def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:
