@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bakeoff.records.jsonio import JsonObject, check_schema, guarded, required
+from bakeoff.records.jsonio import JsonObject, read_record
 
 ANALYSIS_SCHEMA = "bakeoff.analysis/1"
 ANALYSIS_SCHEMAS = (ANALYSIS_SCHEMA,)
@@ -41,9 +41,7 @@ class AnalysisRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "") -> AnalysisRecord:
-        required(data, "run_id")
-        check_schema(data, ANALYSIS_SCHEMAS, where)
-        return guarded(lambda: cls(
+        return read_record(data, ("run_id",), ANALYSIS_SCHEMAS, where, lambda data: cls(
             run_id=data["run_id"], computed_at=data.get("computed_at") or "", design=dict(data.get("design") or {}),
             isolation=data.get("isolation"), requirements=data.get("requirements"), probe=data.get("probe"),
             retrain=data.get("retrain"), design_judge=data.get("design_judge"),

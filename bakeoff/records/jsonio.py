@@ -74,6 +74,14 @@ def guarded(read: Callable[[], T], kind: str) -> T:
         raise DamagedRecord(f"not a {kind} record: {type(exc).__name__}: {exc}") from None
 
 
+def read_record(data: Mapping[str, Any], keys: tuple[str, ...], schemas: tuple[str, ...], where: str,
+                read: Callable[[Mapping[str, Any]], T], kind: str) -> T:
+    """A top-level record: its required `keys` present, its schema one of `schemas`, then `read(data)` guarded."""
+    required(data, *keys)
+    check_schema(data, schemas, where)
+    return guarded(lambda: read(data), kind)
+
+
 def required(data: Mapping[str, Any], *keys: str) -> None:
     missing = [key for key in keys if key not in data]
     if missing:

@@ -11,10 +11,9 @@ from bakeoff.records.jsonio import (
     JsonObject,
     as_list,
     as_object,
-    check_schema,
     enum_value,
-    guarded,
     optional_enum,
+    read_record,
     required,
 )
 from bakeoff.records.parts import Timings
@@ -196,9 +195,7 @@ class RunRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "") -> RunRecord:
-        required(data, "run_id", "status", "outcome", "timings")
-        check_schema(data, RUN_SCHEMAS, where)
-        return guarded(lambda: cls._read(data), "run")
+        return read_record(data, ("run_id", "status", "outcome", "timings"), RUN_SCHEMAS, where, cls._read, "run")
 
     @classmethod
     def _read(cls, data: Mapping[str, Any]) -> RunRecord:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bakeoff.records.enums import Attribution, RepairEffect, RepairGrant
-from bakeoff.records.jsonio import JsonObject, check_schema, enum_value, guarded, items, optional, required
+from bakeoff.records.jsonio import JsonObject, enum_value, items, optional, read_record, required
 from bakeoff.records.ladder import LadderCheck
 from bakeoff.records.parts import (
     Capture,
@@ -121,9 +121,8 @@ class StageRecord:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "") -> StageRecord:
         """The record; DamagedRecord when a key it needs is missing or malformed, UnknownRecordSchema for another schema."""
-        required(data, "stage", "attribution", "commit", "timings")
-        check_schema(data, STAGE_SCHEMAS, where)
-        return guarded(lambda: cls._read(data), "stage")
+        keys = ("stage", "attribution", "commit", "timings")
+        return read_record(data, keys, STAGE_SCHEMAS, where, cls._read, "stage")
 
     @classmethod
     def _read(cls, data: Mapping[str, Any]) -> StageRecord:
