@@ -6,24 +6,20 @@ metrics are what a real run of that analysis would record; the probe record is t
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis_factory import NO_TIME, answer, batch_record, explore_command, fake_stage, stage_path, write_json
+
 from bakeoff.analysis.unit_probe import UnitProbeRecord
 from bakeoff.records import (
     Attribution,
-    BatchRecord,
     Capture,
     CaptureCounts,
     CaptureReason,
     CaptureStatus,
-    Command,
-    Commit,
-    CompletionRecord,
     CorpusRef,
     CrashClass,
     LadderCheck,
@@ -33,15 +29,12 @@ from bakeoff.records import (
     RunRecord,
     RunStatus,
     StageRecord,
-    Timings,
     TokenCounts,
 )
-from bakeoff.runner.stages import STAGE_NAMES
 from generators.calibration.ab_probe import unit_verdict
 from scorer.interval_reading import IntervalResult
 from scorer.intervals import ExperimentScore, score_experiments
 
-NO_TIME = Timings(started_at="", finished_at="")
 TRUTHS = {f"exp_{i:03d}": (0.0 if i % 4 == 0 else 0.002 + 0.0015 * i) for i in range(12)}
 
 
@@ -91,25 +84,16 @@ def _check(run: AbFakeRun) -> LadderCheck:
                        metrics=interval_score(run) if scored else None)
 
 
-def _stage(run: AbFakeRun, stage: str, **fields: Any) -> StageRecord:
-    return StageRecord(run_id=run.run_id, stage=stage, index=STAGE_NAMES.index(stage) + 1,
-                       commit=Commit(sha="", message=stage, date=""), timings=NO_TIME,
-                       **{"attribution": Attribution.OK, **fields})
-
-
 def stage_records(run: AbFakeRun) -> list[StageRecord]:
     check = _check(run)
-    explore = Command(purpose="explore", argv=(), exit_code=0, timed_out=False, oom_killed=False, duration_s=0.0,
-                      stdout="", stderr="")
-    decide = CompletionRecord(text=design(run.stated), finish_reason="stop", prompt_tokens=0, completion_tokens=0,
-                              prompt_seconds=0.0, generation_seconds=0.0, backend="scripted:fixture")
     return [
-        _stage(run, "explore", capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=(explore,)),
-        _stage(run, "decide", completion=decide),
-        _stage(run, "implement", attribution=Attribution.UNCAPTURED if run.mute
-               else Attribution.OK if run.status == "scored" else Attribution.MODEL_ERROR, check=check),
-        _stage(run, "repair", check=check),
-        _stage(run, "evaluate", check=check, extras={"unit_probe": probe_record(run)}),
+        fake_stage(run.run_id, "explore", capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK),
+                   commands=(explore_command(0),)),
+        fake_stage(run.run_id, "decide", completion=answer(design(run.stated))),
+        fake_stage(run.run_id, "implement", attribution=Attribution.UNCAPTURED if run.mute
+                   else Attribution.OK if run.status == "scored" else Attribution.MODEL_ERROR, check=check),
+        fake_stage(run.run_id, "repair", check=check),
+        fake_stage(run.run_id, "evaluate", check=check, extras={"unit_probe": probe_record(run)}),
     ]
 
 
@@ -127,27 +111,17 @@ def run_record(run: AbFakeRun) -> RunRecord:
     )
 
 
-def _write(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
-
-
 def write_ab_run(folder: Path, run: AbFakeRun) -> None:
     run_dir = folder / "runs" / run.run_id
     for record in stage_records(run):
-        _write(run_dir / "stages" / f"{record.index}-{record.stage}.json", record.to_json())
+        write_json(stage_path(folder, run.run_id, record.stage), record.to_json())
     (run_dir / "repo").mkdir(parents=True, exist_ok=True)
     (run_dir / "repo" / "DESIGN.md").write_text(design(run.stated), encoding="utf-8")
-    _write(run_dir / "run.json", run_record(run).to_json())
+    write_json(run_dir / "run.json", run_record(run).to_json())
 
 
 def write_ab_batch(folder: Path, runs: list[AbFakeRun]) -> Path:
-    models = list(dict.fromkeys(r.model for r in runs))
-    order = tuple(r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model))))
-    plan = {"task": "ab_test", "models": [{"label": m, "spec": f"scripted:{m}"} for m in models],
-            "runs": max(r.index for r in runs)}
-    digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
-    _write(folder / "batch.json", BatchRecord(plan=plan, plan_sha256=digest, order=order).to_json())
+    write_json(folder / "batch.json", batch_record(runs, task="ab_test").to_json())
     for run in runs:
         write_ab_run(folder, run)
     return folder

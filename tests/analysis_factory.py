@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bakeoff.analysis.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.records import (
@@ -44,6 +44,9 @@ from bakeoff.records import (
 )
 from bakeoff.runner.stages import STAGE_NAMES
 from scorer import score_from_confusion
+
+if TYPE_CHECKING:
+    from ab_factory import AbFakeRun
 
 GOOD_DESIGN = """# Design
 Spam is the minority class (18%), so accuracy is misleading: we optimise F1 of the spam class.
@@ -111,22 +114,28 @@ def _probe(verdict: str | None) -> dict[str, Any] | None:
                           "positive_rate": 0.2, "crash_class": None, "detail": None}]}
 
 
-def _stage(run: FakeRun, stage: str, **fields: Any) -> StageRecord:
+def fake_stage(run_id: str, stage: str, **fields: Any) -> StageRecord:
+    """A stage record of a fake run (attribution ok unless `fields` say otherwise), the rest at its empty values."""
     index = STAGE_NAMES.index(stage) + 1
-    return StageRecord(run_id=run.run_id, stage=stage, index=index, commit=Commit(sha="", message=stage, date=""),
+    return StageRecord(run_id=run_id, stage=stage, index=index, commit=Commit(sha="", message=stage, date=""),
                        timings=NO_TIME, **{"attribution": Attribution.OK, **fields})
 
 
-def _answer(text: str) -> CompletionRecord:
+def answer(text: str) -> CompletionRecord:
+    """A scripted model's answer as a stage record keeps it."""
     return CompletionRecord(text=text, finish_reason="stop", prompt_tokens=0, completion_tokens=0,
                             prompt_seconds=0.0, generation_seconds=0.0, backend="scripted:fixture")
+
+
+def explore_command(exit_code: int | None) -> Command:
+    return Command(purpose="explore", argv=(), exit_code=exit_code, timed_out=False, oom_killed=False,
+                   duration_s=0.0, stdout="", stderr="")
 
 
 def stage_records(run: FakeRun) -> list[StageRecord]:
     """The run's stages up to evaluate (a fake run has no docs record)."""
     explored = run.explore_exit is not None
-    commands = (Command(purpose="explore", argv=(), exit_code=run.explore_exit, timed_out=False, oom_killed=False,
-                        duration_s=0.0, stdout="", stderr=""),) if explored else ()
+    commands = (explore_command(run.explore_exit),) if explored else ()
     turns = tuple(
         RepairTurn(turn=i + 1, granted_because=RepairGrant.VISIBLE_FAILURE, prompt=None, completion=None, capture=None,
                    files_written=(), before=_check(b, bf), after=_check(a, af), effect=RepairEffect(effect))
@@ -134,13 +143,13 @@ def stage_records(run: FakeRun) -> list[StageRecord]:
     )
     probe = _probe(run.probe)
     return [
-        _stage(run, "explore", attribution=Attribution.OK if explored else Attribution.UNCAPTURED,
-               capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=commands),
-        _stage(run, "decide", completion=_answer(run.design or "")),
-        _stage(run, "implement", attribution=Attribution(run.implement_attribution)),
-        _stage(run, "repair", turns=turns),
-        _stage(run, "evaluate", extras={"probe": probe} if probe else {},
-               claim=Claim.of_f1(run.claimed_f1, "train_output", run.f1)),
+        fake_stage(run.run_id, "explore", attribution=Attribution.OK if explored else Attribution.UNCAPTURED,
+                   capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=commands),
+        fake_stage(run.run_id, "decide", completion=answer(run.design or "")),
+        fake_stage(run.run_id, "implement", attribution=Attribution(run.implement_attribution)),
+        fake_stage(run.run_id, "repair", turns=turns),
+        fake_stage(run.run_id, "evaluate", extras={"probe": probe} if probe else {},
+                   claim=Claim.of_f1(run.claimed_f1, "train_output", run.f1)),
     ]
 
 
@@ -171,7 +180,7 @@ def analysis_record(run: FakeRun) -> AnalysisRecord | None:
                           retrain={"original_seed": run.seed, "original_f1": run.f1, "retrains": retrains})
 
 
-def _write(path: Path, data: Any) -> None:
+def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
 
@@ -183,33 +192,35 @@ def stage_path(folder: Path, run_id: str, stage: str) -> Path:
 def write_run(folder: Path, run: FakeRun) -> None:
     run_dir = folder / "runs" / run.run_id
     for record in stage_records(run):
-        _write(stage_path(folder, run.run_id, record.stage), record.to_json())
+        write_json(stage_path(folder, run.run_id, record.stage), record.to_json())
     if run.design is not None:
         (run_dir / "repo").mkdir(parents=True, exist_ok=True)
         (run_dir / "repo" / "DESIGN.md").write_text(run.design, encoding="utf-8")
     analysis = analysis_record(run)
     if analysis is not None:
-        _write(run_dir / "analysis.json", analysis.to_json())
-    _write(run_dir / "run.json", run_record(run).to_json())
+        write_json(run_dir / "analysis.json", analysis.to_json())
+    write_json(run_dir / "run.json", run_record(run).to_json())
 
 
 def change_stage(folder: Path, run_id: str, stage: str, change: Callable[[StageRecord], StageRecord]) -> None:
     """Rewrite one stage record of a written batch through its class (`change` returns the new record)."""
     path = stage_path(folder, run_id, stage)
     record = StageRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
-    _write(path, change(record).to_json())
+    write_json(path, change(record).to_json())
 
 
-def batch_record(runs: list[FakeRun]) -> BatchRecord:
+def batch_record(runs: Sequence[FakeRun | AbFakeRun], task: str | None = None) -> BatchRecord:
+    """The batch record of these runs' models, each run index once per model; `task` given only when not spam's."""
     models = list(dict.fromkeys(r.model for r in runs))
     order = tuple(r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model))))
-    plan = {"models": [{"label": m, "spec": f"scripted:{m}"} for m in models], "runs": max(r.index for r in runs)}
+    plan: dict[str, Any] = {"task": task} if task else {}
+    plan |= {"models": [{"label": m, "spec": f"scripted:{m}"} for m in models], "runs": max(r.index for r in runs)}
     digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
     return BatchRecord(plan=plan, plan_sha256=digest, order=order)
 
 
 def write_batch(folder: Path, runs: list[FakeRun]) -> Path:
-    _write(folder / "batch.json", batch_record(runs).to_json())
+    write_json(folder / "batch.json", batch_record(runs).to_json())
     for run in runs:
         write_run(folder, run)
     return folder
