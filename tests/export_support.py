@@ -23,11 +23,13 @@ from pathlib import Path
 
 from runner_support import (
     PREDICT_BROKEN,
+    REPAIRING_PLAN,
     TRAIN_CRASHING,
     answers,
     bakeoff_cli,
     implementation,
     make_tiny_corpus,
+    run_scripted_batch,
     write_script,
 )
 
@@ -39,25 +41,11 @@ ITEMS = Path(__file__).resolve().parents[1] / "task_specs" / "claim_review" / "i
 
 
 def make_scripted_batch(root: Path) -> Path:
-    from bakeoff.runner.batch import BatchOptions, run_batch
-    from bakeoff.runner.plan import plan_from_mapping
-    from sandbox.wheelhouse import default_wheelhouse
-
     corpus = make_tiny_corpus(root / "corpus")
     rescued = answers(implementation(TRAIN_CRASHING), implementation())
     rescued[0]["text"] += HOSTILE
     scripts = {"rescued": rescued, "regressed": answers(implementation(), implementation(predict=PREDICT_BROKEN))}
-    models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"}
-              for name, lines in scripts.items()]
-    plan = plan_from_mapping(
-        {"models": models, "corpus": str(corpus), "runs": 1, "sandbox": "docker", "seed": 11,
-         "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0},
-         "task_settings": {"always_repair": True, "smoke_rows": 50, "context_tokens": 16384}},
-        root,
-    )
-    wheelhouse = default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
-    run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
+    run_scripted_batch(root, scripts, REPAIRING_PLAN | {"corpus": str(corpus)})
     return root / "batch"
 
 

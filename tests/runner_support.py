@@ -163,6 +163,30 @@ def write_plan(path: Path, corpus: Path, script: Path, runs: int, sandbox: str =
     return path
 
 
+SANDBOX_LIMITS = {"memory_mb": 2048, "pids": 256, "cpus": 1.0}  # a scripted batch's sandbox, as write_plan's
+# The scripted end-to-end batch's plan: every model granted its repair turn, a small smoke test.
+REPAIRING_PLAN = {"seed": 11, "task_settings": {"always_repair": True, "smoke_rows": 50, "context_tokens": 16384}}
+
+
+def run_scripted_batch(root: Path, scripts: dict[str, list[dict]], plan: dict, **options):
+    """One scripted model per entry of `scripts` (label: its answers, written under `root`), one run each in
+    the real Docker sandbox with SANDBOX_LIMITS unless `plan` says otherwise, run into root/batch.
+
+    `plan` holds the rest of the plan (corpus, seed, task_settings...); `options` go to BatchOptions.
+    Returns the BatchResult.
+    """
+    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.plan import plan_from_mapping
+    from sandbox.wheelhouse import default_wheelhouse
+
+    models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"}
+              for name, lines in scripts.items()]
+    mapping = {"models": models, "runs": 1, "sandbox": "docker", "limits": SANDBOX_LIMITS, **plan}
+    wheelhouse = default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    return run_batch(plan_from_mapping(mapping, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, **options))
+
+
 def bakeoff_cli(*args: str, env_extra: dict | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
     """The real `bakeoff` command in a child process (so it can be SIGKILLed)."""
     env = {**os.environ, **(env_extra or {})}

@@ -14,7 +14,7 @@ import math
 
 import pytest
 from ab_runner_support import BY_USER, BY_VISIT, CRASHING, TINY_AB, ab_answers, implementation, make_tiny_ab_data
-from runner_support import write_script
+from runner_support import run_scripted_batch
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -22,10 +22,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     from bakeoff.report.build import write_report
-    from bakeoff.runner.batch import BatchOptions, run_batch
-    from bakeoff.runner.plan import plan_from_mapping
     from bakeoff.tasks import task_plugin
-    from sandbox.wheelhouse import default_wheelhouse
 
     root = tmp_path_factory.mktemp("ab-batch")
     data = make_tiny_ab_data(root / "data")
@@ -34,17 +31,8 @@ def batch(tmp_path_factory):
         "by_visit": ab_answers(implementation(BY_VISIT)),
         "crashing": ab_answers(implementation(CRASHING), implementation(BY_USER)),
     }
-    models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"}
-              for name, lines in scripts.items()]
-    plan = plan_from_mapping(
-        {"models": models, "task": "ab_test", "corpus": str(data), "runs": 1, "sandbox": "docker", "seed": 5,
-         "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0}},
-        root,
-    )
-    wheelhouse = default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
     hooks = task_plugin("ab_test").evaluate_hooks()  # what `bakeoff run` hands the batch (no --no-probes)
-    result = run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, evaluate_hooks=hooks))
+    result = run_scripted_batch(root, scripts, {"task": "ab_test", "corpus": str(data), "seed": 5}, evaluate_hooks=hooks)
     report = write_report(root / "batch")
     return root / "batch", {r["model"]["label"]: r for r in result.records}, report
 

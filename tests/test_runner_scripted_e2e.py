@@ -14,12 +14,13 @@ import json
 import pytest
 from runner_support import (
     PREDICT_BROKEN,
+    REPAIRING_PLAN,
     TRAIN_CRASHING,
     answers,
     implementation,
     make_tiny_corpus,
+    run_scripted_batch,
     stage_records,
-    write_script,
 )
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -27,10 +28,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.runner.batch import BatchOptions, run_batch
-    from bakeoff.runner.plan import plan_from_mapping
-    from sandbox.wheelhouse import default_wheelhouse
-
     root = tmp_path_factory.mktemp("scripted-e2e")
     corpus = make_tiny_corpus(root / "corpus")
     scripts = {
@@ -38,16 +35,7 @@ def batch(tmp_path_factory):
         "rescued": answers(implementation(TRAIN_CRASHING), implementation()),
         "regressed": answers(implementation(), implementation(predict=PREDICT_BROKEN)),
     }
-    models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"} for name, lines in scripts.items()]
-    plan = plan_from_mapping(
-        {"models": models, "corpus": str(corpus), "runs": 1, "sandbox": "docker", "seed": 11,
-         "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0},
-         "task_settings": {"always_repair": True, "smoke_rows": 50, "context_tokens": 16384}},
-        root,
-    )
-    wheelhouse = default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
+    result = run_scripted_batch(root, scripts, REPAIRING_PLAN | {"corpus": str(corpus)})
     return root / "batch", {r["model"]["label"]: r for r in result.records}
 
 
