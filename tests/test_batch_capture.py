@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from runner_support import write_script
+from runner_support import run_scripted_batch
 from task_cases import CASE_IDS, CASES
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -29,9 +29,6 @@ def _replaced(lines: list[dict], key: str, row: dict) -> list[dict]:
 @pytest.fixture(scope="module", params=CASES, ids=CASE_IDS)
 def batch(request, tmp_path_factory):
     from bakeoff.report.build import write_report
-    from bakeoff.runner.batch import BatchOptions, run_batch
-    from bakeoff.runner.plan import plan_from_mapping
-    from sandbox.wheelhouse import default_wheelhouse
 
     case = request.param
     root = tmp_path_factory.mktemp(f"capture-{case.task}")
@@ -48,16 +45,10 @@ def batch(request, tmp_path_factory):
         "working": working,
     }
     scripts["cut"].insert(3, {"key": "implement#2", "text": code})
-    models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"}
-              for name, lines in scripts.items()]
-    plan = {"models": models, "corpus": str(data), "runs": 1, "sandbox": "docker", "seed": 2,
-            "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0},
-            "task_settings": {"repair_turns": 1, "smoke_rows": 50}}
+    plan = {"corpus": str(data), "seed": 2, "task_settings": {"repair_turns": 1, "smoke_rows": 50}}
     if case.plan_task:
         plan["task"] = case.plan_task
-    wheelhouse = default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan_from_mapping(plan, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
+    result = run_scripted_batch(root, scripts, plan)
     return root / "batch", {r["model"]["label"]: r for r in result.records}, write_report(root / "batch"), case
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from runner_support import answers, implementation, make_tiny_corpus, write_script
+from runner_support import answers, implementation, make_tiny_corpus, run_scripted_batch
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -57,9 +57,6 @@ pd.DataFrame({"id": df["id"], "label": model.predict(features)}).to_csv(args.out
 def report(tmp_path_factory):
     from bakeoff.analysis.hooks import AnalysisOptions, evaluate_hooks
     from bakeoff.report.build import write_report
-    from bakeoff.runner.batch import BatchOptions, run_batch
-    from bakeoff.runner.plan import plan_from_mapping
-    from sandbox.wheelhouse import default_wheelhouse
 
     root = tmp_path_factory.mktemp("real-batch")
     corpus = make_tiny_corpus(root / "corpus")
@@ -69,16 +66,9 @@ def report(tmp_path_factory):
         "leaky": answers(implementation(TRAIN_LEAKY, PREDICT_LEAKY)),
         "mute": empty,
     }
-    models = [{"label": n, "spec": f"scripted:{write_script(root / f'{n}.jsonl', lines)}"} for n, lines in scripts.items()]
-    plan = plan_from_mapping(
-        {"models": models, "corpus": str(corpus), "runs": 1, "sandbox": "docker", "seed": 5,
-         "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0}, "task_settings": {"smoke_rows": 50}},
-        root,
-    )
-    wheelhouse = default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
     hooks = evaluate_hooks(AnalysisOptions(probe_rows=400, retrain_seeds=1))
-    run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, evaluate_hooks=hooks))
+    plan = {"corpus": str(corpus), "seed": 5, "task_settings": {"smoke_rows": 50}}
+    run_scripted_batch(root, scripts, plan, evaluate_hooks=hooks)
     files = write_report(root / "batch")
     with open(files.folder / "tables" / "runs.csv", newline="") as handle:
         runs = {row["model"]: row for row in csv.DictReader(handle)}
