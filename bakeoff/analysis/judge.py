@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bakeoff.analysis import design as rules
+from bakeoff.records.enums import CaptureStatus
 
 JUDGE_KEY = "judge#1"
 # longest first, so "excluded_without_reason" is not read as "excluded_with_reason"
@@ -40,7 +41,7 @@ Answer:"""
 @dataclass(frozen=True)
 class JudgeOpinion:
     stance: str | None  # one of design.STANCES, or None when the answer names none
-    capture: str  # captured, uncaptured, unusable (as the capture audit says)
+    capture: CaptureStatus  # as the capture audit says
     reason: str
     backend: str
     answer: str
@@ -61,11 +62,12 @@ def judge_stance(backend, design_text: str | None, max_chars: int = 6000) -> Jud
 
     text = design_text or ""
     if not text.strip():
-        return JudgeOpinion(rules.NOT_MENTIONED, "captured", "no design document", backend.identity, "")
+        return JudgeOpinion(rules.NOT_MENTIONED, CaptureStatus.CAPTURED, "no design document", backend.identity, "")
     prompt = PROMPT.format(design=text[:max_chars])
     completion = backend.chat([Message("user", prompt)], key=JUDGE_KEY, settings=GenerationSettings(max_tokens=24))
     capture = audit(completion, expect="text")
-    stance = parse_stance(completion.text) if capture.status == "captured" else None
-    status = capture.status if stance is not None or capture.status != "captured" else "unusable"
-    reason = capture.reason if stance is not None or capture.status != "captured" else "no_stance"
+    captured = capture.status == CaptureStatus.CAPTURED
+    stance = parse_stance(completion.text) if captured else None
+    status = CaptureStatus(capture.status) if stance is not None or not captured else CaptureStatus.UNUSABLE
+    reason = capture.reason if stance is not None or not captured else "no_stance"
     return JudgeOpinion(stance, status, reason, backend.identity, completion.text[:200])
