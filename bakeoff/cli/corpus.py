@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bakeoff.errors import BakeoffError
+from bakeoff.tasks.base import OptionNotForTask
 from bakeoff.tasks.registry import task_names
 from bakeoff.textsafe import printable
 
@@ -21,10 +22,6 @@ DEFAULTS = {
 
 
 TASKS = task_names()
-
-
-class OptionNotForTask(BakeoffError):
-    """A `bakeoff generate` option of one take-home given with --task naming the other."""
 
 
 class InvalidSweepPoints(BakeoffError):

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
@@ -29,6 +30,7 @@ from sandbox.scratch import KINDS as SCRATCH_KINDS
 from sandbox.scratch import DiskCap, ScratchFs
 from sandbox.submission import SubmissionSandbox
 
+Found = TypeVar("Found")
 DEFAULT_DISK_BYTES = 4 * GIB
 FS_SLACK_BYTES = 8 * MIB
 
@@ -70,10 +72,10 @@ def score_submission(
     on_stage: Callable[[str], None] | None = None,
 ) -> SubmissionOutcome:
     """Grade the submission in `repo` on the corpus's hidden holdout; `repo` itself is never touched."""
-    kind = _checked_kind(options)
+    kind = scoring_kind(options.unsafe_no_isolation, options.sandbox_kind)
     settings = {**options.sandbox_options, **consent_settings(kind, options.unsafe_no_isolation, ScoringUnavailable)}
     corpus_files = find_corpus_files(corpus, need_train=options.train)
-    wheelhouse = _wheelhouse(options)
+    wheelhouse = scoring_wheelhouse(options.wheelhouse)
     scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-", dir=options.scratch_parent))
     try:
         with _scratch_fs(scratch, corpus_files, options) as fs:
@@ -89,7 +91,7 @@ def score_submission(
                 train=options.train,
                 timeout_s=options.timeout_s,
             )
-            with _open(box) as sandbox:
+            with open_scoring_sandbox(box) as sandbox:
                 outcome = grade_in_sandbox(sandbox, workspace, request, on_stage or (lambda stage: None))
             outcome = dataclasses.replace(outcome, workspace_notes=copied.notes())
             return with_claim(outcome, workspace)
@@ -126,8 +128,23 @@ def _inputs(fs: ScratchFs, corpus_files: CorpusFiles, disk_bytes: int) -> tuple[
     return tuple(mounts), fs.disk_cap(cap_bytes=disk_bytes)
 
 
-# Where a submission states its own estimate, in the order they are trusted.
+# Where a submission states its own estimate, in the order they are trusted (after its visible run's output).
 CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
+
+
+def claim_in_submission(visible_output: str, workspace: Path, parse: Callable[[str], Found | None]) -> tuple[Found, str] | None:
+    """The first claim `parse` reads in the visible run's output, then the submission's documents, with where
+    (train_output, design, readme); None when none holds one. A linked document is never read."""
+    sources = [("train_output", visible_output)]
+    for source, name in CLAIM_FILES:
+        path = workspace / name
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() and not path.is_symlink() else ""
+        sources.append((source, text))
+    for source, text in sources:
+        found = parse(text)
+        if found is not None:
+            return found, source
+    return None
 
 
 def with_claim(outcome: SubmissionOutcome, workspace: Path) -> SubmissionOutcome:
@@ -135,21 +152,16 @@ def with_claim(outcome: SubmissionOutcome, workspace: Path) -> SubmissionOutcome
     from bakeoff.answers import parse_expected_f1
 
     train = outcome.step("train")
-    sources = [("train_output", train.stdout_tail if train else "")]
-    for source, name in CLAIM_FILES:
-        path = workspace / name
-        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() and not path.is_symlink() else ""
-        sources.append((source, text))
-    for source, text in sources:
-        value = parse_expected_f1(text)
-        if value is not None:
-            return dataclasses.replace(outcome, claimed_f1=value, claim_source=source)
-    return outcome
+    found = claim_in_submission(train.stdout_tail if train else "", workspace, parse_expected_f1)
+    if found is None:
+        return outcome
+    value, source = found
+    return dataclasses.replace(outcome, claimed_f1=value, claim_source=source)
 
 
-def _checked_kind(options: ScoreOptions) -> str:
+def scoring_kind(unsafe_no_isolation: bool, sandbox_kind: str) -> str:
     """The --unsafe-no-isolation flag is itself the choice of the unisolated kind (and the consent to it)."""
-    return UNSAFE if options.unsafe_no_isolation else options.sandbox_kind
+    return UNSAFE if unsafe_no_isolation else sandbox_kind
 
 
 def _limits(options: ScoreOptions) -> Limits:
@@ -157,15 +169,16 @@ def _limits(options: ScoreOptions) -> Limits:
     return dataclasses.replace(options.limits, timeout_s=options.timeout_s, disk_bytes=options.disk_bytes)
 
 
-def _wheelhouse(options: ScoreOptions) -> Path:
+def scoring_wheelhouse(wheelhouse: Path | None) -> Path:
+    """The wheelhouse offline installs read from (the default one when none is given), made if missing."""
     from sandbox.wheelhouse import default_wheelhouse
 
-    wheelhouse = options.wheelhouse or default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
-    return wheelhouse
+    folder = wheelhouse or default_wheelhouse()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
-def _open(box: SubmissionSandbox):
+def open_scoring_sandbox(box: SubmissionSandbox):  # -> Sandbox; unavailable isolation is ScoringUnavailable
     from sandbox.submission import open_submission_sandbox
 
     try:

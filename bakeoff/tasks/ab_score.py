@@ -14,17 +14,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bakeoff.errors import BakeoffError
+from bakeoff.grading.score import (
+    ScoringUnavailable,
+    claim_in_submission,
+    open_scoring_sandbox,
+    scoring_kind,
+    scoring_wheelhouse,
+)
 from bakeoff.tasks.ab_analysis import AbOutcome, AbRequest, analyse_in_sandbox
-from bakeoff.tasks.base import ScoreReport, ScoreRequest
+from bakeoff.tasks.base import OptionNotForTask, ScoreReport, ScoreRequest
 from sandbox.kinds import UNSAFE, consent_settings
 from sandbox.submission import SubmissionSandbox
 
-CLAIM_FILES = (("design", "DESIGN.md"), ("readme", "README.md"))
-
-
-class OptionNotForTask(BakeoffError):
-    """An option of `bakeoff score` that the task does not have (ab_test has no training step)."""
+__all__ = ["AbScoreReport", "OptionNotForTask", "score_ab_submission"]
 
 
 class AbScoreReport(ScoreReport):
@@ -80,35 +82,10 @@ class AbScoreReport(ScoreReport):
 
 
 def _claim(outcome: AbOutcome, workspace: Path) -> dict[str, Any]:
-    from bakeoff.tasks.ab_test import parse_estimate
+    from bakeoff.tasks.ab_test import claim_record, parse_estimate
 
     step = outcome.visible_step
-    sources = [("train_output", step.result.stdout if step is not None else "")]
-    for source, name in CLAIM_FILES:
-        path = workspace / name
-        sources.append((source, path.read_text(encoding="utf-8", errors="replace")
-                        if path.is_file() and not path.is_symlink() else ""))
-    for source, text in sources:
-        found = parse_estimate(text)
-        if found is not None:
-            return {"claimed_effect": found[0], "claimed_ci": [found[1], found[2]], "source": source}
-    return {"claimed_effect": None, "claimed_ci": None, "source": None}
-
-
-def _kind(request: ScoreRequest) -> str:
-    """The --unsafe-no-isolation flag is itself the choice of the unisolated kind (and the consent to it)."""
-    return UNSAFE if request.unsafe_no_isolation else request.sandbox_kind
-
-
-def _open(box: SubmissionSandbox):
-    from bakeoff.grading.score import ScoringUnavailable
-    from sandbox.errors import SandboxUnavailable
-    from sandbox.submission import open_submission_sandbox
-
-    try:
-        return open_submission_sandbox(box)
-    except SandboxUnavailable as exc:
-        raise ScoringUnavailable(f"{exc}. Run `bakeoff check` to see which isolation works here") from exc
+    return claim_record(claim_in_submission(step.result.stdout if step is not None else "", workspace, parse_estimate))
 
 
 def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] | None = None) -> AbScoreReport:
@@ -116,17 +93,13 @@ def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] |
     from bakeoff.grading.inputs import copy_working_tree
     from bakeoff.tasks.ab_test import HOLDOUT_IN_SANDBOX, SESSIONS_IN_SANDBOX, TRUTH_PART, VISIBLE_TRUTH_PART, AbTest
     from sandbox.base import Limits
-    from sandbox.wheelhouse import default_wheelhouse
 
     if request.train:
         raise OptionNotForTask("--train does not apply to --task ab_test (analyze.py has no training step)")
-    from bakeoff.grading.score import ScoringUnavailable
-
-    kind = _kind(request)
+    kind = scoring_kind(request.unsafe_no_isolation, request.sandbox_kind)
     settings = {**request.sandbox_options, **consent_settings(kind, request.unsafe_no_isolation, ScoringUnavailable)}
     corpus = AbTest().corpus_files(request.corpus)
-    wheelhouse = request.wheelhouse or default_wheelhouse()
-    wheelhouse.mkdir(parents=True, exist_ok=True)
+    wheelhouse = scoring_wheelhouse(request.wheelhouse)
     scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-ab-"))
     try:
         workspace = scratch / "workspace"
@@ -139,7 +112,7 @@ def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] |
                                truth_csv=corpus.path(TRUTH_PART), results_dir=scratch / "results",
                                wheelhouse=wheelhouse, install_timeout_s=request.timeout_s,
                                analyze_timeout_s=request.timeout_s)
-        with _open(box) as sandbox:
+        with open_scoring_sandbox(box) as sandbox:
             isolation = getattr(sandbox, "kind", kind)
             outcome = analyse_in_sandbox(sandbox, workspace, ab_request, on_stage=on_stage or (lambda _: None))
         return AbScoreReport(outcome, isolation, tuple(copied.notes()), _claim(outcome, workspace))

@@ -13,12 +13,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bakeoff.errors import BakeoffError
 from bakeoff.records import Command
 from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
 from bakeoff.runner.ladder import Headline, LadderCheck
 from bakeoff.runner.workspace import DATA_DIR
-from bakeoff.tasks.base import GenerateRequest, OnStage, ScoreReport, ScoreRequest, TaskPlugin
+from bakeoff.tasks.base import GenerateRequest, OnStage, OptionNotForTask, ScoreReport, ScoreRequest, TaskPlugin
 from sandbox.paths import HOLDOUT_DIR as HOLDOUT_IN_SANDBOX
 
 SESSIONS_PART, HOLDOUT_PART, TRUTH_PART = "sessions.csv", "holdout", "holdout_truth.csv"
@@ -28,10 +27,6 @@ DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
 # A change of the mean Winkler score within this is noise (the score is in effect units: 0.001 = 0.1 point).
 WINKLER_TOLERANCE = 0.0005
 _ESTIMATE = re.compile(r"ESTIMATE:\s*([-+0-9.eE]+)\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]")
-
-
-class OptionNotForTask(BakeoffError):
-    """An option of another take-home given with --task ab_test."""
 
 
 def parse_estimate(text: str) -> tuple[float, float, float] | None:
@@ -47,6 +42,14 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
             except ValueError:
                 continue
     return found  # type: ignore[return-value]
+
+
+def claim_record(found: tuple[tuple[float, float, float], str] | None) -> dict[str, Any]:
+    """The claim as run.json and `bakeoff score` keep it: the ESTIMATE's effect and interval, and where it was."""
+    if found is None:
+        return {"claimed_effect": None, "claimed_ci": None, "source": None}
+    (effect, low, high), source = found
+    return {"claimed_effect": effect, "claimed_ci": [low, high], "source": source}
 
 
 class AbTest(TaskPlugin):
@@ -93,11 +96,7 @@ class AbTest(TaskPlugin):
 
     def claim(self, ctx: RunContext, check: LadderCheck, include_readme: bool) -> dict[str, Any]:
         """The ESTIMATE line from the visible run's output, else the design, else (after docs) the README."""
-        found = self.find_claim(ctx, check, include_readme, parse_estimate)
-        if found is None:
-            return {"claimed_effect": None, "claimed_ci": None, "source": None}
-        (effect, low, high), source = found
-        return {"claimed_effect": effect, "claimed_ci": [low, high], "source": source}
+        return claim_record(self.find_claim(ctx, check, include_readme, parse_estimate))
 
     def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:
         metrics = check.metrics or {}

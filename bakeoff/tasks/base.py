@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from bakeoff.errors import BakeoffError
+
 if TYPE_CHECKING:
     from bakeoff.records import Command
     from bakeoff.runner.context import CorpusFiles, CorpusLayout, RunContext, StageClock
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
 EvaluateHook = Callable[["RunContext", "StageClock", "LadderCheck"], Mapping[str, Any]]
 OnStage = Callable[[str], None]
 Found = TypeVar("Found")
+
+
+class OptionNotForTask(BakeoffError):
+    """An option of one take-home (`bakeoff generate`, `calibrate` or `score`) given with --task naming another."""
 
 
 @dataclass(frozen=True)
