@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.grading.crashes import classify
-from bakeoff.records.enums import CrashClass
+from bakeoff.records.enums import CrashClass, LadderStatus
 from bakeoff.runner.checks import keep_output
 from bakeoff.runner.workspace import SCRATCH_DIR, real_folder
 from sandbox.base import ExecResult, Sandbox
@@ -75,8 +75,9 @@ class AbOutcome:
 
 def _failure(result: ExecResult) -> dict[str, Any]:
     crash = classify(result)
-    status = "out_of_memory" if result.oom_killed else "timeout" if result.timed_out else "crashed"
-    crash_class = crash.crash_class if status == "crashed" else None
+    status = (LadderStatus.OUT_OF_MEMORY if result.oom_killed
+              else LadderStatus.TIMEOUT if result.timed_out else LadderStatus.CRASHED)
+    crash_class = crash.crash_class if status == LadderStatus.CRASHED else None
     return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}
 
 
@@ -132,7 +133,7 @@ def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *,
     runner = _Runner(sandbox, request)
     done = lambda **fields: AbOutcome(steps=tuple(runner.steps), seconds={"sandbox": runner.sandbox_s}, **fields)  # noqa: E731
     if not (workspace / ANALYZE_SCRIPT).is_file():
-        return done(status="crashed", stage=ANALYZE, rung=RUNG_NOTHING, crash_class=CrashClass.FILE_NOT_FOUND,
+        return done(status=LadderStatus.CRASHED, stage=ANALYZE, rung=RUNG_NOTHING, crash_class=CrashClass.FILE_NOT_FOUND,
                     detail=f"{ANALYZE_SCRIPT} is missing")
     requirements = None
     if install:
@@ -142,7 +143,7 @@ def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *,
                                             timeout_s=request.install_timeout_s)
         runner.sandbox_s += time.monotonic() - started
         if not requirements.ok:
-            return done(status="dependency_unavailable", stage=INSTALL, rung=RUNG_NOTHING,
+            return done(status=LadderStatus.DEPENDENCY_UNAVAILABLE, stage=INSTALL, rung=RUNG_NOTHING,
                         detail=requirements.summary(), requirements=requirements)
     on_stage("visible analysis")
     real_folder(workspace, SCRATCH_DIR)  # a real folder again, whatever sandboxed code left in its place
@@ -169,19 +170,19 @@ def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *,
             else:
                 failed = _failure(result)
                 first_crash = first_crash or failed
-                stop = failed if failed["status"] != "crashed" else None
+                stop = failed if failed["status"] != LadderStatus.CRASHED else None
         graded.append(grade_one(name, effect, kept))
     failure = stop or first_crash
     on_stage(SCORE)
     started = time.monotonic()
     score = score_experiments(graded, request.level)
     seconds = {"sandbox": runner.sandbox_s, "score": time.monotonic() - started}
-    outcome = AbOutcome(status="scored", stage=SCORE, rung=RUNG_SCORED, visible_result=visible_result,
+    outcome = AbOutcome(status=LadderStatus.SCORED, stage=SCORE, rung=RUNG_SCORED, visible_result=visible_result,
                         visible_error=visible_error, score=score, requirements=requirements,
                         steps=tuple(runner.steps), seconds=seconds)
     if failure is not None:
         return dataclasses.replace(outcome, stage=ANALYZE, rung=RUNG_VISIBLE, **failure)
     if score.failed:
         errors = ", ".join(f"{name} x{count}" for name, count in sorted(score.errors.items()))
-        return dataclasses.replace(outcome, status="bad_output", rung=RUNG_HIDDEN, detail=f"unusable results: {errors}")
+        return dataclasses.replace(outcome, status=LadderStatus.BAD_OUTPUT, rung=RUNG_HIDDEN, detail=f"unusable results: {errors}")
     return outcome

@@ -34,7 +34,7 @@ def visible_failure(outcome: AbOutcome, limit: int) -> str | None:
     shown = f"python {ANALYZE_SCRIPT} --input data/sessions.csv --output {VISIBLE_OUTPUT}"
     if outcome.rung == 0 and outcome.stage == "analyze":
         return f"There is no {ANALYZE_SCRIPT} in the submission."
-    if outcome.stage == "install" and outcome.status != "scored":
+    if outcome.stage == "install" and outcome.status != LadderStatus.SCORED:
         return f"Installing requirements.txt failed: {outcome.detail}"
     step = outcome.visible_step
     if step is not None and not step.result.ok:
@@ -75,7 +75,7 @@ def to_check(outcome: AbOutcome, limit: int) -> LadderCheck:
     return LadderCheck(
         rung=outcome.rung,
         status=LadderStatus(outcome.status),
-        failed_step=None if outcome.status == "scored" else outcome.stage,
+        failed_step=None if outcome.status == LadderStatus.SCORED else outcome.stage,
         f1=None,
         crash_class=CrashClass(outcome.crash_class) if outcome.crash_class else None,
         detail=outcome.detail or None,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.records import Command
+from bakeoff.records.enums import LadderStatus
 from bakeoff.runner.context import CorpusLayout, RunContext, StageClock
 from bakeoff.runner.ladder import Headline, LadderCheck
 from bakeoff.runner.workspace import DATA_DIR
@@ -100,7 +101,7 @@ class AbTest(TaskPlugin):
 
     def outcome_fields(self, check: LadderCheck, claim: Mapping[str, Any]) -> dict[str, Any]:
         metrics = check.metrics or {}
-        scored = check.status == "scored"
+        scored = check.status == LadderStatus.SCORED
         return {
             "f1": None,  # the field every outcome has (docs/records.md); this task has no F1
             "headline": {"name": "winkler", "value": metrics.get("winkler") if scored else None,

@@ -15,6 +15,7 @@ from typing import cast
 
 from bakeoff.grading.outcome import RUNG_TRAINED
 from bakeoff.records import Command
+from bakeoff.records.enums import LadderStatus
 from bakeoff.runner.checks import HOLDOUT_OUTPUT, grading_commands, keep_output, printed
 from bakeoff.runner.context import RunContext, StageClock
 from bakeoff.runner.ladder import LadderCheck, Requirement
@@ -82,11 +83,11 @@ def _visible_failure(outcome, limit: int) -> str:
 
 def _smoke_failure(smoke, limit: int) -> str | None:
     shown = f"python predict.py --input {SMOKE_INPUT} --output {SMOKE_OUTPUT}"
-    if smoke.status == "scored":
+    if smoke.status == LadderStatus.SCORED:
         return None
-    if smoke.status == "bad_output":
+    if smoke.status == LadderStatus.BAD_OUTPUT:
         return f"`{shown}` wrote an invalid predictions file: {smoke.detail}"
-    if smoke.status == "no_predict_script":
+    if smoke.status == LadderStatus.NO_PREDICT_SCRIPT:
         return "There is no predict.py in the submission."
     return f"`{shown}` failed:\n{printed(smoke.step('predict'), limit)}"
 
@@ -100,7 +101,7 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
     commands = grading_commands(holdout, {"predict": "holdout_predict"})
     train_output = printed(holdout.step("train"), limit)
     visible_failure: str | None
-    if holdout.rung < RUNG_TRAINED and holdout.status != "no_predict_script":
+    if holdout.rung < RUNG_TRAINED and holdout.status != LadderStatus.NO_PREDICT_SCRIPT:
         visible_ok, visible_failure = False, _visible_failure(holdout, limit)
     else:
         ctx.repo.scratch()
@@ -114,8 +115,8 @@ def run_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderChe
     check = LadderCheck(
         rung=holdout.rung,
         status=holdout.status,
-        failed_step=None if holdout.status == "scored" else holdout.stage,
-        f1=holdout.f1 if holdout.status == "scored" else None,
+        failed_step=None if holdout.status == LadderStatus.SCORED else holdout.stage,
+        f1=holdout.f1 if holdout.status == LadderStatus.SCORED else None,
         crash_class=holdout.crash_class,
         detail=holdout.detail or None,
         traceback_tail=holdout.traceback_tail or None,
