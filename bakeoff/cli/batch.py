@@ -99,12 +99,8 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
     --out folder, a batch continues where it stopped; a changed plan is refused.
     """
-    from bakeoff.runner.executors.settings import (
-        ExecutorSettings,
-        load_plan_and_executor,
-        make_executor,
-        with_overrides,
-    )
+    from bakeoff.runner.executors.choose import make_executor
+    from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, with_overrides
     from bakeoff.runner.plan import PlanError, plan_from_mapping, read_plan_text
 
     executor = ExecutorSettings()

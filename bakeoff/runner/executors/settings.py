@@ -115,14 +115,3 @@ def load_plan_and_executor(path: Path) -> tuple[Plan, ExecutorSettings]:
     raw = read_plan_toml(path)
     executor = executor_from_mapping(raw.pop(EXECUTOR_TABLE, {}))
     return plan_from_mapping(raw, path.resolve().parent), executor
-
-
-def make_executor(settings: ExecutorSettings):
-    """The executor the settings name; the Ray one is imported only when asked for."""
-    if settings.kind == "ray":
-        from bakeoff.runner.executors.ray_driver import RayExecutor
-
-        return RayExecutor(settings)
-    from bakeoff.runner.executors.local import LocalExecutor
-
-    return LocalExecutor(settings.parallel)
