@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from bakeoff.analysis.batch_records import read_batch
+    from bakeoff.batchfolder.read import read_batch
     from bakeoff.report.build import write_report
 
     with tempfile.TemporaryDirectory(prefix="bench-report-") as scratch:

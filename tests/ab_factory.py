@@ -13,7 +13,7 @@ from typing import Any
 
 from analysis_factory import NO_TIME, answer, batch_record, explore_command, fake_stage, stage_path, write_json
 
-from bakeoff.analysis.unit_probe import UnitProbeRecord
+from bakeoff.tasks.ab_test.unit_probe import UnitProbeRecord
 from bakeoff.records import (
     Attribution,
     Capture,
@@ -70,7 +70,7 @@ def interval_score(run: AbFakeRun) -> dict[str, Any]:
 
 def probe_record(run: AbFakeRun) -> dict[str, Any]:
     if run.ratio is None:
-        from bakeoff.analysis.unit_probe import skipped
+        from bakeoff.tasks.ab_test.unit_probe import skipped
 
         return skipped("analyze.py on the original experiment: module_not_found: No module named 'x'", "exp_000").to_dict()
     original = IntervalResult(0.01, 0.006, 0.014)

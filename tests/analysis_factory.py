@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bakeoff.analysis.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.records import (
     AnalysisRecord,
     Attribution,
@@ -104,7 +104,7 @@ def _check(rung: int, f1: float | None) -> LadderCheck:
 
 
 def _probe(verdict: str | None) -> dict[str, Any] | None:
-    """A probe result in the shape bakeoff.analysis.probes.ProbeResult.to_dict writes."""
+    """A probe result in the shape bakeoff.tasks.spam.probes.ProbeResult.to_dict writes."""
     if verdict is None:
         return None
     moved = {USES_LEAK: 0.8, DOES_NOT_USE: 0.0, INCONCLUSIVE: 0.0}[verdict]

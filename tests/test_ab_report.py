@@ -11,9 +11,9 @@ import pytest
 from ab_factory import TRUTHS, AbFakeRun, write_ab_batch
 from report_png import read_png, region_stats
 
-from bakeoff.analysis.ab_signals import ab_run_signals, summarise_models
-from bakeoff.analysis.batch_records import read_batch
-from bakeoff.report.ab_test import ab_test_section, intervals_plot, probe_plot
+from bakeoff.tasks.ab_test.signals import ab_run_signals, summarise_models
+from bakeoff.batchfolder.read import read_batch
+from bakeoff.tasks.ab_test.report import ab_test_section, intervals_plot, probe_plot
 from bakeoff.report.tables import display
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.analysis.unit_probe import (
+from bakeoff.tasks.ab_test.unit_probe import (
     StatedUnit,
     UnitDivergence,
     UnitProbeRecord,
@@ -120,8 +120,8 @@ def test_a_crash_or_a_planted_link_is_a_failed_probe_that_names_why(sessions, tm
 def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp_path):
     from types import SimpleNamespace
 
-    from bakeoff.analysis.unit_probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
-    from bakeoff.grading.outcome import RUNG_PREDICTED
+    from bakeoff.tasks.ab_test.probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
+    from bakeoff.tasks.spam.outcome import RUNG_PREDICTED
 
     (tmp_path / "holdout").mkdir()
     assert probe_experiment(tmp_path) is None

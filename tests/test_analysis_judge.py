@@ -5,8 +5,8 @@ import json
 from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
 from click.testing import CliRunner
 
-from bakeoff.analysis import design
-from bakeoff.analysis.judge import parse_stance
+from bakeoff.tasks.spam import design
+from bakeoff.tasks.spam.judge import parse_stance
 from bakeoff.cli import main
 
 

@@ -81,7 +81,7 @@ def test_the_package_validator_accepts_the_datastore_layout(exported):
 
 
 def test_f1_and_its_bootstrap_interval_are_the_reports(exported):
-    from bakeoff.analysis.batch_records import read_batch
+    from bakeoff.batchfolder.read import read_batch
     from bakeoff.report.build import summarise
 
     batch, out, _, aggregates = exported

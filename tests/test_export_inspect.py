@@ -82,8 +82,8 @@ def test_each_run_reads_back_as_a_sample_with_its_scores_and_messages(exported, 
     meta = sample.metadata
     assert meta["capture"] == run["capture"] and meta["leak_stance"] == "excluded_with_reason"
     assert meta["repair_effects"] == run["repair_effects"]
-    from bakeoff.analysis.batch_records import read_run
-    from bakeoff.analysis.signals import run_signals
+    from bakeoff.batchfolder.read import read_run
+    from bakeoff.tasks.spam.signals import run_signals
 
     signals = run_signals(read_run(batch / "runs" / f"{model}-r01"))  # what the report's runs table shows
     assert (meta["crash_class"], meta["probe"], meta["grading"]) == (signals.crash_class, None, "graded")

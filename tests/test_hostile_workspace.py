@@ -15,7 +15,7 @@ from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpu
 
 
 def _repo(tmp_path: Path):
-    from bakeoff.runner.task import load_task
+    from bakeoff.taskapi.spec import load_task
     from bakeoff.runner.workspace import RunRepo
 
     excerpt = tmp_path / "excerpt.txt"

@@ -10,7 +10,7 @@ from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.openai_compat import reasoning_fields
 from bakeoff.runner.model_entries import ModelEntryError, backend_options
 from bakeoff.runner.plan import PlanError, plan_from_mapping
-from bakeoff.runner.task import load_task
+from bakeoff.taskapi.spec import load_task
 
 GGUF = "gguf:/models/qwen3-8b.Q4_K_M.gguf"
 

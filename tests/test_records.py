@@ -250,7 +250,7 @@ def _old_run_folder(tmp_path: Path) -> Path:
 
 
 def test_the_runner_resumes_from_records_of_the_old_code(tmp_path):
-    from bakeoff.runner.record_files import finished_stages, is_finished, read_run_record
+    from bakeoff.batchfolder.records import finished_stages, is_finished, read_run_record
 
     run_dir = _old_run_folder(tmp_path)
     done = finished_stages(run_dir)
@@ -260,7 +260,7 @@ def test_the_runner_resumes_from_records_of_the_old_code(tmp_path):
 
 
 def test_a_damaged_stage_is_redone_but_a_newer_schema_stops_the_resume(tmp_path):
-    from bakeoff.runner.record_files import finished_stages
+    from bakeoff.batchfolder.records import finished_stages
 
     run_dir = _old_run_folder(tmp_path)
     implement = run_dir / "stages" / "3-implement.json"

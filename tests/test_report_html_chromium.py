@@ -9,7 +9,7 @@ import pytest
 from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 from report_png import read_png, region_stats
 
-from bakeoff.analysis.probes import USES_LEAK
+from bakeoff.tasks.spam.probes import USES_LEAK
 from bakeoff.report.build import write_report
 from bakeoff.report.render import plot_box
 

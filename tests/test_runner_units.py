@@ -9,8 +9,8 @@ import pytest
 
 from bakeoff.models.base import Message
 from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
-from bakeoff.runner.ladder import LadderCheck, Requirement, turn_effect
-from bakeoff.runner.task import TaskSpecError, load_task
+from bakeoff.taskapi.headline import LadderCheck, Requirement, turn_effect
+from bakeoff.taskapi.spec import TaskSpecError, load_task
 
 
 def check(rung, f1=None):
@@ -112,7 +112,7 @@ def test_run_repo_commits_every_stage_and_resets_unfinished_work(tmp_path):
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):
-    from bakeoff.runner.records import WriteCounter, read_json, write_json
+    from bakeoff.batchfolder.files import WriteCounter, read_json, write_json
 
     counter = WriteCounter()
     write_json(tmp_path / "r.json", {"a": Path("/x"), "b": (1, 2)}, counter)
@@ -123,7 +123,7 @@ def test_atomic_write_leaves_no_temporary_files(tmp_path):
 
 
 def test_kill_hook_reads_its_environment_variable():
-    from bakeoff.runner.records import WriteCounter
+    from bakeoff.batchfolder.files import WriteCounter
 
     assert WriteCounter.from_environment({}).kill_after is None
     assert WriteCounter.from_environment({"BAKEOFF_KILL_AFTER_WRITES": "4"}).kill_after == 4
@@ -186,7 +186,7 @@ def test_run_repo_never_follows_links_planted_by_sandboxed_code(tmp_path):
 
 
 def test_journal_line_after_one_cut_by_a_kill_is_still_read(tmp_path):
-    from bakeoff.runner.records import Journal
+    from bakeoff.batchfolder.files import Journal
 
     journal = Journal(tmp_path / "events.jsonl")
     journal.append("batch_started", runs=2)
@@ -209,7 +209,8 @@ def test_model_files_never_land_in_data_scratch_or_git(path, kept):
 
 
 def test_holdout_predictions_are_kept_only_from_a_regular_file_in_the_workspace(tmp_path):
-    from bakeoff.runner.checks import HOLDOUT_OUTPUT, _keep_predictions
+    from bakeoff.taskapi.workspace import keep_output as _keep_predictions
+    from bakeoff.tasks.spam.check import HOLDOUT_OUTPUT
 
     workspace, outside, kept = tmp_path / "repo", tmp_path / "outside", tmp_path / "run" / "predictions" / "implement.csv"
     outside.mkdir()

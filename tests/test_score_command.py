@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
-from bakeoff.grading.score import ScoreOptions, ScoringUnavailable, score_submission
+from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
+from bakeoff.tasks.spam.score import ScoreOptions, ScoringUnavailable, score_submission
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 from sandbox.base import SandboxSpec

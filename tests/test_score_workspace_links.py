@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.grading.inputs import ProtectedFileInSubmission, RepositoryNotUsable, copy_working_tree
+from bakeoff.tasks.spam.inputs import ProtectedFileInSubmission, RepositoryNotUsable, copy_working_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 

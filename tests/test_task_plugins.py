@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.runner.ladder import LadderCheck, turn_effect
+from bakeoff.taskapi.headline import LadderCheck, turn_effect
 from bakeoff.tasks import TaskPlugin, UnknownTask, task_names, task_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ def test_the_headline_judges_a_repair_turn_in_its_own_direction():
 
 
 def test_the_ab_test_claim_is_read_from_an_estimate_line():
-    from bakeoff.tasks.ab_test import parse_estimate
+    from bakeoff.tasks.ab_test.plugin import parse_estimate
 
     text = "ESTIMATE: 0.1 [0, 0.2]\nsomething\nESTIMATE: 0.0123 [-0.004, 2.5e-2]\n"
     assert parse_estimate(text) == (0.0123, -0.004, 0.025)
@@ -159,7 +159,7 @@ def test_analyze_names_a_task_whose_probes_it_cannot_recompute(tmp_path):
 
 
 def test_a_corpus_fingerprint_names_each_file_of_a_folder_part_and_keeps_spams_names(tmp_path):
-    from bakeoff.runner.context import CorpusError
+    from bakeoff.taskapi.context import CorpusError
     from bakeoff.runner.fingerprint import corpus_fingerprint
 
     ab = tmp_path / "ab"

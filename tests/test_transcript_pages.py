@@ -12,7 +12,7 @@ from pathlib import Path
 from analysis_factory import FakeRun, change_stage, write_batch
 from runner_support import fenced
 
-from bakeoff.analysis.batch_records import read_batch
+from bakeoff.batchfolder.read import read_batch
 from bakeoff.records import (
     CompletionRecord,
     FileWritten,

@@ -9,7 +9,7 @@ import click
 
 from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
-from bakeoff.tasks.registry import DEFAULT_TASK, task_names
+from bakeoff.tasks.registry import DEFAULT_TASK, task_names, task_plugin
 from bakeoff.textsafe import printable
 from sandbox.kinds import DOCKER, ISOLATING_KINDS, KINDS, consent_settings
 
@@ -20,15 +20,10 @@ class UnsafeNotAcknowledged(BakeoffError):
     """The plan asks for no isolation without the explicit unsafe flag."""
 
 
-
-
 def _check_models(plan, engine_here: bool = True) -> None:
-    from bakeoff.models.registry import parse_spec
-
-    for model in plan.models:
-        parse_spec(model.spec)  # a bad spec is the user's to fix before hours of runs, not a failed run
+    """The plan's specs were parsed when it was read; a gguf model also needs an engine that generates here."""
     if engine_here:
-        check_engine([model.spec for model in plan.models])
+        check_engine([model.spec.text for model in plan.models])
 
 
 def check_engine(specs: list[str], entry=None) -> None:
@@ -44,30 +39,24 @@ def check_engine(specs: list[str], entry=None) -> None:
         click.echo(f"engine: {probe.detail}", err=True)
 
 
-def _evaluate_hooks(task: str, enabled: bool) -> dict:
-    """The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off."""
-    from bakeoff.tasks import task_plugin
-
-    return task_plugin(task).evaluate_hooks(enabled)
-
-
-def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: bool, probes: bool = True):
+def _batch_options(out: Path, plan, plugin, plan_text, wheelhouse: Path | None, unsafe: bool, probes: bool = True):
     from bakeoff.runner.batch import BatchOptions
     from sandbox.wheelhouse import default_wheelhouse
 
     options = consent_settings(plan.sandbox, unsafe, UnsafeNotAcknowledged)
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
+    # The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off.
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
-                        evaluate_hooks=_evaluate_hooks(plan.task, probes))
+                        evaluate_hooks=plugin.evaluate_hooks(probes))
 
 
-def _execute(plan, options) -> None:
+def _execute(plan, plugin, options) -> None:
     from bakeoff.runner.batch import make_batch_folder, run_batch
     from bakeoff.runner.progress import LiveProgress
 
     make_batch_folder(options.out_dir)  # a folder that cannot be made is said before the live display starts
-    with LiveProgress() as progress:
-        result = run_batch(plan, options, progress)
+    with LiveProgress(headline=plugin.headline) as progress:
+        result = run_batch(plan, plugin, options, progress)
     # Plain echo: a path must never be wrapped across lines (scripts and users copy it).
     click.echo(printable(f"batch folder: {result.batch_dir}"))
     click.echo(f"runs: {len(result.records)}, harness failures: {result.failed}")
@@ -111,18 +100,17 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         plan, executor = load_plan_and_executor(plan_file)
         plan_text = read_plan_text(plan_file)
     elif models:
-        from bakeoff.tasks import task_plugin
-
         corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
         raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0}
         plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     executor = with_overrides(executor, executor_kind, address, parallel)
+    plugin = task_plugin(plan.task or DEFAULT_TASK)  # resolved here, once, and handed down (UnknownTask names the known ones)
     _check_models(plan, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
-    options = _batch_options(out, plan, plan_text, wheelhouse, unsafe, probes)
-    _execute(plan, dataclasses.replace(options, executor=make_executor(executor)))
+    options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)
+    _execute(plan, plugin, dataclasses.replace(options, executor=make_executor(executor)))
 
 
 @click.command("status")
@@ -133,8 +121,13 @@ def status_command(batch_dir: Path) -> None:
     from rich.text import Text
 
     from bakeoff.runner.status import format_seconds, read_status, status_headline, status_table
+    from bakeoff.tasks.registry import UnknownTask, plugin_for_batch
 
-    status = read_status(batch_dir)
+    try:
+        headline = plugin_for_batch(batch_dir).headline
+    except UnknownTask:  # a batch of a task this bakeoff has no plug-in for: its numbers are printed plainly
+        headline = None
+    status = read_status(batch_dir, headline)
     click.echo(printable(status_headline(status)))  # plain: the folder's path must not wrap
     console = Console()
     console.print(status_table(status))
@@ -156,7 +149,6 @@ def status_command(batch_dir: Path) -> None:
 def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
     from bakeoff.runner.plan import plan_from_mapping
-    from bakeoff.tasks import task_plugin
 
     out = out.resolve()
     plugin = task_plugin(task)
@@ -167,7 +159,7 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -
     plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox, "task": task,
                               "task_settings": DEMO_TASK_SETTINGS}, out)
     _check_models(plan)
-    _execute(plan, _batch_options(out, plan, None, None, unsafe=False, probes=probes))
+    _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
     from bakeoff.cli.report import report
 
     click.get_current_context().invoke(report, batch_dir=out)

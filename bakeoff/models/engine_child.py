@@ -23,7 +23,18 @@ from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.chat_template import ChatTemplate, TemplateTokens
-from bakeoff.models.engine_messages import ChatReply, ChatRequest, Done, EngineFacts, LoadConfig, LoadFailed, Rendered, RenderRequest, ResetRequest, StopRequest
+from bakeoff.models.engine_messages import (
+    ChatReply,
+    ChatRequest,
+    Done,
+    EngineFacts,
+    LoadConfig,
+    LoadFailed,
+    Rendered,
+    RenderRequest,
+    ResetRequest,
+    StopRequest,
+)
 from bakeoff.models.errors import BackendUnavailable, ChatTemplateError, ModelFileInvalid
 from bakeoff.models.memory import check_fits
 from bakeoff.models.reasoning import ReasoningFormat, prompt_opens_reasoning, split_output

@@ -21,8 +21,17 @@ from pathlib import Path
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.engine import EngineDied, EngineOverran, EngineProcess
-from bakeoff.models.engine_messages import ChatReply, ChatRequest, Done, EngineFacts, LoadConfig, Rendered, RenderRequest, ResetRequest
 from bakeoff.models.engine_build import build_flags_for, read_build_stamp
+from bakeoff.models.engine_messages import (
+    ChatReply,
+    ChatRequest,
+    Done,
+    EngineFacts,
+    LoadConfig,
+    Rendered,
+    RenderRequest,
+    ResetRequest,
+)
 from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info

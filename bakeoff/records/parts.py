@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
 
-from bakeoff.records.enums import CaptureReason, CaptureStatus, CrashClass, LadderStatus
+from bakeoff.records.enums import CaptureReason, CaptureStatus, ClaimSource, CrashClass, LadderStatus
 from bakeoff.records.errors import DamagedRecord
-from bakeoff.records.jsonio import JsonObject, enum_value, items, required
+from bakeoff.records.jsonio import JsonObject, as_object, enum_value, items, optional_enum, required
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ def execution_fields(run: Execution) -> ExecutionFields:
 class Command:
     """One execution in the sandbox."""
 
-    purpose: str  # explore, install, train, holdout_predict, smoke_predict
+    purpose: str  # what it ran for: explore, install, or a step of the task's check
     argv: tuple[str, ...]
     exit_code: int | None
     timed_out: bool
@@ -351,31 +351,24 @@ class Resources:
 
 @dataclass(frozen=True)
 class Claim:
-    """The model's own estimate of its result, where it was found (train_output, design, readme or None), and
-    the real figure beside it. The estimate's keys are its task's (spam_classifier: claimed_f1 and real_f1;
-    ab_test: claimed_effect and claimed_ci), so they are kept as given, in `values`."""
+    """The model's own estimate of its headline-like figure beside the real one, and where the estimate was
+    found: the visible step's output, the design document or the README (ClaimSource), or None when it
+    made none. `extra` holds the parts of a claim that only its task reads (an interval, say)."""
 
-    source: str | None
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of_f1(cls, claimed_f1: float | None, source: str | None, real_f1: float | None) -> Claim:
-        """The spam take-home's claim: an EXPECTED_F1 line beside the holdout F1."""
-        return cls(source, {"claimed_f1": claimed_f1, "real_f1": real_f1})
-
-    @property
-    def claimed_f1(self) -> float | None:
-        value = self.values.get("claimed_f1")
-        return float(value) if isinstance(value, int | float) else None
-
-    @property
-    def real_f1(self) -> float | None:
-        value = self.values.get("real_f1")
-        return float(value) if isinstance(value, int | float) else None
+    source: ClaimSource | None
+    claimed: float | None = None
+    real: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> JsonObject:
-        return {**self.values, "source": self.source}
+        return {"source": self.source, "claimed": self.claimed, "real": self.real, "extra": dict(self.extra)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Claim:
-        return cls(data.get("source"), {key: value for key, value in data.items() if key != "source"})
+        extra = data.get("extra") or {}
+        return cls(optional_enum(ClaimSource, data.get("source"), "claim.source"), _float(data.get("claimed")),
+                   _float(data.get("real")), dict(as_object(extra, "claim.extra")))
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

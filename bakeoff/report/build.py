@@ -12,18 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import durable
-from bakeoff.analysis.batch_records import BatchRecords, read_batch
+from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
+from bakeoff.batchfolder.layout import REPORT_DIR
+from bakeoff.batchfolder.read import BatchRecords, read_batch
 from bakeoff.report.capture import capture_reasons_table
-from bakeoff.report.findings import count
+from bakeoff.report.core import core_section, count
 from bakeoff.report.reasoning import reasoning_findings, reasoning_table
 from bakeoff.report.render import render_html, render_markdown
 from bakeoff.report.review import review_tables
-from bakeoff.report.spam_sections import summarise
+from bakeoff.report.sections import ReportSection
 from bakeoff.report.tables import Table
-from bakeoff.report.task_sections import add_sections, task_sections
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
-
-REPORT_DIR = "report"
+from bakeoff.taskapi.plugin import CoreSection, TaskPlugin
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,32 @@ class ReportFiles:
     tables: tuple[Path, ...]
 
 
-__all__ = ["REPORT_DIR", "ReportFiles", "summarise", "summary_dict", "write_report"]  # summarise: the exports' too
+__all__ = ["REPORT_DIR", "ReportFiles", "core_summary", "summary_dict", "write_report"]
+
+
+def core_summary(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int = 0) -> CoreSummary:
+    """What every task's report has, computed once (the exports read it too)."""
+    return summarise_core([run_core(run) for run in records.runs], records.model_labels(), plugin.headline,
+                          bootstrap_seed)
+
+
+def task_sections(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int) -> list[ReportSection]:
+    """The plug-in's sections in its order, with the common part where it put its CoreSection."""
+    core = core_summary(records, plugin, bootstrap_seed)
+    sections = []
+    for section in plugin.report_sections(records, core, bootstrap_seed):
+        sections.append(core_section(core, section.findings) if isinstance(section, CoreSection) else section)
+    return [s for s in sections if isinstance(s, ReportSection)]
+
+
+def add_sections(sections: list[ReportSection], found: list[str], tables: list[Table],
+                 plots: dict[str, tuple[str, str]]) -> None:
+    """Append each section's findings, tables and plots (name -> (caption, svg)) to the report's."""
+    for section in sections:
+        found.extend(section.findings)
+        tables.extend(section.tables)
+        for plot in section.plots:
+            plots[plot.name] = (plot.caption, plot.svg)
 
 
 def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
@@ -44,7 +69,7 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
     facts = [
         f"Batch {records.folder.name}: {count(len(records.model_labels()), 'model')}, {count(len(records.runs), 'run')} "
         f"({finished} finished).",
-        f"Task {plan.get('task', '?')}, sandbox {plan.get('sandbox', '?')}, corpus {plan.get('corpus', '?')}.",
+        f"Task {plan.task or '?'}, sandbox {plan.sandbox or '?'}, corpus {plan.corpus or '?'}.",
         f"Intervals: 95% percentile bootstrap, seed {bootstrap_seed}. Uncaptured runs are never graded.",
     ]
     version = records.batch.code_version
@@ -53,7 +78,8 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
     return facts
 
 
-def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+    """The report of the batch in `batch_dir`, whose task's plug-in is `plugin` (the command line resolves it)."""
     records = read_batch(batch_dir)
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
@@ -62,7 +88,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     plots: dict[str, tuple[str, str]] = {}
     # The task's own part comes from its plug-in (spam: F1, leak, calibration; ab_test: unit and intervals);
     # what follows is the same for every task.
-    add_sections(task_sections(records, bootstrap_seed), found, tables, plots)
+    add_sections(task_sections(records, plugin, bootstrap_seed), found, tables, plots)
     tables += [capture_reasons_table(records), *review_tables(records.reviews)]
     reasoning = reasoning_table(records)
     if reasoning.rows:  # a batch where no model reasoned has no reasoning section
@@ -77,7 +103,7 @@ def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
         for table in tables:
             (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
         (staging / "report.md").write_text(render_markdown(title, facts, found, tables, plots), encoding="utf-8")
-        pages = write_transcripts(records, staging)  # one page per run and review, linked from report.html
+        pages = write_transcripts(records, plugin, staging)  # one page per run and review, linked from report.html
         html = link_transcripts(render_html(title, facts, found, tables, plots), pages)
         (staging / "report.html").write_text(html, encoding="utf-8")
         (staging / "summary.json").write_text(json.dumps(summary_dict(tables), indent=1), encoding="utf-8")

@@ -7,37 +7,25 @@ recorded and the batch goes on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from bakeoff.batchfolder.files import Journal, WriteCounter, is_disk_full, out_of_disk, utc_now, write_atomic_text
+from bakeoff.batchfolder.layout import BatchLayout
+from bakeoff.batchfolder.lock import batch_lock
+from bakeoff.batchfolder.records import read_batch_record, read_run_record, write_batch_record
 from bakeoff.errors import BakeoffError
-from bakeoff.records import BATCH_SCHEMA, BatchRecord, RunRecord  # noqa: F401 - BATCH_SCHEMA: batch.py's old name
-from bakeoff.runner.context import CorpusFiles
-from bakeoff.runner.executors.common import default_open_backend as _default_open_backend
-from bakeoff.runner.executors.common import record_unstarted_failure as _record_unstarted_failure  # noqa: F401
+from bakeoff.records import BatchRecord, RunRecord, RunStatus
+from bakeoff.runner.executors.common import Opener, default_open_backend
 from bakeoff.runner.executors.local import LocalExecutor
 from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
-from bakeoff.runner.lock import batch_lock
 from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
-from bakeoff.runner.record_files import read_batch_record as load_batch_record
-from bakeoff.runner.record_files import write_batch_record
-from bakeoff.runner.records import (
-    DamagedRecord,
-    Journal,
-    WriteCounter,
-    is_disk_full,
-    out_of_disk,
-    read_json,
-    read_record,
-    utc_now,
-    write_atomic_text,
-)
 from bakeoff.runner.run import BatchEnv, is_finished
-from bakeoff.tasks import task_plugin
-
-BATCH_REQUIRED = ("schema", "plan", "plan_sha256", "order")
+from bakeoff.taskapi.corpus import CorpusFiles
+from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
+from bakeoff.taskapi.spec import TaskSpec
 
 
 class BatchFolderUnusable(BakeoffError):
@@ -73,19 +61,19 @@ class BatchOptions:
     plan_text: str | None = None  # the plan file as given, copied into the batch folder
     wheelhouse: Path | None = None
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
-    evaluate_hooks: Mapping[str, Callable] = field(default_factory=dict)
-    open_backend: Callable[[str, Mapping[str, Any]], Any] | None = None  # tests may count loads through it
+    evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
+    open_backend: Opener | None = None  # tests may count loads through it
     executor: Any = None  # an executors.common.Executor; None: the local one, one run at a time
 
 
 @dataclass(frozen=True)
 class BatchResult:
     batch_dir: Path
-    records: tuple[Mapping[str, Any], ...]
+    records: tuple[RunRecord, ...]
 
     @property
     def failed(self) -> int:
-        return sum(1 for r in self.records if r.get("status") != "finished")
+        return sum(1 for r in self.records if r.status != RunStatus.FINISHED)
 
 
 def code_version() -> dict[str, Any]:
@@ -104,17 +92,6 @@ def code_version() -> dict[str, Any]:
     return version
 
 
-def read_batch_record(path: Path, required: tuple[str, ...] = BATCH_REQUIRED) -> dict[str, Any]:
-    """batch.json, checked for the fields a reader relies on (`required`, "order" among them; DamagedRecord otherwise)."""
-    batch = read_record(path, required)
-    order = batch["order"]
-    if not isinstance(order, list) or not all(isinstance(run_id, str) for run_id in order):
-        raise DamagedRecord(f"{path} is damaged: 'order' is not a list of run names")
-    if "plan" in required and not isinstance(batch["plan"], dict):
-        raise DamagedRecord(f"{path} is damaged: 'plan' is not an object")
-    return batch
-
-
 def make_batch_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -130,11 +107,11 @@ def make_batch_folder(folder: Path) -> None:
 def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter,
                       corpus: CorpusFiles | None = None) -> BatchRecord:
     """Create the batch folder's records, or check that an existing one was started with this plan and corpus."""
-    batch_json = options.out_dir / "batch.json"
-    if batch_json.is_file():
-        stored = load_batch_record(batch_json)
+    layout = BatchLayout(options.out_dir)
+    if layout.is_batch():
+        stored = read_batch_record(layout.record)
         if stored.plan_sha256 != plan.sha256():
-            changes = plan_differences(dict(stored.plan), plan.to_dict())
+            changes = plan_differences(stored.plan.to_dict(), plan.to_dict())
             raise PlanChanged(
                 f"{options.out_dir} was started with another plan; refusing to mix results. "
                 f"Changed: {'; '.join(changes)}. Use a new --out folder, or the original plan."
@@ -143,38 +120,41 @@ def open_batch_folder(plan: Plan, options: BatchOptions, counter: WriteCounter,
             check_fingerprint(corpus, dict(stored.corpus_sha256))
         return stored
     if options.plan_text is not None:
-        write_atomic_text(options.out_dir / "plan.toml", options.plan_text, counter)
+        write_atomic_text(layout.plan_file, options.plan_text, counter)
     batch = BatchRecord(
-        plan=plan.to_dict(),
+        plan=plan,
         plan_sha256=plan.sha256(),
         order=tuple(slot.run_id for slot in run_order(plan)),
         created_at=utc_now(),
         code_version=code_version(),
         corpus_sha256=corpus_fingerprint(corpus) if corpus is not None else None,
     )
-    write_batch_record(batch_json, batch, counter)
+    write_batch_record(layout.record, batch, counter)
     return batch
 
 
-def run_batch(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
-    """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout."""
-    from bakeoff.runner.model_entries import check_context
-    from bakeoff.runner.task import MODEL_STAGES
+def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+    """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout.
 
-    task = task_plugin(plan.task).spec(plan.task_settings)  # UnknownTask names the known ones
+    `plugin` is the plan's task, resolved by the caller (the command line) and handed down to every run."""
+    from bakeoff.runner.model_entries import check_context
+    from bakeoff.taskapi.spec import MODEL_STAGES
+
+    task = plugin.spec(plan.task_settings)
     check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)  # before anything is written
     make_batch_folder(options.out_dir)
     with batch_lock(options.out_dir):
-        return _run_locked(plan, task, options, progress or SilentProgress())
+        return _run_locked(plan, plugin, task, options, progress or SilentProgress())
 
 
-def _run_locked(plan: Plan, task, options: BatchOptions, progress: ProgressSink) -> BatchResult:
+def _run_locked(plan: Plan, plugin: TaskPlugin, task: TaskSpec, options: BatchOptions, progress: ProgressSink) -> BatchResult:
     counter = WriteCounter.from_environment()
-    corpus = task_plugin(plan.task).corpus_files(Path(plan.corpus))
+    corpus = plugin.corpus_files(Path(plan.corpus))
     batch = open_batch_folder(plan, options, counter, corpus)
-    journal = Journal(options.out_dir / "events.jsonl", counter)
+    journal = Journal(BatchLayout(options.out_dir).events, counter)
     env = BatchEnv(
         plan=plan,
+        plugin=plugin,
         task=task,
         corpus=corpus,
         corpus_sha256=batch.corpus_sha256,
@@ -190,9 +170,9 @@ def _run_locked(plan: Plan, task, options: BatchOptions, progress: ProgressSink)
     finished = {slot.run_id for slot in slots if is_finished(env.run_dir(slot.run_id))}
     progress.batch_started(slots, finished)
     journal.append("batch_started", runs=len(slots), already_finished=len(finished))
-    opener = options.open_backend or _default_open_backend
+    opener = options.open_backend or default_open_backend
     executor = options.executor or LocalExecutor()
     executor.run(env, [slot for slot in slots if slot.run_id not in finished], opener, progress)
-    records = tuple(read_json(env.run_dir(slot.run_id) / "run.json") for slot in slots)
-    journal.append("batch_done", failed=sum(1 for r in records if r["status"] != "finished"))
+    records = tuple(read_run_record(env.layout.run(slot.run_id).record) for slot in slots)
+    journal.append("batch_done", failed=sum(1 for r in records if r.status != RunStatus.FINISHED))
     return BatchResult(options.out_dir, records)

@@ -14,12 +14,14 @@ labels differ (`-reasoning-off` is added unless a label is given).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from bakeoff.models.errors import BackendOptionInvalid, ModelSpecError
-from bakeoff.models.registry import OPTIONS_READ_BY, check_plan_option, spec_kind
-from bakeoff.runner.plan import PlanError
+from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
+from bakeoff.models.registry import OPTIONS_READ_BY, check_plan_option
+from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
+from bakeoff.records.plan import ModelEntry, PlanError, backend_options
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
@@ -71,25 +73,53 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
     """The options the entry's backend reads; None for one that reads any (scripted stands in for every
-    kind) and for a spec that names no backend (refused with its own message when the model is opened)."""
+    kind) and for a spec that names no backend (refused with its own message below)."""
     try:
-        return OPTIONS_READ_BY.get(spec_kind(str(item.get("spec"))))
-    except ModelSpecError:
+        return OPTIONS_READ_BY.get(parse_spec(str(item.get("spec"))).kind)
+    except (ModelSpecError, ModelFileNotFound):
         return None
+
+
+def _spec(text: str) -> ModelSpec:
+    """The entry's spec, parsed once here; a bad one is the user's to fix before hours of runs, not a failed run."""
+    return parse_spec(text)
+
+
+def _entry(item: Any) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
+    """(label, spec, reasoning, own options) of one `models` item: a spec string or a table."""
+    if isinstance(item, str):
+        return label_for_spec(item), _spec(item), "default", ()
+    if isinstance(item, Mapping) and isinstance(item.get("spec"), str):
+        reasoning, options = reasoning_of(item), options_of(item)
+        label = str(item.get("label") or default_label(label_for_spec(item["spec"]), reasoning))
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", label):
+            raise PlanError(f"model label {label!r} may hold only letters, digits, '.', '_' and '-'")
+        return label, _spec(item["spec"]), reasoning, options
+    raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
+
+
+def models_from(raw: Any, model_options: Mapping[str, Any]) -> tuple[ModelEntry, ...]:
+    """The plan's models, each with its spec parsed and the BackendOptions it is opened with (shared
+    [model_options] and its own, merged and checked here, once)."""
+    if not isinstance(raw, list) or not raw:
+        raise PlanError("the plan must name at least one model: models = [\"default\"]")
+    entries = []
+    for item in raw:
+        label, spec, reasoning, options = _entry(item)
+        try:
+            backend = backend_options(model_options, options, reasoning)
+        except BackendOptionInvalid as exc:
+            raise PlanError(f"model {label}: {exc}") from None
+        entries.append(ModelEntry(label, spec, reasoning, options, backend))
+    labels = [e.label for e in entries]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
+    return tuple(entries)
 
 
 def default_label(base: str, reasoning: str) -> str:
     return base if reasoning == "default" else f"{base}-reasoning-{reasoning}"
-
-
-def backend_options(model_options: Mapping[str, Any], entry_options: tuple[tuple[str, Any], ...], reasoning: str,
-                    context_tokens: int) -> dict[str, Any]:
-    """What a model is opened with: [model_options], then its own options, its reasoning mode;
-    a gguf model is loaded with the task's context unless n_ctx is given."""
-    merged: dict[str, Any] = {"n_ctx": context_tokens, **dict(model_options), **dict(entry_options)}
-    if reasoning != "default":
-        merged["reasoning"] = reasoning
-    return merged
 
 
 def check_context(models, model_options: Mapping[str, Any], settings, stages) -> None:

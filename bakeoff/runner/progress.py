@@ -9,12 +9,14 @@ from bakeoff.records import RunRecord
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.stages import STAGE_NAMES
 from bakeoff.runner.status import describe_outcome, format_seconds
+from bakeoff.taskapi.headline import HeadlineSpec
 
 
 class LiveProgress:
     """A ProgressSink drawing a table that updates in place (plain lines when not on a terminal)."""
 
-    def __init__(self, console=None) -> None:
+    def __init__(self, console=None, headline: HeadlineSpec | None = None) -> None:
+        self.headline = headline  # how the task prints its number (the command line's plug-in)
         from rich.console import Console
 
         self.console = console or Console(stderr=True)
@@ -83,7 +85,7 @@ class LiveProgress:
         self._durations.append(time.monotonic() - self._run_started)
         self._left = max(0, self._left - 1)
         if record.finished:
-            outcome = describe_outcome(record.outcome.to_json())
+            outcome = describe_outcome(record.outcome, self.headline)
         else:
             outcome = f"harness failure: {record.error}"
         self._rows[slot.run_id] = ["done", outcome]

@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from bakeoff.batchfolder.files import WriteCounter, write_atomic_text
 from bakeoff.models.base import Completion, Message
 from bakeoff.records import CompletionRecord, PromptMessage, StageRecord
-from bakeoff.runner.records import WriteCounter, write_atomic_text
 
 
 def model_turns(stage_records: Iterable[StageRecord]) -> list[tuple[str, CompletionRecord, tuple[PromptMessage, ...]]]:

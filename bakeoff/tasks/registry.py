@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bakeoff.errors import BakeoffError
-from bakeoff.tasks.base import TaskPlugin
+from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.spec import DEFAULT_TASK
+
+__all__ = ["DEFAULT_TASK", "UnknownTask", "plugin_for_batch", "report_batch", "task_names", "task_plugin"]
+
+if TYPE_CHECKING:
+    from bakeoff.report.build import ReportFiles
 
 # name -> "module:Class". A third task adds one line here (docs/tasks.md, "Adding a task").
 _PLUGINS: dict[str, str] = {
-    "spam_classifier": "bakeoff.tasks.spam:SpamClassifier",
-    "ab_test": "bakeoff.tasks.ab_test:AbTest",
+    "spam_classifier": "bakeoff.tasks.spam.plugin:SpamClassifier",
+    "ab_test": "bakeoff.tasks.ab_test.plugin:AbTest",
 }
 
 
-DEFAULT_TASK = "spam_classifier"  # what a plan that names no task runs
 
 
 class UnknownTask(BakeoffError):
@@ -35,3 +42,27 @@ def task_plugin(name: str) -> TaskPlugin:
     if not isinstance(plugin, TaskPlugin) or plugin.name != name:
         raise UnknownTask(f"{target} is not the plug-in of task {name!r}")
     return plugin
+
+
+def plugin_for_batch(batch_dir: Path) -> TaskPlugin:
+    """The plug-in of the task a batch folder ran (its batch.json's plan)."""
+    from bakeoff.batchfolder.layout import BatchLayout
+    from bakeoff.batchfolder.read import BatchFolderError
+    from bakeoff.batchfolder.records import read_batch_record
+    from bakeoff.records import DamagedRecord, UnknownRecordSchema
+
+    layout = BatchLayout(Path(batch_dir))
+    if not layout.is_batch():
+        raise BatchFolderError(f"{batch_dir} is not a batch folder (no batch.json)")
+    try:
+        record = read_batch_record(layout.record)
+    except (DamagedRecord, UnknownRecordSchema) as exc:
+        raise BatchFolderError(str(exc)) from None
+    return task_plugin(record.plan.task or DEFAULT_TASK)
+
+
+def report_batch(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+    """`bakeoff report DIR` as a library call: the report of a batch, with the plug-in of the task it ran."""
+    from bakeoff.report.build import write_report
+
+    return write_report(batch_dir, plugin_for_batch(batch_dir), out_dir, bootstrap_seed)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from bakeoff.records import RunRecord
+from bakeoff.batchfolder.files import utc_now
+from bakeoff.batchfolder.records import finished_stages, write_run_record
+from bakeoff.models.base import ModelBackend
+from bakeoff.models.registry import BackendOptions, open_backend
+from bakeoff.models.spec import ModelSpec
+from bakeoff.records import ModelEntry, RunRecord
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.record_files import finished_stages, write_run_record
-from bakeoff.runner.records import utc_now
 from bakeoff.runner.run import BatchEnv
 from bakeoff.runner.summary import run_summary
 
-Opener = Callable[[str, Mapping[str, Any]], Any]
+# Opens a plan's model: its parsed spec and the options made at plan load (the task's context filled in).
+Opener = Callable[[ModelSpec, BackendOptions], ModelBackend]
 
 
 class Executor(Protocol):
@@ -20,16 +24,13 @@ class Executor(Protocol):
         """Run (or finish) `slots`, given in the interleaved order; every one ends with a run.json."""
 
 
-def default_open_backend(spec: str, model_options: Mapping[str, Any]):
-    from bakeoff.models.registry import BackendOptions, open_backend
-
-    return open_backend(spec, BackendOptions(**dict(model_options)))
+def default_open_backend(spec: ModelSpec, options: BackendOptions) -> ModelBackend:
+    return open_backend(spec, options)
 
 
-def model_backend_options(env: BatchEnv, model) -> dict[str, Any]:
-    from bakeoff.runner.model_entries import backend_options
-
-    return backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
+def model_backend_options(env: BatchEnv, model: ModelEntry) -> BackendOptions:
+    """What the plan's model is opened with in this batch."""
+    return model.opening_options(env.task.settings.context_tokens)
 
 
 def load_failure(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from bakeoff.batchfolder.files import Journal, WriteCounter
 from bakeoff.runner.executors.common import (
     Opener,
     load_failure,
@@ -22,7 +23,6 @@ from bakeoff.runner.executors.common import (
     record_unstarted_failure,
 )
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import Journal, WriteCounter
 from bakeoff.runner.run import BatchEnv, execute_run
 
 

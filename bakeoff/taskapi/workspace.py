@@ -1,0 +1,69 @@
+"""The workspace a task's check runs in: its folders, the one view of it a plug-in gets, and the helpers
+that never follow what sandboxed code left there.
+
+The run's git repository (bakeoff.runner.workspace.RunRepo) is one such workspace; `bakeoff score`'s scratch
+copy of a folder is another.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, a task's own inputs)
+DATA_DIR = "data"  # where the visible data is mounted and the excerpt kept
+
+
+def real_folder(root: Path, relative: str) -> Path:
+    """`root/relative` as a real folder, made where missing.
+
+    Sandboxed code writes the workspace: a link (or a file) it left on the way is removed, never followed.
+    """
+    folder = root
+    for part in PurePosixPath(relative).parts:
+        folder = folder / part
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            folder.unlink()
+        folder.mkdir(exist_ok=True)
+    return folder
+
+
+def remove_folder(root: Path, relative: str) -> None:
+    """Remove `root/relative`; where sandboxed code left a link on the way, only the link goes."""
+    path = root
+    for part in PurePosixPath(relative).parts:
+        path = path / part
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            path.unlink()
+            return
+        if not path.exists():
+            return
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def regular_file_inside(root: Path, path: Path) -> bool:
+    """True for a regular file, not a link, in a folder that (links resolved) lies inside `root`."""
+    return not path.is_symlink() and path.is_file() and path.parent.resolve().is_relative_to(root.resolve())
+
+
+def keep_output(workspace: Path, produced: str, kept: Path) -> None:
+    """Move a hidden run's output out of the workspace into the run folder (never into the repo)."""
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    path = workspace / produced
+    if regular_file_inside(workspace, path):
+        shutil.move(str(path), kept)
+    elif path.is_symlink():
+        path.unlink()  # written by sandboxed code: never follow it on the host
+
+
+class Workspace(Protocol):
+    """What a task's check sees of the workspace: its folder, its files read without following links,
+    and the harness's scratch folder made real again."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def read_file(self, relative: str) -> str | None: ...
+
+    def scratch(self) -> Path: ...

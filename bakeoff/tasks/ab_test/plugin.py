@@ -1,0 +1,133 @@
+"""The ab_test take-home as a plug-in: an experiment analysis that runs and is silently wrong.
+
+The model writes analyze.py; grading installs its requirements, runs it on the visible sessions (the smoke
+test the model may see) and on every hidden experiment in the sandbox, and grades the intervals on the host
+with scorer.intervals (bakeoff.tasks.ab_test.check). The headline is the mean Winkler score (lower is better).
+The hidden experiments are mounted read-only at /holdout; their truth (holdout_truth.csv, truth.json) never is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bakeoff.records import Claim
+from bakeoff.taskapi.corpus import CorpusLayout
+from bakeoff.taskapi.grading import GradeJob
+from bakeoff.taskapi.plugin import (
+    CoreSection,
+    EvaluateHook,
+    GenerateOption,
+    GenerateRequest,
+    OptionNotForTask,
+    TaskPlugin,
+)
+from bakeoff.taskapi.score import ScoredFolder, ScoreReport, ScoreRequest
+from bakeoff.tasks.ab_test.check import AbGraded, grade
+from bakeoff.tasks.ab_test.layout import LAYOUT
+from bakeoff.tasks.ab_test.words import HEADLINE, WORDS
+
+DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
+_ESTIMATE = re.compile(r"ESTIMATE:\s*([-+0-9.eE]+)\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]")
+
+
+def parse_estimate(text: str) -> tuple[float, float, float] | None:
+    """The last `ESTIMATE: EFFECT [CI_LOW, CI_HIGH]` line's three numbers, or None."""
+    found = None
+    for line in text.splitlines():
+        if "ESTIMATE" not in line:
+            continue
+        match = _ESTIMATE.search(line)
+        if match:
+            try:
+                low_high = tuple(float(group) for group in match.groups())
+            except ValueError:
+                continue
+            found = (low_high[0], low_high[1], low_high[2])
+    return found
+
+
+class AbTest(TaskPlugin):
+    name = "ab_test"
+    headline = HEADLINE
+    words = WORDS
+    generate_options = (
+        GenerateOption("users", int, "ab_test: users in the visible experiment (default: 20,000)."),
+        GenerateOption("experiments", int, "ab_test: hidden experiments (default: 48)."),
+        GenerateOption("holdout_users", int, "ab_test: users per hidden experiment (default: 20,000)."),
+    )
+    demo_options: ClassVar[dict[str, Any]] = DEMO_SIZES
+
+    # -- corpus ------------------------------------------------------------------------------------
+    def corpus_layout(self) -> CorpusLayout:
+        return LAYOUT
+
+    def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
+        from generators.ab_test import AbParams, generate_ab_data
+
+        params = AbParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
+        manifest = generate_ab_data(params, request.out_dir, force=request.force, progress=progress)
+        m = manifest.measured
+        return (f"wrote {request.out_dir}: {m.rows} sessions of {m.users} users, {params.experiments} hidden "
+                f"experiments, {m.duplicate_rows} duplicated rows, within-user correlation {m.within_user_correlation:.3f}")
+
+    def demo_description(self) -> str:
+        return "{users} users, {experiments} hidden experiments of {holdout_users}".format(**DEMO_SIZES)
+
+    # -- grader ------------------------------------------------------------------------------------
+    def grade(self, job: GradeJob) -> AbGraded:
+        return grade(job)
+
+    def parse_claim(self, text: str) -> Claim | None:
+        """The ESTIMATE line: the effect, with its interval kept beside it."""
+        found = parse_estimate(text)
+        if found is None:
+            return None
+        effect, low, high = found
+        return Claim(None, effect, extra={"claimed_ci": [low, high]})
+
+    def with_real(self, claim: Claim, check: Any) -> Claim:
+        """The claim is about the visible experiment's effect; its truth is never read here: no real figure."""
+        return claim
+
+    def check_score_request(self, request: ScoreRequest) -> None:
+        if request.train:
+            raise OptionNotForTask("--train does not apply to --task ab_test (analyze.py has no training step)")
+
+    def score_report(self, folder: ScoredFolder) -> ScoreReport:
+        from bakeoff.tasks.ab_test.score import AbScoreReport
+
+        return AbScoreReport.of(folder)
+
+    # -- calibration -------------------------------------------------------------------------------
+    def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
+        from generators.calibration.ab_test import calibrate_ab
+
+        if options.get("sweep") or options.get("sweep_points") or options.get("sweep_variants"):
+            raise OptionNotForTask("--sweep, --sweep-points and --sweep-variant do not apply to --task ab_test")
+        return calibrate_ab(corpus, progress=progress)
+
+    def calibration_tables(self, calibration: Any) -> list[Any]:
+        from rich.table import Table
+
+        table = Table(title=f"calibration of {calibration.corpus} ({calibration.references[0].experiments} hidden experiments)")
+        for column in ("reference", "coverage", "mean abs error", "mean width", "Winkler score"):
+            table.add_column(column, justify="left" if column == "reference" else "right")
+        for r in calibration.references:
+            table.add_row(r.variant, f"{r.coverage:.3f}", f"{r.mean_abs_error:.5f}", f"{r.mean_width:.5f}", f"{r.winkler:.5f}")
+        return [table, *(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.checks.to_dict().items())]
+
+    # -- extras ------------------------------------------------------------------------------------
+    def evaluate_hooks(self, enabled: bool = True) -> dict[str, EvaluateHook]:
+        """The unit-of-analysis probe (bakeoff.tasks.ab_test.probe_hook): by user or by visit."""
+        from bakeoff.tasks.ab_test.probe_hook import unit_probe_hooks
+
+        return unit_probe_hooks(enabled)
+
+    def report_sections(self, batch: Any, core: Any, bootstrap_seed: int = 0) -> list[Any]:
+        """Unit of analysis (probe, design, divergence), interval metrics and plots, then every task's part."""
+        from bakeoff.tasks.ab_test.report import ab_test_section
+
+        return [ab_test_section(batch, bootstrap_seed), CoreSection()]

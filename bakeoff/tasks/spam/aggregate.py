@@ -1,0 +1,147 @@
+"""Per-model aggregates over runs, with their uncertainty, and paired comparisons on shared seeds.
+
+F1 is averaged twice: over graded runs with a crash counted as zero (what a user of the
+model would get), and over scored runs only (how good the model is when its code runs).
+Runs that were not graded (uncaptured, harness failures) are excluded from both and
+counted in their own columns: a model whose every answer was lost has no F1, not zero.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bakeoff.analysis.core import REPAIR_EFFECTS, CoreSummary, ModelCore, PairedComparison, TurnSummary
+from bakeoff.analysis.stats import Estimate, rate
+from bakeoff.tasks.spam.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES, RunSignals
+
+__all__ = ["REPAIR_EFFECTS", "BatchSummary", "ModelSummary", "PairedComparison", "TurnSummary", "summarise_batch"]
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    model: str
+    runs: int
+    graded: int
+    uncaptured_runs: int
+    harness_failed_runs: int
+    unfinished_runs: int
+    f1_with_crashes: Estimate | None  # crashes count as zero; None when no run was graded
+    f1_scored: Estimate | None  # over scored runs only
+    scored: int
+    crash_taxonomy: dict[str, int]  # crash class -> graded runs that ended in it
+    calls: int
+    captured_calls: int
+    uncaptured_calls: int
+    unusable_calls: int
+    exploration_executed: int
+    metric_right: int
+    imbalance_named: int
+    stances: dict[str, int]
+    probed: int  # graded runs with a conclusive probe
+    uses_leak: int
+    leak_caught: int
+    divergences: dict[str, int]
+    turns: tuple[TurnSummary, ...]
+    claims: int  # scored runs with a claimed F1
+    calibration_bias: float | None  # mean claimed - real over those
+    calibration_abs_error: float | None
+    predicted_rate_mean: float | None
+    true_rate: float | None
+    retrain_spread_mean: float | None
+    retrained: int
+    judged: int = 0  # graded runs the optional model judge gave a stance for
+    judge_agreements: int = 0  # of those, how many agree with the rules
+
+    @property
+    def judge_agreement(self) -> float | None:
+        return rate(self.judge_agreements, self.judged)
+
+    @property
+    def crash_rate(self) -> float | None:
+        return rate(self.graded - self.scored, self.graded)
+
+    @property
+    def capture_rate(self) -> float | None:
+        return rate(self.captured_calls, self.calls)
+
+    @property
+    def unusable_rate(self) -> float | None:
+        return rate(self.unusable_calls, self.calls)
+
+    @property
+    def uncaptured_rate(self) -> float | None:
+        return rate(self.uncaptured_calls, self.calls)
+
+    @property
+    def leak_caught_rate(self) -> float | None:
+        return rate(self.leak_caught, self.probed)
+
+    @property
+    def metric_right_rate(self) -> float | None:
+        return rate(self.metric_right, self.graded)
+
+    @property
+    def all_uncaptured(self) -> bool:
+        return self.runs > 0 and self.graded == 0 and self.uncaptured_runs > 0
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    runs: tuple[RunSignals, ...]
+    models: tuple[ModelSummary, ...]
+    pairs: tuple[PairedComparison, ...]
+    bootstrap_seed: int
+
+
+def summarise_model(core: ModelCore, runs: Sequence[RunSignals]) -> ModelSummary:
+    """The model's core summary (F1 with crashes as zero and over scored runs, crashes, repair turns) with
+    what the spam take-home adds: the design's choices, the leak probe, the claims, the rates, the retrains."""
+    graded = [r for r in runs if r.graded]
+    scored = [r for r in graded if r.scored]
+    claims = [r.calibration_error for r in scored if r.calibration_error is not None]
+    conclusive = [r for r in graded if r.probe is not None and r.probe.uses_leak is not None]
+    rates = [r.predicted_rate for r in scored if r.predicted_rate is not None]
+    truths = [r.true_rate for r in runs if r.true_rate is not None]
+    spreads = [r.retrain.spread for r in graded if r.retrain is not None and r.retrain.spread is not None]
+    return ModelSummary(
+        model=core.model,
+        runs=core.runs,
+        graded=core.graded,
+        uncaptured_runs=core.uncaptured_runs,
+        harness_failed_runs=core.harness_failed_runs,
+        unfinished_runs=core.unfinished_runs,
+        f1_with_crashes=core.with_failures,
+        f1_scored=core.over_scored,
+        scored=core.scored,
+        crash_taxonomy=core.crash_taxonomy,
+        calls=core.calls,
+        captured_calls=core.captured_calls,
+        uncaptured_calls=core.uncaptured_calls,
+        unusable_calls=core.unusable_calls,
+        exploration_executed=core.exploration_executed,
+        metric_right=sum(r.design.metric_right for r in graded),
+        imbalance_named=sum(r.design.imbalance_named for r in graded),
+        stances=dict(Counter(r.design.stance for r in graded)),
+        probed=len(conclusive),
+        uses_leak=sum(r.probe is not None and bool(r.probe.uses_leak) for r in conclusive),
+        leak_caught=sum(bool(r.leak_caught) for r in conclusive),
+        divergences=dict(Counter(r.divergence for r in graded if r.divergence in (KEEPS_BUT_IGNORES, EXCLUDES_BUT_USES))),
+        turns=core.turns,
+        claims=len(claims),
+        calibration_bias=sum(claims) / len(claims) if claims else None,
+        calibration_abs_error=sum(abs(c) for c in claims) / len(claims) if claims else None,
+        predicted_rate_mean=sum(rates) / len(rates) if rates else None,
+        true_rate=sum(truths) / len(truths) if truths else None,
+        retrain_spread_mean=sum(spreads) / len(spreads) if spreads else None,
+        retrained=len(spreads),
+        judged=sum(r.judge_agrees is not None for r in graded),
+        judge_agreements=sum(bool(r.judge_agrees) for r in graded),
+    )
+
+
+def summarise_batch(runs: Sequence[RunSignals], core: CoreSummary) -> BatchSummary:
+    """Every model's summary, on the core summary of the same runs (its intervals and pairs)."""
+    summaries = tuple(summarise_model(m, [r for r in runs if r.model == m.model]) for m in core.models)
+    return BatchSummary(tuple(runs), summaries, core.pairs, core.bootstrap_seed)
