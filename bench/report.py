@@ -68,7 +68,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from bakeoff.batchfolder.read import read_batch
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     with tempfile.TemporaryDirectory(prefix="bench-report-") as scratch:
         batch = args.batch or make_batch(Path(scratch) / "batch")

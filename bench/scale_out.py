@@ -70,11 +70,12 @@ def _plan(root: Path, corpus: Path, script: Path, runs: int, models: int = 1):
 
 
 def _batch(plan, out: Path, executor, opener=None) -> tuple[float, list[dict]]:
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     started = time.monotonic()
-    result = run_batch(plan, BatchOptions(out_dir=out, wheelhouse=default_wheelhouse(), executor=executor,
+    result = run_plan(plan, BatchOptions(out_dir=out, wheelhouse=default_wheelhouse(), executor=executor,
                                           open_backend=opener))
     wall = time.monotonic() - started
     assert result.failed == 0, [r.get("error") for r in result.records]

@@ -175,7 +175,8 @@ def run_scripted_batch(root: Path, scripts: dict[str, list[dict]], plan: dict, *
     `plan` holds the rest of the plan (corpus, seed, task_settings...); `options` go to BatchOptions.
     Returns the BatchResult.
     """
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
     from sandbox.wheelhouse import default_wheelhouse
 
@@ -184,7 +185,7 @@ def run_scripted_batch(root: Path, scripts: dict[str, list[dict]], plan: dict, *
     mapping = {"models": models, "runs": 1, "sandbox": "docker", "limits": SANDBOX_LIMITS, **plan}
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    return run_batch(plan_from_mapping(mapping, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, **options))
+    return run_plan(plan_from_mapping(mapping, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, **options))
 
 
 def bakeoff_cli(*args: str, env_extra: dict | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:

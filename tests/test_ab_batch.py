@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
     from bakeoff.tasks import task_plugin
 
     root = tmp_path_factory.mktemp("ab-batch")

@@ -161,7 +161,7 @@ def test_both_plots_render_in_chromium(section, tmp_path):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     return write_report(write_ab_batch(tmp_path_factory.mktemp("ab-full-report") / "batch", RUNS))
 

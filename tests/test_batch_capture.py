@@ -28,7 +28,7 @@ def _replaced(lines: list[dict], key: str, row: dict) -> list[dict]:
 
 @pytest.fixture(scope="module", params=CASES, ids=CASE_IDS)
 def batch(request, tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     case = request.param
     root = tmp_path_factory.mktemp(f"capture-{case.task}")

@@ -100,7 +100,7 @@ def test_a_missing_extra_is_named(tmp_path, fmt, extra):
 
 def test_bakeoff_reports_without_the_extras(tmp_path):
     batch = _batch(tmp_path / "batch")
-    done = _without_extras(f"from bakeoff.report.build import write_report\nprint(write_report({str(batch)!r}).html)\n")
+    done = _without_extras(f"from bakeoff.tasks import report_batch as write_report\nprint(write_report({str(batch)!r}).html)\n")
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()).is_file() and (batch / "report" / "transcripts" / "alpha-r01.html").is_file()
 

@@ -115,7 +115,8 @@ print("EXPECTED_F1: 0.5")
 @pytest.mark.bwrap
 @pytest.mark.slow
 def test_a_workspace_attack_under_bwrap_does_not_wedge_the_run(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
     from sandbox.wheelhouse import default_wheelhouse
 
@@ -129,7 +130,7 @@ def test_a_workspace_attack_under_bwrap_does_not_wedge_the_run(tmp_path):
                               "runs": 1, "sandbox": "bwrap", "task_settings": {"smoke_rows": 20}}, tmp_path)
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
+    result = run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
     record = result.records[0]
     assert record["status"] == "finished", record.get("error")
     assert record["outcome"]["status"] == "scored"

@@ -26,8 +26,9 @@ DRAFT_REASONING = (
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.report.build import write_report
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.tasks import report_batch as write_report
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
     from sandbox.wheelhouse import default_wheelhouse
 
@@ -48,7 +49,7 @@ def batch(tmp_path_factory):
     )
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
+    result = run_plan(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
     write_report(root / "batch")
     return root / "batch", {r["model"]["label"]: r for r in result.records}
 

@@ -56,22 +56,23 @@ def test_bad_model_entries_are_refused(entry, message):
 
 
 def test_a_model_context_smaller_than_the_task_budget_is_refused_before_the_batch_starts(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
 
     out = tmp_path / "batch"
     small = plan_from_mapping({"models": [{"spec": "scripted:/x/a.jsonl", "n_ctx": 8192}], "corpus": str(tmp_path)}, tmp_path)
     with pytest.raises(PlanError, match="n_ctx = 8192 is smaller than the task's context budget .context_tokens = 16384"):
-        run_batch(small, BatchOptions(out_dir=out))
+        run_plan(small, BatchOptions(out_dir=out))
     assert not out.exists()  # nothing was started
     shared = plan_from_mapping({"models": ["scripted:/x/a.jsonl"], "corpus": str(tmp_path),
                                 "model_options": {"n_ctx": 4096}}, tmp_path)
     with pytest.raises(PlanError, match="n_ctx = 4096"):
-        run_batch(shared, BatchOptions(out_dir=out))
+        run_plan(shared, BatchOptions(out_dir=out))
     crowded = plan_from_mapping({"models": ["scripted:/x/a.jsonl"], "corpus": str(tmp_path),
                                  "task_settings": {"context_tokens": 8192, "reasoning_tokens": {"implement": 8000}}},
                                 tmp_path)
     with pytest.raises(PlanError, match="stage implement: max_tokens \\+ reasoning_tokens = 12096 leaves no room"):
-        run_batch(crowded, BatchOptions(out_dir=out))
+        run_plan(crowded, BatchOptions(out_dir=out))
 
 
 def test_take_home_budgets_fit_real_models_and_the_demo_keeps_small_ones():
@@ -159,11 +160,12 @@ def test_the_worked_plan_in_docs_models_md_is_a_valid_plan():
 
 
 def test_a_reasoning_mode_the_model_has_no_switch_for_is_refused_before_the_batch_starts(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
 
     out = tmp_path / "batch"
     for entry, message in (({"spec": "default", "reasoning": "off"}, "no reasoning switch"),
                            ({"spec": "openai:http://127.0.0.1:9/v1#m", "reasoning": "low"}, "which server")):
         with pytest.raises(ReasoningModeUnsupported, match=message):
-            run_batch(plan_from_mapping({"models": [entry], "corpus": str(tmp_path)}, tmp_path), BatchOptions(out_dir=out))
+            run_plan(plan_from_mapping({"models": [entry], "corpus": str(tmp_path)}, tmp_path), BatchOptions(out_dir=out))
         assert not out.exists()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.report.build import write_report
+from bakeoff.tasks import report_batch as write_report
 
 FIXTURE = Path(__file__).parent / "data" / "batch_before_records"
 EXPECTED = FIXTURE / "expected"

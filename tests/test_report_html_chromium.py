@@ -10,7 +10,7 @@ from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 from report_png import read_png, region_stats
 
 from bakeoff.tasks.spam.probes import USES_LEAK
-from bakeoff.report.build import write_report
+from bakeoff.tasks import report_batch as write_report
 from bakeoff.report.render import plot_box
 
 CHROMIUM = "/usr/bin/chromium"

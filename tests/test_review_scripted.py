@@ -170,7 +170,7 @@ def test_a_review_written_into_a_batch_appears_in_bakeoff_report(tmp_path):
 
     from analysis_factory import FakeRun, write_batch
 
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     batch = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
     script = write_script(tmp_path / "s.jsonl", always_problem)

@@ -22,7 +22,8 @@ OUTCOME_STATUSES = {"scored", "crashed", "timeout", "out_of_memory", "bad_output
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
     from sandbox.wheelhouse import default_wheelhouse
 
@@ -38,7 +39,7 @@ def run_dir(tmp_path_factory):
     )
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
+    result = run_plan(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
     assert len(result.records) == 1
     return root / "batch" / "runs" / "default-r01"
 

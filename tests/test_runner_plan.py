@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from runner_support import bakeoff_cli
 
+from bakeoff.models.spec import label_for_spec
 from bakeoff.runner.plan import (
     PlanChanged,
     PlanError,
-    label_for_spec,
     load_plan,
     plan_differences,
     plan_from_mapping,

@@ -9,12 +9,14 @@ import pytest
 
 from bakeoff.models.base import Message
 from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
-from bakeoff.taskapi.headline import LadderCheck, Requirement, turn_effect
+from bakeoff.records import LadderCheck, LadderStatus, Requirement, Rung, turn_effect
 from bakeoff.taskapi.spec import TaskSpecError, load_task
+from bakeoff.tasks.spam.words import HEADLINE
 
 
 def check(rung, f1=None):
-    return LadderCheck(rung=rung, status="scored" if rung == 5 else "crashed", failed_step=None, f1=f1)
+    return LadderCheck(rung=Rung(rung), status=LadderStatus.SCORED if rung == 5 else LadderStatus.CRASHED,
+                       failed_step=None, headline=HEADLINE.of(f1) if f1 is not None else None)
 
 
 @pytest.mark.parametrize(
@@ -34,9 +36,9 @@ def test_turn_effects(before, after, effect):
 
 def test_ladder_check_round_trips_through_its_record():
     requirement = Requirement(1, "pandas", "pandas", "provided_by_image", None)
-    original = LadderCheck(5, "scored", None, 0.8, visible_ok=True, metrics={"f1": 0.8}, requirements=(requirement,),
-                           train_output="EXPECTED_F1: 0.8")
-    assert LadderCheck.from_dict(json.loads(json.dumps(original.to_dict()))) == original
+    original = LadderCheck(Rung.SCORED, LadderStatus.SCORED, None, HEADLINE.of(0.8), visible_ok=True, metrics={"f1": 0.8},
+                           requirements=(requirement,), visible_output="EXPECTED_F1: 0.8")
+    assert LadderCheck.from_json(json.loads(json.dumps(original.to_json()))) == original
 
 
 def test_shorten_keeps_head_and_tail():
@@ -159,7 +161,7 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
         progress.run_started(slot)
         progress.stage_started("m-r01", "repair")
         progress.run_finished(slot, RunRecord.from_json({
-            "schema": "bakeoff.run/1", "run_id": "m-r01", "status": "finished", "timings": {},
+            "schema": "bakeoff.run/2", "run_id": "m-r01", "status": "finished", "timings": {},
             "outcome": {"status": "crashed", "rung": 1, "crash_class": "type_error"}}))
     lines = buffer.getvalue().splitlines()
     assert lines[:3] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]

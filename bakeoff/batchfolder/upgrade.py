@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bakeoff.records import Rung
+
 STAGE_V1, STAGE_V2 = "bakeoff.stage/1", "bakeoff.stage/2"
 RUN_V1, RUN_V2 = "bakeoff.run/1", "bakeoff.run/2"
 # The first schema's one headline: the check's own `f1` field, higher is better, 0.01 of it noise.
@@ -34,6 +36,13 @@ def upgrade(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
+def _rung_name(rung: Any) -> Any:
+    """The rung's name in the second schema's words (what a record of it writes beside the number)."""
+    if isinstance(rung, int) and not isinstance(rung, bool) and 0 <= rung <= Rung.SCORED:
+        return Rung(rung).label
+    return None
+
+
 def _status(value: Any) -> Any:
     return V1_STATUSES.get(value, value) if isinstance(value, str) else value
 
@@ -50,6 +59,7 @@ def _check(data: Any) -> Any:
         return data
     check: Json = {key: value for key, value in data.items() if key not in ("f1", "train_output", "rung_name")}
     check["status"] = _status(data.get("status"))
+    check["rung_name"] = _rung_name(data.get("rung"))
     check["headline"] = _headline(data.get("f1"))
     check["visible_output"] = data.get("train_output") or ""
     return check
@@ -104,6 +114,7 @@ def _outcome(data: Any) -> Any:
         return data
     outcome: Json = {key: value for key, value in data.items() if key not in (*V1_OUTCOME_TASK_KEYS, "rung_name")}
     outcome["status"] = _status(data.get("status"))
+    outcome["rung_name"] = _rung_name(data.get("rung"))
     old = data.get("headline")
     if isinstance(old, Mapping) and "name" in old:  # ab_test wrote its headline among its own keys
         value = old.get("value")

@@ -120,12 +120,13 @@ def status_command(batch_dir: Path) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from bakeoff.batchfolder.read import BatchFolderError
     from bakeoff.runner.status import format_seconds, read_status, status_headline, status_table
     from bakeoff.tasks.registry import UnknownTask, plugin_for_batch
 
     try:
         headline = plugin_for_batch(batch_dir).headline
-    except UnknownTask:  # a batch of a task this bakeoff has no plug-in for: its numbers are printed plainly
+    except (UnknownTask, BatchFolderError):  # no batch, or one of a task unknown here: read_status says which
         headline = None
     status = read_status(batch_dir, headline)
     click.echo(printable(status_headline(status)))  # plain: the folder's path must not wrap

@@ -4,7 +4,8 @@ The command-line edge resolves a task's plug-in once, by name (bakeoff.tasks.reg
 the runner, the analysis and the report take it as an argument and never look a task up. What differs
 between tasks is here, grouped by concern:
 
-- vocabulary: the headline (HeadlineSpec), the words pages use (TaskWords), the task's own settings;
+- vocabulary: the headline (HeadlineSpec), the words pages use (TaskWords), its spec folder (statement,
+  prompts, settings: task_specs/<name>/);
 - corpus: what its data folder holds and what a run's sandbox sees of it, generating it;
 - grader: grading a workspace in an open sandbox (`grade`, the one path of a run's check and of
   `bakeoff score`), the model's claim, the report `bakeoff score` prints;
@@ -108,12 +109,10 @@ class TaskPlugin(ABC):
     name: ClassVar[str]  # the task_specs/ folder
     headline: ClassVar[HeadlineSpec]
     words: ClassVar[TaskWords] = TaskWords()
-    # The task's own [task_settings] (beyond those every task has: bakeoff.taskapi.spec.TaskSettings), with
-    # their defaults; a plan may override them as any other.
-    own_settings: ClassVar[Mapping[str, Any]] = {}
 
     def spec(self, overrides: Mapping[str, Any] | None = None) -> TaskSpec:
-        return load_task(self.name, overrides, own_settings=self.own_settings)
+        """Statement, prompts and settings from task_specs/<name>/ (its own settings among them: TaskSettings.own)."""
+        return load_task(self.name, overrides)
 
     # -- corpus ------------------------------------------------------------------------------------
     # The options of `bakeoff generate` that belong to this task (the command line is built from them).

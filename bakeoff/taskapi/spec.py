@@ -30,12 +30,13 @@ class TaskSettings:
     always_repair: bool = False
     temperature: float = 0.0
     model_timeout_s: float = 600.0
-    smoke_rows: int = 200
     feedback_chars: int = 3000
     max_tokens: Mapping[str, int] = field(default_factory=dict)
     timeouts_s: Mapping[str, float] = field(default_factory=dict)
     # Room for a reasoning model's thinking, per stage, on top of max_tokens (the answer's own budget).
     reasoning_tokens: Mapping[str, int] = field(default_factory=dict)
+    # The task's own settings (its plug-in's own_settings, with their defaults), by name.
+    own: Mapping[str, Any] = field(default_factory=dict)
 
     def max_tokens_for(self, stage: str) -> int:
         return int(self.max_tokens.get(stage, 1024))
@@ -79,15 +80,25 @@ def task_specs_root() -> Path:
     return Path(task_specs.__file__).resolve().parent
 
 
-def settings_from_mapping(raw: Mapping[str, Any]) -> TaskSettings:
-    known = {f.name for f in dataclasses.fields(TaskSettings)}
+COMMON_SETTINGS = tuple(f for f in dataclasses.fields(TaskSettings) if f.name != "own")
+
+
+def settings_from_mapping(raw: Mapping[str, Any], own_settings: Mapping[str, Any] | None = None) -> TaskSettings:
+    """The settings every task has and the task's own (`own_settings`: name -> default, whose type each value
+    must have), each checked; an unknown name is refused with the known ones."""
+    own_defaults = dict(own_settings or {})
+    known = {f.name for f in COMMON_SETTINGS} | set(own_defaults)
     unknown = sorted(set(raw) - known)
     if unknown:
         raise TaskSpecError(f"unknown task setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    for field_ in dataclasses.fields(TaskSettings):
+    for field_ in COMMON_SETTINGS:
         if field_.name in raw:
             _check_setting(field_.name, str(field_.type), raw[field_.name])
-    return TaskSettings(**dict(raw))
+    own = {name: raw.get(name, default) for name, default in own_defaults.items()}
+    for name, value in own.items():
+        _check_setting(name, type(own_defaults[name]).__name__, value)
+    common = {key: value for key, value in raw.items() if key not in own_defaults}
+    return TaskSettings(**common, own=own)
 
 
 def _is_number(value: Any, whole: bool) -> bool:
@@ -120,6 +131,11 @@ def merge_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dic
 
 
 def load_task(name: str, overrides: Mapping[str, Any] | None = None, root: Path | None = None) -> TaskSpec:
+    """The task folder's statement, prompts and settings (its settings.toml, then the plan's overrides).
+
+    A key of settings.toml that is none of the settings every task has is the task's own: its value there is
+    its default, and a plan's override must have that value's type.
+    """
     folder = (root or task_specs_root()) / name
     if not folder.is_dir():
         raise TaskSpecError(f"no task named {name!r} (looked in {folder.parent})")
@@ -133,5 +149,7 @@ def load_task(name: str, overrides: Mapping[str, Any] | None = None, root: Path 
     missing = [s for s in MODEL_STAGES if s not in prompts]
     if missing:
         raise TaskSpecError(f"task {name!r} has no prompt for: {', '.join(missing)}")
-    settings = settings_from_mapping(merge_settings(raw_settings, overrides or {}))
+    common = {f.name for f in COMMON_SETTINGS}
+    own = {key: value for key, value in raw_settings.items() if key not in common}
+    settings = settings_from_mapping(merge_settings(raw_settings, overrides or {}), own)
     return TaskSpec(name, folder, system, statement, prompts, settings)

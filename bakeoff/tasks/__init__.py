@@ -6,9 +6,17 @@ the analysis and the report, which never look a task up themselves.
 
 from bakeoff.taskapi.plugin import EvaluateHook, GenerateRequest, TaskPlugin
 from bakeoff.taskapi.score import ScoreReport, ScoreRequest
-from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, plugin_for_batch, report_batch, task_names, task_plugin
+from bakeoff.tasks.registry import (
+    DEFAULT_TASK,
+    UnknownTask,
+    plugin_for_batch,
+    report_batch,
+    run_plan,
+    task_names,
+    task_plugin,
+)
 
 __all__ = [
     "DEFAULT_TASK", "EvaluateHook", "GenerateRequest", "ScoreReport", "ScoreRequest", "TaskPlugin", "UnknownTask",
-    "plugin_for_batch", "report_batch", "task_names", "task_plugin",
+    "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_plugin",
 ]

@@ -10,10 +10,12 @@ from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.plugin import TaskPlugin
 from bakeoff.taskapi.spec import DEFAULT_TASK
 
-__all__ = ["DEFAULT_TASK", "UnknownTask", "plugin_for_batch", "report_batch", "task_names", "task_plugin"]
+__all__ = ["DEFAULT_TASK", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_plugin"]
 
 if TYPE_CHECKING:
+    from bakeoff.records import Plan
     from bakeoff.report.build import ReportFiles
+    from bakeoff.runner.batch import BatchOptions, BatchResult, ProgressSink
 
 # name -> "module:Class". A third task adds one line here (docs/tasks.md, "Adding a task").
 _PLUGINS: dict[str, str] = {
@@ -66,3 +68,10 @@ def report_batch(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
     from bakeoff.report.build import write_report
 
     return write_report(batch_dir, plugin_for_batch(batch_dir), out_dir, bootstrap_seed)
+
+
+def run_plan(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+    """`bakeoff run` as a library call: the batch of `plan`, with the plug-in of the task it names."""
+    from bakeoff.runner.batch import run_batch
+
+    return run_batch(plan, task_plugin(plan.task or DEFAULT_TASK), options, progress)

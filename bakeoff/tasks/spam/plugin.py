@@ -44,7 +44,6 @@ class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
     headline = HEADLINE
     words = WORDS
-    own_settings: ClassVar[dict[str, Any]] = {"smoke_rows": 200}  # training rows the visible smoke test predicts
     generate_options = (
         GenerateOption("rows", int, "Training rows (default: 208,000)."),
         GenerateOption("holdout_rows", int, "Holdout rows (default: 50,000)."),

@@ -18,6 +18,12 @@ def summarise(records: BatchRecords, core: CoreSummary) -> BatchSummary:
     return summarise_batch([run_signals(run) for run in records.runs], core)
 
 
+def holdout_spam_rate(records: BatchRecords) -> float | None:
+    """The holdout's true spam rate as the generator measured it (the corpus's manifest)."""
+    value = ((records.manifest or {}).get("measured") or {}).get("holdout_spam_rate")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def _plots(plots: dict[str, tuple[str, str]]) -> tuple[Plot, ...]:
     return tuple(Plot(name, caption, svg) for name, (caption, svg) in plots.items())
 
@@ -31,5 +37,5 @@ def spam_sections(records: BatchRecords, core: CoreSummary) -> list[ReportSectio
         plots=_plots(head_plots(summary)),
     )
     tail = ReportSection("Spam classifier: claims and rates",
-                         plots=_plots(tail_plots(summary, records.calibration, records.holdout_spam_rate)))
+                         plots=_plots(tail_plots(summary, records.calibration, holdout_spam_rate(records))))
     return [head, CoreSection(findings=False), tail]
