@@ -78,8 +78,8 @@ def _batch(plan, out: Path, executor, opener=None) -> tuple[float, list[dict]]:
     result = run_plan(plan, BatchOptions(out_dir=out, wheelhouse=default_wheelhouse(), executor=executor,
                                           open_backend=opener))
     wall = time.monotonic() - started
-    assert result.failed == 0, [r.get("error") for r in result.records]
-    return wall, [dict(r) for r in result.records]
+    assert result.failed == 0, [r.error for r in result.records]
+    return wall, [dict(r) for r in [r.to_json() for r in result.records]]
 
 
 def main() -> None:

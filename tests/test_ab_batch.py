@@ -34,7 +34,7 @@ def batch(tmp_path_factory):
     hooks = task_plugin("ab_test").evaluate_hooks()  # what `bakeoff run` hands the batch (no --no-probes)
     result = run_scripted_batch(root, scripts, {"task": "ab_test", "corpus": str(data), "seed": 5}, evaluate_hooks=hooks)
     report = write_report(root / "batch")
-    return root / "batch", {r["model"]["label"]: r for r in result.records}, report
+    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}, report
 
 
 def _stage(folder, run_id, index, name):

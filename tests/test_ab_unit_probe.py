@@ -121,7 +121,7 @@ def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp
     from types import SimpleNamespace
 
     from bakeoff.tasks.ab_test.probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
-    from bakeoff.tasks.spam.outcome import RUNG_PREDICTED
+    from bakeoff.records import Rung
 
     (tmp_path / "holdout").mkdir()
     assert probe_experiment(tmp_path) is None
@@ -129,6 +129,6 @@ def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp
         (tmp_path / "holdout" / name).write_text("user_id\n", encoding="utf-8")
     assert probe_experiment(tmp_path).name == "exp_000.csv"  # the first by name, whatever the listing order
     ctx = SimpleNamespace(corpus=SimpleNamespace(folder=tmp_path), sandbox=None, env={})
-    skipped_record = run_unit_probe(ctx, RUNG_PREDICTED - 1, 60.0)
+    skipped_record = run_unit_probe(ctx, Rung.HIDDEN_STEP_RAN - 1, 60.0)
     assert skipped_record.unit is Unit.FAILED and "never completed" in skipped_record.probe.message
     assert unit_probe_hooks(enabled=False) == {} and set(unit_probe_hooks()) == {"unit_probe"}

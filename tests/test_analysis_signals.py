@@ -79,7 +79,7 @@ def test_a_repair_turn_that_broke_a_working_pipeline_is_a_regression(tmp_path):
 
 def test_a_model_whose_every_answer_was_uncaptured_is_never_scored_as_zero(tmp_path):
     lost = {"calls": 3, "captured": 0, "uncaptured": 3, "unusable": 0}
-    runs = [FakeRun("silent", i, f1=None, rung=0, status="no_train_script", implement_attribution="uncaptured",
+    runs = [FakeRun("silent", i, f1=None, rung=0, status="not_checked", implement_attribution="uncaptured",
                     capture=lost, design=None, probe=None, explore_exit=None) for i in (1, 2)]
     summary = _summary(tmp_path, FakeRun("works", 1), FakeRun("works", 2), *runs)
     silent = next(m for m in summary.models if m.model == "silent")

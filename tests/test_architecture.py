@@ -85,7 +85,7 @@ def test_durable_imports_only_the_standard_library_and_itself():
 # Crash-safe writing lives in durable/ only. supervisor.py runs alone inside the container and may not import it.
 OWN_DURABLE_WRITES_ALLOWED = {"sandbox/supervisor.py"}
 # The batch lock is opened "a+" so that a process waiting for the lock never truncates the holder's note.
-APPEND_MODE_ALLOWED = {("bakeoff/runner/lock.py", "a+")}
+APPEND_MODE_ALLOWED = {("bakeoff/batchfolder/lock.py", "a+")}
 _RENAMES = {("os", "replace"), ("os", "rename"), ("os", "renames")}
 
 

@@ -49,7 +49,7 @@ def batch(request, tmp_path_factory):
     if case.plan_task:
         plan["task"] = case.plan_task
     result = run_scripted_batch(root, scripts, plan)
-    return root / "batch", {r["model"]["label"]: r for r in result.records}, write_report(root / "batch"), case
+    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}, write_report(root / "batch"), case
 
 
 def _stages(folder, run_id):

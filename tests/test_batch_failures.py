@@ -38,7 +38,7 @@ class CountingOpener:
     def __call__(self, spec, options):
         from bakeoff.models.errors import ModelFileNotFound
 
-        self.loads.append(spec)
+        self.loads.append(spec.text)
         raise ModelFileNotFound(f"no such model: {spec}")
 
 
@@ -51,8 +51,8 @@ def test_models_are_loaded_once_per_block_and_failures_are_recorded(corpus, case
     result = run_plan(plan, BatchOptions(out_dir=tmp_path / "two", open_backend=opener))
     # interleaved: a, b, a, b -> every block is one run
     assert opener.loads == ["scripted:/missing/a.jsonl", "scripted:/missing/b.jsonl"] * 2
-    assert [r["run_id"] for r in result.records] == ["a-r01", "b-r01", "a-r02", "b-r02"]
-    assert all(r["status"] == "harness_failed" and "model failed to load" in r["error"] for r in result.records)
+    assert [r.run_id for r in result.records] == ["a-r01", "b-r01", "a-r02", "b-r02"]
+    assert all(r["status"] == "harness_failed" and "model failed to load" in r["error"] for r in [r.to_json() for r in result.records])
 
     single = CountingOpener()
     solo = make_plan(corpus, ["scripted:/missing/solo.jsonl"], runs=3, task=case.plan_task)
@@ -70,7 +70,7 @@ def test_a_sandbox_that_cannot_open_fails_its_run_not_the_batch(corpus, case, tm
     options = BatchOptions(out_dir=tmp_path / "batch", sandbox_options={"image": "bakeoff-no-such-image:0"})
     result = run_plan(plan, options)
     assert len(result.records) == 2 and result.failed == 2
-    for record in result.records:
+    for record in [r.to_json() for r in result.records]:
         assert record["status"] == "harness_failed"
         assert "bakeoff-no-such-image" in record["error"]
     events = [json.loads(line)["event"] for line in (tmp_path / "batch" / "events.jsonl").read_text().splitlines()]
@@ -80,5 +80,5 @@ def test_a_sandbox_that_cannot_open_fails_its_run_not_the_batch(corpus, case, tm
     from sandbox.wheelhouse import default_wheelhouse
 
     retried = run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=default_wheelhouse()))
-    assert [r["status"] for r in retried.records] == ["finished", "finished"]
-    assert all(r["outcome"]["status"] == "scored" for r in retried.records)
+    assert [r.status for r in retried.records] == ["finished", "finished"]
+    assert all(r["outcome"]["status"] == "scored" for r in [r.to_json() for r in retried.records])

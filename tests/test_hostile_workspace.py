@@ -131,7 +131,7 @@ def test_a_workspace_attack_under_bwrap_does_not_wedge_the_run(tmp_path):
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
     result = run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
-    record = result.records[0]
+    record = result.records[0].to_json()
     assert record["status"] == "finished", record.get("error")
     assert record["outcome"]["status"] == "scored"
     stages = stage_records(tmp_path / "batch" / "runs" / "attack-r01")

@@ -8,7 +8,9 @@ import pytest
 
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.openai_compat import reasoning_fields
-from bakeoff.runner.model_entries import ModelEntryError, backend_options
+from bakeoff.models.registry import BackendOptions
+from bakeoff.records import ModelEntry
+from bakeoff.runner.model_entries import ModelEntryError
 from bakeoff.runner.plan import PlanError, plan_from_mapping
 from bakeoff.taskapi.spec import load_task
 
@@ -34,10 +36,10 @@ def test_a_model_entry_carries_its_own_options_over_the_shared_ones():
                     model_options={"n_gpu_layers": -1, "n_threads_batch": 2})
     model = resolved.models[0]
     assert dict(model.options) == {"n_ctx": 32768, "n_gpu_layers": 20, "n_threads": 6}
-    opened = backend_options(resolved.model_options, model.options, model.reasoning, 16384)
-    assert opened == {"n_ctx": 32768, "n_gpu_layers": 20, "n_threads": 6, "n_threads_batch": 2}
+    opened = model.opening_options(16384)
+    assert opened == BackendOptions(n_ctx=32768, n_gpu_layers=20, n_threads=6, n_threads_batch=2)
     # Without its own n_ctx, a model is loaded with the task's context.
-    assert backend_options({}, (), "off", 16384) == {"n_ctx": 16384, "reasoning": "off"}
+    assert ModelEntry("m", GGUF, "off").opening_options(16384) == BackendOptions(n_ctx=16384, reasoning="off")
 
 
 @pytest.mark.parametrize(
@@ -152,8 +154,7 @@ def test_the_worked_plan_in_docs_models_md_is_a_valid_plan():
     assert [(m.label, m.reasoning) for m in resolved.models] == [
         ("qwen3-8b-q4_k_m", "default"), ("qwen3-8b-q4_k_m-reasoning-off", "off"), ("gpt-oss-high", "high")]
     gpt_oss = resolved.models[2]
-    assert backend_options({}, gpt_oss.options, gpt_oss.reasoning, 16384) == {"n_ctx": 16384, "server": "vllm",
-                                                                              "reasoning": "high"}
+    assert gpt_oss.opening_options(16384) == BackendOptions(n_ctx=16384, server="vllm", reasoning="high")
     from bakeoff.runner.model_entries import check_context
 
     check_context(resolved.models, resolved.model_options, load_task("spam_classifier").settings, ("implement",))

@@ -49,7 +49,7 @@ from bakeoff.records import (
     UnknownRecordSchema,
 )
 from bakeoff.batchfolder.upgrade import upgrade
-from bakeoff.records import ClaimSource, Headline, ModelEntry, Plan, Rung, Stage
+from bakeoff.records import ClaimSource, CodeVersion, Headline, ModelEntry, Plan, Rung, Stage
 from bakeoff.records.errors import DamagedRecord as DamagedRecordItself
 
 OLD = Path(__file__).parent / "data" / "records_v1"
@@ -107,14 +107,14 @@ def _run_record() -> RunRecord:
                 StageSummary(Stage.EVALUATE, Attribution.OK, None)),
         repair_effects=(RepairEffect.RESCUED, RepairEffect.UNCHANGED),
         capture=CaptureCounts(5, 4, 0, 1), tokens=TokenCounts(1000, 600, 300), timings=TIMINGS,
-        code_version={"version": "0.1.0", "git_commit": "abc", "dirty": False},
+        code_version=CodeVersion("0.1.0", "abc", False),
     )
 
 
 def _batch_record() -> BatchRecord:
     return BatchRecord(Plan((ModelEntry("m", "default"),), "/corpora/default", runs=1, task="spam_classifier"), "12" * 32,
                        ("m-r01", "m-r02"),
-                       "2026-12-01T14:00:00.000+00:00", {"version": "0.1.0"}, {"train.csv": "34" * 32, "excerpt.txt": None})
+                       "2026-12-01T14:00:00.000+00:00", CodeVersion("0.1.0"), {"train.csv": "34" * 32, "excerpt.txt": None})
 
 
 def _analysis_record() -> AnalysisRecord:

@@ -45,7 +45,7 @@ def report(tmp_path_factory):
                      turns=[(0, None, 1, None, "rescued")]),
              FakeRun("leaky", 4, f1=0.6, turns=[(1, None, 5, 0.6, "rescued")]),
              FakeRun("leaky", 5, f1=0.62)]
-    runs += [FakeRun("mute", i, f1=None, rung=0, status="no_train_script", implement_attribution="uncaptured",
+    runs += [FakeRun("mute", i, f1=None, rung=0, status="not_checked", implement_attribution="uncaptured",
                      capture=lost, design=None, probe=None, explore_exit=None) for i in range(1, 6)]
     write_batch(folder, runs)
     (folder / "calibration.json").write_text(json.dumps(CALIBRATION))

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.docker]
 
 ATTRIBUTIONS = {"ok", "model_error", "uncaptured", "unusable", "harness_error"}
 OUTCOME_STATUSES = {"scored", "crashed", "timeout", "out_of_memory", "bad_output", "dependency_unavailable",
-                    "no_predict_script", "no_train_script"}
+                    "no_script", "not_checked"}
 
 
 @pytest.fixture(scope="module")

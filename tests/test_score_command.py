@@ -122,7 +122,7 @@ def test_human_readable_output(corpus, tmp_path):
 def test_a_missing_predict_script_is_an_outcome(corpus, tmp_path):
     repo = make_repo(tmp_path / "repo", {"README.md": "nothing here\n"})
     outcome = score_submission(repo, corpus, ScoreOptions())
-    assert (outcome.status, outcome.stage, outcome.rung) == ("no_predict_script", "predict", 0)
+    assert (outcome.status, outcome.stage, outcome.rung) == ("no_script", "predict", 0)
 
 
 @pytest.mark.docker

@@ -158,7 +158,7 @@ def test_analyze_names_a_task_whose_probes_it_cannot_recompute(tmp_path):
 
 
 def test_a_corpus_fingerprint_names_each_file_of_a_folder_part_and_keeps_spams_names(tmp_path):
-    from bakeoff.taskapi.context import CorpusError
+    from bakeoff.taskapi.corpus import CorpusError
     from bakeoff.runner.fingerprint import corpus_fingerprint
 
     ab = tmp_path / "ab"

@@ -1,7 +1,7 @@
 """Every Eval Ever records of a batch: one aggregate per model (and per review) with its instances.
 
-Take-home aggregates: the task's headline (its name: `f1`, `winkler`...) over graded runs where the task
-counts an unscored one (F1: a crash as 0), and over scored runs only, each with its 95% percentile bootstrap
+Take-home aggregates: the task's headline (by its name) over graded runs where the task counts an unscored
+one (as its failed value), and over scored runs only, each with its 95% percentile bootstrap
 interval in `uncertainty.confidence_interval`; crash rate and capture rate. One instance per counted run
 (`sample_id` TASK/rNN): score = the headline as counted, is_correct = the run was scored. Review aggregates: accuracy, PROBLEM recall, OK specificity,
 pair accuracy, Youden's J; one instance per graded answer, is_correct = the verdict is right.
@@ -24,7 +24,7 @@ from bakeoff.batchfolder.read import RunRecords, run_model_label, stage_calls
 from bakeoff.export.inspect_common import safe_name, when
 from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
-from bakeoff.records import STAGE_NAMES, Stage
+from bakeoff.records import STAGE_NAMES, CodeVersion, Stage
 from bakeoff.report.transcript_review import ReviewRecords
 from bakeoff.taskapi.headline import HeadlineSpec
 
@@ -97,13 +97,13 @@ def _interval(estimate) -> dict:
 
 def _aggregate(evaluation_id: str, source: ExportSource, name: str, model_info: dict, results: list, when_: str | None,
                details: Mapping[str, Any], retrieved: str) -> dict:
-    version = (source.records.batch.code_version if source.records else None) or {}
+    version = source.records.batch.code_version if source.records else CodeVersion()
     record = {"schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": retrieved,
               "source_metadata": {"source_name": name, "source_type": "evaluation_run",
                                   "source_organization_name": "bakeoff (local run)", "evaluator_relationship": "third_party",
                                   "additional_details": strings(details)},
-              "eval_library": {"name": "bakeoff", "version": str(version.get("version") or __version__),
-                               "additional_details": strings({"git_commit": version.get("git_commit")})},
+              "eval_library": {"name": "bakeoff", "version": version.version or __version__,
+                               "additional_details": strings({"git_commit": version.git_commit})},
               "model_info": model_info, "evaluation_results": results}
     if when_:
         record["evaluation_timestamp"] = when_
@@ -149,7 +149,7 @@ def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
 
 def _model_results(model: ModelCore, spec: HeadlineSpec, task: str, data: dict, when_: str | None) -> list:
     results = []
-    bounded = spec.higher_is_better  # a proportion such as F1; an interval score has no upper bound
+    bounded = spec.higher_is_better  # a higher-is-better headline is a share; a score of errors has no upper bound
     high, unit = (1.0, "proportion") if bounded else (None, "points")
     if spec.counts_failures and model.with_failures is not None:
         metric = _metric(spec.name, f"{spec.label} (a crash counts as {spec.failed_value:g})",

@@ -3,9 +3,9 @@
 The take-home is one sample (its id is the task's name); run rNN of a model is epoch NN.
 Each stage's conversation becomes messages (tagged with the stage in their metadata) and a
 model event; each sandbox command a sandbox `exec` event, inside a span per stage; ladder
-checks and repair turns are info events. Scores: the task's headline (named as the task names it: `f1`,
-`winkler`...; where the task counts a graded but unscored run, as that value; absent when the run was not
-graded) and `outcome` (the final ladder status). Capture, crash class, claim and the task's own signals
+checks and repair turns are info events. Scores: the task's headline (named as the task names it; where
+the task counts a graded but unscored run, as that value; absent when the run was not graded) and
+`outcome` (the final ladder status). Capture, crash class, claim and the task's own signals
 (TaskPlugin.export_metadata) are in the sample's metadata.
 """
 
@@ -228,9 +228,9 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
             run_id=safe_name(records.folder.name), eval_id=safe_name(f"{records.folder.name}-{model.model}-{task}"),
             dataset=log.EvalDataset(name=task, samples=1, sample_ids=[task]), model=model_name(model.model),
             model_args={"spec": specs.get(model.model)}, config=log.EvalConfig(epochs=int(plan.runs or len(runs))),
-            packages={"bakeoff": str(version.get("version") or __version__)},
-            revision=log.EvalRevision(type="git", origin="bakeoff", commit=str(version["git_commit"]), dirty=version.get("dirty"))
-            if version.get("git_commit") else None,
+            packages={"bakeoff": version.version or __version__},
+            revision=log.EvalRevision(type="git", origin="bakeoff", commit=version.git_commit, dirty=version.dirty)
+            if version.git_commit else None,
             metadata={"batch": records.folder.name, "plan": plan.to_dict(), "partial": source.partial,
                       "unfinished_runs": [r.run_id for r in runs if r.run_id in source.unfinished]})
         eval_log = log.EvalLog(eval=spec, status="started" if source.running else "success", samples=samples,

@@ -127,7 +127,7 @@ def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -
     return GgufBackend(parsed.gguf_path(), settings, gpu_probe=options.gpu_probe)
 
 
-def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
+def check_reasoning_mode(spec: str | ModelSpec, reasoning: str, server: str = "") -> None:
     """Refuse, without loading anything, a reasoning mode the model or server has no switch for.
 
     gguf: the switch is looked for in the chat template read from the file's header; a file that
@@ -136,7 +136,7 @@ def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
     """
     if reasoning == "default":
         return
-    parsed = parse_spec(spec)
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import reasoning_fields
 

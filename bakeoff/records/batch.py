@@ -15,6 +15,24 @@ BATCH_SCHEMAS = (BATCH_SCHEMA,)
 
 
 @dataclass(frozen=True)
+class CodeVersion:
+    """The bakeoff that wrote a record: its version and, from a git checkout, the commit and whether it was dirty."""
+
+    version: str = ""
+    git_commit: str | None = None
+    dirty: bool | None = None
+
+    def to_json(self) -> JsonObject:
+        return {"version": self.version, "git_commit": self.git_commit, "dirty": self.dirty}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CodeVersion:
+        commit, dirty = data.get("git_commit"), data.get("dirty")
+        return cls(str(data.get("version") or ""), commit if isinstance(commit, str) else None,
+                   dirty if isinstance(dirty, bool) else None)
+
+
+@dataclass(frozen=True)
 class BatchRecord:
     """What a batch was started with; a restart with another plan (plan_sha256) is refused."""
 
@@ -22,7 +40,7 @@ class BatchRecord:
     plan_sha256: str
     order: tuple[str, ...]  # run ids in execution order
     created_at: str = ""
-    code_version: Mapping[str, Any] = field(default_factory=dict)  # {"version", "git_commit", "dirty"}
+    code_version: CodeVersion = field(default_factory=CodeVersion)
     # file name -> sha256 of each corpus file the runs use; None for a batch without a corpus check (older ones)
     corpus_sha256: Mapping[str, str | None] | None = None
 
@@ -33,7 +51,7 @@ class BatchRecord:
             "plan_sha256": self.plan_sha256,
             "order": list(self.order),
             "created_at": self.created_at,
-            "code_version": dict(self.code_version),
+            "code_version": self.code_version.to_json(),
             "corpus_sha256": dict(self.corpus_sha256) if self.corpus_sha256 is not None else None,
         }
 
@@ -54,6 +72,6 @@ class BatchRecord:
             plan_sha256=data["plan_sha256"],
             order=order,
             created_at=data.get("created_at") or "",
-            code_version=dict(data.get("code_version") or {}),
+            code_version=CodeVersion.from_json(as_object(data.get("code_version") or {}, "code_version")),
             corpus_sha256=dict(fingerprint) if isinstance(fingerprint, Mapping) else None,
         )

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bakeoff.records.batch import CodeVersion
 from bakeoff.records.enums import Attribution, CaptureStatus, CrashClass, LadderStatus, RepairEffect, RunStatus, Stage
 from bakeoff.records.jsonio import (
     JsonObject,
@@ -155,7 +156,7 @@ class RunRecord:
     capture: CaptureCounts
     tokens: TokenCounts
     timings: Timings  # summed over the stages
-    code_version: Mapping[str, Any] = field(default_factory=dict)
+    code_version: CodeVersion = field(default_factory=CodeVersion)
 
     @property
     def finished(self) -> bool:
@@ -179,7 +180,7 @@ class RunRecord:
             "capture": self.capture.to_json(),
             "tokens": self.tokens.to_json(),
             "timings": self.timings.to_json(),
-            "code_version": dict(self.code_version),
+            "code_version": self.code_version.to_json(),
         }
 
     @classmethod
@@ -205,5 +206,5 @@ class RunRecord:
             capture=CaptureCounts.from_json(as_object(data.get("capture") or {}, "capture")),
             tokens=TokenCounts.from_json(as_object(data.get("tokens") or {}, "tokens")),
             timings=Timings.from_json(as_object(data["timings"], "timings")),
-            code_version=dict(data.get("code_version") or {}),
+            code_version=CodeVersion.from_json(as_object(data.get("code_version") or {}, "code_version")),
         )

@@ -73,8 +73,8 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
         f"Intervals: 95% percentile bootstrap, seed {bootstrap_seed}. Uncaptured runs are never graded.",
     ]
     version = records.batch.code_version
-    if version:
-        facts.append(f"bakeoff {version.get('version', '?')} at {str(version.get('git_commit', '?'))[:12]}.")
+    if version.version or version.git_commit:
+        facts.append(f"bakeoff {version.version or '?'} at {(version.git_commit or '?')[:12]}.")
     return facts
 
 
@@ -86,7 +86,7 @@ def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = Non
     found: list[str] = []
     tables: list[Table] = []
     plots: dict[str, tuple[str, str]] = {}
-    # The task's own part comes from its plug-in (spam: F1, leak, calibration; ab_test: unit and intervals);
+    # The task's own part comes from its plug-in (its headline, its probes, its calibration);
     # what follows is the same for every task.
     add_sections(task_sections(records, plugin, bootstrap_seed), found, tables, plots)
     tables += [capture_reasons_table(records), *review_tables(records.reviews)]

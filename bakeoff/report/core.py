@@ -6,7 +6,9 @@ A task's plug-in says where this part goes among its own sections (bakeoff.taska
 
 from __future__ import annotations
 
-from bakeoff.analysis.core import CoreSummary, ModelCore
+from collections.abc import Sequence
+
+from bakeoff.analysis.core import CoreSummary, ModelCore, PairedComparison
 from bakeoff.analysis.stats import rate
 from bakeoff.report.plots import crash_taxonomy, repair_transitions
 from bakeoff.report.sections import Plot, ReportSection
@@ -62,11 +64,11 @@ def pairs_table(summary: CoreSummary) -> Table:
     return Table("paired_comparisons", pairs_title(summary.headline), columns, tuple(rows))
 
 
-def pair_findings(summary: CoreSummary) -> list[str]:
+def pair_findings(pairs: Sequence[PairedComparison], spec: HeadlineSpec) -> list[str]:
     """A pair is called only when its interval excludes zero; otherwise the data cannot tell them apart."""
-    spec, lines = summary.headline, []
+    lines = []
     show = spec.show
-    for pair in summary.pairs:
+    for pair in pairs:
         d = pair.difference
         if d is None or d.n < 2:
             continue
@@ -118,7 +120,7 @@ def core_findings(summary: CoreSummary) -> list[str]:
             continue
         lines += [line for line in (headline_line(m, summary.headline), left_out_line(m)) if line]
         lines += regression_lines(m)
-    return lines + pair_findings(summary)
+    return lines + pair_findings(summary.pairs, summary.headline)
 
 
 def core_section(summary: CoreSummary, findings: bool = True) -> ReportSection:

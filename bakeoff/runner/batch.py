@@ -17,7 +17,7 @@ from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.lock import batch_lock
 from bakeoff.batchfolder.records import read_batch_record, read_run_record, write_batch_record
 from bakeoff.errors import BakeoffError
-from bakeoff.records import BatchRecord, RunRecord, RunStatus
+from bakeoff.records import BatchRecord, CodeVersion, RunRecord, RunStatus
 from bakeoff.runner.executors.common import Opener, default_open_backend
 from bakeoff.runner.executors.local import LocalExecutor
 from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
@@ -76,20 +76,17 @@ class BatchResult:
         return sum(1 for r in self.records if r.status != RunStatus.FINISHED)
 
 
-def code_version() -> dict[str, Any]:
+def code_version() -> CodeVersion:
     """bakeoff's version and, when it runs from a git checkout, the commit (recorded with every result)."""
     from bakeoff import __version__
 
-    version: dict[str, Any] = {"version": __version__, "git_commit": None, "dirty": None}
     try:
         import git
 
         repo = git.Repo(Path(__file__).resolve().parents[2])
-        version["git_commit"] = repo.head.commit.hexsha
-        version["dirty"] = repo.is_dirty(untracked_files=False)
+        return CodeVersion(__version__, repo.head.commit.hexsha, repo.is_dirty(untracked_files=False))
     except Exception:  # noqa: BLE001 - an installed copy has no repository; the version is enough
-        pass
-    return version
+        return CodeVersion(__version__)
 
 
 def make_batch_folder(folder: Path) -> None:

@@ -26,6 +26,7 @@ from bakeoff.batchfolder.records import (  # the runner reads and writes its rec
 from bakeoff.models.base import ModelBackend
 from bakeoff.records import (
     STAGE_NAMES,
+    CodeVersion,
     Commit,
     CrashClass,
     LadderCheck,
@@ -70,7 +71,7 @@ class BatchEnv:
     batch_dir: Path
     journal: EventLog
     counter: WriteCounter
-    code_version: Mapping[str, Any]
+    code_version: CodeVersion
     corpus_sha256: Mapping[str, str | None] | None = None  # the corpus fingerprint batch.json recorded
     wheelhouse: Path | None = None
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)

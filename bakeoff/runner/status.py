@@ -23,7 +23,7 @@ class RunState:
     state: str  # finished, harness_failed, in_progress, pending
     stages_done: int
     current_stage: str | None
-    outcome: str | None  # e.g. "scored f1=0.812" or "crashed (module_not_found)"
+    outcome: str | None  # e.g. "scored <headline>=0.812" or "crashed (module_not_found)"
     wall_s: float | None
     node: str | None = None  # the Ray node that ran it last (None under the local executor)
 
@@ -47,7 +47,7 @@ class BatchStatus:
 
 
 def describe_outcome(outcome: Outcome, headline: HeadlineSpec | None = None) -> str:
-    """'scored f1=0.812' (the headline as its task prints it), or 'crashed (module_not_found)'."""
+    """'scored <headline name>=<value>' (the value as its task prints it), or 'crashed (module_not_found)'."""
     if outcome.status == LadderStatus.SCORED:
         value = outcome.headline_value
         if outcome.headline is None or value is None:

@@ -96,5 +96,5 @@ def run_summary(env: BatchEnv, slot: RunSlot, stages: Mapping[str, StageRecord],
         capture=_capture_counts(calls),
         tokens=_token_totals(calls),
         timings=_summed_timings(stages, started_at),
-        code_version=dict(env.code_version),
+        code_version=env.code_version,
     )

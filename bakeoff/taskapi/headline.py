@@ -2,8 +2,8 @@
 
 The records hold the headline's value with its name, direction and tolerance (bakeoff.records.Headline);
 what the task declares once is here: how people read it (`label`), and what a graded run that was never
-scored counts for when runs are averaged with their failures (`failed_value`: F1 counts a crash as 0; an
-interval score has no such value, so such runs are left out of that average).
+scored counts for when runs are averaged with their failures (`failed_value`: a share of right answers counts
+a crash as 0; an interval score has no such value, so such runs are left out of that average).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bakeoff.records import ClaimSource, Headline, Rung
 @dataclass(frozen=True)
 class HeadlineSpec:
     name: str  # the key in the records (and the name of its columns: `<name>`, `<name>_low`...)
-    label: str  # how pages and sentences name it ("F1", "Winkler score")
+    label: str  # how pages and sentences name it ("Winkler score")
     higher_is_better: bool
     tolerance: float  # a change within it is noise, not an effect of a repair turn
     failed_value: float | None = None  # what a graded but unscored run counts for; None: it is left out
@@ -40,7 +40,7 @@ class TaskWords:
 
     rungs: dict[Rung, str] = field(default_factory=dict)  # a rung's name on pages; its record name otherwise
     visible_output: str = "visible step output"  # the fold of a check's visible_output on a transcript page
-    claim: str = "estimate"  # what the model's claim estimates ("claimed F1" beside "real F1")
+    claim: str = "estimate"  # what the model's claim estimates ("claimed effect" beside "real effect")
     sources: dict[ClaimSource, str] = field(default_factory=dict)  # where a claim was found, as pages say it
 
     def rung(self, rung: int) -> str:

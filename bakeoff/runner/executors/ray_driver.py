@@ -133,7 +133,7 @@ class _Driver:
 
         env = self.env
         return RunJob(
-            slot=slot, plan=env.plan, plugin=env.plugin, batch_id=self.batch_id, code_version=dict(env.code_version),
+            slot=slot, plan=env.plan, plugin=env.plugin, batch_id=self.batch_id, code_version=env.code_version,
             corpus_folder=str(env.corpus.folder), corpus_manifest_sha256=env.corpus.manifest_sha256(),
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
             evaluate_hooks=dict(env.evaluate_hooks), model_options=model_backend_options(env, slot.model),

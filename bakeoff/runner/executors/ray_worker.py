@@ -19,6 +19,7 @@ from typing import Any
 
 import durable
 from bakeoff.models.registry import BackendOptions
+from bakeoff.records import CodeVersion
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
 from bakeoff.runner.plan import Plan, RunSlot
 from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
@@ -60,7 +61,7 @@ class RunJob:
     plan: Plan
     plugin: TaskPlugin  # the task's plug-in the driver was handed (pickled with the job: a class with no state)
     batch_id: str
-    code_version: Mapping[str, Any]
+    code_version: CodeVersion
     corpus_folder: str
     corpus_manifest_sha256: str | None
     wheelhouse: str | None

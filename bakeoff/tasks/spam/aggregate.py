@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bakeoff.analysis.core import REPAIR_EFFECTS, CoreSummary, ModelCore, PairedComparison, TurnSummary
+from bakeoff.analysis.core import REPAIR_EFFECTS, CoreSummary, ModelCore, PairedComparison, TurnSummary, summarise_core
 from bakeoff.analysis.stats import Estimate, rate
 from bakeoff.tasks.spam.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES, RunSignals
+from bakeoff.tasks.spam.words import HEADLINE
 
 __all__ = ["REPAIR_EFFECTS", "BatchSummary", "ModelSummary", "PairedComparison", "TurnSummary", "summarise_batch"]
 
@@ -141,7 +142,11 @@ def summarise_model(core: ModelCore, runs: Sequence[RunSignals]) -> ModelSummary
     )
 
 
-def summarise_batch(runs: Sequence[RunSignals], core: CoreSummary) -> BatchSummary:
-    """Every model's summary, on the core summary of the same runs (its intervals and pairs)."""
+def summarise_batch(runs: Sequence[RunSignals], models: Sequence[str], bootstrap_seed: int = 0,
+                    core: CoreSummary | None = None) -> BatchSummary:
+    """Every model's summary on the core summary of the same runs (its intervals and pairs: given when the
+    report already has it, else made here with the one seeded Generator)."""
+    if core is None:
+        core = summarise_core([r.core for r in runs], models, HEADLINE, bootstrap_seed)
     summaries = tuple(summarise_model(m, [r for r in runs if r.model == m.model]) for m in core.models)
     return BatchSummary(tuple(runs), summaries, core.pairs, core.bootstrap_seed)

@@ -16,16 +16,14 @@ from bakeoff.taskapi.context import shorten
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output
 from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
+from bakeoff.tasks.spam.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
 from bakeoff.tasks.spam.outcome import StepRecord, SubmissionOutcome
 from bakeoff.tasks.spam.words import HEADLINE
-from sandbox.paths import HOLDOUT as HOLDOUT_IN_SANDBOX  # the holdout features (bakeoff score: the same)
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
 SMOKE_ANSWERS = f"{SCRATCH_DIR}/smoke_answers.csv"
 SMOKE_OUTPUT = f"{SCRATCH_DIR}/smoke_predictions.csv"
 HOLDOUT_OUTPUT = f"{SCRATCH_DIR}/holdout_predictions.csv"  # the hidden run's output file, in the scratch folder
-TRAIN_PART, HOLDOUT_PART, ANSWERS_PART = "train.csv", "holdout.csv", "holdout_answers.csv"
-TRUTH_PART = "truth.csv"  # the generator's hidden truth: never mounted, never brought in by a submission
 
 
 def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:

@@ -4,9 +4,11 @@ code, and (in the same per-model order) the sentences every task has (bakeoff.re
 from __future__ import annotations
 
 from bakeoff.analysis.core import CoreSummary
-from bakeoff.report.core import count, left_out_line, pair_findings, regression_lines, uncaptured_line
+from bakeoff.report.core import count, left_out_line, regression_lines, uncaptured_line
+from bakeoff.report.core import pair_findings as core_pair_findings
 from bakeoff.tasks.spam.aggregate import BatchSummary
 from bakeoff.tasks.spam.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES
+from bakeoff.tasks.spam.words import HEADLINE
 
 
 def findings(summary: BatchSummary, core: CoreSummary) -> list[str]:
@@ -35,4 +37,9 @@ def findings(summary: BatchSummary, core: CoreSummary) -> list[str]:
                 f"{m.model}: {m.divergences[EXCLUDES_BUT_USES]} design(s) drop moderator_flagged while the code uses it."
             )
         lines += regression_lines(common)
-    return lines + pair_findings(core)
+    return lines + pair_findings(summary)
+
+
+def pair_findings(summary: BatchSummary) -> list[str]:
+    """Every task's sentences on the paired comparisons, in F1."""
+    return core_pair_findings(summary.pairs, HEADLINE)

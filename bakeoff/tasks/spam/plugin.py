@@ -23,16 +23,8 @@ from bakeoff.taskapi.plugin import (
     TaskPlugin,
 )
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
-from bakeoff.taskapi.workspace import DATA_DIR
-from bakeoff.tasks.spam.check import (
-    ANSWERS_PART,
-    HOLDOUT_IN_SANDBOX,
-    HOLDOUT_PART,
-    TRAIN_PART,
-    TRUTH_PART,
-    SpamGraded,
-    grade,
-)
+from bakeoff.tasks.spam.check import SpamGraded, grade
+from bakeoff.tasks.spam.layout import LAYOUT
 from bakeoff.tasks.spam.words import HEADLINE, WORDS
 
 # The demo's corpus: small enough for a 2-core machine, with every trap of the full one.
@@ -60,12 +52,7 @@ class SpamClassifier(TaskPlugin):
 
     # -- corpus ------------------------------------------------------------------------------------
     def corpus_layout(self) -> CorpusLayout:
-        return CorpusLayout(
-            required=(TRAIN_PART, HOLDOUT_PART, ANSWERS_PART),
-            mounts=((TRAIN_PART, f"{DATA_DIR}/train.csv"), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
-            truth=(ANSWERS_PART, TRUTH_PART),
-            excerpt_of=f"{DATA_DIR}/train.csv",
-        )
+        return LAYOUT
 
     def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
         from generators.spam import CorpusParams, generate_corpus
@@ -92,8 +79,7 @@ class SpamClassifier(TaskPlugin):
         return None if claimed is None else Claim(None, claimed)
 
     def score_report(self, folder: ScoredFolder) -> ScoreReport:
-        from bakeoff.tasks.spam.score import outcome_of
-        from bakeoff.tasks.spam.score_report import SpamScoreReport
+        from bakeoff.tasks.spam.score_report import SpamScoreReport, outcome_of
 
         return SpamScoreReport(outcome_of(folder))
 

@@ -96,13 +96,14 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: 
                           settings: AnalyzeSettings) -> dict[str, Any]:
     """The probe and the retrains, in a sandbox opened on the run's repository."""
     from bakeoff.runner.run import run_sandbox
-    from bakeoff.tasks.spam.plugin import SpamClassifier
+    from bakeoff.taskapi.corpus import CorpusFiles
+    from bakeoff.tasks.spam.layout import LAYOUT
     from sandbox.submission import open_submission_sandbox
 
     corpus = _corpus_of(run.run_id, record, plan)
     rung, f1, seed = record.outcome.rung, record.outcome.headline_value, record.seed
     options = analysis_options(settings)
-    files = SpamClassifier().corpus_files(corpus)
+    files = CorpusFiles.from_folder(corpus, LAYOUT)
     box = run_sandbox(RunLayout(run.folder).repo, files, seed, kind, settings.wheelhouse, plan.limits,
                       settings.sandbox_options)
     measured: dict[str, Any] = {"isolation": kind}

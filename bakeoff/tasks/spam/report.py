@@ -14,8 +14,8 @@ from bakeoff.tasks.spam.signals import run_signals
 from bakeoff.tasks.spam.tables import behaviour_table, models_table, runs_table
 
 
-def summarise(records: BatchRecords, core: CoreSummary) -> BatchSummary:
-    return summarise_batch([run_signals(run) for run in records.runs], core)
+def summarise(records: BatchRecords, bootstrap_seed: int = 0, core: CoreSummary | None = None) -> BatchSummary:
+    return summarise_batch([run_signals(run) for run in records.runs], records.model_labels(), bootstrap_seed, core)
 
 
 def holdout_spam_rate(records: BatchRecords) -> float | None:
@@ -29,7 +29,7 @@ def _plots(plots: dict[str, tuple[str, str]]) -> tuple[Plot, ...]:
 
 
 def spam_sections(records: BatchRecords, core: CoreSummary) -> list[ReportSection | CoreSection]:
-    summary = summarise(records, core)
+    summary = summarise(records, core.bootstrap_seed, core)
     head = ReportSection(
         "Spam classifier: F1, leak, calibration",
         findings=tuple(findings(summary, core)),

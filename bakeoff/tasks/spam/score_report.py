@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from bakeoff.taskapi.score import ScoreReport
+from bakeoff.taskapi.score import ScoredFolder, ScoreReport
+from bakeoff.tasks.spam.check import SpamGraded
 from bakeoff.tasks.spam.outcome import SubmissionOutcome
+from bakeoff.tasks.spam.words import WORDS
 from sandbox.kinds import UNSAFE
+
+
+def outcome_of(folder: ScoredFolder) -> SubmissionOutcome:
+    """The holdout's outcome with what grading the folder alone adds: its claim and the copy's notes."""
+    graded = folder.graded
+    assert isinstance(graded, SpamGraded)  # this task's own grade() made it
+    claim = folder.claim
+    return dataclasses.replace(graded.holdout, claimed_f1=claim.claimed, claim_source=WORDS.source(claim.source),
+                               workspace_notes=folder.notes)
 
 
 class SpamScoreReport(ScoreReport):
