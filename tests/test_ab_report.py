@@ -180,6 +180,22 @@ def test_the_report_of_an_ab_test_batch_holds_the_section(report):
     assert "Capture: calls not captured, by reason" in markdown  # what every task's report has
 
 
+def test_an_ab_test_report_has_every_tasks_crash_repair_and_pair_tables_and_plots(report):
+    """The part every task has (bakeoff.report.core), in the ab_test report, headed by the Winkler score."""
+    tables = report.folder / "tables"
+    for name in ("crash_taxonomy", "repair_turns", "paired_comparisons"):
+        assert (tables / f"{name}.csv").is_file(), name
+    assert {"crash_taxonomy.svg", "repair_transitions.svg"} <= {p.name for p in report.plots}
+    pairs = (tables / "paired_comparisons.csv").read_text(encoding="utf-8").splitlines()
+    assert pairs[0] == "model_a,model_b,shared_seeds,winkler_difference,low,high,a_wins,b_wins,ties"
+    assert len(pairs) > 1  # the fixture's models share seeds
+    crashes = (tables / "crash_taxonomy.csv").read_text(encoding="utf-8")
+    assert "crash_class" in crashes.splitlines()[0]
+    markdown = report.markdown.read_text(encoding="utf-8")
+    assert "Paired comparisons (Winkler score of b minus a: positive when a is better; scored runs only)" in markdown
+    assert "## Crash taxonomy" in markdown and "## Repair turns" in markdown
+
+
 @pytest.mark.slow
 def test_the_section_plots_render_in_the_page(report, tmp_path):
     from bakeoff.report.render import plot_box
