@@ -74,7 +74,8 @@ def _claim(data: Any) -> Any:
     if claimed is None:
         claimed = data.get("claimed_effect")
     extra = {"claimed_ci": data["claimed_ci"]} if data.get("claimed_ci") is not None else {}
-    return {"source": V1_SOURCES.get(source, source), "claimed": claimed, "real": data.get("real_f1"), "extra": extra}
+    source = V1_SOURCES.get(source, source) if isinstance(source, str) else source
+    return {"source": source, "claimed": claimed, "real": data.get("real_f1"), "extra": extra}
 
 
 def _command(data: Any) -> Any:

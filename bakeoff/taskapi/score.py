@@ -103,6 +103,15 @@ class FolderWorkspace:
             return None
         return target.read_text(encoding="utf-8", errors="replace")
 
+    def write_file(self, relative: str, content: str) -> Path:
+        """Write a file of the copy, replacing (never following) a link planted at its name."""
+        target = self._path / relative
+        if target.is_symlink():
+            target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        return target
+
     def scratch(self) -> Path:
         return real_folder(self._path, SCRATCH_DIR)
 

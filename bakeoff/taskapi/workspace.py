@@ -58,12 +58,14 @@ def keep_output(workspace: Path, produced: str, kept: Path) -> None:
 
 
 class Workspace(Protocol):
-    """What a task's check sees of the workspace: its folder, its files read without following links,
-    and the harness's scratch folder made real again."""
+    """What a run's stages and a task's check see of the workspace: its folder, its files read and written
+    without following links, and the harness's scratch folder made real again."""
 
     @property
     def path(self) -> Path: ...
 
     def read_file(self, relative: str) -> str | None: ...
+
+    def write_file(self, relative: str, content: str) -> Path: ...
 
     def scratch(self) -> Path: ...

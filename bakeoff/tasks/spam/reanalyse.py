@@ -110,11 +110,11 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: 
     with open_submission_sandbox(box) as sandbox:
         measured["requirements"] = _install(sandbox, box.workspace, settings.wheelhouse)
         if options.probe:
-            probe = run_probe(sandbox, corpus, box.env, seed, rung, settings.options)
+            probe = run_probe(sandbox, corpus, box.env, seed, rung, options)
             if _model_files_missing(probe):
                 # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
                 sandbox.exec(["python", "train.py"], timeout_s=options.train_timeout_s, env=dict(box.env))
-                probe = run_probe(sandbox, corpus, box.env, seed, rung, settings.options)
+                probe = run_probe(sandbox, corpus, box.env, seed, rung, options)
             measured[PROBE_KEY] = probe.to_dict()
         if options.retrain_seeds > 0:
             measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, box.env, seed, rung, f1, options)
