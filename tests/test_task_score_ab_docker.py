@@ -78,7 +78,7 @@ def test_a_crashing_analysis_is_a_named_failure_with_its_traceback(corpus, tmp_p
 
 
 def test_a_missing_analysis_and_a_training_option_are_named(corpus, tmp_path):
-    from bakeoff.tasks.ab_test.score import OptionNotForTask
+    from bakeoff.taskapi.plugin import OptionNotForTask
 
     empty = tmp_path / "empty"
     empty.mkdir()

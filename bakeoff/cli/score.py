@@ -59,7 +59,6 @@ def score(
     whenever the submission was graded, whatever the outcome; it is non-zero
     only when bakeoff could not grade (no engine, no image, bad corpus path).
     """
-    from bakeoff.taskapi.score import score_folder
     from bakeoff.tasks import ScoreRequest, task_plugin
 
     plugin = task_plugin(task)
@@ -75,7 +74,7 @@ def score(
     )
     try:
         with _signals_unwind():
-            report = plugin.score_report(_run_with_progress(lambda on_stage: score_folder(plugin, request, on_stage)))
+            report = _run_with_progress(lambda on_stage: plugin.score(request, on_stage))
     except Interrupted as exc:
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)

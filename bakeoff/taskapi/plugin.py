@@ -167,6 +167,12 @@ class TaskPlugin(ABC):
         """The claim with the real figure it is compared with (the headline by default)."""
         return Claim(claim.source, claim.claimed, check.headline_value, claim.extra)
 
+    def score(self, request: ScoreRequest, on_stage: OnStage | None = None) -> ScoreReport:
+        """`bakeoff score REPO --task NAME`: grade the folder alone (every task's scaffold, then `grade`) and report."""
+        from bakeoff.taskapi.score import score_folder
+
+        return self.score_report(score_folder(self, request, on_stage))
+
     @abstractmethod
     def score_report(self, folder: ScoredFolder) -> ScoreReport:
         """What `bakeoff score` prints of a folder graded alone (text, and a JSON object for --json)."""
