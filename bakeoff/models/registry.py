@@ -5,7 +5,6 @@ Specs:
   gguf:PATH  or  PATH.gguf  llama.cpp in process
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
-  baseline:cues[:FILE]     the review benchmark's surface-feature reader (bakeoff.review.cues)
 """
 
 from __future__ import annotations
@@ -93,7 +92,7 @@ def options_from_plan(values: Mapping[str, Any]) -> BackendOptions:
 
 @dataclass(frozen=True)
 class ParsedSpec:
-    kind: str  # "gguf", "openai", "scripted" or "cues"
+    kind: str  # "gguf", "openai" or "scripted"
     target: str  # a path, or a base URL
     model: str = ""  # the served model's name (openai only)
 
@@ -113,7 +112,7 @@ def default_model_path() -> Path:
 
 
 def spec_kind(spec: str) -> str:
-    """The backend kind a spec names ("gguf", "openai", "scripted", "cues"), found without touching a file."""
+    """The backend kind a spec names ("gguf", "openai", "scripted"), found without touching a file."""
     spec = spec.strip()
     if spec == "default":
         return "gguf"
@@ -128,8 +127,6 @@ def parse_spec(spec: str) -> ParsedSpec:
         return ParsedSpec("gguf", spec[len("gguf:"):])
     if spec.startswith("scripted:"):
         return ParsedSpec("scripted", spec[len("scripted:"):])
-    if spec == "baseline:cues" or spec.startswith("baseline:cues:"):
-        return ParsedSpec("cues", spec[len("baseline:cues:"):] if spec != "baseline:cues" else "")
     if spec.startswith("openai:"):
         url, _, model = spec[len("openai:"):].partition("#")
         if not url.startswith(("http://", "https://")) or not model:
@@ -139,7 +136,7 @@ def parse_spec(spec: str) -> ParsedSpec:
         return ParsedSpec("gguf", spec)
     raise ModelSpecError(
         f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
-        "openai:BASE_URL#MODEL, scripted:FILE or baseline:cues"
+        "openai:BASE_URL#MODEL or scripted:FILE"
     )
 
 
@@ -151,10 +148,6 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
         from bakeoff.models.scripted import ScriptedBackend
 
         return ScriptedBackend(Path(parsed.target))
-    if parsed.kind == "cues":
-        from bakeoff.review.cues import open_cues
-
-        return open_cues(parsed.target)
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 

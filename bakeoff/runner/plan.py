@@ -35,6 +35,10 @@ class PlanError(BakeoffError):
     """The plan file or the run options are invalid."""
 
 
+class ReviewOnlyReader(PlanError):
+    """A plan names `baseline:cues`, the review benchmark's surface reader: it cannot do a take-home."""
+
+
 class PlanChanged(BakeoffError):
     """A batch folder was started with another plan; resuming it with this one would mix results."""
 
@@ -143,6 +147,7 @@ def _models_from(raw: Any) -> tuple[ModelEntry, ...]:
         raise PlanError("the plan must name at least one model: models = [\"default\"]")
     entries = []
     for item in raw:
+        _refuse_review_only(item.get("spec") if isinstance(item, Mapping) else item)
         if isinstance(item, str):
             entries.append(ModelEntry(label_for_spec(item), item))
         elif isinstance(item, Mapping) and isinstance(item.get("spec"), str):
@@ -160,6 +165,14 @@ def _models_from(raw: Any) -> tuple[ModelEntry, ...]:
     if duplicates:
         raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
     return tuple(entries)
+
+
+def _refuse_review_only(spec: Any) -> None:
+    from bakeoff.review.reviewers import is_cues_spec
+
+    if isinstance(spec, str) and is_cues_spec(spec):
+        raise ReviewOnlyReader(f"{spec!r} reads review items only and cannot do a take-home; "
+                               "use it with `bakeoff review --model baseline:cues`")
 
 
 def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
