@@ -59,11 +59,14 @@ class ParityReader:
     def fit(self, examples: Sequence[Example]) -> None:
         even = [e.problem for e in examples if e.visible.position % 2 == 0]
         odd = [e.problem for e in examples if e.visible.position % 2 == 1]
-        share = (lambda flags: sum(flags) / len(flags) if flags else 0.5)
-        self._even_is_problem = share(even) >= share(odd)
+        self._even_is_problem = _share(even) >= _share(odd)
 
     def answer(self, items: Sequence[Visible], file: Sequence[Visible]) -> list[bool]:
         return [(item.position % 2 == 0) == self._even_is_problem for item in items]
+
+
+def _share(flags: list[bool]) -> float:
+    return sum(flags) / len(flags) if flags else 0.5
 
 
 class DeadCodeReader:
