@@ -44,7 +44,7 @@ def roles(words: list[str]) -> list[str]:
 
 
 def ngrams(code: str) -> frozenset[str]:
-    grams = set()
+    grams: set[str] = set()
     for line in code.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue

@@ -41,7 +41,7 @@ class FirstSeenReader:
         pass
 
     def answer(self, items: Sequence[Visible], file: Sequence[Visible]) -> list[bool]:
-        first = {}
+        first: dict[str, int] = {}
         for entry in file:
             first.setdefault(entry.claim, entry.position)
         return [first[item.claim] < item.position for item in items]
