@@ -1,7 +1,7 @@
 """The mechanism of every matched pair's flaw, shown by executing both twins.
 
 Each flawed twin carries a `mechanism` record saying how its flaw shows:
-  reaches      change only the held-out rows and the flawed twin's fitted state (`probe`) changes
+  reaches      change only the held-out rows (of `frame`, default df) and the flawed twin's fitted state (`probe`) changes
                for some seed, the sound twin's never does;
   shared       the same entity (or row) sits on both sides of the flawed twin's split, never the sound one's;
   future       the flawed twin trains on rows dated after some of the rows it scores; the sound twin never does;
@@ -70,7 +70,8 @@ def _reaches(item, seed: int, spec: dict) -> bool:
     variables = fixture_variables(item, seed)
     first = run_code(item, variables)
     held = _evaluate(spec.get("held", "y_test.index"), dict(first.namespace))
-    changed = {**variables, "df": _perturb(variables["df"], held, spec["perturb"])}
+    frame = spec.get("frame", "df")  # the variable holding the held-out rows (a fixture's second frame, `later`)
+    changed = {**variables, frame: _perturb(variables[frame], held, spec["perturb"])}
     second = run_code(item, changed)
     assert list(_evaluate(spec.get("held", "y_test.index"), dict(second.namespace))) == list(held)
     probe = spec["probe"]
