@@ -6,8 +6,9 @@ Each flawed twin carries a `mechanism` record saying how its flaw shows:
   shared       the same entity (or row) sits on both sides of the flawed twin's split, never the sound one's;
   future       the flawed twin trains on rows dated after some of the rows it scores; the sound twin never does;
   folds_future some fold of the flawed twin's cross-validation trains on later rows than it scores;
-  deploy       give the held-out rows the value a column has when the prediction is made: the flawed
-               twin's figure falls, the sound twin's does not move;
+  deploy       give the held-out rows the value a column has when the prediction is made (or `erase` the
+               held-out entities' records dated after that moment): the flawed twin's figure falls, the
+               sound twin's does not move;
   claimed      the quantity the claim names, recomputed from the run, is what the sound twin reports
                and not what the flawed twin reports.
 """
@@ -108,6 +109,12 @@ def _deployed(item, seed: int, spec: dict) -> tuple[float, float]:
     variables = fixture_variables(item, seed)
     first = run_code(item, variables)
     held = _evaluate(spec.get("held", "y_test.index"), dict(first.namespace))
+    if "erase" in spec:  # drop the held-out entities' records dated after the moment of prediction
+        erase = spec["erase"]
+        frame = variables[spec["frame"]].copy()
+        keys = set(_evaluate(erase["keys"], dict(first.namespace)))
+        later = frame[erase["date"]] > pd.Timestamp(erase["after"])
+        return first.reported, run_code(item, {**variables, spec["frame"]: frame[~(later & frame[erase["key"]].isin(keys))]}).reported
     df = variables["df"].copy()
     value = df[spec["column"]].median() if spec["value"] == "median" else spec["value"]
     df.loc[held, spec["column"]] = value
