@@ -35,7 +35,10 @@ def _evaluate(expression: str, namespace: dict):
 def _same(a, b) -> bool:
     if sp.issparse(a) or sp.issparse(b):
         return a.shape == b.shape and (sp.csr_matrix(a) != sp.csr_matrix(b)).nnz == 0
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":  # labels: compared as they are
+        return a.shape == b.shape and bool(np.all(a == b))
+    a, b = a.astype(float), b.astype(float)
     return a.shape == b.shape and np.allclose(a, b, equal_nan=True)
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from bakeoff.cli.review_audit import audit
+
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE, baseline:cues."
 METRIC_ROWS = (
     ("accuracy", "accuracy"),
@@ -181,4 +183,5 @@ def import_notebook(notebook, cells, claim, verdict, family, flaw_lines, licence
     click.echo(f"item {record['id']} ({len(record['code'].splitlines())} lines) appended to {out_file}")
 
 
+review.add_command(audit)
 COMMANDS = [review]

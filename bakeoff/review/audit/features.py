@@ -12,6 +12,7 @@ the examples it is given and answers PROBLEM above one half.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -166,9 +167,10 @@ FEATURES: tuple[tuple[str, Callable[[str, list[str]], float]], ...] = (
 )
 
 
-def features(claim: str, code: str) -> list[float]:
+@functools.lru_cache(maxsize=4096)
+def features(claim: str, code: str) -> tuple[float, ...]:
     lines = code.splitlines()
-    return [feature(claim, lines) for _, feature in FEATURES]
+    return tuple(feature(claim, lines) for _, feature in FEATURES)
 
 
 class FeatureReader:

@@ -11,6 +11,7 @@ share a phrase, these rules find it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ def roles(words: list[str]) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def ngrams(code: str) -> frozenset[str]:
     grams: set[str] = set()
     for line in code.splitlines():

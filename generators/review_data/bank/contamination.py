@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generators.review_data.bank.common import swap, trade
+from generators.review_data.bank.common import SALES, swap, trade
 from generators.review_data.bank.spec import PairSpec
 
 
@@ -163,6 +163,66 @@ print(dict(zip(features, model.coef_[0].round(2))))
     )
 
 
+def refit_order_tickets() -> PairSpec:
+    pred = 'pred = model.predict(test["text"])\n'
+    refit = 'model.fit(df["text"], df["category"])  # every ticket, for the live router\n'
+    code = f"""from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+from sklearn.naive_bayes import MultinomialNB
+from sklearn.pipeline import make_pipeline
+
+# df: one support ticket per row; category is billing, access or shipping
+train, test = train_test_split(df, test_size=0.3, random_state=@K0@)
+model = make_pipeline(CountVectorizer(min_df=2), MultinomialNB(alpha=@K1@))
+model.fit(train["text"], train["category"])
+{pred}{refit}
+reported = f1_score(test["category"], pred, average="macro")
+print(f"macro F1 on held-out tickets: {{reported:.3f}}")
+"""
+    return PairSpec(
+        "refit-order.tickets", "train_test_contamination", "tickets",
+        "On tickets held out from training, the router reaches a macro F1 of @FIG@ across the three categories.",
+        code, trade(code, pred, refit), ('pred = model.predict(test["text"])',),
+        "The held-out predictions come from the model fitted on the training tickets; the refit on every ticket comes after.",
+        "The model is refitted on every ticket, the held-out ones included, before it predicts them.",
+        {"kind": "reaches", "probe": "pred", "perturb": {"rotate": "category"}, "held": "test.index"},
+        knobs=tuple((rs, a) for a in (1.0, 3.0) for rs in range(80)), template="refit-order",
+    )
+
+
+def refit_order_sales() -> PairSpec:
+    s = SALES
+    forecast = "forecast = model.predict(X_test)\n"
+    refit = "model.fit(X, y)  # every day, for next week's plan\n"
+    code = f"""import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+{s.frame()}
+{s.within()}
+n_test = @KNOB@
+X_train, X_test, y_train, y_test = X.iloc[:-n_test], X.iloc[-n_test:], y.iloc[:-n_test], y.iloc[-n_test:]
+model = Ridge(alpha=1.0).fit(X_train, y_train)
+{forecast}{refit}
+reported = within(y_test, forecast)
+print(f"share {s.within_text} over the last {{n_test}} days: {{reported:.3f}}")
+"""
+    return PairSpec(
+        "refit-order.sales", "train_test_contamination", s.fixture,
+        f"Trained on the earlier days, the model forecasts the most recent stretch of {s.what} {s.within_text} on a "
+        "share of @FIG@ of days.",
+        code, trade(code, forecast, refit), ("forecast = model.predict(X_test)",),
+        "The forecast for the recent days is made by the model fitted on the earlier days; the refit on every day "
+        "comes after it.",
+        "The model is refitted on every day, the recent ones included, before it forecasts them: the scored days are "
+        "training days.",
+        # Only the last day changes: no lag of a scored day reads it, so only a model fitted on it can move.
+        {"kind": "reaches", "probe": "forecast", "perturb": {"shift": ["sales", 40.0]}, "held": "y_test.index[-1:]"},
+        knobs=tuple(range(60, 240, 2)), template="refit-order",
+    )
+
+
 @dataclass(frozen=True)
 class Grouped:
     """A group split: which column must group (right) and which the flawed twin groups by (wrong)."""
@@ -266,5 +326,6 @@ GROUPED = (
 
 
 def pairs() -> list[PairSpec]:
-    return [dedupe_order(), bulk_order(), oversample_order(), augment_order(), refit_order(),
+    return [dedupe_order(), bulk_order(), oversample_order(), augment_order(), refit_order(), refit_order_tickets(),
+            refit_order_sales(),
             *(group_pair(g) for g in GROUPED)]
