@@ -102,8 +102,9 @@ def _is_magic(line: str) -> bool:
     return line.lstrip().startswith(("%", "!"))
 
 
-def snippet(cells: list[dict], chosen: tuple[int, ...], flaw_lines: tuple[int, ...]) -> tuple[str, tuple[int, ...], str]:
-    """(code, re-based flaw lines, the "A-B[,C-D]" line ranges in the notebook's code) for the chosen cells."""
+def chosen_lines(cells: list[dict], chosen: tuple[int, ...]) -> tuple[list[str], list[tuple[int, int]]]:
+    """The chosen code cells' lines taken together (magics included: flaw lines count them), and their
+    ranges in the notebook's code, one per run of cells that follow one another there."""
     taken: list[str] = []
     ranges: list[tuple[int, int]] = []
     before = 0  # code lines of the notebook above the cell at hand
@@ -119,6 +120,12 @@ def snippet(cells: list[dict], chosen: tuple[int, ...], flaw_lines: tuple[int, .
                 ranges.append((first, last))
             taken += lines
         before += len(lines)
+    return taken, ranges
+
+
+def snippet(cells: list[dict], chosen: tuple[int, ...], flaw_lines: tuple[int, ...]) -> tuple[str, tuple[int, ...], str]:
+    """(code, re-based flaw lines, the "A-B[,C-D]" line ranges in the notebook's code) for the chosen cells."""
+    taken, ranges = chosen_lines(cells, chosen)
     if not any(line.strip() for line in taken):
         raise NotebookInvalid(f"cells {format_ranges(_runs(chosen))} hold no code")
     kept, new_number = [], {}

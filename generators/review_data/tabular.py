@@ -197,7 +197,7 @@ def subscribers(seed: int) -> dict[str, object]:
     logit = -1.0 - 0.03 * tenure + 0.015 * (monthly - 70) + 0.25 * habit
     churned = (rng.random(n) < _sigmoid(logit)).astype(int)
     ids = np.arange(20_000, 20_000 + n)
-    snapshot, quarter_end = pd.Timestamp("2023-03-31"), pd.Timestamp("2023-06-30")
+    snapshot = pd.Timestamp("2023-03-31")  # the quarter being predicted ends on 2023-06-30
     rows = []
     for k in range(n):
         for _ in range(rng.poisson(habit[k])):

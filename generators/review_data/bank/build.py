@@ -89,15 +89,15 @@ def build_pair(spec: PairSpec) -> tuple[dict, dict] | str:
 def _records(spec: PairSpec, ok_code: str, bad_code: str, claim: str) -> tuple[dict, dict]:
     common = {"claim": claim, "pair_id": spec.pair_id, "fixture": spec.fixture, "domain": DOMAINS[spec.fixture],
               "template": spec.template_name, "source": None}
-    ok = {"code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [], "explanation": spec.explain_ok,
+    ok: dict[str, object] = {"code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [], "explanation": spec.explain_ok,
           "origin": "original", "mechanism": None, **common}
     bad = {"code": bad_code, "verdict": "PROBLEM", "family": spec.family, "flaw_lines": flaw_lines(bad_code, spec.flaw),
            "explanation": spec.explain_bad, "origin": "injected", "mechanism": spec.mechanism, **common}
     return ok, bad
 
 
-def arrange(pairs: list[tuple[dict, dict]], seed: int = ORDER_SEED) -> list[dict]:
-    """The records in the published order, with ids `cr-NNN` by position.
+def arrange(pairs: list[tuple[dict, dict]], seed: int = ORDER_SEED, prefix: str = "cr") -> list[dict]:
+    """The records in the published order, with ids `<prefix>-NNN` by position.
 
     Seeded shuffles are drawn until the order gives nothing away: no twin stands next to its twin, the
     sound twin comes first in exactly half the pairs, exactly half the PROBLEM items stand at even places,
@@ -120,7 +120,7 @@ def arrange(pairs: list[tuple[dict, dict]], seed: int = ORDER_SEED) -> list[dict
         order[ok_place], order[bad_place] = ok, bad
     records = [dict(r) for r in order]
     for position, record in enumerate(records, start=1):
-        record["id"] = f"cr-{position:03d}"
+        record["id"] = f"{prefix}-{position:03d}"
     return records
 
 
@@ -157,7 +157,7 @@ def _existing(out: Path) -> dict[str, list[dict]]:
     key = out.with_name(f"{out.stem}.key{out.suffix}")
     if not out.exists() or not key.exists():
         return {}
-    rows = {}
+    rows: dict[str, dict] = {}
     for path in (out, key):
         for line in path.read_text(encoding="utf-8").splitlines():
             record = json.loads(line) if line.strip() else {}

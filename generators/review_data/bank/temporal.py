@@ -115,7 +115,8 @@ from sklearn.linear_model import Ridge
 def sort_order() -> PairSpec:
     sort = 'df = df.sort_values("week", kind="stable")\n'
     split = "train, test = train_test_split(df, test_size=0.@KNOB@, shuffle=False)\n"
-    code = _PANEL.format(split="from sklearn.model_selection import train_test_split\n") + f"""df = df.assign(last_week=df.groupby("store")["sales"].shift(1)).dropna()
+    head = _PANEL.format(split="from sklearn.model_selection import train_test_split\n")
+    code = head + f"""df = df.assign(last_week=df.groupby("store")["sales"].shift(1)).dropna()
 {sort}{split}print(df["week"].min(), "to", df["week"].max(), "-", len(train), "store-weeks to fit")
 
 features = ["promo", "last_week"]
