@@ -144,3 +144,16 @@ def test_a_source_may_spell_it_license_and_give_several_ranges():
             assert message in str(exc)
         else:
             raise AssertionError(lines)
+
+
+def test_an_import_into_a_self_contained_file_keeps_it_self_contained(tmp_path):
+    out = tmp_path / "mine.jsonl"
+    assert _import(tmp_path, out, "--verdict", "OK", "--id", "first").exit_code == 0
+    (first,) = load_items(out)
+    out.write_text(json.dumps(first.to_dict()) + "\n")  # the first banks' one-file format
+    (tmp_path / "mine.key.jsonl").unlink()
+    assert _import(tmp_path, out, "--verdict", "PROBLEM", "--family", "data_leakage", "--flaw-lines", "3",
+                   "--id", "second").exit_code == 0
+    assert not (tmp_path / "mine.key.jsonl").exists()
+    assert [item.id for item in load_items(out)] == ["first", "second"]
+    assert all("verdict" in json.loads(line) for line in out.read_text().splitlines())
