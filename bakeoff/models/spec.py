@@ -4,7 +4,7 @@
   gguf:PATH  or  PATH.gguf  llama.cpp in its own process
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
-(`baseline:cues`, the review benchmark's surface reader, is the review's own: bakeoff.review.reviewers.)
+(`baseline:cues`, the review benchmark's surface reader, is the review's own: it is not a model spec.)
 
 Parsing reads no file; `default` is looked up in the installed package (ModelFileNotFound without it).
 """
