@@ -14,10 +14,12 @@ both record whether the cut came from the harness's own token budget.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bakeoff.models.base import Completion
+from bakeoff.models.tools import ToolCall, ToolSpec
 from bakeoff.records.enums import UNCAPTURED_REASONS, CaptureReason, CaptureStatus
 from bakeoff.records.parts import Capture
 
@@ -291,3 +293,63 @@ def audit(
     if expect == "verdict" and not (has_verdict or _default_has_verdict)(completion.text):
         return Capture(CaptureStatus.UNUSABLE, CaptureReason.NO_VERDICT)
     return Capture(CaptureStatus.CAPTURED, CaptureReason.OK)
+
+
+# --- an agent's tool calls -----------------------------------------------------
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
+                                            "boolean": (bool,), "object": (dict,), "array": (list,)}
+
+
+def argument_problem(arguments: object, schema: Mapping[str, Any]) -> str | None:
+    """What is wrong with a call's arguments against its tool's schema (an object of typed properties), or None."""
+    if not isinstance(arguments, dict):
+        return f"the arguments are a JSON {type(arguments).__name__}, not an object"
+    properties = schema.get("properties") or {}
+    missing = [name for name in schema.get("required") or () if name not in arguments]
+    if missing:
+        return f"missing argument(s): {', '.join(missing)}"
+    unknown = sorted(set(arguments) - set(properties))
+    if unknown and schema.get("additionalProperties") is False:
+        return f"unknown argument(s): {', '.join(unknown)}; the tool takes {', '.join(properties) or 'none'}"
+    for name, value in arguments.items():
+        wanted = (properties.get(name) or {}).get("type")
+        kinds = _JSON_TYPES.get(wanted) if isinstance(wanted, str) else None
+        bad_bool = isinstance(value, bool) and wanted in ("integer", "number")
+        if kinds is not None and (not isinstance(value, kinds) or bad_bool):
+            return f"argument {name} must be a JSON {wanted}, not {type(value).__name__}"
+    return None
+
+
+def call_problem(call: ToolCall, tools: Mapping[str, ToolSpec]) -> tuple[CaptureReason, str] | None:
+    """Why one call cannot be run (malformed_call, unknown_tool, bad_arguments), or None when it can."""
+    if call.error is not None:
+        return CaptureReason.MALFORMED_CALL, call.error
+    if call.name not in tools:
+        return CaptureReason.UNKNOWN_TOOL, f"there is no tool {call.name[:80]!r}; the tools are {', '.join(tools)}"
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError as exc:
+        return CaptureReason.MALFORMED_CALL, f"the arguments of {call.name} are not JSON: {exc}"
+    problem = argument_problem(arguments, tools[call.name].parameters)
+    return (CaptureReason.BAD_ARGUMENTS, f"{call.name}: {problem}") if problem else None
+
+
+def audit_tool_calls(completion: Completion, tools: Sequence[ToolSpec], token_budget: int | None = None
+                     ) -> tuple[Capture, tuple[tuple[CaptureReason, str] | None, ...]]:
+    """The capture audit of an agent's step, and each call's problem (None for a call that can run).
+
+    An answer that never came is uncaptured as any other; one with no call at all is unusable `no_tool_call`
+    (after the usual checks: cut off, runaway reasoning...); a step whose every call can run is captured,
+    else unusable for the first call's problem. Reasoning is never searched for calls."""
+    if completion.error is not None or not completion.tool_calls:
+        capture = audit(completion, expect="text", token_budget=token_budget)
+        if capture.captured:
+            capture = Capture(CaptureStatus.UNUSABLE, CaptureReason.NO_TOOL_CALL, "the answer calls no tool")
+        return capture, ()
+    by_name = {tool.name: tool for tool in tools}
+    problems = tuple(call_problem(call, by_name) for call in completion.tool_calls)
+    first = next((problem for problem in problems if problem is not None), None)
+    if first is None:
+        return Capture(CaptureStatus.CAPTURED, CaptureReason.OK), problems
+    return Capture(CaptureStatus.UNUSABLE, first[0], first[1]), problems

@@ -64,6 +64,9 @@ class ExecResult:
     disk_peak_bytes: int | None = None
     disk_cap_bytes: int | None = None
     disk_exceeded: bool = False  # stopped by the harness because the workspace outgrew Limits.disk_bytes
+    # CPU seconds (user and system) the command's processes used, where the driver measures it (Docker's
+    # supervisor reaps them all); None elsewhere.
+    cpu_s: float | None = None
 
     @property
     def ok(self) -> bool:

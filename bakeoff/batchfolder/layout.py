@@ -4,7 +4,7 @@
     BATCH/plan.toml              the plan file as given
     BATCH/events.jsonl           the journal
     BATCH/batch.lock             the writer's lock
-    BATCH/runs/<run_id>/         one run (RunLayout)
+    BATCH/runs/<run_id>/         one run (RunLayout): stages/, steps/ (an agent's), repo/, run.json...
     BATCH/report/                `bakeoff report`'s folder
     BATCH/review/, BATCH/reviews/  review result folders kept with the batch
 
@@ -59,6 +59,14 @@ class RunLayout:
 
     def stage_record(self, index: int, stage: str) -> Path:
         return self.stages / f"{index}-{stage}.json"
+
+    @property
+    def steps(self) -> Path:
+        """An agent's loop: one record per step."""
+        return self.folder / "steps"
+
+    def step_record(self, step: int) -> Path:
+        return self.steps / f"{step:03d}.json"
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,27 @@ from typing import Any, TypeVar
 
 from bakeoff.batchfolder.files import read_json_object
 from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
-from bakeoff.batchfolder.records import read_analysis_record, read_batch_record, read_run_record, read_typed
+from bakeoff.batchfolder.records import (
+    read_analysis_record,
+    read_batch_record,
+    read_run_record,
+    read_typed,
+)
 from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     ANALYSIS_SCHEMA,
-    STAGE_NAMES,
     AnalysisRecord,
     BatchRecord,
     DamagedRecord,
     Plan,
+    DEFAULT_SCAFFOLD,
     RepairTurn,
     RunRecord,
+    Stage,
     StageRecord,
+    StepRecord,
     UnknownRecordSchema,
+    row_label,
 )
 
 __all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RunRecords",
@@ -53,10 +61,18 @@ class RunRecords:
     stages: Mapping[str, StageRecord]  # stage name -> its record
     analysis: AnalysisRecord | None  # analysis.json, when `bakeoff analyze` has run
     design_text: str | None  # the design document the run ended with (repo/DESIGN.md, else the decide answer)
+    steps: tuple[StepRecord, ...] = ()  # an agent's loop, step by step (none for a staged run)
 
     @property
     def finished(self) -> bool:
         return self.run is not None
+
+    @property
+    def scaffold(self) -> str:
+        """How the run was driven: its run record's, else what its stage records show."""
+        if self.run is not None:
+            return self.run.scaffold
+        return Stage.AGENT.value if Stage.AGENT in self.stages or self.steps else DEFAULT_SCAFFOLD
 
 
 @dataclass(frozen=True)
@@ -74,7 +90,8 @@ class BatchRecords:
         return self.batch.plan
 
     def model_labels(self) -> list[str]:
-        seen = [m.label for m in self.plan.models if m.label]
+        """The report's rows: every (model, scaffold) of the plan, then any other a run shows."""
+        seen = [row_label(m.label, scaffold) for m, scaffold in self.plan.rows() if m.label]
         for run in self.runs:
             label = run_model_label(run)
             if label not in seen:
@@ -88,8 +105,9 @@ def stage_calls(record: StageRecord) -> tuple[StageRecord | RepairTurn, ...]:
 
 
 def run_model_label(run: RunRecords) -> str:
+    """The run's row: its model's label, under a scaffold other than the default its row_label."""
     if run.run is not None and run.run.model.label:
-        return run.run.model.label
+        return run.run.row_label
     return run.run_id.rsplit("-r", 1)[0]
 
 
@@ -125,13 +143,30 @@ def _read_stage(path: Path) -> StageRecord:
     return read_typed(path, StageRecord.from_json)
 
 
+def _stage_files(layout: RunLayout) -> list[tuple[int, str, Path]]:
+    """(index, stage, path) of every stage record file, in index order: a scaffold's own stages included."""
+    if not layout.stages.is_dir():
+        return []
+    found = []
+    for path in layout.stages.glob("*.json"):
+        index, _, name = path.stem.partition("-")
+        if index.isdigit() and name in Stage._value2member_map_:
+            found.append((int(index), name, path))
+    return sorted(found)
+
+
+def _read_steps(layout: RunLayout) -> tuple[StepRecord, ...]:
+    if not layout.steps.is_dir():
+        return ()
+    paths = sorted(p for p in layout.steps.glob("*.json") if p.stem.isdigit())
+    return tuple(read_json_file(path, lambda p: read_typed(p, StepRecord.from_json)) for path in paths)
+
+
 def read_run(folder: Path) -> RunRecords:
     layout = RunLayout(folder)
     stages: dict[str, StageRecord] = {}
-    for index, stage in enumerate(STAGE_NAMES, start=1):
-        path = layout.stage_record(index, stage)
-        if path.is_file():
-            stages[stage] = read_json_file(path, _read_stage)
+    for _, stage, path in _stage_files(layout):
+        stages[stage] = read_json_file(path, _read_stage)
     return RunRecords(
         run_id=folder.name,
         folder=folder,
@@ -139,6 +174,7 @@ def read_run(folder: Path) -> RunRecords:
         stages=stages,
         analysis=read_json_file(layout.analysis, read_analysis_record) if layout.analysis.is_file() else None,
         design_text=_design_text(layout, stages),
+        steps=_read_steps(layout),
     )
 
 

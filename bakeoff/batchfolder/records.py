@@ -9,7 +9,7 @@ record written by a newer bakeoff is never overwritten.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,13 +25,15 @@ from bakeoff.records import (
     RunRecord,
     RunStatus,
     StageRecord,
+    StepRecord,
 )
 
 R = TypeVar("R")
 
-__all__ = ["STAGE_NAMES", "finished_stages", "is_finished", "load_stage_record", "read_analysis_record",
-           "read_batch_record", "read_run_record", "read_stage_record", "read_typed", "stage_record_path",
-           "stages_with_failure", "write_batch_record", "write_run_record", "write_stage_record"]
+__all__ = ["STAGE_NAMES", "finished_stages", "finished_steps", "is_finished", "load_stage_record",
+           "read_analysis_record", "read_batch_record", "read_run_record", "read_stage_record", "read_typed",
+           "stage_record_path", "stages_with_failure", "write_batch_record", "write_run_record", "write_stage_record",
+           "write_step_record"]
 
 
 def stage_record_path(run_dir: Path, index: int, stage: str) -> Path:
@@ -62,14 +64,14 @@ def load_stage_record(path: Path) -> StageRecord:
     return read_typed(path, StageRecord.from_json)
 
 
-def finished_stages(run_dir: Path) -> dict[str, StageRecord]:
-    """The records of the stages already done, in order.
+def finished_stages(run_dir: Path, names: Sequence[str] = STAGE_NAMES) -> dict[str, StageRecord]:
+    """The records of the stages already done, in order (`names`: the run's scaffold's stages).
 
     A gap ends the list (later ones are re-run), and so does a stage the harness failed:
     it is the model's work that counts as done, not the harness's failure to do it.
     """
     done: dict[str, StageRecord] = {}
-    for index, stage in enumerate(STAGE_NAMES, start=1):
+    for index, stage in enumerate(names, start=1):
         record = read_stage_record(stage_record_path(run_dir, index, stage))
         if record is None or record.attribution == Attribution.HARNESS_ERROR:
             break
@@ -77,15 +79,38 @@ def finished_stages(run_dir: Path) -> dict[str, StageRecord]:
     return done
 
 
-def stages_with_failure(run_dir: Path) -> dict[str, StageRecord]:
+def stages_with_failure(run_dir: Path, names: Sequence[str] = STAGE_NAMES) -> dict[str, StageRecord]:
     """The finished stages plus the record of the stage the harness failed, if there is one."""
-    stages = finished_stages(run_dir)
+    stages = finished_stages(run_dir, names)
     index = len(stages) + 1
-    if index <= len(STAGE_NAMES):
-        record = read_stage_record(stage_record_path(run_dir, index, STAGE_NAMES[index - 1]))
+    if index <= len(names):
+        record = read_stage_record(stage_record_path(run_dir, index, names[index - 1]))
         if record is not None:
-            stages[STAGE_NAMES[index - 1]] = record
+            stages[names[index - 1]] = record
     return stages
+
+
+def finished_steps(run_dir: Path) -> list[StepRecord]:
+    """An agent's steps already done, in order: a gap or a damaged record ends the list (later ones are run
+    again, from the last good step's commit); a step the harness failed ends it too."""
+    steps: list[StepRecord] = []
+    layout = RunLayout(run_dir)
+    while True:
+        path = layout.step_record(len(steps) + 1)
+        if not path.is_file():
+            return steps
+        try:
+            record = read_typed(path, StepRecord.from_json)
+        except DamagedRecord:
+            return steps
+        if record.harness_error is not None:
+            return steps
+        steps.append(record)
+
+
+def write_step_record(run_dir: Path, record: StepRecord, counter: WriteCounter | None) -> None:
+    write_json(RunLayout(run_dir).step_record(record.step), record.to_json(), counter)
+
 
 
 def write_stage_record(run_dir: Path, record: StageRecord, counter: WriteCounter | None) -> None:

@@ -9,13 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from bakeoff.models.tools import ToolCall, ToolSpec
 
 
 @dataclass(frozen=True)
 class Message:
-    role: str  # "system", "user" or "assistant"
+    role: str  # "system", "user", "assistant" or "tool"
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn's calls (an agent's)
+    tool_call_id: str = ""  # a "tool" turn: the call it answers
+    name: str = ""  # a "tool" turn: the tool that answered
+
+    def template_dict(self) -> dict[str, Any]:
+        """The message as chat templates and OpenAI's API read it (keys beyond role and content only when set)."""
+        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [call.template_dict() for call in self.tool_calls]
+        if self.tool_call_id:
+            data["tool_call_id"] = self.tool_call_id
+        if self.name:
+            data["name"] = self.name
+        return data
 
 
 @dataclass(frozen=True)
@@ -28,6 +44,9 @@ class GenerationSettings:
     # Room for reasoning on top of max_tokens (the answer's budget). A backend adds
     # it to what it asks for when the model may reason, so thinking never eats the answer's share.
     reasoning_tokens: int = 0
+    # Tools offered for this turn (an agent's step); the backend renders them its model's way and reads the calls.
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: str = "auto"  # "auto", "required", or a tool's name (a server may be made to call it)
 
     @property
     def total_tokens(self) -> int:
@@ -61,6 +80,8 @@ class Completion:
     reasoning_unfinished: bool = False
     # The most tokens the backend let the model generate for this answer (None: not known).
     token_budget: int | None = None
+    # The calls read from the answer when tools were offered (bakeoff.models.tools), in the model's syntax.
+    tool_calls: tuple[ToolCall, ...] = ()
 
     def to_dict(self) -> dict:
         return asdict(self)

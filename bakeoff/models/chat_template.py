@@ -24,6 +24,7 @@ from typing import Any
 
 from bakeoff.models.errors import ChatTemplateError, ReasoningModeUnsupported
 from bakeoff.models.reasoning import HARMONY_CHANNEL, TAGS, ReasoningFormat, prompt_opens_reasoning
+from bakeoff.models.tools import PROBE_TOOL, ToolSyntax, probe_conversation, syntax_of_rendering
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
 EFFORT_MODES = ("low", "medium", "high")
@@ -91,8 +92,9 @@ class ChatTemplate:
         self._probe = self._first_renderable_probe()
         self.format = self._detect_format()
 
-    def render(self, messages: Sequence[Mapping[str, str]], add_generation_prompt: bool = True, **kwargs: Any) -> str:
-        """The prompt text for `messages`, ending with the assistant's opening when `add_generation_prompt`."""
+    def render(self, messages: Sequence[Mapping[str, Any]], add_generation_prompt: bool = True, **kwargs: Any) -> str:
+        """The prompt text for `messages`, ending with the assistant's opening when `add_generation_prompt`
+        (an agent's turn passes `tools`, the OpenAI-shaped list templates read, and messages with tool calls)."""
         import jinja2
 
         try:
@@ -165,3 +167,19 @@ class ChatTemplate:
         if EFFORT_VARIABLE in self.variables:
             switches.append(f"an effort level ({EFFORT_VARIABLE}: use 'low', 'medium' or 'high')")
         return " and ".join(switches) if switches else "no reasoning switch (only 'default' is possible)"
+
+    def tool_syntax(self) -> ToolSyntax:
+        """How this template writes tool calls, from what it renders with a probe tool offered (and a probe call
+        answered); the text protocol where it reads no `tools` or shows no call markup bakeoff knows."""
+        if "tools" not in self.variables:
+            return ToolSyntax.TEXT
+        tools = [PROBE_TOOL.to_openai()]
+        try:
+            tools_only = self.render([{"role": "user", "content": "Say hi."}], tools=tools)
+        except ChatTemplateError:
+            return ToolSyntax.TEXT
+        try:
+            with_call: str | None = self.render(probe_conversation(), tools=tools)
+        except ChatTemplateError:  # a template may insist on turns our probe lacks; its tool list still shows
+            with_call = None
+        return syntax_of_rendering(with_call, tools_only)

@@ -38,6 +38,7 @@ from bakeoff.models.engine_messages import (
 from bakeoff.models.errors import BackendUnavailable, ChatTemplateError, ModelFileInvalid
 from bakeoff.models.memory import check_fits
 from bakeoff.models.reasoning import ReasoningFormat, prompt_opens_reasoning, split_output
+from bakeoff.models.tools import NATIVE_SYNTAXES, ToolSyntax, parse_reply
 
 
 def serve(conn, config: LoadConfig) -> None:
@@ -109,6 +110,7 @@ class Engine:
         self._template = template
         self._kwargs = dict(facts.reasoning_kwargs)  # the reasoning switch's template variables
         self._format = ReasoningFormat(facts.reasoning_format)
+        self._tool_syntax = ToolSyntax(facts.tool_syntax)
         self.facts = facts
 
     @classmethod
@@ -139,6 +141,7 @@ class Engine:
             chat_template_sha256=template.sha256,
             reasoning_format=template.format.value,
             reasoning_kwargs=reasoning_kwargs,
+            tool_syntax=template.tool_syntax().value,
         )
         return cls(llama_cpp, llm, template, facts)
 
@@ -146,7 +149,7 @@ class Engine:
         if isinstance(request, ChatRequest):
             return self.chat(request)
         if isinstance(request, RenderRequest):
-            return Rendered(self._render(request.messages))
+            return Rendered(self._render(request.messages, request.tools))
         if isinstance(request, ResetRequest):
             self._llm.reset()
             return Done()
@@ -169,8 +172,23 @@ class Engine:
             llm.eval(tokens[reused:-1])
         return reused
 
-    def _render(self, messages) -> str:
-        return self._template.render([{"role": m.role, "content": m.content} for m in messages], **self._kwargs)
+    def _render(self, messages, tools=()) -> str:
+        """The prompt; tools offered go into the template's `tools` where it writes a syntax bakeoff reads (the
+        text protocol's tools are in the system prompt the agent wrote)."""
+        extra = {"tools": [t.to_openai() for t in tools]} if tools and self._tool_syntax in NATIVE_SYNTAXES else {}
+        return self._template.render([m.template_dict() for m in messages], **self._kwargs, **extra)
+
+    def _calls(self, prompt: str, tokens: list[int], text: str, answer: str):
+        """(answer without the calls' markup, calls) of a turn that offered tools. The calls are read from the
+        output with its special tokens written out (several families' call markers are special tokens); harmony's
+        from the whole output (its calls are commentary-channel messages), the others' from the answer part."""
+        raw = self._raw_output(tokens, text)
+        if self._tool_syntax is not ToolSyntax.HARMONY and self._format is not ReasoningFormat.NONE:
+            raw = split_output(raw, self._format, prompt_opens_reasoning(prompt, self._format)).answer
+        parsed = parse_reply(raw, self._tool_syntax)
+        if not parsed.calls:
+            return answer, ()
+        return (answer if self._tool_syntax is ToolSyntax.HARMONY else parsed.text), parsed.calls
 
     def _budget(self, settings) -> int:
         """The answer's budget, plus the reasoning budget when this model may reason."""
@@ -201,7 +219,7 @@ class Engine:
         started = time.perf_counter()
         deadline = _Deadline(started + settings.timeout_s)
         try:
-            prompt = self._render(request.messages)
+            prompt = self._render(request.messages, settings.tools)
             # The template writes every special token it wants (BOS included): none is added.
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= llm.n_ctx():
@@ -218,6 +236,9 @@ class Engine:
                 stopping_criteria=self._llama_cpp.StoppingCriteriaList([deadline]),
             )
             answer, reasoning, reasoning_tokens, unfinished = self._split(prompt, tokens, response["choices"][0].get("text") or "")
+            calls: tuple = ()
+            if settings.tools:
+                answer, calls = self._calls(prompt, tokens, response["choices"][0].get("text") or "", answer)
         except (ValueError, RuntimeError) as exc:
             return _failed(f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
         finished = time.perf_counter()
@@ -238,6 +259,7 @@ class Engine:
             prompt_seconds=prefilled - started,
             generation_seconds=finished - prefilled,
             cached_prompt_tokens=reused,
+            tool_calls=calls,
         )
 
     def close(self) -> None:

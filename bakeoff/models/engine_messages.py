@@ -12,6 +12,7 @@ from typing import Any
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.gguf_header import GgufInfo
 from bakeoff.models.memory import GpuMemory, MemoryEstimate
+from bakeoff.models.tools import ToolCall
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class EngineFacts:
     chat_template_sha256: str = ""
     reasoning_format: str = "none"  # bakeoff.models.reasoning.ReasoningFormat value
     reasoning_kwargs: dict[str, Any] = field(default_factory=dict)  # template variables the mode sets
+    tool_syntax: str = "text"  # bakeoff.models.tools.ToolSyntax: how the template writes tool calls
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class ChatReply:
     reasoning_tokens: int = 0
     reasoning_unfinished: bool = False
     token_budget: int | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class RenderRequest:
     """The prompt the chat template makes of these messages (answered with `Rendered`)."""
 
     messages: tuple[Message, ...]
+    tools: tuple[Any, ...] = ()  # bakeoff.models.tools.ToolSpec: offered the model's way
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,7 @@ class GgufBackend:
             "reasoning_format": facts.reasoning_format,
             "reasoning_mode": self.settings.reasoning,
             "reasoning_template_kwargs": dict(facts.reasoning_kwargs),
+            "tool_syntax": facts.tool_syntax,
             "llama_cpp_python_version": facts.llama_cpp_python_version,
             "llama_cpp_libraries": dict(facts.libraries),
             "llama_cpp_system_info": facts.system_info,
@@ -132,6 +133,11 @@ class GgufBackend:
         return f"gguf:{self.path}"
 
     @property
+    def tool_syntax(self) -> str:
+        """How this model's calls are written (its chat template's way, else the text protocol)."""
+        return str(self._model_info["tool_syntax"])
+
+    @property
     def engine_pid(self) -> int | None:
         """The engine process's id (benchmarks read its CPU time); None while no engine runs."""
         return self._engine.pid if self._engine is not None else None
@@ -142,9 +148,10 @@ class GgufBackend:
             reply = self._engine.request(ResetRequest(), wait_s=None)
             assert isinstance(reply, Done), reply
 
-    def render_prompt(self, messages: Sequence[Message]) -> str:
-        """The prompt the model's chat template makes of `messages`, with this backend's reasoning mode."""
-        reply = self._running_engine().request(RenderRequest(tuple(messages)), wait_s=None)
+    def render_prompt(self, messages: Sequence[Message], tools: Sequence = ()) -> str:
+        """The prompt the model's chat template makes of `messages` (and tools offered), with this backend's
+        reasoning mode."""
+        reply = self._running_engine().request(RenderRequest(tuple(messages), tuple(tools)), wait_s=None)
         assert isinstance(reply, Rendered), reply
         return reply.prompt
 
@@ -211,6 +218,7 @@ class GgufBackend:
             backend=self.identity,
             cached_prompt_tokens=reply.cached_prompt_tokens,
             model_info=self._info(),
+            tool_calls=tuple(reply.tool_calls),
         )
 
     def _failure(self, error: str, elapsed: float, kind: str, partial_text: str = "") -> Completion:

@@ -18,6 +18,7 @@ import httpx
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.reasoning import split_detected
+from bakeoff.models.tools import ToolSyntax, calls_from_openai, parse_text_protocol
 
 RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 MAX_RETRY_AFTER_S = 60.0
@@ -88,10 +89,14 @@ class OpenAICompatBackend:
     def identity(self) -> str:
         return f"openai:{self.base_url}#{self.model}"
 
+    @property
+    def tool_syntax(self) -> str:
+        return ToolSyntax.OPENAI.value
+
     def _payload(self, messages: Sequence[Message], settings: GenerationSettings) -> dict:
         payload = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [_api_message(m) for m in messages],
             "max_tokens": settings.max_tokens,
             "temperature": settings.temperature,
             "seed": settings.seed,
@@ -101,6 +106,11 @@ class OpenAICompatBackend:
             payload["max_tokens"] = settings.total_tokens  # room to reason on top of the answer's budget
         if settings.stop:
             payload["stop"] = list(settings.stop)
+        if settings.tools:
+            payload["tools"] = [tool.to_openai() for tool in settings.tools]
+            choice = settings.tool_choice
+            named = choice not in ("auto", "required", "none")
+            payload["tool_choice"] = {"type": "function", "function": {"name": choice}} if named else choice
         return payload
 
     def _wait_before_retry(self, attempt: int, response: httpx.Response | None) -> None:
@@ -145,7 +155,7 @@ class OpenAICompatBackend:
                 attempts.append(f"HTTP {response.status_code}")
                 detail = response.text[:500]
                 return self._failure(f"HTTP {response.status_code}: {detail}", "backend_error", started, attempts)
-            return self._parse(response, started, attempts, payload["max_tokens"])
+            return self._parse(response, started, attempts, payload["max_tokens"], bool(settings.tools))
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:
@@ -157,7 +167,8 @@ class OpenAICompatBackend:
             model_info={"attempts": len(attempts), "attempt_failures": attempts},
         )
 
-    def _parse(self, response: httpx.Response, started: float, attempts: list[str], token_budget: int) -> Completion:
+    def _parse(self, response: httpx.Response, started: float, attempts: list[str], token_budget: int,
+               tools_offered: bool = False) -> Completion:
         elapsed = time.perf_counter() - started
         try:
             body = response.json()
@@ -166,6 +177,12 @@ class OpenAICompatBackend:
             if not isinstance(text, str):
                 raise TypeError(f"content is a {type(text).__name__}, not text")
             reasoning, text, unfinished = _reasoning_of(choice["message"], text)
+            calls = calls_from_openai(choice["message"].get("tool_calls")) if tools_offered else ()
+            calls_from = "server" if calls else "none"
+            if tools_offered and not calls:  # a server that left the model's markup in content
+                parsed = parse_text_protocol(text)
+                if parsed.calls:
+                    text, calls, calls_from = parsed.text, parsed.calls, "content"
             finish_reason = str(choice.get("finish_reason") or "stop")
             usage = body.get("usage") or {}
             prompt_tokens = int(usage.get("prompt_tokens") or 0)
@@ -195,7 +212,9 @@ class OpenAICompatBackend:
             generation_seconds=generation_s,
             backend=self.identity,
             cached_prompt_tokens=cached,
+            tool_calls=calls,
             model_info={
+                **({"tool_syntax": ToolSyntax.OPENAI.value, "tool_calls_from": calls_from} if tools_offered else {}),
                 "served_model": body.get("model"),
                 "system_fingerprint": body.get("system_fingerprint"),
                 "timing_source": source,
@@ -235,6 +254,17 @@ class OpenAICompatBackend:
             self._tokenize_url = None  # asked once: a server without the endpoint is not asked again
             return None
         return len(tokens)
+
+
+def _api_message(message: Message) -> dict:
+    """A message as the chat completions API takes it: a call's arguments as JSON text."""
+    data = message.template_dict()
+    data.pop("name", None)  # a tool turn is known by its call id; strict servers refuse other keys
+    if message.tool_calls:
+        data["tool_calls"] = [{"id": call.call_id or f"call_{index}", "type": "function",
+                               "function": {"name": call.name, "arguments": call.arguments}}
+                              for index, call in enumerate(message.tool_calls)]
+    return data
 
 
 def _reasoning_of(message: dict, content: str) -> tuple[str, str, bool]:

@@ -10,6 +10,8 @@ the run records it as uncaptured instead of crashing.
 Token counts are word counts: scripted text has no tokenizer. A line's
 `reasoning` is replayed as the model's reasoning; a line without one is read
 as raw output, its leading reasoning markup split off (bakeoff.models.reasoning).
+When tools are offered, a line's `tool_calls` are the calls (a transcript replays them); a line without
+them is read in the text protocol (bakeoff.models.tools), so a hand-written agent script may write either.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from bakeoff.models.base import Completion, GenerationSettings, Message, split_key
 from bakeoff.models.errors import ModelFileNotFound
 from bakeoff.models.reasoning import SplitOutput, count_words, split_detected
+from bakeoff.models.tools import ToolSyntax, parse_text_protocol
 from bakeoff.models.transcript import ScriptedAnswer, read_answers
 
 
@@ -34,6 +37,10 @@ class ScriptedBackend:
     @property
     def identity(self) -> str:
         return f"scripted:{self.path}"
+
+    @property
+    def tool_syntax(self) -> str:
+        return ToolSyntax.SCRIPTED.value
 
     def _take(self, key: str) -> ScriptedAnswer | None:
         conversation, _turn = split_key(key)
@@ -59,14 +66,20 @@ class ScriptedBackend:
         else:
             split = SplitOutput(answer.reasoning, answer.text, answer.reasoning_unfinished)
         reasoning_words = count_words(split.reasoning)
+        text, calls = split.answer, answer.tool_calls or ()
+        if settings.tools and answer.tool_calls is None:
+            parsed = parse_text_protocol(text)
+            text, calls = (parsed.text, parsed.calls) if parsed.calls else (text, ())
         return Completion(
-            text=split.answer,
+            text=text,
+            tool_calls=tuple(calls) if settings.tools else (),
             reasoning=split.reasoning,
             reasoning_tokens=reasoning_words,
             reasoning_unfinished=split.unfinished,
             finish_reason=answer.finish_reason,
             prompt_tokens=prompt_words,
-            completion_tokens=count_words(split.answer) + reasoning_words,
+            completion_tokens=count_words(split.answer) + reasoning_words
+            + sum(count_words(call.arguments) for call in (answer.tool_calls or ())),
             prompt_seconds=0.0,
             generation_seconds=0.0,
             backend=self.identity,

@@ -1,7 +1,8 @@
 """The transcript line format: what a run writes and the scripted backend replays.
 
 One JSON object a line. Replay reads `key`, `text`, `reasoning`
-(with `reasoning_unfinished` and `token_budget`), `finish_reason`, `error` and `error_kind`; every
+(with `reasoning_unfinished` and `token_budget`), `tool_calls` (an agent's calls: `[{"name", "arguments",
+"call_id", "error"}]`, arguments as JSON text or, hand-written, an object), `finish_reason`, `error` and `error_kind`; every
 other field (messages, token counts, timings...) is a record for people and analysis and is ignored on replay. A line without
 `reasoning` (a hand-written script) is read as raw model output: reasoning
 markup at the start of its `text` is split off as a model's would be. Keep this stable:
@@ -18,6 +19,7 @@ from pathlib import Path
 import durable
 from bakeoff.models.base import ERROR_KINDS, Completion, Message
 from bakeoff.models.errors import ModelFileInvalid
+from bakeoff.models.tools import ToolCall
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class ScriptedAnswer:
     reasoning: str | None = None  # None: the line has no `reasoning` field
     reasoning_unfinished: bool = False
     token_budget: int | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None  # None: the line has no `tool_calls` field
 
 
 def transcript_line(key: str, completion: Completion, messages: Sequence[Message] = ()) -> dict:
@@ -53,8 +56,10 @@ def transcript_line(key: str, completion: Completion, messages: Sequence[Message
         "cached_prompt_tokens": completion.cached_prompt_tokens,
         "prompt_seconds": completion.prompt_seconds,
         "generation_seconds": completion.generation_seconds,
-        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "messages": [m.template_dict() for m in messages],
     }
+    if completion.tool_calls:
+        record["tool_calls"] = [call.to_dict() for call in completion.tool_calls]
     return record
 
 
@@ -82,6 +87,9 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
         raise ModelFileInvalid(f"{source}:{number}: error_kind must be one of {', '.join(ERROR_KINDS)}")
     key = data.get("key")
     budget = data.get("token_budget")
+    calls = data.get("tool_calls")
+    if calls is not None and not (isinstance(calls, list) and all(isinstance(c, dict) for c in calls)):
+        raise ModelFileInvalid(f"{source}:{number}: 'tool_calls' must be a list of objects")
     return ScriptedAnswer(
         line_number=number,
         key=str(key) if key is not None else None,
@@ -92,6 +100,7 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
         reasoning=reasoning,
         reasoning_unfinished=data.get("reasoning_unfinished") is True,
         token_budget=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
+        tool_calls=tuple(ToolCall.from_dict(c) for c in calls) if calls is not None else None,
     )
 
 

@@ -10,6 +10,7 @@ from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
 from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion
 from bakeoff.records.enums import (
     STAGE_NAMES,
+    TOOL_CALL_REASONS,
     UNCAPTURED_REASONS,
     UNUSABLE_REASONS,
     Attribution,
@@ -18,6 +19,7 @@ from bakeoff.records.enums import (
     ClaimSource,
     CrashClass,
     LadderStatus,
+    LoopEnd,
     RepairEffect,
     RepairGrant,
     RunStatus,
@@ -40,7 +42,7 @@ from bakeoff.records.parts import (
     SkippedPath,
     Timings,
 )
-from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
+from bakeoff.records.plan import DEFAULT_SCAFFOLD, ModelEntry, Plan, PlanChanged, PlanError, RunLimits, row_label
 from bakeoff.records.run import (
     RUN_SCHEMA,
     CaptureCounts,
@@ -52,6 +54,7 @@ from bakeoff.records.run import (
     TokenCounts,
 )
 from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
+from bakeoff.records.step import STEP_SCHEMA, AgentLoop, LoopUsage, StepRecord, ToolResult
 
 __all__ = [
     "STAGE_NAMES", "ClaimSource", "CodeVersion", "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
@@ -63,4 +66,6 @@ __all__ = [
     "Prompt", "PromptCut", "PromptMessage", "RepairEffect", "RepairGrant", "RepairTurn", "Requirement", "Resources",
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
     "UnknownRecordSchema",
+    "DEFAULT_SCAFFOLD", "STEP_SCHEMA", "TOOL_CALL_REASONS", "AgentLoop", "LoopEnd", "LoopUsage", "StepRecord",
+    "ToolResult", "row_label",
 ]

@@ -10,7 +10,8 @@ from enum import StrEnum
 
 
 class Stage(StrEnum):
-    """The six stages of a run, in their order (a stage record's `stage`)."""
+    """A stage record's `stage`: the six stages of the staged scaffold in their order, and the agent
+    scaffold's loop (`agent`, followed by the same `evaluate`)."""
 
     EXPLORE = "explore"
     DECIDE = "decide"
@@ -18,9 +19,12 @@ class Stage(StrEnum):
     REPAIR = "repair"
     EVALUATE = "evaluate"
     DOCS = "docs"
+    AGENT = "agent"
 
 
-STAGE_NAMES = tuple(stage.value for stage in Stage)
+# The staged scaffold's stages, in order (the stage record files of a run written before scaffolds).
+STAGE_NAMES = (Stage.EXPLORE.value, Stage.DECIDE.value, Stage.IMPLEMENT.value, Stage.REPAIR.value,
+               Stage.EVALUATE.value, Stage.DOCS.value)
 
 
 class Attribution(StrEnum):
@@ -58,12 +62,20 @@ class CaptureReason(StrEnum):
     NO_ANSWER = "no_answer"
     NO_CODE = "no_code"
     NO_VERDICT = "no_verdict"
+    # unusable, an agent's step: what was wrong with its tool calls
+    NO_TOOL_CALL = "no_tool_call"  # an answer with no call in it
+    MALFORMED_CALL = "malformed_call"  # call markup whose JSON does not parse, or that names no tool
+    UNKNOWN_TOOL = "unknown_tool"
+    BAD_ARGUMENTS = "bad_arguments"  # arguments that are not the tool's (missing, unknown, of the wrong type)
 
+
+TOOL_CALL_REASONS = (CaptureReason.NO_TOOL_CALL, CaptureReason.MALFORMED_CALL, CaptureReason.UNKNOWN_TOOL,
+                     CaptureReason.BAD_ARGUMENTS)
 
 UNCAPTURED_REASONS = (CaptureReason.EMPTY, CaptureReason.WHITESPACE_ONLY, CaptureReason.TIMEOUT,
                       CaptureReason.TRANSPORT_ERROR, CaptureReason.BACKEND_ERROR, CaptureReason.BACKEND_CRASH)
 UNUSABLE_REASONS = (CaptureReason.CUT_OFF, CaptureReason.RUNAWAY_REASONING, CaptureReason.NO_ANSWER,
-                    CaptureReason.NO_CODE, CaptureReason.NO_VERDICT)
+                    CaptureReason.NO_CODE, CaptureReason.NO_VERDICT, *TOOL_CALL_REASONS)
 
 
 class RunStatus(StrEnum):
@@ -112,6 +124,17 @@ class RepairEffect(StrEnum):
     RESCUED = "rescued"  # up the ladder, or the headline better by more than its tolerance
     REGRESSED = "regressed"  # down the ladder, or the headline worse by more than its tolerance
     UNCHANGED = "unchanged"
+
+
+class LoopEnd(StrEnum):
+    """What ended an agent's loop (its budgets, each recorded when it is the one that ends it)."""
+
+    SUBMIT = "submit"  # the agent called submit
+    STEPS = "steps"
+    TOKENS = "tokens"  # answer and reasoning tokens together
+    WALL = "wall"  # wall-clock seconds of the loop
+    CPU = "cpu"  # sandbox CPU seconds of the agent's commands
+    UNCAPTURED = "uncaptured"  # no answer came back (timeout, a dead engine...): the loop cannot go on
 
 
 class RepairGrant(StrEnum):

@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
 
+from bakeoff.models.tools import ToolCall
 from bakeoff.records.enums import CaptureReason, CaptureStatus, ClaimSource, CrashClass, LadderStatus
 from bakeoff.records.errors import DamagedRecord
-from bakeoff.records.jsonio import JsonObject, as_object, enum_value, items, optional_enum, required
+from bakeoff.records.jsonio import JsonObject, as_list, as_object, enum_value, items, optional_enum, required
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,33 @@ class Capture:
 
 @dataclass(frozen=True)
 class PromptMessage:
+    """One message sent; an agent's turns also carry their tool calls, or the call they answer (written
+    only when set)."""
+
     role: str
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
+    name: str = ""
 
     def to_json(self) -> JsonObject:
-        return {"role": self.role, "content": self.content}
+        data: JsonObject = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [call.to_dict() for call in self.tool_calls]
+        if self.tool_call_id:
+            data["tool_call_id"] = self.tool_call_id
+        if self.name:
+            data["name"] = self.name
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PromptMessage:
-        return cls(data["role"], data["content"])
+        return cls(data["role"], data["content"], tool_calls_of(data.get("tool_calls"), "prompt.messages.tool_calls"),
+                   data.get("tool_call_id") or "", data.get("name") or "")
+
+
+def tool_calls_of(value: Any, name: str) -> tuple[ToolCall, ...]:
+    return tuple(ToolCall.from_dict(as_object(item, name)) for item in as_list(value, name))
 
 
 @dataclass(frozen=True)
@@ -119,14 +138,19 @@ class CompletionRecord:
     reasoning_tokens: int = 0
     reasoning_unfinished: bool = False
     token_budget: int | None = None
+    tool_calls: tuple[ToolCall, ...] = ()  # an agent's step: the calls read from the answer (written when any)
 
     def to_json(self) -> JsonObject:
-        return {"text": self.text, "finish_reason": self.finish_reason, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "prompt_seconds": self.prompt_seconds,
-                "generation_seconds": self.generation_seconds, "backend": self.backend, "error": self.error,
-                "cached_prompt_tokens": self.cached_prompt_tokens, "model_info": dict(self.model_info),
-                "error_kind": self.error_kind, "reasoning": self.reasoning, "reasoning_tokens": self.reasoning_tokens,
-                "reasoning_unfinished": self.reasoning_unfinished, "token_budget": self.token_budget}
+        data: JsonObject = {
+            "text": self.text, "finish_reason": self.finish_reason, "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens, "prompt_seconds": self.prompt_seconds,
+            "generation_seconds": self.generation_seconds, "backend": self.backend, "error": self.error,
+            "cached_prompt_tokens": self.cached_prompt_tokens, "model_info": dict(self.model_info),
+            "error_kind": self.error_kind, "reasoning": self.reasoning, "reasoning_tokens": self.reasoning_tokens,
+            "reasoning_unfinished": self.reasoning_unfinished, "token_budget": self.token_budget}
+        if self.tool_calls:
+            data["tool_calls"] = [call.to_dict() for call in self.tool_calls]
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CompletionRecord:
@@ -139,7 +163,13 @@ class CompletionRecord:
             model_info=dict(data.get("model_info") or {}), error_kind=data.get("error_kind"),
             reasoning=data.get("reasoning") or "", reasoning_tokens=data.get("reasoning_tokens") or 0,
             reasoning_unfinished=bool(data.get("reasoning_unfinished")), token_budget=data.get("token_budget"),
+            tool_calls=tool_calls_of(data.get("tool_calls"), "completion.tool_calls"),
         )
+
+    @property
+    def generated_tokens(self) -> int:
+        """Every token the model generated for this answer (completion_tokens counts the reasoning too)."""
+        return int(self.completion_tokens or 0)
 
 
 @dataclass(frozen=True)

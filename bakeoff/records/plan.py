@@ -22,6 +22,13 @@ from bakeoff.records.errors import DamagedRecord
 from bakeoff.records.jsonio import JsonObject, as_list, as_object, guarded
 
 DEFAULT_REASONING = "default"
+DEFAULT_SCAFFOLD = "staged"  # the six fixed stages (bakeoff.scaffolds.registry names every scaffold)
+
+
+def row_label(label: str, scaffold: str) -> str:
+    """A (model, scaffold) pair's name: its runs' ids (<row>-r01) and the report's row. A staged row is the
+    model's label alone, so that a plan of staged runs keeps the run ids it always had."""
+    return label if scaffold == DEFAULT_SCAFFOLD else f"{label}-{scaffold}"
 
 
 class PlanError(BakeoffError):
@@ -99,9 +106,17 @@ class Plan:
     limits: RunLimits = field(default_factory=RunLimits)
     task_settings: Mapping[str, Any] = field(default_factory=dict)
     model_options: Mapping[str, Any] = field(default_factory=dict)
+    # How each model is driven through the task, an axis like the reasoning modes: every (model, scaffold) is a
+    # row of runs. Its scaffolds' own settings by scaffold name ([scaffold_settings.agent]: budgets...).
+    scaffolds: tuple[str, ...] = (DEFAULT_SCAFFOLD,)
+    scaffold_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def rows(self) -> list[tuple[ModelEntry, str]]:
+        """(model, scaffold) in the plan's order: each model under each of its scaffolds."""
+        return [(model, scaffold) for model in self.models for scaffold in self.scaffolds]
 
     def to_dict(self) -> JsonObject:
-        return {
+        data: JsonObject = {
             "models": [m.to_dict() for m in self.models],
             "corpus": self.corpus,
             "runs": self.runs,
@@ -112,6 +127,12 @@ class Plan:
             "task_settings": _jsonable(dict(self.task_settings)),
             "model_options": _jsonable(dict(self.model_options)),
         }
+        # Only when they are not the defaults: a plan of staged runs keeps its hash.
+        if self.scaffolds != (DEFAULT_SCAFFOLD,):
+            data["scaffolds"] = list(self.scaffolds)
+        if self.scaffold_settings:
+            data["scaffold_settings"] = _jsonable(dict(self.scaffold_settings))
+        return data
 
     def sha256(self) -> str:
         canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
@@ -150,6 +171,9 @@ def _plan_from_json(data: Mapping[str, Any]) -> Plan:
         limits=RunLimits(**{k: limits[k] for k in limits if k in {f.name for f in dataclasses.fields(RunLimits)}}),
         task_settings=dict(as_object(data.get("task_settings") or {}, "plan.task_settings")),
         model_options=model_options,
+        scaffolds=tuple(str(s) for s in as_list(data.get("scaffolds"), "plan.scaffolds")) or (DEFAULT_SCAFFOLD,),
+        scaffold_settings={str(k): dict(as_object(v, "plan.scaffold_settings"))
+                           for k, v in as_object(data.get("scaffold_settings") or {}, "plan.scaffold_settings").items()},
     )
 
 

@@ -20,6 +20,7 @@ from bakeoff.records.jsonio import (
 )
 from bakeoff.records.ladder import Headline, Rung, rung_of
 from bakeoff.records.parts import Claim, Timings
+from bakeoff.records.plan import DEFAULT_SCAFFOLD, row_label
 
 RUN_SCHEMA = "bakeoff.run/2"  # /1: before the task-neutral outcome (bakeoff.batchfolder.upgrade reads it)
 RUN_SCHEMAS = (RUN_SCHEMA,)
@@ -157,10 +158,16 @@ class RunRecord:
     tokens: TokenCounts
     timings: Timings  # summed over the stages
     code_version: CodeVersion = field(default_factory=CodeVersion)
+    scaffold: str = DEFAULT_SCAFFOLD  # how the run was driven (bakeoff.scaffolds); written when not the default
 
     @property
     def finished(self) -> bool:
         return self.status == RunStatus.FINISHED
+
+    @property
+    def row_label(self) -> str:
+        """The report's row of this run: its model, under its scaffold."""
+        return row_label(self.model.label, self.scaffold)
 
     def to_json(self) -> JsonObject:
         return {
@@ -181,6 +188,7 @@ class RunRecord:
             "tokens": self.tokens.to_json(),
             "timings": self.timings.to_json(),
             "code_version": self.code_version.to_json(),
+            **({"scaffold": self.scaffold} if self.scaffold != DEFAULT_SCAFFOLD else {}),
         }
 
     @classmethod
@@ -207,4 +215,5 @@ class RunRecord:
             tokens=TokenCounts.from_json(as_object(data.get("tokens") or {}, "tokens")),
             timings=Timings.from_json(as_object(data["timings"], "timings")),
             code_version=CodeVersion.from_json(as_object(data.get("code_version") or {}, "code_version")),
+            scaffold=str(data.get("scaffold") or DEFAULT_SCAFFOLD),
         )

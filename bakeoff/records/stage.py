@@ -9,6 +9,7 @@ from typing import Any
 from bakeoff.records.enums import Attribution, RepairEffect, RepairGrant, Stage
 from bakeoff.records.jsonio import JsonObject, enum_value, items, optional, read_record, required
 from bakeoff.records.ladder import LadderCheck
+from bakeoff.records.step import AgentLoop
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -94,9 +95,10 @@ class StageRecord:
     claim: Claim | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)  # evaluate: measurements by hook name
     resources: Resources | None = None  # None (written {}) for a stage that was not sampled
+    loop: AgentLoop | None = None  # the agent scaffold's `agent` stage: how its loop ended (written only then)
 
     def to_json(self) -> JsonObject:
-        return {
+        data: JsonObject = {
             "schema": STAGE_SCHEMA,
             "run_id": self.run_id,
             "stage": self.stage,
@@ -117,6 +119,9 @@ class StageRecord:
             "timings": self.timings.to_json(),
             "resources": self.resources.to_json() if self.resources is not None else {},
         }
+        if self.loop is not None:
+            data["loop"] = self.loop.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "") -> StageRecord:
@@ -145,6 +150,7 @@ class StageRecord:
             claim=optional(Claim.from_json, data.get("claim"), "claim"),
             extras=dict(data.get("extras") or {}),
             resources=Resources.from_json(data.get("resources") or {}),
+            loop=optional(AgentLoop.from_json, data.get("loop"), "loop"),
         )
 
     def model_calls(self) -> tuple[tuple[Prompt, CompletionRecord | None, Capture], ...]:

@@ -23,6 +23,7 @@ from bakeoff.runner.executors.local import LocalExecutor
 from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
 from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
 from bakeoff.runner.run import BatchEnv, is_finished
+from bakeoff.runner.scaffold import Scaffold, ScaffoldSettingsError
 from bakeoff.taskapi.corpus import CorpusFiles
 from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
 from bakeoff.taskapi.spec import TaskSpec
@@ -64,6 +65,8 @@ class BatchOptions:
     evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
     open_backend: Opener | None = None  # tests may count loads through it
     executor: Any = None  # an executors.common.Executor; None: the local one, one run at a time
+    # The plan's scaffolds by name, resolved by the caller (bakeoff.scaffolds.registry); None: staged alone.
+    scaffolds: Mapping[str, Scaffold] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,26 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
 
     task = plugin.spec(plan.task_settings)
     check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)  # before anything is written
+    check_scaffolds(plan, task, options.scaffolds)
     make_batch_folder(options.out_dir)
     with batch_lock(options.out_dir):
         return _run_locked(plan, plugin, task, options, progress or SilentProgress())
+
+
+def check_scaffolds(plan: Plan, task: TaskSpec, scaffolds: Mapping[str, Scaffold] | None) -> None:
+    """Every scaffold the plan runs was handed, and takes the plan's settings for it (PlanError otherwise)."""
+    from bakeoff.runner.plan import PlanError
+    from bakeoff.runner.stages import STAGED
+
+    handed = dict(scaffolds) if scaffolds is not None else {STAGED.name: STAGED}
+    missing = [name for name in plan.scaffolds if name not in handed]
+    if missing:
+        raise PlanError(f"the plan runs scaffold(s) {', '.join(missing)}, which the batch was not handed")
+    for name in plan.scaffolds:
+        try:
+            handed[name].check_settings(dict(plan.scaffold_settings.get(name, {})), task)
+        except ScaffoldSettingsError as exc:
+            raise PlanError(f"bad [scaffold_settings.{name}]: {exc}") from None
 
 
 def _run_locked(plan: Plan, plugin: TaskPlugin, task: TaskSpec, options: BatchOptions, progress: ProgressSink) -> BatchResult:
@@ -162,6 +182,7 @@ def _run_locked(plan: Plan, plugin: TaskPlugin, task: TaskSpec, options: BatchOp
         wheelhouse=options.wheelhouse,
         sandbox_options=options.sandbox_options,
         evaluate_hooks=options.evaluate_hooks,
+        scaffolds=options.scaffolds,
     )
     slots = run_order(plan)
     finished = {slot.run_id for slot in slots if is_finished(env.run_dir(slot.run_id))}

@@ -8,13 +8,14 @@ a restart with a plan that differs is refused with the list of differences.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
+from bakeoff.records.plan import DEFAULT_SCAFFOLD, ModelEntry, Plan, PlanChanged, PlanError, RunLimits, row_label
 from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
 from bakeoff.taskapi.spec import DEFAULT_TASK
 from sandbox.kinds import DOCKER, KINDS
@@ -28,29 +29,37 @@ MAX_RUNS = 1000  # per model
 MAX_SLOTS = 10_000  # runs of all models together
 MAX_SEED = 2**63 - 1
 LIMIT_MAXIMA = {"memory_mb": 1 << 20, "pids": 1 << 20, "cpus": 1024.0, "output_kb": 1 << 20}
-PLAN_KEYS = {"models", "runs", "task", "corpus", "sandbox", "seed", "limits", "task_settings", "model_options"}
+PLAN_KEYS = {"models", "runs", "task", "corpus", "sandbox", "seed", "limits", "task_settings", "model_options",
+             "scaffolds", "scaffold_settings"}
+SCAFFOLD_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 EXECUTOR_TABLE = "executor"  # beside the plan in its file (bakeoff.runner.executors.settings)
 
 
 @dataclass(frozen=True)
 class RunSlot:
-    """One run of the batch: model, 1-based index, seed."""
+    """One run of the batch: model, 1-based index, seed, and the scaffold that drives it."""
 
     model: ModelEntry
     index: int
     seed: int
+    scaffold: str = DEFAULT_SCAFFOLD
+
+    @property
+    def row(self) -> str:
+        return row_label(self.model.label, self.scaffold)
 
     @property
     def run_id(self) -> str:
-        return f"{self.model.label}-r{self.index:02d}"
+        return f"{self.row}-r{self.index:02d}"
 
 
 def run_order(plan: Plan) -> list[RunSlot]:
-    """Interleaved: run 1 of every model, then run 2... so machine drift does not follow the model."""
+    """Interleaved: run 1 of every (model, scaffold), then run 2... so machine drift follows neither; a model's
+    scaffolds stand next to each other, so it is loaded once for them."""
     return [
-        RunSlot(model, index, run_seed(plan.seed, index))
+        RunSlot(model, index, run_seed(plan.seed, index), scaffold)
         for index in range(1, plan.runs + 1)
-        for model in plan.models
+        for model, scaffold in plan.rows()
     ]
 
 
@@ -78,8 +87,12 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     corpus = (base_dir / str(raw["corpus"])).resolve()
     model_options = _model_options_from(_table(raw, "model_options"))
     models = models_from(raw.get("models"), model_options)
-    if runs * len(models) > MAX_SLOTS:
-        raise PlanError(f"{runs} runs of {len(models)} models is {runs * len(models)} runs; at most {MAX_SLOTS} per batch")
+    scaffolds = _scaffolds_from(raw.get("scaffolds", [DEFAULT_SCAFFOLD]))
+    _check_rows(models, scaffolds)
+    slots = runs * len(models) * len(scaffolds)
+    if slots > MAX_SLOTS:
+        raise PlanError(f"{runs} runs of {len(models)} models under {len(scaffolds)} scaffolds is {slots} runs; "
+                        f"at most {MAX_SLOTS} per batch")
     return Plan(
         models=models,
         corpus=str(corpus),
@@ -90,7 +103,44 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         limits=limits,
         task_settings=_table(raw, "task_settings"),
         model_options=model_options,
+        scaffolds=scaffolds,
+        scaffold_settings=_scaffold_settings_from(_table(raw, "scaffold_settings"), scaffolds),
     )
+
+
+def _scaffolds_from(raw: Any) -> tuple[str, ...]:
+    """`scaffolds = ["staged", "agent"]`: names, each once (the command line says whether it knows them)."""
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw or not all(isinstance(name, str) for name in raw):
+        raise PlanError(f"scaffolds must be a list of scaffold names, e.g. [\"staged\", \"agent\"], got {_short(raw)}")
+    bad = [name for name in raw if not SCAFFOLD_NAME.fullmatch(name)]
+    if bad:
+        raise PlanError(f"scaffold name {_short(bad[0])} is not a name (lower-case letters, digits, '_')")
+    if len(set(raw)) != len(raw):
+        raise PlanError(f"scaffolds lists a scaffold twice: {_short(raw)}")
+    return tuple(raw)
+
+
+def _check_rows(models: tuple[ModelEntry, ...], scaffolds: tuple[str, ...]) -> None:
+    """Every (model, scaffold) names its runs: two may not share a name (a model labelled x-agent beside x)."""
+    rows = [row_label(m.label, scaffold) for m in models for scaffold in scaffolds]
+    clashes = sorted({row for row in rows if rows.count(row) > 1})
+    if clashes:
+        raise PlanError(f"two (model, scaffold) rows share the name {', '.join(clashes)}; give the model another label")
+
+
+def _scaffold_settings_from(raw: Mapping[str, Any], scaffolds: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """[scaffold_settings.NAME] tables, for scaffolds the plan runs (each scaffold checks its own keys)."""
+    settings = {}
+    for name, table in raw.items():
+        if name not in scaffolds:
+            raise PlanError(f"[scaffold_settings.{name}] is for a scaffold the plan does not run "
+                            f"(scaffolds = {list(scaffolds)})")
+        if not isinstance(table, Mapping):
+            raise PlanError(f"scaffold_settings.{name} must be a table ([scaffold_settings.{name}])")
+        settings[name] = dict(table)
+    return settings
 
 
 def _short(value: Any) -> str:

@@ -78,7 +78,8 @@ class LiveProgress:
         self._refresh(f"{slot.run_id}: started ({self._left} runs left)")
 
     def stage_started(self, run_id: str, stage: str) -> None:
-        self._rows[run_id] = [f"{STAGE_NAMES.index(stage) + 1}/{len(STAGE_NAMES)} {stage}", ""]
+        position = f"{STAGE_NAMES.index(stage) + 1}/{len(STAGE_NAMES)} " if stage in STAGE_NAMES else ""  # an agent's step
+        self._rows[run_id] = [f"{position}{stage}", ""]
         self._refresh(f"{run_id}: {stage}")
 
     def run_finished(self, slot: RunSlot, record: RunRecord) -> None:

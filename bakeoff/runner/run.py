@@ -1,13 +1,14 @@
-"""One run, resumable: a fresh repo, the six stages in order, a record per stage, a run record at the end.
+"""One run, resumable: a fresh repo, its scaffold's stages in order, a record per stage, a run record at the end.
 
 Resume rule: a stage whose record exists is never executed again; an unfinished
 stage restarts from its beginning after the repo is reset to the last finished
-stage's commit.
+stage's commit (an agent's loop, from the commit of its last recorded step: bakeoff.scaffolds.agent).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,6 +17,7 @@ from bakeoff.batchfolder.files import WriteCounter, is_disk_full, no_room_left, 
 from bakeoff.batchfolder.layout import BatchLayout, RunLayout
 from bakeoff.batchfolder.records import (  # the runner reads and writes its records through the batch folder's door
     finished_stages,
+    finished_steps,
     is_finished,
     read_run_record,
     read_stage_record,
@@ -25,7 +27,6 @@ from bakeoff.batchfolder.records import (  # the runner reads and writes its rec
 )
 from bakeoff.models.base import ModelBackend
 from bakeoff.records import (
-    STAGE_NAMES,
     CodeVersion,
     Commit,
     CrashClass,
@@ -36,13 +37,15 @@ from bakeoff.records import (
     RunRecord,
     Stage,
     StageRecord,
+    StepRecord,
     Timings,
 )
 from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
 from bakeoff.runner.resources import PeakSampler
+from bakeoff.runner.scaffold import Scaffold, StageServices
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
-from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, StageOutcome, stage_functions
+from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, StageOutcome
 from bakeoff.runner.summary import run_summary
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
@@ -77,21 +80,36 @@ class BatchEnv:
     wheelhouse: Path | None = None
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
     evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
+    # The plan's scaffolds by name, resolved by the command line (None: the staged scaffold alone).
+    scaffolds: Mapping[str, Scaffold] | None = None
 
     @property
     def layout(self) -> BatchLayout:
         return BatchLayout(self.batch_dir)
+
+    def scaffold(self, name: str) -> Scaffold:
+        """The plug-in of the scaffold `name` the batch was handed."""
+        if self.scaffolds is None:  # a caller that hands none runs the six stages (tests, older callers)
+            from bakeoff.runner.stages import STAGED
+
+            return STAGED
+        return self.scaffolds[name]
+
+    def stage_names(self, slot: RunSlot) -> tuple[str, ...]:
+        return tuple(self.scaffold(slot.scaffold).stages)
 
     def run_dir(self, run_id: str) -> Path:
         return self.layout.run(run_id).folder
 
 
 def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None,
-                limits: RunLimits, settings: Mapping[str, Any] | None = None) -> SubmissionSandbox:
+                limits: RunLimits, settings: Mapping[str, Any] | None = None,
+                mounts: Sequence[Any] | None = None) -> SubmissionSandbox:
     """A run's sandbox on `corpus`: its mounts, caps and seeding (`bakeoff analyze` opens the same one again).
 
     The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
     (the answer key) is never among them. `settings` are the driver's own (an image; the unsafe consent).
+    `mounts`: fewer than the corpus's (an agent's own commands see the visible data alone).
     """
     from sandbox.base import MIB, Limits
 
@@ -99,7 +117,7 @@ def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, whee
     return SubmissionSandbox(
         kind=kind,
         workspace=workspace,
-        inputs=tuple(corpus.mounts()),
+        inputs=tuple(corpus.mounts() if mounts is None else mounts),
         wheelhouse=wheelhouse,
         limits=Limits(memory_bytes=limits.memory_mb * MIB, pids=limits.pids, cpus=limits.cpus,
                       output_bytes=limits.output_kb * 1024),
@@ -108,13 +126,16 @@ def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, whee
     )
 
 
-def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord]) -> RunRepo:
+def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord],
+                  steps: Sequence[StepRecord] = ()) -> RunRepo:
+    """The run's repository at its last finished stage (or an agent's last recorded step), or a new one."""
     repo_dir = RunLayout(run_dir).repo
-    if not done:
+    if not done and not steps:
         return RunRepo.create(repo_dir, env.task.template_dir, env.corpus.excerpt)
     repo = RunRepo(repo_dir)
-    last = list(done.values())[-1]
-    repo.reset_to(last.commit.sha)
+    # A loop cut short (no stage finished yet) continues from its last recorded step.
+    last = list(done.values())[-1].commit if done else steps[-1].commit
+    repo.reset_to(last.sha)
     repo.restore_data(env.corpus.excerpt)
     return repo
 
@@ -128,7 +149,7 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
         attribution_reason=outcome.attribution_reason, prompt=outcome.prompt, completion=outcome.completion,
         capture=outcome.capture, files_written=outcome.files_written, commands=outcome.commands,
         shown_to_model=outcome.shown_to_model, check=outcome.check, turns=outcome.turns, claim=outcome.claim,
-        extras=dict(outcome.extras),
+        extras=dict(outcome.extras), loop=outcome.loop,
         commit=Commit.from_json({"sha": commit.sha, "message": commit.message, "date": commit.date, "skipped": skipped}),
         timings=timings,
         resources=None if peaks is None else Resources(peaks.harness_peak_rss_bytes, peaks.system_peak_used_bytes,
@@ -142,16 +163,24 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
     run_dir = env.run_dir(slot.run_id)
     if is_finished(run_dir):
         return read_run_record(RunLayout(run_dir).record)
-    done = finished_stages(run_dir)
+    scaffold = env.scaffold(slot.scaffold)
+    names = env.stage_names(slot)
+    done = finished_stages(run_dir, names)
     env.journal.append("run_started", run_id=slot.run_id, resumed_after=list(done))
     started_at = utc_now()
     error: str | None = None
     isolation = env.plan.sandbox
     try:
-        repo = _prepare_repo(env, run_dir, done)
+        repo = _prepare_repo(env, run_dir, done, finished_steps(run_dir))
         box = run_sandbox(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
                           env.sandbox_options)
-        with open_submission_sandbox(box) as sandbox:
+        with ExitStack() as opened:
+            sandbox = opened.enter_context(open_submission_sandbox(box))
+            tools = None
+            if scaffold.tool_sandbox:  # the model's own commands see the visible data alone
+                tools = opened.enter_context(open_submission_sandbox(run_sandbox(
+                    repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
+                    env.sandbox_options, env.corpus.visible_mounts())))
             isolation = getattr(sandbox, "kind", "") or isolation
             ctx = RunContext(
                 run_id=slot.run_id, seed=slot.seed, task=env.task, plugin=env.plugin, repo=repo, run_dir=run_dir,
@@ -160,16 +189,18 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
                 shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8"),
                                             env.corpus.layout.excerpt_of),
                 env=box.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
+                tool_sandbox=tools,
             )
             error = _run_stages(env, slot, ctx, repo, done, on_stage)
     except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch
         if is_disk_full(exc) or no_room_left(run_dir):  # outside a stage: the batch folder's disk is full
             raise out_of_disk(run_dir, exc) from exc
         error = f"{type(exc).__name__}: {exc}"
-    stages = finished_stages(run_dir) if error is None else stages_with_failure(run_dir)
-    if stages:  # a kill between a stage record and its transcript write left the transcript behind
-        write_transcript(RunLayout(run_dir).transcript, stages.values(), env.counter)
-    record = run_summary(env, slot, stages, started_at, error, isolation, backend.identity)
+    stages = finished_stages(run_dir, names) if error is None else stages_with_failure(run_dir, names)
+    steps = finished_steps(run_dir)
+    if stages or steps:  # a kill between a stage record and its transcript write left the transcript behind
+        write_transcript(RunLayout(run_dir).transcript, stages.values(), env.counter, steps)
+    record = run_summary(env, slot, stages, started_at, error, isolation, backend.identity, steps)
     write_run_record(run_dir, record, env.counter)
     env.journal.append("run_failed" if error else "run_done", run_id=slot.run_id)
     return record
@@ -196,8 +227,12 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
     """The stages not yet done, in order; returns a harness error that ended the run, or None."""
     from sandbox.errors import SandboxError
 
-    functions = stage_functions(env.evaluate_hooks)
-    for index, stage in enumerate(STAGE_NAMES, start=1):
+    scaffold = env.scaffold(slot.scaffold)
+    services = StageServices(env.journal, env.counter, dict(env.plan.scaffold_settings.get(scaffold.name, {})),
+                             env.evaluate_hooks,
+                             (lambda activity: on_stage(slot.run_id, activity)) if on_stage else (lambda _: None))
+    functions = scaffold.stage_functions(services)
+    for index, stage in enumerate(scaffold.stages, start=1):
         if any(r.attribution_reason == DISK_FULL for r in done.values()):
             return None  # the workspace filled the disk: the run ended there, as the model's failure
         if stage in done:
@@ -224,7 +259,7 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
                 raise
             record = _record_disk_full(env, slot, ctx, repo, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record
-        write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter)
+        write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter, finished_steps(ctx.run_dir))
         env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record.attribution)
         if record.attribution == HARNESS_ERROR:
             return f"stage {stage}: {record.attribution_reason}"

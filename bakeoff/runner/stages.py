@@ -16,6 +16,7 @@ from bakeoff.models.base import Message, turn_key
 from bakeoff.records import (
     STAGE_NAMES,
     TOP_RUNG,
+    AgentLoop,
     Attribution,
     Capture,
     Claim,
@@ -35,11 +36,13 @@ from bakeoff.records import (
 )
 from bakeoff.runner.conversation import Conversation, continued_conversation, stage_conversation
 from bakeoff.runner.modelcall import Answer, ask, write_files
+from bakeoff.runner.scaffold import Scaffold, StageServices
 from bakeoff.taskapi.context import RunContext, StageClock, execute, output_for_model
 from bakeoff.taskapi.grading import GradeJob
 from bakeoff.taskapi.plugin import EvaluateHook
 
-__all__ = ["STAGE_NAMES", "EvaluateHook", "StageOutcome", "final_check", "find_claim", "ladder_check", "stage_functions"]
+__all__ = ["STAGED", "STAGE_NAMES", "EvaluateHook", "Staged", "StageOutcome", "final_check", "find_claim", "ladder_check",
+           "make_evaluate", "stage_functions"]
 
 # The runner's names for the attributions (bakeoff.records.Attribution holds the one definition).
 OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = (
@@ -68,6 +71,7 @@ class StageOutcome:
     turns: tuple[RepairTurn, ...] = ()
     claim: Claim | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
+    loop: AgentLoop | None = None  # an agent's loop: how it ended and what it used
 
 
 def _answered(answer: Answer, conversation: Conversation) -> dict[str, Any]:
@@ -245,7 +249,8 @@ NO_CHECK = LadderCheck(Rung.NOTHING, LadderStatus.NOT_CHECKED, None, None)  # th
 
 
 def final_check(done: Done) -> LadderCheck:
-    """The last ladder check of the run: the one of a stage that filled the disk, else repair's, else implement's."""
+    """The last ladder check of the run: the one of a stage that filled the disk, else repair's, else implement's,
+    else (another scaffold's stages) the last stage's that has one."""
     for record in done.values():
         if record.attribution_reason == DISK_FULL and record.check is not None:
             return record.check
@@ -253,6 +258,9 @@ def final_check(done: Done) -> LadderCheck:
         found = done.get(stage)
         if found is not None and found.check is not None:
             return found.check
+    for record in reversed(list(done.values())):
+        if record.check is not None:
+            return record.check
     return NO_CHECK
 
 
@@ -274,10 +282,12 @@ def _run_hook(hook: EvaluateHook, ctx: RunContext, clock: StageClock, check: Lad
         return {"hook_error": f"{type(exc).__name__}: {exc}"}
 
 
-def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None):
+def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None, include_readme: bool = False):
+    """The evaluate stage: the final check, the claim (the README is read where it was written before, as an
+    agent's is), and the task's probes."""
     def evaluate(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
         check = final_check(done)
-        claim = find_claim(ctx, check, include_readme=False)
+        claim = find_claim(ctx, check, include_readme=include_readme)
         extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
         attribution, reason = _check_attribution(check)
         return StageOutcome(attribution, reason, check=check, claim=claim, extras=extras)
@@ -309,3 +319,16 @@ def stage_functions(evaluate_hooks: Mapping[str, EvaluateHook] | None = None) ->
         Stage.EVALUATE: make_evaluate(evaluate_hooks),
         Stage.DOCS: docs,
     }
+
+
+class Staged(Scaffold):
+    """The six fixed stages (bakeoff.scaffolds.staged names it in the registry): a run's default."""
+
+    name = "staged"
+    stages = STAGE_NAMES
+
+    def stage_functions(self, services: StageServices) -> dict[str, Callable]:
+        return stage_functions(services.evaluate_hooks)
+
+
+STAGED = Staged()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.batchfolder.files import utc_now
@@ -21,6 +21,7 @@ from bakeoff.records import (
     Stage,
     StageRecord,
     StageSummary,
+    StepRecord,
     Timings,
     TokenCounts,
 )
@@ -34,8 +35,10 @@ if TYPE_CHECKING:
 __all__ = ["RUN_SCHEMA", "run_summary"]
 
 
-def _model_calls(stages: Mapping[str, StageRecord]) -> list[tuple[CompletionRecord | None, Capture]]:
-    return [(completion, capture) for record in stages.values() for _, completion, capture in record.model_calls()]
+def _model_calls(stages: Mapping[str, StageRecord], steps: Sequence[StepRecord] = ()) -> list[tuple[CompletionRecord | None, Capture]]:
+    """Every model call of the run: its stages' (repair turns included), then an agent's steps'."""
+    calls = [(completion, capture) for record in stages.values() for _, completion, capture in record.model_calls()]
+    return calls + [(step.completion, step.capture) for step in steps if step.capture is not None]
 
 
 def _capture_counts(calls: list[tuple[CompletionRecord | None, Capture]]) -> CaptureCounts:
@@ -65,11 +68,12 @@ def _summed_timings(stages: Mapping[str, StageRecord], started_at: str) -> Timin
 
 
 def run_summary(env: BatchEnv, slot: RunSlot, stages: Mapping[str, StageRecord], started_at: str, error: str | None,
-                isolation: str, identity: str | None) -> RunRecord:
-    """The run record from the run's stage records; `identity` is its backend's (None when none was opened)."""
+                isolation: str, identity: str | None, steps: Sequence[StepRecord] = ()) -> RunRecord:
+    """The run record from the run's stage records (and an agent's step records); `identity` is its backend's
+    (None when none was opened)."""
     check = final_check(stages)
     claim = _claim(stages)
-    calls = _model_calls(stages)
+    calls = _model_calls(stages, steps)
     info: Mapping[str, Any] = {}
     for completion, _ in calls:
         info = (completion.model_info if completion is not None else None) or info
@@ -97,4 +101,5 @@ def run_summary(env: BatchEnv, slot: RunSlot, stages: Mapping[str, StageRecord],
         tokens=_token_totals(calls),
         timings=_summed_timings(stages, started_at),
         code_version=env.code_version,
+        scaffold=slot.scaffold,
     )

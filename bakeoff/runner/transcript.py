@@ -7,30 +7,44 @@ it consistent with them across kills: a stage that was cut short leaves no line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bakeoff.batchfolder.files import WriteCounter, write_atomic_text
 from bakeoff.models.base import Completion, Message
-from bakeoff.records import CompletionRecord, PromptMessage, StageRecord
+from bakeoff.records import CompletionRecord, PromptMessage, StageRecord, StepRecord
 
 
-def model_turns(stage_records: Iterable[StageRecord]) -> list[tuple[str, CompletionRecord, tuple[PromptMessage, ...]]]:
-    """(key, completion, messages) of every model call that has an answer, in the order they were made."""
-    return [(prompt.key, completion, prompt.messages)
-            for record in stage_records for prompt, completion, _ in record.model_calls() if completion is not None]
+def model_turns(stage_records: Iterable[StageRecord], steps: Sequence[StepRecord] = ()
+                ) -> list[tuple[str, CompletionRecord, tuple[PromptMessage, ...]]]:
+    """(key, completion, messages) of every model call that has an answer, in the order they were made (an
+    agent's steps come before its stages' records: the loop ran first)."""
+    stepped = [(step.prompt.key, step.completion, step.prompt.messages) for step in steps if step.completion is not None]
+    staged = [(prompt.key, completion, prompt.messages)
+              for record in stage_records for prompt, completion, _ in record.model_calls() if completion is not None]
+    return stepped + staged
 
 
-def transcript_text(stage_records: Iterable[StageRecord]) -> str:
+def restored_completion(record: CompletionRecord) -> Completion:
+    """The backend's Completion a record was made from."""
+    return Completion(**{**record.to_json(), "tool_calls": record.tool_calls})
+
+
+def message_of(message: PromptMessage) -> Message:
+    return Message(message.role, message.content, message.tool_calls, message.tool_call_id, message.name)
+
+
+def transcript_text(stage_records: Iterable[StageRecord], steps: Sequence[StepRecord] = ()) -> str:
     from bakeoff.models.transcript import transcript_line
 
     lines = []
-    for key, completion, messages in model_turns(stage_records):
-        restored = Completion(**completion.to_json())
-        line = transcript_line(key, restored, [Message(m.role, m.content) for m in messages])
+    for key, completion, messages in model_turns(stage_records, steps):
+        line = transcript_line(key, restored_completion(completion), [message_of(m) for m in messages])
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
     return "".join(line + "\n" for line in lines)
 
 
-def write_transcript(path: Path, stage_records: Iterable[StageRecord], counter: WriteCounter | None) -> None:
-    write_atomic_text(path, transcript_text(stage_records), counter)
+def write_transcript(path: Path, stage_records: Iterable[StageRecord], counter: WriteCounter | None,
+                     steps: Sequence[StepRecord] = ()) -> None:
+    write_atomic_text(path, transcript_text(stage_records, steps), counter)
+

@@ -112,6 +112,13 @@ class RunRepo:
                 remove_folder(data, "excerpt.txt")
             shutil.copyfile(excerpt, copy)
 
+    def changed_in_last_commit(self) -> list[str]:
+        """The paths the last commit added, changed or removed (an agent's step)."""
+        head = self._repo.head.commit
+        if not head.parents:
+            return []
+        return sorted(self._repo.git.diff("--name-only", "--no-renames", head.parents[0].hexsha, head.hexsha).splitlines())
+
     def root_sha(self) -> str:
         """The first commit (the template)."""
         return self._repo.git.rev_list("--max-parents=0", "HEAD").split()[0]

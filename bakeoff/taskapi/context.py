@@ -54,6 +54,9 @@ class RunContext:
     env: Mapping[str, str]  # seeding, given to every execution
     wheelhouse: Path | None = None
     temperature: float = 0.0
+    # Where a scaffold's own commands run when it is not the grading sandbox (an agent's: the visible data
+    # only, no hidden input); None: `sandbox`.
+    tool_sandbox: Sandbox | None = None
 
     @property
     def outputs_dir(self) -> Path:

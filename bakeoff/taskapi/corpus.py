@@ -88,6 +88,11 @@ class CorpusFiles:
 
         return tuple(Mount(self.path(part), target, read_only=True) for part, target in self.layout.mounts)
 
+    def visible_mounts(self) -> tuple[Any, ...]:
+        """The mounts of the visible data alone: those under the workspace (relative targets). An absolute target
+        is a hidden input (sandbox.paths), mounted for the grading step only; an agent's own commands never see it."""
+        return tuple(mount for mount in self.mounts() if not mount.sandbox_path.startswith("/"))
+
     def manifest_sha256(self) -> str | None:
         import hashlib
 

@@ -1,0 +1,68 @@
+"""The scaffold interface: how a run drives its model through the task (the seam the tasks have).
+
+A scaffold is a list of stages, each a function `(ctx, clock, done) -> StageOutcome` whose record the runner
+writes (bakeoff.runner.run): `staged` is the six fixed stages (bakeoff.runner.stages), `agent` a tool loop
+followed by the same evaluate. Each lives in its own package under bakeoff/scaffolds/ with one line in its
+registry; the command line resolves a plan's scaffolds by name, once, and hands them down (BatchEnv.scaffolds).
+The runner knows none by name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from bakeoff.errors import BakeoffError
+from bakeoff.records import StageRecord
+
+if TYPE_CHECKING:
+    from bakeoff.batchfolder.files import WriteCounter
+    from bakeoff.runner.stages import StageOutcome
+    from bakeoff.taskapi.context import RunContext, StageClock
+    from bakeoff.taskapi.plugin import EvaluateHook
+    from bakeoff.taskapi.spec import TaskSpec
+
+StageFunction = Callable[["RunContext", "StageClock", Mapping[str, StageRecord]], "StageOutcome"]
+
+
+class ScaffoldSettingsError(BakeoffError):
+    """A plan's [scaffold_settings.NAME] table that its scaffold refuses (an unknown key, a bad value)."""
+
+
+class EventLog(Protocol):
+    def append(self, event: str, **fields: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class StageServices:
+    """What a scaffold's stages get beyond the run context: the batch's journal and write counter (a stage that
+    writes its own records, an agent's steps, writes them durably through the batch folder's door), the plan's
+    settings for this scaffold, the task's evaluate hooks, and where to say what the run is doing."""
+
+    journal: EventLog
+    counter: WriteCounter
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
+    on_activity: Callable[[str], None] = field(default=lambda _: None)
+
+
+class Scaffold(ABC):
+    """One way of driving a run. Subclasses set the class attributes and implement `stage_functions`."""
+
+    name: ClassVar[str]
+    stages: ClassVar[tuple[str, ...]]  # its stage records, in order (stages/<n>-<stage>.json)
+    # Its stages run commands of the model's in a sandbox of the visible data alone (RunContext.tool_sandbox);
+    # the grading sandbox, with the task's hidden inputs, is the check's.
+    tool_sandbox: ClassVar[bool] = False
+
+    @abstractmethod
+    def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:
+        """{stage: function} for every name in `stages`."""
+
+    def check_settings(self, settings: Mapping[str, Any], task: TaskSpec) -> None:
+        """Refuse, before a batch starts, settings this scaffold does not take (ScaffoldSettingsError); none by
+        default, and a scaffold with no settings refuses every key."""
+        if settings:
+            raise ScaffoldSettingsError(f"scaffold {self.name} takes no settings; got {', '.join(sorted(settings))}")

@@ -1,0 +1,28 @@
+"""The agent scaffold's plug-in: its loop (`agent`), then evaluate as every run has it (the README read too: the
+agent writes it during the loop)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bakeoff.records import Stage
+from bakeoff.runner.scaffold import Scaffold, StageFunction, StageServices
+from bakeoff.runner.stages import make_evaluate
+from bakeoff.scaffolds.agent.loop import make_agent_stage
+from bakeoff.scaffolds.agent.settings import agent_settings, check_agent
+from bakeoff.taskapi.spec import TaskSpec
+
+
+class Agent(Scaffold):
+    name = "agent"
+    stages = (Stage.AGENT.value, Stage.EVALUATE.value)
+    tool_sandbox = True  # its commands see the visible data alone; the hidden inputs are the check's
+
+    def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:
+        settings = agent_settings(services.settings)
+        return {Stage.AGENT: make_agent_stage(settings, services),
+                Stage.EVALUATE: make_evaluate(services.evaluate_hooks, include_readme=True)}
+
+    def check_settings(self, settings: Mapping[str, Any], task: TaskSpec) -> None:
+        check_agent(settings, task)

@@ -1,0 +1,1 @@
+"""The staged scaffold: the six fixed stages (explore, decide, implement, repair, evaluate, docs)."""
