@@ -17,9 +17,11 @@ from enum import StrEnum
 from itertools import combinations
 from typing import Any
 
+from bakeoff.analysis.loops import LoopCore, base_model, generated_tokens, loop_of, steps_taken
 from bakeoff.analysis.stats import Estimate, bootstrap_mean, rate
 from bakeoff.batchfolder.read import RunRecords, run_model_label, stage_calls
 from bakeoff.records import (
+    DEFAULT_SCAFFOLD,
     Attribution,
     CaptureCounts,
     CaptureStatus,
@@ -78,6 +80,12 @@ class RunCore:
     crash_detail: str | None
     repair_turns: tuple[TurnCore, ...]
     claim: Claim
+    # The (model, scaffold) row is `model`; these say which model and scaffold it is, and what the run used.
+    scaffold: str = DEFAULT_SCAFFOLD
+    base_model: str = ""
+    steps: int = 0  # an agent's loop steps; a staged run's model calls
+    tokens: int = 0  # generated: answers and reasoning
+    loop: LoopCore | None = None
 
     @property
     def graded(self) -> bool:
@@ -95,14 +103,15 @@ class RunCore:
 def run_core(records: RunRecords) -> RunCore:
     run = records.run
     outcome = run.outcome if run is not None else None
-    capture = run.capture if run is not None else capture_from_stages(records.stages)
+    capture = run.capture if run is not None else capture_from_stages(records.stages, records.steps)
     grading, reason = grading_of(records)
     rung = int(outcome.rung) if outcome is not None else 0
     value = outcome.headline_value if outcome is not None else None
     scored = rung == Rung.SCORED and value is not None
+    row = run_model_label(records)
     return RunCore(
         run_id=records.run_id,
-        model=run_model_label(records),
+        model=row,
         seed=run.seed if run is not None else None,
         grading=grading,
         grading_reason=reason,
@@ -118,6 +127,11 @@ def run_core(records: RunRecords) -> RunCore:
         crash_detail=None if scored or outcome is None else outcome.detail,
         repair_turns=repair_turns_of(records.stages.get(Stage.REPAIR)),
         claim=outcome.claim if outcome is not None else Claim(None),
+        scaffold=records.scaffold,
+        base_model=base_model(records, row),
+        steps=steps_taken(records),
+        tokens=generated_tokens(records),
+        loop=loop_of(records),
     )
 
 
@@ -126,7 +140,8 @@ def grading_of(records: RunRecords) -> tuple[str, str | None]:
         return UNFINISHED, "the run has not ended"
     if records.run.status == RunStatus.HARNESS_FAILED:
         return HARNESS_FAILED, records.run.error
-    implement = records.stages.get(Stage.IMPLEMENT)
+    # The stage that writes the code: implement, or an agent's loop.
+    implement = records.stages.get(Stage.IMPLEMENT) or records.stages.get(Stage.AGENT)
     if implement is not None and implement.attribution == Attribution.UNCAPTURED:
         return UNCAPTURED, implement.attribution_reason or "no answer came back for the code"
     if implement is not None and implement.attribution == Attribution.HARNESS_ERROR:
@@ -134,10 +149,12 @@ def grading_of(records: RunRecords) -> tuple[str, str | None]:
     return GRADED, None
 
 
-def capture_from_stages(stages: Mapping[str, StageRecord]) -> CaptureCounts:
-    """The run's capture counts summed from its stage records (a run that has not ended has no run.json)."""
+def capture_from_stages(stages: Mapping[str, StageRecord], steps: Sequence[Any] = ()) -> CaptureCounts:
+    """The run's capture counts summed from its stage records and an agent's steps (a run that has not ended has
+    no run.json)."""
     statuses = [call.capture.status for record in stages.values() for call in stage_calls(record)
                 if call.capture is not None]
+    statuses += [step.capture.status for step in steps if step.capture is not None]
     return CaptureCounts(calls=len(statuses), captured=statuses.count(CaptureStatus.CAPTURED),
                          uncaptured=statuses.count(CaptureStatus.UNCAPTURED),
                          unusable=statuses.count(CaptureStatus.UNUSABLE))
@@ -244,15 +261,43 @@ class PairedComparison:
 
 
 @dataclass(frozen=True)
+class ScaffoldRow:
+    """One (model, scaffold) row: what its graded runs used and how their loops ended."""
+
+    row: str  # the row's label (ModelCore.model)
+    model: str  # the model's own label
+    scaffold: str
+    graded: int
+    mean_rung: float | None
+    mean_steps: float | None  # loop steps (agent) or model calls (staged)
+    mean_tokens: float | None  # generated, answers and reasoning
+    ended_by: dict[str, int]  # LoopEnd -> runs (agent rows)
+    ran_own_code: int  # graded runs whose agent ran its own code before the end
+    mean_own_code_runs: float | None
+    unusable_steps: dict[str, int]  # capture reason -> steps, over the row's runs
+
+    @property
+    def ran_own_code_rate(self) -> float | None:
+        return rate(self.ran_own_code, self.graded) if self.scaffold != DEFAULT_SCAFFOLD else None
+
+
+@dataclass(frozen=True)
 class CoreSummary:
     headline: HeadlineSpec
     runs: tuple[RunCore, ...]
     models: tuple[ModelCore, ...]
     pairs: tuple[PairedComparison, ...]
     bootstrap_seed: int
+    rows: tuple[ScaffoldRow, ...] = ()  # per (model, scaffold)
+    scaffold_pairs: tuple[PairedComparison, ...] = ()  # one model's staged row against its other scaffolds' rows
 
     def model(self, label: str) -> ModelCore | None:
         return next((m for m in self.models if m.model == label), None)
+
+    @property
+    def has_scaffolds(self) -> bool:
+        """More than the staged scaffold ran: the report adds its scaffold part."""
+        return any(r.scaffold != DEFAULT_SCAFFOLD for r in self.runs)
 
 
 def summarise_model(model: str, runs: Sequence[RunCore], spec: HeadlineSpec, rng: Any) -> ModelCore:
@@ -321,4 +366,39 @@ def summarise_core(runs: Sequence[RunCore], models: Sequence[str], spec: Headlin
     ordered = list(models) + sorted({r.model for r in runs} - set(models))
     summaries = tuple(summarise_model(m, [r for r in runs if r.model == m], spec, rng) for m in ordered)
     pairs = tuple(compare_pair(a, b, runs, spec, rng) for a, b in combinations(ordered, 2))
-    return CoreSummary(spec, tuple(runs), summaries, pairs, bootstrap_seed)
+    rows = tuple(scaffold_row(m, [r for r in runs if r.model == m]) for m in ordered)
+    return CoreSummary(spec, tuple(runs), summaries, pairs, bootstrap_seed, rows, scaffold_pairs(rows, pairs))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def scaffold_row(row: str, runs: Sequence[RunCore]) -> ScaffoldRow:
+    graded = [r for r in runs if r.graded]
+    first = runs[0] if runs else None
+    loops = [r.loop for r in graded if r.loop is not None]
+    unusable: Counter[str] = Counter()
+    for run in runs:
+        if run.loop is not None:
+            unusable.update(run.loop.unusable_steps)
+    return ScaffoldRow(
+        row=row, model=first.base_model if first else row, scaffold=first.scaffold if first else DEFAULT_SCAFFOLD,
+        graded=len(graded), mean_rung=_mean([r.rung for r in graded]), mean_steps=_mean([r.steps for r in graded]),
+        mean_tokens=_mean([r.tokens for r in graded]),
+        ended_by=dict(Counter(loop.ended_by or "unfinished" for loop in loops)),
+        ran_own_code=sum(loop.own_code_runs > 0 for loop in loops),
+        mean_own_code_runs=_mean([loop.own_code_runs for loop in loops]) if loops else None,
+        unusable_steps=dict(unusable),
+    )
+
+
+def scaffold_pairs(rows: Sequence[ScaffoldRow], pairs: Sequence[PairedComparison]) -> tuple[PairedComparison, ...]:
+    """The comparisons of one model under two scaffolds (its staged row first), taken from every pair's."""
+    by_row = {r.row: r for r in rows}
+    found = []
+    for pair in pairs:
+        a, b = by_row.get(pair.model_a), by_row.get(pair.model_b)
+        if a is not None and b is not None and a.model == b.model and a.scaffold != b.scaffold:
+            found.append(pair)
+    return tuple(found)

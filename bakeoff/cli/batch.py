@@ -9,6 +9,7 @@ import click
 
 from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
+from bakeoff.scaffolds.registry import DEFAULT_SCAFFOLD, scaffold_names, scaffold_plugin, scaffolds_for
 from bakeoff.tasks.registry import DEFAULT_TASK, task_names, task_plugin
 from bakeoff.textsafe import printable
 from sandbox.kinds import DOCKER, ISOLATING_KINDS, KINDS, consent_settings
@@ -47,7 +48,7 @@ def _batch_options(out: Path, plan, plugin, plan_text, wheelhouse: Path | None, 
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
     # The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off.
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
-                        evaluate_hooks=plugin.evaluate_hooks(probes))
+                        evaluate_hooks=plugin.evaluate_hooks(probes), scaffolds=scaffolds_for(plan.scaffolds))
 
 
 def _execute(plan, plugin, options) -> None:
@@ -82,7 +83,10 @@ def _execute(plan, plugin, options) -> None:
               help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); implies --executor ray. Default: a local Ray cluster.")
 @click.option("--parallel", type=click.IntRange(min=1, max=64), default=None,
               help="Local executor: runs in flight at once in this process (default 1).")
-def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes, executor_kind, address, parallel) -> None:
+@click.option("--scaffold", "scaffolds", multiple=True, type=click.Choice(scaffold_names()),
+              help="With --model: how each model is driven (repeatable; default staged; agent: a tool loop).")
+def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes, executor_kind, address,
+                parallel, scaffolds) -> None:
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
@@ -94,18 +98,22 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
 
     executor = ExecutorSettings()
 
-    if plan_file and (models or runs or corpus or sandbox or seed is not None):
-        raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed, not both")
+    if plan_file and (models or runs or corpus or sandbox or seed is not None or scaffolds):
+        raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed/--scaffold, not both")
     if plan_file:
         plan, executor = load_plan_and_executor(plan_file)
         plan_text = read_plan_text(plan_file)
     elif models:
         corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
-        raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0}
+        raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0,
+               "scaffolds": list(scaffolds or [DEFAULT_SCAFFOLD])}
         plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     executor = with_overrides(executor, executor_kind, address, parallel)
+    if executor.kind == "ray" and plan.scaffolds != (DEFAULT_SCAFFOLD,):
+        raise PlanError("the Ray executor runs staged runs only for now (it hands back stages, not an agent's "
+                        "steps); run the other scaffolds with the local executor")
     if executor.kind == "ray" and executor.address is not None:
         from bakeoff.runner.executors.address import check_address
 
@@ -151,7 +159,9 @@ def status_command(batch_dir: Path) -> None:
 @click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
 @click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
               help="Which take-home the demo runs (its own small data).")
-def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -> None:
+@click.option("--scaffold", type=click.Choice(scaffold_names()), default=DEFAULT_SCAFFOLD, show_default=True,
+              help="How the model is driven: the six fixed stages, or an agent with tools in its sandbox.")
+def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str, scaffold: str) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
     from bakeoff.runner.plan import plan_from_mapping
 
@@ -161,8 +171,11 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -
     corpus = plugin.ensure_corpus(out / "corpus", demo=True)
     from bakeoff.runner.model_entries import DEMO_TASK_SETTINGS
 
-    plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox, "task": task,
-                              "task_settings": DEMO_TASK_SETTINGS}, out)
+    mapping = {"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox, "task": task,
+               "task_settings": DEMO_TASK_SETTINGS}
+    if scaffold != DEFAULT_SCAFFOLD:  # a staged demo keeps the plan (and the folder) it always had
+        mapping |= {"scaffolds": [scaffold], "scaffold_settings": {scaffold: dict(scaffold_plugin(scaffold).demo_settings)}}
+    plan = plan_from_mapping(mapping, out)
     _check_models(plan)
     _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
     from bakeoff.cli.report import report

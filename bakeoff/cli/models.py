@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from bakeoff.errors import BakeoffError
+
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
 
 
@@ -113,15 +115,21 @@ def _print_record(record: dict, capture) -> None:
 @click.option("--reasoning-tokens", type=click.IntRange(min=0), default=0, show_default=True,
               help="Room to reason on top of --max-tokens (used only by models that reason).")
 @click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama.")
+@click.option("--tools", "tools_file", default=None,
+              help="Offer tools: a JSON file of OpenAI-shaped tools, or `agent` for the agent scaffold's own; the "
+                   "calls the model makes are printed as bakeoff reads them.")
+@click.option("--tool-choice", default="auto", show_default=True,
+              help="With --tools: auto, required, or a tool's name (servers that take it are made to call that tool).")
 @click.argument("prompt")
 def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, n_gpu_layers, api_key_env,
-        reasoning, reasoning_tokens, server, prompt) -> None:
+        reasoning, reasoning_tokens, server, tools_file, tool_choice, prompt) -> None:
     """Send one PROMPT ("-" reads standard input) to a model and print the completion record.
 
     Exits 1 when nothing came back (the answer is uncaptured).
     """
-    from bakeoff.answers import audit
+    from bakeoff.answers import audit, audit_tool_calls
     from bakeoff.models.base import GenerationSettings, Message, turn_key
+    from bakeoff.models.tools import describe_tools
     from bakeoff.models.registry import BackendOptions
     from bakeoff.records.enums import CaptureStatus
 
@@ -129,16 +137,29 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
         prompt = sys.stdin.read()
     options = BackendOptions(n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, load_seed=seed, api_key_env=api_key_env,
                              reasoning=reasoning, server=server)
-    messages = ([Message("system", system)] if system else []) + [Message("user", prompt)]
+    tools = read_tools(tools_file) if tools_file else ()
     settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature, seed=seed, timeout_s=timeout_s,
-                                  reasoning_tokens=reasoning_tokens)
+                                  reasoning_tokens=reasoning_tokens, tools=tools, tool_choice=tool_choice)
     backend = _open(spec, options)
     try:
+        syntax = getattr(backend, "tool_syntax", "text")
+        if tools and syntax == "text":  # a model with no tool syntax of its own is told the text protocol
+            system = "\n\n".join(part for part in (system, describe_tools(tools)) if part)
+        messages = ([Message("system", system)] if system else []) + [Message("user", prompt)]
         completion = backend.chat(messages, key=turn_key("ask", 1), settings=settings)
     finally:
         backend.close()
-    capture = audit(completion, expect="text", token_budget=settings.total_tokens)
+    problems: tuple = ()
+    if tools:
+        capture, problems = audit_tool_calls(completion, tools, settings.total_tokens)
+    else:
+        capture = audit(completion, expect="text", token_budget=settings.total_tokens)
     record = completion.to_dict()
+    if tools:
+        record["tool_syntax"] = syntax
+        record["tool_calls"] = [{**call.to_dict(), "problem": p[0].value if p else None, "problem_detail": p[1] if p else None}
+                                for call, p in zip(completion.tool_calls, problems or [None] * len(completion.tool_calls),
+                                                   strict=True)]
     if as_json:
         record["capture"] = {"status": capture.status, "reason": capture.reason, "detail": capture.detail}
         if capture.budget_cut is not None:
@@ -146,8 +167,39 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
         click.echo(json.dumps(record, indent=2))
     else:
         _print_record(record, capture)
+        if tools:
+            click.echo(f"tool syntax: {syntax}", err=True)
+        for call in record.get("tool_calls", []):
+            problem = f"  [{call['problem']}: {call['problem_detail']}]" if call["problem"] else ""
+            click.echo(f"call: {call['name'] or '(no name)'} {call['arguments']}{problem}", err=True)
     if capture.status == CaptureStatus.UNCAPTURED:
         sys.exit(1)
+
+
+class ToolsFileInvalid(BakeoffError):
+    """The --tools file is not a JSON list of tools."""
+
+
+def read_tools(source: str) -> tuple:
+    """`agent`: the agent scaffold's tools; else a JSON file of tools in the OpenAI shape."""
+    from bakeoff.models.tools import ToolSpec
+
+    if source == "agent":
+        from bakeoff.scaffolds.agent.tools import TOOLS
+
+        return TOOLS
+    try:
+        data = json.loads(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ToolsFileInvalid(f"cannot read {source}: {exc}") from None
+    except ValueError as exc:
+        raise ToolsFileInvalid(f"{source} is not JSON: {exc}") from None
+    if not isinstance(data, list) or not data:
+        raise ToolsFileInvalid(f"{source} must hold a JSON list of tools ({{\"type\": \"function\", \"function\": ...}})")
+    try:
+        return tuple(ToolSpec.from_openai(item) for item in data)
+    except ValueError as exc:
+        raise ToolsFileInvalid(f"{source}: {exc}") from None
 
 
 COMMANDS = [models, ask]

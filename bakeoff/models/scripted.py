@@ -86,7 +86,8 @@ class ScriptedBackend:
             error=answer.error,
             error_kind=answer.error_kind,
             token_budget=answer.token_budget,
-            model_info={"scripted_line": answer.line_number},
+            model_info={"scripted_line": answer.line_number,
+                        **({"tool_syntax": ToolSyntax.SCRIPTED.value} if settings.tools else {})},
         )
 
     def close(self) -> None:

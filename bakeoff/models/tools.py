@@ -261,6 +261,16 @@ TEXT_PROTOCOL = (
 )
 
 
+def describe_tools(tools: Sequence[ToolSpec]) -> str:
+    """The tools as a list in words, with the text protocol: what a model with no tool syntax of its own is told."""
+    lines = []
+    for tool in tools:
+        properties = tool.parameters.get("properties") or {}
+        arguments = ", ".join(f"{name}: {spec.get('type', 'any')}" for name, spec in properties.items())
+        lines.append(f"- {tool.name}({arguments}): {tool.description}")
+    return "The tools:\n" + "\n".join(lines) + "\n\n" + TEXT_PROTOCOL
+
+
 def parse_text_protocol(text: str) -> ParsedReply:
     """Our plain-text protocol: ```tool fenced blocks holding {"name", "arguments"}; a Hermes <tool_call> block
     is read too (models that know no other way write it)."""

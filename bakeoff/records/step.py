@@ -129,11 +129,13 @@ class AgentLoop:
     usage: LoopUsage
     budgets: Mapping[str, float] = field(default_factory=dict)  # steps, tokens, wall_s, cpu_s
     own_code_runs: int = 0  # `run` calls, before the end, of a file the agent had written
+    first_own_run: int | None = None  # the step that first ran the agent's own code
     tool_syntax: str = ""  # how the model's calls were read (bakeoff.models.tools.ToolSyntax)
 
     def to_json(self) -> JsonObject:
         return {"ended_by": self.ended_by, "usage": self.usage.to_json(), "budgets": dict(self.budgets),
-                "own_code_runs": self.own_code_runs, "tool_syntax": self.tool_syntax}
+                "own_code_runs": self.own_code_runs, "first_own_run": self.first_own_run,
+                "tool_syntax": self.tool_syntax}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AgentLoop:
@@ -141,4 +143,4 @@ class AgentLoop:
         ended = optional_enum(LoopEnd, data["ended_by"], "loop.ended_by")
         return cls(ended or LoopEnd.STEPS, LoopUsage.from_json(as_object(data.get("usage") or {}, "loop.usage")),
                    dict(as_object(data.get("budgets") or {}, "loop.budgets")), int(data.get("own_code_runs") or 0),
-                   str(data.get("tool_syntax") or ""))
+                   data.get("first_own_run"), str(data.get("tool_syntax") or ""))

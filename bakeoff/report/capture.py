@@ -7,19 +7,21 @@ batch whose engine crashed shows it as such and never as a model that wrote noth
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from bakeoff.analysis.stats import rate
 from bakeoff.batchfolder.read import BatchRecords, run_model_label, stage_calls
-from bakeoff.records import Capture, CaptureStatus, StageRecord
+from bakeoff.records import Capture, CaptureStatus, StageRecord, StepRecord
 from bakeoff.report.tables import Column, Table
 
 COLUMNS = (Column("model"), Column("status"), Column("reason"), Column("calls", "int"), Column("share_of_calls", "pct"))
 
 
-def _captures(stages: Mapping[str, StageRecord]) -> list[Capture]:
-    """The capture audit of every model call of a run's stages (a stage's own answer and each of its turns)."""
-    return [call.capture for record in stages.values() for call in stage_calls(record) if call.capture is not None]
+def _captures(stages: Mapping[str, StageRecord], steps: Sequence[StepRecord] = ()) -> list[Capture]:
+    """The capture audit of every model call of a run: its stages' (a stage's own answer and each of its turns)
+    and an agent's steps'."""
+    found = [call.capture for record in stages.values() for call in stage_calls(record) if call.capture is not None]
+    return found + [step.capture for step in steps if step.capture is not None]
 
 
 def capture_reasons_table(records: BatchRecords) -> Table:
@@ -27,7 +29,7 @@ def capture_reasons_table(records: BatchRecords) -> Table:
     totals: Counter = Counter()
     for run in records.runs:
         label = run_model_label(run)
-        for capture in _captures(run.stages):
+        for capture in _captures(run.stages, run.steps):
             totals[label] += 1
             if capture.status != CaptureStatus.CAPTURED:
                 counts.setdefault(label, Counter())[(capture.status.value, capture.reason.value)] += 1

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from bakeoff.analysis.core import CoreSummary, ModelCore, PairedComparison
 from bakeoff.analysis.stats import rate
 from bakeoff.report.plots import crash_taxonomy, repair_transitions
+from bakeoff.report.scaffolds import scaffold_findings, scaffold_tables
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.tables import Table, cols
 from bakeoff.taskapi.headline import HeadlineSpec
@@ -128,9 +129,14 @@ def core_section(summary: CoreSummary, findings: bool = True) -> ReportSection:
         Plot("crash_taxonomy", "How graded runs ended: scored, or the crash class that stopped them.", crash_taxonomy(summary)),
         Plot("repair_transitions", "What each repair turn did to the progress ladder.", repair_transitions(summary)),
     )
+    tables = (crash_table(summary), repair_table(summary), pairs_table(summary))
+    found = tuple(core_findings(summary)) if findings else ()
+    if summary.has_scaffolds:  # a model under another scaffold than the six stages: what each scaffold did
+        tables += scaffold_tables(summary)
+        found += tuple(scaffold_findings(summary))  # no task writes these within its own findings
     return ReportSection(
         "Every task: crashes, repair turns, paired comparisons",
-        findings=tuple(core_findings(summary)) if findings else (),
-        tables=(crash_table(summary), repair_table(summary), pairs_table(summary)),
+        findings=found,
+        tables=tables,
         plots=plots,
     )

@@ -32,8 +32,9 @@ def reasoning_table(records: BatchRecords) -> Table:
     totals: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for run in records.runs:
         label = run_model_label(run)
-        for stage, record in run.stages.items():
-            for completion, capture in _calls(record):
+        calls = [(stage, call) for stage, record in run.stages.items() for call in _calls(record)]
+        calls += [("agent", (step.completion, step.capture)) for step in run.steps if step.completion is not None]
+        for stage, (completion, capture) in calls:
                 row = totals[(label, stage)]
                 row["calls"] += 1
                 row["reasoning_calls"] += bool(completion.reasoning)

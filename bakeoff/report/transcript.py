@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from bakeoff.batchfolder.read import RunRecords, run_model_label
 from bakeoff.records import (
+    DEFAULT_SCAFFOLD,
     STAGE_NAMES,
     Capture,
     Command,
@@ -26,6 +27,7 @@ from bakeoff.records import (
     Stage,
     StageRecord,
 )
+from bakeoff.report.transcript_agent import agent_loop_html
 from bakeoff.report.transcript_git import repair_diffs
 from bakeoff.report.transcript_html import Raw, diff_html, dropped_note, esc, fold, grid, kv, number, page
 from bakeoff.taskapi.plugin import TaskPlugin
@@ -155,7 +157,10 @@ def _stage(run: RunRecords, index: int, name: str, record: StageRecord, plugin: 
     parts = [kv([("attribution", record.attribution.value), ("why", record.attribution_reason),
                  ("commit", record.commit.sha[:12]),
                  ("wall time", f"{number(record.timings.wall_s, 1)} s")])]
-    if name != Stage.REPAIR:
+    if name == Stage.AGENT:
+        parts.append(agent_loop_html(record, run.steps, _command))
+        parts.append("<h3>The final check</h3>")
+    elif name != Stage.REPAIR:
         parts += [_prompt(record.prompt), _completion(record.completion, record.capture), _files(record.files_written)]
     for i, command in enumerate(record.commands, 1):
         parts.append(_command(i, command))
@@ -180,7 +185,7 @@ def _header(run: RunRecords, plugin: TaskPlugin) -> str:
                    (f"claimed {what}", "no claim"), (f"real {what}", "not scored")])
     outcome, claim = record.outcome, record.outcome.claim
     return kv([
-        ("model", run_model_label(run)), ("spec", record.model.spec),
+        ("model", run_model_label(run)), ("spec", record.model.spec), ("scaffold", record.scaffold if record.scaffold != DEFAULT_SCAFFOLD else None),
         ("seed", record.seed),
         ("run status", record.status.value),
         ("harness error", record.error),
@@ -193,13 +198,30 @@ def _header(run: RunRecords, plugin: TaskPlugin) -> str:
     ])
 
 
+def _stage_names(run: RunRecords) -> tuple[str, ...]:
+    """The run's stages: the six of the staged scaffold, or another scaffold's (an agent's loop, then evaluate)."""
+    if run.scaffold == DEFAULT_SCAFFOLD:
+        return STAGE_NAMES
+    return (Stage.AGENT.value, Stage.EVALUATE.value)
+
+
 def render_run_transcript(run: RunRecords, plugin: TaskPlugin, back: str | None = "../report.html") -> str:
     sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>']
-    for index, name in enumerate(STAGE_NAMES, 1):
+    for index, name in enumerate(_stage_names(run), 1):
         record = run.stages.get(name)
-        if record is None:
+        if record is None and name == Stage.AGENT and run.steps:  # the loop has not ended: its steps so far
+            sections.append(f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
+                            f'<p class="note">the loop has not ended</p>'
+                            f'{agent_loop_html(_unfinished_agent(run), run.steps, _command)}</section>')
+        elif record is None:
             sections.append(f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
                             '<p class="note">no record: the stage did not finish</p></section>')
         else:
             sections.append(_stage(run, index, name, record, plugin))
     return page(f"transcript: {run.run_id}", "".join(sections), back)
+
+
+def _unfinished_agent(run: RunRecords) -> StageRecord:
+    from bakeoff.records import Attribution, Commit, Timings
+
+    return StageRecord(run.run_id, Stage.AGENT, 1, Attribution.OK, Commit("", "", ""), Timings("", ""))

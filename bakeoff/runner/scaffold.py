@@ -56,6 +56,8 @@ class Scaffold(ABC):
     # Its stages run commands of the model's in a sandbox of the visible data alone (RunContext.tool_sandbox);
     # the grading sandbox, with the task's hidden inputs, is the check's.
     tool_sandbox: ClassVar[bool] = False
+    # Its settings for `bakeoff demo` (the 135M default model in a 4K context).
+    demo_settings: ClassVar[Mapping[str, Any]] = {}
 
     @abstractmethod
     def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:

@@ -72,6 +72,11 @@ def report_batch(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: i
 
 def run_plan(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
     """`bakeoff run` as a library call: the batch of `plan`, with the plug-in of the task it names."""
-    from bakeoff.runner.batch import run_batch
+    from dataclasses import replace
 
+    from bakeoff.runner.batch import run_batch
+    from bakeoff.scaffolds.registry import scaffolds_for
+
+    if options.scaffolds is None:  # the plan's scaffolds, by name, as its task is
+        options = replace(options, scaffolds=scaffolds_for(plan.scaffolds))
     return run_batch(plan, task_plugin(plan.task or DEFAULT_TASK), options, progress)

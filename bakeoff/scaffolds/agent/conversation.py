@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 
 from bakeoff.models.base import Message
-from bakeoff.models.tools import TEXT_FENCE, TEXT_PROTOCOL, ToolCall, ToolSpec, ToolSyntax
+from bakeoff.models.tools import TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools
 from bakeoff.records import CaptureStatus, PromptCut, StepRecord
 from bakeoff.scaffolds.agent.settings import AGENT_PROMPT, AgentSettings
 from bakeoff.taskapi.context import shorten
@@ -38,22 +38,13 @@ def call_id(step: int, index: int) -> str:
     return f"s{step:03d}c{index:04d}"
 
 
-def _tool_lines(tools: Sequence[ToolSpec]) -> str:
-    lines = []
-    for tool in tools:
-        properties = tool.parameters.get("properties") or {}
-        arguments = ", ".join(f"{name}: {spec.get('type', 'any')}" for name, spec in properties.items())
-        lines.append(f"- {tool.name}({arguments}): {tool.description}")
-    return "\n".join(lines)
-
-
 def opening(task: TaskSpec, excerpt: str, excerpt_of: str, settings: AgentSettings, syntax: str,
             tools: Sequence[ToolSpec]) -> tuple[Message, Message]:
     """The system prompt (ours: the tools, the budgets, and the text protocol where the model has no syntax of
     its own) and the first user turn (the task's statement, the data's first lines, what to leave behind)."""
     budgets = (f"{settings.max_steps} steps (replies), {settings.max_tokens:,} generated tokens, "
                f"{settings.wall_s:g} seconds of wall-clock time and {settings.cpu_s:g} CPU seconds of commands")
-    protocol = "" if native(syntax) else f"\nThe tools:\n{_tool_lines(tools)}\n\n{TEXT_PROTOCOL}\n"
+    protocol = "" if native(syntax) else f"\n{describe_tools(tools)}\n"
     system = Template(SYSTEM_FILE.read_text(encoding="utf-8")).substitute(budgets=budgets, protocol=protocol)
     user = (f"{task.statement.strip()}\n\nThe first lines of {excerpt_of}:\n\n{excerpt.strip()}\n\n"
             f"{task.prompts[AGENT_PROMPT].strip()}\n")

@@ -69,10 +69,11 @@ def budget_spent(usage: LoopUsage, settings: AgentSettings) -> LoopEnd | None:
     return None
 
 
-def own_code_runs(steps: Sequence[StepRecord]) -> int:
-    """`run` calls that ran a file the agent had written by then (its own code), before the loop ended."""
+def own_code_runs(steps: Sequence[StepRecord]) -> tuple[int, int | None]:
+    """`run` calls that ran a file the agent had written by then (its own code), before the loop ended; and the
+    step of the first."""
     written: set[str] = set()
-    count = 0
+    count, first = 0, None
     for step in steps:
         for result in step.results:
             if result.tool == WRITE and result.ok:
@@ -81,7 +82,8 @@ def own_code_runs(steps: Sequence[StepRecord]) -> int:
                 command = " ".join(result.command.argv[2:])
                 if any(path in command for path in written):
                     count += 1
-    return count
+                    first = first or step.step
+    return count, first
 
 
 class Loop:
@@ -114,7 +116,8 @@ class Loop:
         except _HarnessFailed as exc:
             return StageOutcome(Attribution.HARNESS_ERROR, str(exc))
         check, commands = ladder_check(self.ctx, self.clock, CHECK_LABEL)
-        loop = AgentLoop(ended, usage, self.settings.budgets(), own_code_runs(steps), self.syntax)
+        own, first = own_code_runs(steps)
+        loop = AgentLoop(ended, usage, self.settings.budgets(), own, first, self.syntax)
         claim = find_claim(self.ctx, check, include_readme=True)
         attribution, reason = self._attribution(steps, check, ended)
         return StageOutcome(attribution, reason, commands=tuple(commands), check=check, claim=claim, loop=loop)

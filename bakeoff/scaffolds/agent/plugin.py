@@ -18,6 +18,9 @@ class Agent(Scaffold):
     name = "agent"
     stages = (Stage.AGENT.value, Stage.EVALUATE.value)
     tool_sandbox = True  # its commands see the visible data alone; the hidden inputs are the check's
+    # The demo's 4K context: answers the default model can fill, no room to reason, a short loop.
+    demo_settings = {"max_steps": 6, "step_tokens": 700, "step_reasoning_tokens": 0, "max_tokens": 5000,
+                     "wall_s": 1800.0, "cpu_s": 600.0}
 
     def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:
         settings = agent_settings(services.settings)
