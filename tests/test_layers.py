@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bakeoff.batchfolder",),
     ("bakeoff.taskapi",),
     ("bakeoff.runner", "bakeoff.review"),
+    ("bakeoff.scaffolds",),
     ("bakeoff.analysis",),
     ("bakeoff.report",),
     ("bakeoff.export",),

@@ -25,11 +25,11 @@ from bakeoff.batchfolder.records import (
 from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     ANALYSIS_SCHEMA,
+    DEFAULT_SCAFFOLD,
     AnalysisRecord,
     BatchRecord,
     DamagedRecord,
     Plan,
-    DEFAULT_SCAFFOLD,
     RepairTurn,
     RunRecord,
     Stage,

@@ -129,8 +129,8 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
     """
     from bakeoff.answers import audit, audit_tool_calls
     from bakeoff.models.base import GenerationSettings, Message, turn_key
-    from bakeoff.models.tools import describe_tools
     from bakeoff.models.registry import BackendOptions
+    from bakeoff.models.tools import describe_tools
     from bakeoff.records.enums import CaptureStatus
 
     if prompt == "-":

@@ -20,6 +20,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.chat_template import ChatTemplate, TemplateTokens
@@ -175,8 +176,10 @@ class Engine:
     def _render(self, messages, tools=()) -> str:
         """The prompt; tools offered go into the template's `tools` where it writes a syntax bakeoff reads (the
         text protocol's tools are in the system prompt the agent wrote)."""
-        extra = {"tools": [t.to_openai() for t in tools]} if tools and self._tool_syntax in NATIVE_SYNTAXES else {}
-        return self._template.render([m.template_dict() for m in messages], **self._kwargs, **extra)
+        extra: dict[str, Any] = dict(self._kwargs)
+        if tools and self._tool_syntax in NATIVE_SYNTAXES:
+            extra["tools"] = [t.to_openai() for t in tools]
+        return self._template.render([m.template_dict() for m in messages], True, **extra)
 
     def _calls(self, prompt: str, tokens: list[int], text: str, answer: str):
         """(answer without the calls' markup, calls) of a turn that offered tools. The calls are read from the

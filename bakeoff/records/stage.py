@@ -9,7 +9,6 @@ from typing import Any
 from bakeoff.records.enums import Attribution, RepairEffect, RepairGrant, Stage
 from bakeoff.records.jsonio import JsonObject, enum_value, items, optional, read_record, required
 from bakeoff.records.ladder import LadderCheck
-from bakeoff.records.step import AgentLoop
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -21,6 +20,7 @@ from bakeoff.records.parts import (
     Resources,
     Timings,
 )
+from bakeoff.records.step import AgentLoop
 
 STAGE_SCHEMA = "bakeoff.stage/2"  # /1: before the task-neutral ladder (bakeoff.batchfolder.upgrade reads it)
 STAGE_SCHEMAS = (STAGE_SCHEMA,)

@@ -129,7 +129,7 @@ def core_section(summary: CoreSummary, findings: bool = True) -> ReportSection:
         Plot("crash_taxonomy", "How graded runs ended: scored, or the crash class that stopped them.", crash_taxonomy(summary)),
         Plot("repair_transitions", "What each repair turn did to the progress ladder.", repair_transitions(summary)),
     )
-    tables = (crash_table(summary), repair_table(summary), pairs_table(summary))
+    tables: tuple[Table, ...] = (crash_table(summary), repair_table(summary), pairs_table(summary))
     found = tuple(core_findings(summary)) if findings else ()
     if summary.has_scaffolds:  # a model under another scaffold than the six stages: what each scaffold did
         tables += scaffold_tables(summary)

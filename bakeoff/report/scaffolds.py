@@ -29,8 +29,8 @@ def scaffolds_table(summary: CoreSummary) -> Table:
                      row.ran_own_code_rate, row.mean_own_code_runs, _counts(row.unusable_steps)))
     kind = "f4" if "4f" in summary.headline.fmt else "f3"
     name = summary.headline.name
-    columns = cols(f"row model scaffold graded:int {name}:{kind} low:{kind} high:{kind} mean_rung:f2 mean_steps:f1 "
-                   "mean_tokens:f0 loop_ended_by ran_own_code:pct own_code_runs:f1 unusable_steps")
+    columns = cols(f"row model scaffold graded:int {name}:{kind} low:{kind} high:{kind} mean_rung:d2 mean_steps:d1 "
+                   "mean_tokens:d0 loop_ended_by ran_own_code:pct own_code_runs:d1 unusable_steps")
     return Table("scaffolds", "Scaffolds: each model under each scaffold", columns, tuple(rows))
 
 
@@ -44,7 +44,7 @@ def agent_runs_table(summary: CoreSummary) -> Table:
                      loop.wall_s, loop.cpu_s, loop.own_code_runs, loop.first_own_run, _counts(loop.unusable_steps),
                      run.rung, run.headline, run.crash_class, loop.tool_syntax, transcript_path(run.run_id)))
     kind = "f4" if "4f" in summary.headline.fmt else "f3"
-    columns = cols(f"run model grading steps:int ended_by tokens:int wall_s:f1 cpu_s:f1 own_code_runs:int "
+    columns = cols(f"run model grading steps:int ended_by tokens:int wall_s:d1 cpu_s:d1 own_code_runs:int "
                    f"first_own_run:int unusable_steps rung:int {summary.headline.name}:{kind} crash_class tool_syntax "
                    "transcript")
     return Table("agent_runs", "Agent runs: the loop, step by step in each transcript", columns, tuple(rows))

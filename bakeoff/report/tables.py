@@ -13,7 +13,7 @@ UNCAPTURED_CELL = "uncaptured"  # a headline cell of a model with no graded run:
 @dataclass(frozen=True)
 class Column:
     name: str
-    kind: str = "text"  # text, int, f0-f2, f3 (three decimals), f4 (four: effects on a conversion rate), pct
+    kind: str = "text"  # text, int, d0-d2 (that many decimals), f3 (three decimals), f4 (four: effects on a conversion rate), pct
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def display(value: Any, kind: str) -> str:
         return f"{value:.3f}"
     if kind == "f4":
         return f"{value:.4f}"
-    if kind in ("f0", "f1", "f2"):
+    if kind in ("d0", "d1", "d2"):  # that many decimals
         return f"{value:,.{kind[1]}f}"
     return str(value)
 

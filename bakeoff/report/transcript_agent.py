@@ -25,7 +25,8 @@ def _call_title(name: str, arguments: str) -> str:
     except ValueError:
         value = None
     if isinstance(value, dict):
-        main = value.get("command") or value.get("path")  # noqa: the tools' own argument names
+        # the model's own JSON (not a record): the argument that says what a call does
+        main = next((value[name] for name in ("command", "path") if name in value), None)
         if isinstance(main, str):
             line = " ".join(main.split())
             return f"{name}: {line[:117] + '…' if len(line) > 120 else line}"

@@ -138,10 +138,10 @@ def _read(place: Workplace, path: str) -> ToolResult:
             text = handle.read(limit + 1)
         shown = text[:limit] + (f"\n[... the file goes on: {source.stat().st_size} bytes in all ...]" if len(text) > limit else "")
         return ToolResult(READ, True, shown)
-    text = place.ctx.repo.read_file(path)
-    if text is None:
+    found = place.ctx.repo.read_file(path)
+    if found is None:
         return ToolResult(READ, False, f"No such file: {path} (list_files shows what there is).")
-    return ToolResult(READ, True, shorten(text, limit) or "(the file is empty)")
+    return ToolResult(READ, True, shorten(found, limit) or "(the file is empty)")
 
 
 def _list(place: Workplace) -> ToolResult:
