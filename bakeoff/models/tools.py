@@ -176,10 +176,10 @@ def parse_llama3(text: str) -> ParsedReply:
     while position < len(body) and len(calls) < MAX_CALLS:
         decoded = _decode(body, position)
         if decoded is None:
-            if calls or tagged:
+            if not calls and tagged:  # <|python_tag|> then no JSON: a call that does not parse
                 calls.append(_malformed(body[position:], "the JSON call"))
                 position = len(body)
-            break
+            break  # after the calls, the rest is text
         value, position = decoded
         if not calls and not tagged and not (isinstance(value, Mapping) and "name" in value):
             return ParsedReply(text.strip())  # a JSON answer that is not a call
