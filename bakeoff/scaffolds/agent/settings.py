@@ -48,13 +48,13 @@ _FIELDS = {f.name: f for f in dataclasses.fields(AgentSettings)}
 
 def agent_settings(raw: Mapping[str, Any]) -> AgentSettings:
     """The plan's table, checked: known keys, numbers of the right kind (counts whole), positive (0 means the
-    task's own value where the default is 0)."""
+    task's own value where the default is 0; no reasoning room is a valid choice)."""
     unknown = sorted(set(raw) - set(_FIELDS))
     if unknown:
         raise ScaffoldSettingsError(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(_FIELDS)}")
     for name, value in raw.items():
         whole = _FIELDS[name].type in ("int", int)
-        zero_ok = _FIELDS[name].default == 0
+        zero_ok = _FIELDS[name].default == 0 or name == "step_reasoning_tokens"  # no room to reason is a choice
         fits = not isinstance(value, bool) and isinstance(value, int if whole else (int, float))
         if not fits or value < 0 or (value == 0 and not zero_ok):
             kind = "a whole number" if whole else "a number"
