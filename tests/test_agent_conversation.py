@@ -80,6 +80,9 @@ def test_a_conversation_over_its_budget_shortens_older_steps_first_then_drops_th
     assert cuts and all(c.kept_chars > 0 for c in cuts)  # shortened, none dropped
     assert json.loads(shrunk[2].tool_calls[0].arguments)["path"] == "train.py"  # still a valid call
     assert shrunk[-2].tool_calls[0].arguments == WRITE.arguments  # the last steps are kept whole
-    dropped, cuts = conversation(first(ToolSyntax.HERMES), many, ToolSyntax.HERMES, 15_000)
-    assert any(c.kept_chars == 0 for c in cuts) and "were cut from this conversation" in dropped[1].content
-    assert dropped == conversation(first(ToolSyntax.HERMES), many, ToolSyntax.HERMES, 15_000)[0]  # every time alike
+    for budget in (12_000, 8_000):  # the oldest steps dropped; at 8,000 the last step shortened too
+        dropped, cuts = conversation(first(ToolSyntax.HERMES), many, ToolSyntax.HERMES, budget)
+        assert any(c.kept_chars == 0 for c in cuts) and "were cut from this conversation" in dropped[1].content
+        assert sum(len(m.content) + sum(len(c.arguments) for c in m.tool_calls) for m in dropped) <= budget
+        assert dropped[-2].tool_calls[0].name == "write_file"  # the last step is there, a valid call
+        assert dropped == conversation(first(ToolSyntax.HERMES), many, ToolSyntax.HERMES, budget)[0]  # alike

@@ -23,7 +23,7 @@ from bakeoff.taskapi.context import shorten
 from bakeoff.taskapi.spec import TaskSpec
 
 SYSTEM_FILE = Path(__file__).with_name("system.md")
-KEPT_WHOLE = 2  # the last steps are never cut
+KEPT_WHOLE = 1  # the last step is never dropped (and shortened only when it alone is too long)
 SHRUNK_CHARS = 300  # what an older step's long text keeps
 DROPPED_NOTE = "[Steps 1 to {last} were cut from this conversation to fit the context; the files they wrote are still there.]"
 
@@ -141,28 +141,38 @@ def _shrunk_arguments(arguments: str) -> str:
 
 def conversation(first: tuple[Message, Message], steps: Sequence[StepRecord], syntax: str, budget_chars: int
                  ) -> tuple[tuple[Message, ...], tuple[PromptCut, ...]]:
-    """The messages sent for the next step, and what was cut to fit `budget_chars`: older steps' long texts
-    are shortened first (oldest first, the last KEPT_WHOLE steps never), then the oldest steps are dropped."""
+    """The messages sent for the next step, and what was cut to fit `budget_chars`: the long texts of older
+    steps are shortened first (oldest first), then the oldest steps are dropped, and the last step is shortened
+    only when it alone is too long. The opening is never cut."""
     turns = []
     for step in steps:
         reply = reply_message(step, syntax)
         turns.append(Turns(step.step, ((reply,) if reply is not None else ()) + result_messages(step, syntax)))
-    fixed = sum(message_chars(m) for m in first)
     cuts: list[PromptCut] = []
-    total = fixed + sum(t.chars for t in turns)
-    for index, turn in enumerate(turns[:-KEPT_WHOLE] if len(turns) > KEPT_WHOLE else []):
-        if total <= budget_chars:
-            break
+    total = sum(message_chars(m) for m in first) + sum(t.chars for t in turns)
+
+    def shrink(index: int) -> None:
+        nonlocal total
+        turn = turns[index]
         shrunk = Turns(turn.step, tuple(_shrunk(m) for m in turn.messages))
         if shrunk.chars < turn.chars:
             cuts.append(PromptCut(f"step {turn.step}", turn.chars, shrunk.chars))
             total -= turn.chars - shrunk.chars
             turns[index] = shrunk
+
+    for index in range(len(turns) - KEPT_WHOLE):
+        if total <= budget_chars:
+            break
+        shrink(index)
     dropped = 0
     while total > budget_chars and len(turns) - dropped > KEPT_WHOLE:
         total -= turns[dropped].chars
         cuts.append(PromptCut(f"step {turns[dropped].step}", turns[dropped].chars, 0))
         dropped += 1
+    for index in range(dropped, len(turns)):  # what is left is still too long: the last steps' long texts
+        if total <= budget_chars:
+            break
+        shrink(index)
     note = (Message("user", DROPPED_NOTE.format(last=turns[dropped - 1].step)),) if dropped else ()
     messages = (*first, *note, *(m for turn in turns[dropped:] for m in turn.messages))
     return _merged(messages), tuple(cuts)
