@@ -9,8 +9,10 @@ from bakeoff.batchfolder.files import Journal
 from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.records import read_batch_record, read_run_record
 from bakeoff.errors import BakeoffError
-from bakeoff.records import STAGE_NAMES, LadderStatus, Outcome, RunStatus
+from bakeoff.records import STAGE_NAMES, LadderStatus, Outcome, RunStatus, Stage
 from bakeoff.taskapi.headline import HeadlineSpec
+
+AGENT_STAGES = (Stage.AGENT.value, Stage.EVALUATE.value)  # an agent run's stage records (its steps apart)
 
 
 class NotABatch(BakeoffError):
@@ -26,6 +28,7 @@ class RunState:
     outcome: str | None  # e.g. "scored <headline>=0.812" or "crashed (module_not_found)"
     wall_s: float | None
     node: str | None = None  # the Ray node that ran it last (None under the local executor)
+    stages_total: int = len(STAGE_NAMES)  # its scaffold's stages (an agent's: its loop and evaluate)
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ def _current_stages(journal: Journal) -> dict[str, str]:
     for entry in journal.entries():
         if entry.get("event") == "stage_started":
             current[str(entry.get("run_id"))] = str(entry.get("stage"))
+        elif entry.get("event") == "step_started":  # an agent's loop: which step
+            current[str(entry.get("run_id"))] = f"{entry.get('stage')} step {entry.get('step')}"
         elif entry.get("event") in ("stage_done", "run_done", "run_failed"):
             current.pop(str(entry.get("run_id")), None)
     return current
@@ -86,15 +91,16 @@ def read_status(folder: Path, headline: HeadlineSpec | None = None) -> BatchStat
     runs = []
     for run_id in batch.order:
         run = layout.run(run_id)
-        done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if run.stage_record(i, s).is_file())
+        names = AGENT_STAGES if run.steps.is_dir() or run.stage_record(1, Stage.AGENT).is_file() else STAGE_NAMES
+        done = sum(1 for i, s in enumerate(names, 1) if run.stage_record(i, s).is_file())
         if run.record.is_file():
             record = read_run_record(run.record)
             state = str(record.status)  # finished or harness_failed
             outcome = describe_outcome(record.outcome, headline) if record.status == RunStatus.FINISHED else record.error
-            runs.append(RunState(run_id, state, done, None, outcome, record.timings.wall_s, nodes.get(run_id)))
+            runs.append(RunState(run_id, state, done, None, outcome, record.timings.wall_s, nodes.get(run_id), len(names)))
         else:
             state = "in_progress" if done or run_id in current else "pending"
-            runs.append(RunState(run_id, state, done, current.get(run_id), None, None, nodes.get(run_id)))
+            runs.append(RunState(run_id, state, done, current.get(run_id), None, None, nodes.get(run_id), len(names)))
     return BatchStatus(folder, tuple(runs), entries[-1] if entries else None)
 
 
@@ -115,7 +121,7 @@ def status_table(status: BatchStatus):
         table.add_column(column)
     for run in status.runs:
         node = (run.node or "",) if on_nodes else ()
-        cells = (run.run_id, run.state, f"{run.stages_done}/{len(STAGE_NAMES)}", run.current_stage or "", *node, run.outcome or "")
+        cells = (run.run_id, run.state, f"{run.stages_done}/{run.stages_total}", run.current_stage or "", *node, run.outcome or "")
         table.add_row(*(Text(printable(cell)) for cell in cells))  # Text: a record's "[red]" is not markup either
     return table
 

@@ -55,6 +55,10 @@ class RayExecutor:
         self.settings = settings
 
     def run(self, env: BatchEnv, slots: list[RunSlot], opener: Opener, progress) -> None:
+        from bakeoff.records import DEFAULT_SCAFFOLD, PlanError
+
+        if any(slot.scaffold != DEFAULT_SCAFFOLD for slot in slots):  # it hands stages back, not an agent's steps
+            raise PlanError("the Ray executor runs staged runs only for now; run the other scaffolds with the local one")
         ray = require_ray()
         started_here = False
         if not ray.is_initialized():

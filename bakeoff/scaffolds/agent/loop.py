@@ -37,7 +37,7 @@ from bakeoff.runner.scaffold import StageServices
 from bakeoff.runner.stages import StageOutcome, find_claim, ladder_check
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
-from bakeoff.scaffolds.agent.conversation import conversation, opening, result_messages
+from bakeoff.scaffolds.agent.conversation import conversation, native, opening, result_messages
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.scaffolds.agent.tools import RUN, SUBMIT, TOOLS, WRITE, Workplace, call_tool, refused
 from bakeoff.taskapi.context import RunContext, StageClock
@@ -100,9 +100,10 @@ class Loop:
         self.budget_chars = settings.prompt_budget_chars(ctx.task.settings) - self._tools_chars()
 
     def _tools_chars(self) -> int:
+        """What the template adds for the tools (a native syntax renders them: a conservative guess, their JSON)."""
         import json
 
-        return len(json.dumps([t.to_openai() for t in TOOLS])) if self.syntax != ToolSyntax.TEXT else 0
+        return len(json.dumps([t.to_openai() for t in TOOLS])) if native(self.syntax) else 0
 
     def run(self) -> StageOutcome:
         steps = finished_steps(self.ctx.run_dir)

@@ -18,7 +18,7 @@ from typing import Any
 from bakeoff.models.tools import ToolSpec
 from bakeoff.records import CaptureReason, ToolResult
 from bakeoff.runner.modelcall import write_files
-from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text, regular_file_inside
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.taskapi.context import RunContext, StageClock, command_record, crash_of, output_for_model, shorten
 
@@ -67,8 +67,24 @@ class Workplace:
         return self.settings.shown_chars(self.ctx.task.settings)
 
 
+MAX_COMMAND_CHARS = 100_000  # a shell command; a file goes through write_file
+
+
+def _unfit(arguments: Mapping[str, Any]) -> str | None:
+    """Text no command or path can hold (a NUL character), or a command too long for a command line."""
+    if any(isinstance(value, str) and "\x00" in value for key, value in arguments.items() if key != "content"):
+        return "an argument holds a NUL character"
+    command = arguments.get("command")
+    if isinstance(command, str) and len(command) > MAX_COMMAND_CHARS:
+        return f"the command is {len(command)} characters long; write a script with write_file and run that"
+    return None
+
+
 def call_tool(place: Workplace, name: str, arguments: Mapping[str, Any], remaining_wall_s: float) -> ToolResult:
     """One usable call (the audit has checked its name and arguments). A sandbox failure raises (SandboxError)."""
+    unfit = _unfit(arguments)
+    if unfit is not None:
+        return refused(name, CaptureReason.BAD_ARGUMENTS, unfit)
     if name == RUN:
         return _run(place, str(arguments["command"]), remaining_wall_s)
     if name == WRITE:
@@ -138,16 +154,24 @@ def _read(place: Workplace, path: str) -> ToolResult:
             text = handle.read(limit + 1)
         shown = text[:limit] + (f"\n[... the file goes on: {source.stat().st_size} bytes in all ...]" if len(text) > limit else "")
         return ToolResult(READ, True, shown)
-    found = place.ctx.repo.read_file(path)
-    if found is None:
+    root = place.ctx.repo.path
+    normal = os.path.normpath(path)
+    target = root / normal
+    if normal.startswith(("/", "..")) or not regular_file_inside(root, target):  # never through a planted link
         return ToolResult(READ, False, f"No such file: {path} (list_files shows what there is).")
-    return ToolResult(READ, True, shorten(found, limit) or "(the file is empty)")
+    size = target.stat().st_size
+    with open(target, encoding="utf-8", errors="replace") as handle:  # sandboxed code may have written gigabytes
+        found = handle.read(min(size, 4 * limit) + 1)
+    note = f"\n[... {size} bytes in all: the middle is cut ...]" if size > 4 * limit else ""
+    return ToolResult(READ, True, (shorten(found, limit) + note) or "(the file is empty)")
 
 
 def _list(place: Workplace) -> ToolResult:
     root = place.ctx.repo.path
     found: list[str] = []
     for folder, dirs, files in os.walk(root):  # links are never followed
+        if len(found) > 4 * MAX_LISTED:  # sandboxed code may have made a million files
+            break
         relative = Path(folder).relative_to(root)
         dirs[:] = sorted(d for d in dirs if not (relative == Path(".") and d in (".git", SCRATCH_DIR, DATA_DIR)))
         for name in sorted(files):
