@@ -1,4 +1,5 @@
-"""Reading one `{"effect", "ci_low", "ci_high"}` result file strictly.
+"""Reading one `{"effect", "ci_low", "ci_high"}` result file strictly (a task may name its point estimate
+otherwise: `keys`, e.g. `("estimate", "ci_low", "ci_high")`).
 
 Every way a result can be wrong has a stable name (the constants below), reported instead of a
 traceback, as for predictions files; records group submissions by these names, so they never change.
@@ -39,7 +40,7 @@ class ResultFileError(Exception):
 
 @dataclass(frozen=True)
 class IntervalResult:
-    effect: float
+    effect: float  # the point estimate, whatever the result file calls it
     ci_low: float
     ci_high: float
 
@@ -74,8 +75,8 @@ def _number(value: object, key: str, path: Path) -> float:
     return float(value)
 
 
-def read_result(path: Path) -> IntervalResult:
-    """The result in `path`; any defect raises ResultFileError."""
+def read_result(path: Path, keys: tuple[str, str, str] = KEYS) -> IntervalResult:
+    """The result in `path`, its (point, low, high) under `keys`; any defect raises ResultFileError."""
     text = _read_text(Path(path))
     try:
         data = json.loads(text, parse_constant=_reject_constant)
@@ -83,10 +84,10 @@ def read_result(path: Path) -> IntervalResult:
         raise ResultFileError(MALFORMED_JSON, f"{path} is not valid JSON: {shorten(str(exc), 120)}") from None
     if not isinstance(data, dict):
         raise ResultFileError(NOT_AN_OBJECT, f"{path} holds a JSON {type(data).__name__}, not an object")
-    missing = [key for key in KEYS if key not in data]
+    missing = [key for key in keys if key not in data]
     if missing:
         raise ResultFileError(MISSING_KEYS, f"{path} lacks {', '.join(missing)}")
-    effect, low, high = (_number(data[key], key, path) for key in KEYS)
+    effect, low, high = (_number(data[key], key, path) for key in keys)
     if low > high:
-        raise ResultFileError(INVERTED_INTERVAL, f"{path}: ci_low {low} is above ci_high {high}")
+        raise ResultFileError(INVERTED_INTERVAL, f"{path}: {keys[1]} {low} is above {keys[2]} {high}")
     return IntervalResult(effect, low, high)
