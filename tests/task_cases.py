@@ -12,6 +12,7 @@ from pathlib import Path
 
 import ab_runner_support as ab
 import runner_support as spam
+import sim_runner_support as sim
 
 
 @dataclass(frozen=True)
@@ -48,5 +49,14 @@ AB_TEST = TaskCase(
     status_word="scored winkler=",
     models_table="ab_models",
 )
-CASES = (SPAM, AB_TEST)
+SIMULATION = TaskCase(
+    task="simulation",
+    make_data=sim.make_tiny_sim_data,
+    working=sim.sim_answers(sim.implementation(sim.CAREFUL)),
+    crash_then_repair=sim.sim_answers(sim.implementation(sim.CRASHING), sim.implementation(sim.CAREFUL)),
+    outcome_keys=("headline", "metrics", "claimed_effect", "claimed_ci"),
+    status_word="scored relative_winkler=",
+    models_table="sim_models",
+)
+CASES = (SPAM, AB_TEST, SIMULATION)
 CASE_IDS = tuple(case.task for case in CASES)
