@@ -157,7 +157,8 @@ def write_plan(path: Path, corpus: Path, script: Path, runs: int, sandbox: str =
         + (f'task = "{task}"\n' if task else "") +
         f'models = [{{ spec = "scripted:{script}", label = "scripted" }}]\n'
         "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n"
-        f"[task_settings]\nsmoke_rows = 50\n{extra}",
+        # smoke_rows is the spam take-home's own setting (its settings.toml): another task refuses it
+        "[task_settings]\n" + ("" if task else "smoke_rows = 50\n") + extra,
         encoding="utf-8",
     )
     return path

@@ -45,7 +45,7 @@ def batch(request, tmp_path_factory):
         "working": working,
     }
     scripts["cut"].insert(3, {"key": "implement#2", "text": code})
-    plan = {"corpus": str(data), "seed": 2, "task_settings": {"repair_turns": 1, "smoke_rows": 50}}
+    plan = {"corpus": str(data), "seed": 2, "task_settings": {"repair_turns": 1, **case.own_settings}}
     if case.plan_task:
         plan["task"] = case.plan_task
     result = run_scripted_batch(root, scripts, plan)

@@ -106,6 +106,10 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     executor = with_overrides(executor, executor_kind, address, parallel)
+    if executor.kind == "ray" and executor.address is not None:
+        from bakeoff.runner.executors.address import check_address
+
+        check_address(executor.address)  # before the batch folder is touched: a cluster that is not there is said now
     plugin = task_plugin(plan.task or DEFAULT_TASK)  # resolved here, once, and handed down (UnknownTask names the known ones)
     _check_models(plan, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"

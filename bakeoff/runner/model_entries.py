@@ -27,6 +27,9 @@ REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
 ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
+# A label names files (runs/<label>-rNN/, transcripts/<label>-rNN.html): well inside a file name's 255 bytes.
+MAX_LABEL = 64
+LABEL_PATTERN = rf"[A-Za-z0-9._-]{{1,{MAX_LABEL}}}"
 
 
 # `bakeoff demo` runs the 135M default model: a 4K context and answer budgets it can fill, no reasoning room.
@@ -88,12 +91,14 @@ def _spec(text: str) -> ModelSpec:
 def _entry(item: Any) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
     """(label, spec, reasoning, own options) of one `models` item: a spec string or a table."""
     if isinstance(item, str):
-        return label_for_spec(item), _spec(item), "default", ()
+        return label_for_spec(item)[:MAX_LABEL], _spec(item), "default", ()  # a long file name is cut
     if isinstance(item, Mapping) and isinstance(item.get("spec"), str):
         reasoning, options = reasoning_of(item), options_of(item)
-        label = str(item.get("label") or default_label(label_for_spec(item["spec"]), reasoning))
-        if not re.fullmatch(r"[A-Za-z0-9._-]+", label):
-            raise PlanError(f"model label {label!r} may hold only letters, digits, '.', '_' and '-'")
+        label = str(item.get("label") or default_label(label_for_spec(item["spec"])[:MAX_LABEL - 20], reasoning))
+        if not re.fullmatch(LABEL_PATTERN, label):
+            shown = label if len(label) <= 80 else label[:77] + "..."
+            raise PlanError(f"model label {shown!r} may hold only letters, digits, '.', '_' and '-', "
+                            f"at most {MAX_LABEL} of them")
         return label, _spec(item["spec"]), reasoning, options
     raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
 

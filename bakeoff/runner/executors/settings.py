@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from bakeoff.runner.executors.address import parse_address
 from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, plan_from_mapping, read_plan_toml
 
 EXECUTOR_KINDS = ("local", "ray")
@@ -79,6 +80,8 @@ def executor_from_mapping(raw: Mapping[str, Any]) -> ExecutorSettings:
     address = raw.get("address")
     if address is not None and (not isinstance(address, str) or not address.strip()):
         raise PlanError(f"bad [executor]: address must be a non-empty string, got {address!r}")
+    if address is not None:
+        parse_address(address)  # its form is checked with the plan; whether it answers, before the batch
     models = raw.get("models", {})
     if not isinstance(models, Mapping):
         raise PlanError(f"bad [executor]: models must be a table of model labels, got {models!r}")
@@ -104,6 +107,7 @@ def with_overrides(settings: ExecutorSettings, kind: str | None, address: str | 
     if kind is not None:
         changes["kind"] = kind
     if address is not None:
+        parse_address(address)
         changes["address"] = address
     if parallel is not None:
         changes["parallel"] = min(parallel, MAX_PARALLEL)
