@@ -57,9 +57,10 @@ SIMULATION = TaskCase(
     make_data=sim.make_tiny_sim_data,
     working=sim.sim_answers(sim.implementation(sim.CAREFUL)),
     crash_then_repair=sim.sim_answers(sim.implementation(sim.CRASHING), sim.implementation(sim.CAREFUL)),
-    outcome_keys=("headline", "metrics", "claimed_effect", "claimed_ci"),
+    outcome_keys=("headline", "metrics", "claim"),
     status_word="scored relative_winkler=",
     models_table="sim_models",
+    own_settings={},
 )
 CASES = (SPAM, AB_TEST, SIMULATION)
 CASE_IDS = tuple(case.task for case in CASES)
