@@ -21,6 +21,7 @@ from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output, real_folder
 from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT, budget_of, capped_argv, over_budget, wall_timeout
+from generators.simulation.configs import BANDS
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
 
@@ -30,6 +31,7 @@ HIDDEN_OUTPUT = f"{SCRATCH_DIR}/hidden_result.json"
 INSTALL, SIMULATE, SCORE = "install", "simulate", "score"
 RESULT_KEYS = ("estimate", "ci_low", "ci_high")
 TRUTH_COLUMNS = ("configuration", "wait")
+BAND_NAMES = tuple(name for name, _, _ in BANDS)
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,8 @@ def simulate_in_sandbox(sandbox: Sandbox, workspace: Path, request: SimRequest, 
     on_stage(SCORE)
     started = time.monotonic()
     score = score_experiments(graded, request.level, relative=True, point=RESULT_KEYS[0])
-    by_band = score_groups(score, bands) if bands else {}
+    found = score_groups(score, bands) if bands else {}
+    by_band = {band: found[band] for band in (*BAND_NAMES, *sorted(found)) if band in found}  # light, medium, heavy
     seconds = {"sandbox": runner.sandbox_s, "score": time.monotonic() - started}
     outcome = SimOutcome(status=LadderStatus.SCORED, stage=SCORE, rung=Rung.SCORED, visible_result=visible_result,
                          visible_error=visible_error, score=score, bands=by_band, requirements=requirements,
