@@ -16,6 +16,8 @@ REPLICATIONS = 64
 CHUNK = 2048
 BUDGET_SHARE = 0.5  # of the CPU budget, at a deliberately slow guess of the speed (so the run never overruns)
 STEP_SECONDS = {1: 10e-6, "more": 20e-6}  # one step advances every replication by one order
+STARTUP_SECONDS = 0.3  # what starting Python and numpy may take of the budget (a fixed guess: the run
+# length must not depend on how long this start happened to take, or the same seed would give another answer)
 STOP_SHARE = 0.8  # a safety stop if this machine is far slower than the guess
 
 
@@ -57,7 +59,7 @@ def plan(config):
     rho = mean_service / (stations * mean_gap)
     # Relaxation of the queue, in orders: rho / (1 - sqrt(rho))^2 for M/M/1, stretched by the variability.
     relaxation = (arrival_scv + service_scv) / 2 * rho / (1 - math.sqrt(rho)) ** 2
-    seconds = max(0.05, BUDGET_SHARE * config["cpu_seconds"] - time.process_time())
+    seconds = max(0.05, BUDGET_SHARE * config["cpu_seconds"] - STARTUP_SECONDS)
     steps = max(4000, int(seconds / STEP_SECONDS[1 if stations == 1 else "more"]))
     warmup = int(min(max(1000, 6 * relaxation), steps / 2))
     return steps, warmup
