@@ -28,6 +28,9 @@ SECRET_BYTES = 32  # drawn for new data: 256 bits
 MIN_SECRET_BYTES = 16  # accepted from a file: at least 128 bits
 MAX_SECRET_FILE_BYTES = 4096
 _ID_PREFIX = b"bakeoff simulation secret id\x00"
+# A secret everyone knows, for figures anyone can reproduce (the README's calibration table names it). Data
+# made with it has no hidden part worth the name: never use it for a real bake-off.
+PUBLIC_SECRET_HEX = hashlib.sha256(b"bakeoff public simulation calibration secret, version 1").hexdigest()
 
 
 class InvalidSecret(GeneratorError):
@@ -45,6 +48,10 @@ class Secret:
     @classmethod
     def fresh(cls) -> Secret:
         return cls(secrets.token_bytes(SECRET_BYTES))
+
+    @classmethod
+    def public(cls) -> Secret:
+        return cls.from_hex(PUBLIC_SECRET_HEX)
 
     @classmethod
     def from_hex(cls, text: str) -> Secret:
