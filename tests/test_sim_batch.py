@@ -16,9 +16,9 @@ import json
 import pytest
 from runner_support import run_scripted_batch
 from sim_runner_support import (
+    CAREFUL,
     CARELESS,
     CARELESS_DESIGN,
-    CAREFUL,
     CRASHING,
     TINY_SIM,
     implementation,
