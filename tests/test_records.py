@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bakeoff.batchfolder.upgrade import upgrade
 from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     AnalysisRecord,
@@ -19,6 +20,8 @@ from bakeoff.records import (
     CaptureReason,
     CaptureStatus,
     Claim,
+    ClaimSource,
+    CodeVersion,
     Command,
     Commit,
     CompletionRecord,
@@ -27,10 +30,13 @@ from bakeoff.records import (
     CrashClass,
     DamagedRecord,
     FileWritten,
+    Headline,
     LadderCheck,
     LadderStatus,
+    ModelEntry,
     ModelRef,
     Outcome,
+    Plan,
     Prompt,
     PromptCut,
     PromptMessage,
@@ -39,17 +45,17 @@ from bakeoff.records import (
     RepairTurn,
     Requirement,
     Resources,
+    Rung,
     RunRecord,
     RunStatus,
     SkippedPath,
+    Stage,
     StageRecord,
     StageSummary,
     Timings,
     TokenCounts,
     UnknownRecordSchema,
 )
-from bakeoff.batchfolder.upgrade import upgrade
-from bakeoff.records import ClaimSource, CodeVersion, Headline, ModelEntry, Plan, Rung, Stage
 from bakeoff.records.errors import DamagedRecord as DamagedRecordItself
 
 OLD = Path(__file__).parent / "data" / "records_v1"

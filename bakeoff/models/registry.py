@@ -5,7 +5,6 @@ Specs:
   gguf:PATH  or  PATH.gguf  llama.cpp in process
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
-  baseline:cues[:FILE]     the review benchmark's surface-feature reader (bakeoff.review.cues)
 """
 
 from __future__ import annotations
@@ -91,7 +90,7 @@ def options_from_plan(values: Mapping[str, Any]) -> BackendOptions:
 
 
 def spec_kind(spec: str) -> str:
-    """The backend kind a spec names ("gguf", "openai", "scripted", "cues"), found without touching a file."""
+    """The backend kind a spec names ("gguf", "openai", "scripted"), found without touching a file."""
     return parse_spec(spec).kind
 
 
@@ -103,10 +102,6 @@ def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -
         from bakeoff.models.scripted import ScriptedBackend
 
         return ScriptedBackend(Path(parsed.target))
-    if parsed.kind == "cues":
-        from bakeoff.review.cues import open_cues
-
-        return open_cues(parsed.target)
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 

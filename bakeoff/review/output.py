@@ -7,7 +7,6 @@ complete. An existing non-empty destination is never overwritten.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -20,10 +19,6 @@ RESULT_KIND = "claim_review"
 SCHEMA_VERSION = 1
 SUMMARY_FILE = "review.json"
 ANSWERS_FILE = "answers.jsonl"
-
-
-def items_digest(items_text: str) -> str:
-    return hashlib.sha256(items_text.encode("utf-8")).hexdigest()
 
 
 def summary_record(result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None) -> dict:

@@ -40,6 +40,10 @@ DEMO_TASK_SETTINGS = {
 }
 
 
+class ReviewOnlyReader(PlanError):
+    """A plan names `baseline:cues`, the review benchmark's surface reader: it cannot do a take-home."""
+
+
 class ModelEntryError(PlanError):
     """A model entry of a plan that names an unknown key, mode or option value."""
 
@@ -85,6 +89,11 @@ def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
 
 def _spec(text: str) -> ModelSpec:
     """The entry's spec, parsed once here; a bad one is the user's to fix before hours of runs, not a failed run."""
+    from bakeoff.review.reviewers import is_cues_spec
+
+    if is_cues_spec(text):
+        raise ReviewOnlyReader(f"{text!r} reads review items only and cannot do a take-home; "
+                               "use it with `bakeoff review --model baseline:cues`")
     return parse_spec(text)
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
-from bakeoff.runner.model_entries import models_from
+from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
 from bakeoff.taskapi.spec import DEFAULT_TASK
 from sandbox.kinds import DOCKER, KINDS
 
-__all__ = ["ModelEntry", "Plan", "PlanChanged", "PlanError", "RunLimits", "RunSlot", "load_plan", "plan_differences",
+__all__ = ["ModelEntry", "Plan", "PlanChanged", "PlanError", "ReviewOnlyReader", "RunLimits", "RunSlot", "load_plan", "plan_differences",
            "plan_from_mapping", "run_order", "run_seed"]
 
 SANDBOX_CHOICES = KINDS
