@@ -109,3 +109,15 @@ def test_the_report_shows_the_behaviour_the_divergence_and_the_plots(batch):
     html = report.html.read_text(encoding="utf-8")
     assert 'id="plot-sim_intervals"' in html and 'id="plot-sim_probe"' in html
     assert "crash_taxonomy" in html  # every task's part follows the task's own
+
+
+def test_the_exports_carry_each_runs_behaviour_and_design(batch):
+    from bakeoff.batchfolder.read import read_batch, run_model_label
+    from bakeoff.tasks import task_plugin
+
+    folder, _, _ = batch
+    plugin = task_plugin("simulation")
+    found = {run_model_label(run): plugin.export_metadata(run) for run in read_batch(folder).runs}
+    assert found["careless"] == {"behaviour": "independent", "stated_warmup": "deleted", "stated_interval": "batch_means",
+                                 "divergence": "claims_correlation_acts_independent"}
+    assert found["careful"]["behaviour"] == "sound" and found["careful"]["divergence"] == "consistent"

@@ -109,40 +109,47 @@ class _Chain:
 
     def moves(self, n: int, top: int) -> list[tuple[int, int, int, float]]:
         """(from within level n, to level, to within it, rate) for every move out of level n."""
-        arrival, service, c = self.arrival, self.service, self.c
         found: list[tuple[int, int, int, float]] = []
-        for a in range(arrival.phases):
-            for combo in self.level_combos[min(n, c)]:
+        for a in range(self.arrival.phases):
+            for combo in self.level_combos[min(n, self.c)]:
                 here = self.index(n, a, combo)
-                for b in range(arrival.phases):  # the arrival process moves on
-                    if b != a and arrival.rates[a, b] > 0:
-                        found.append((here, n, self.index(n, b, combo), arrival.rates[a, b]))
-                if n < top and arrival.exits[a] > 0:  # an order arrives
-                    for b in range(arrival.phases):
-                        if arrival.alpha[b] > 0:
-                            rate = arrival.exits[a] * arrival.alpha[b]
-                            if n < c:  # a station is free: it starts at once
-                                for j in range(service.phases):
-                                    if service.alpha[j] > 0:
-                                        started = _bump(combo, j, 1)
-                                        found.append((here, n + 1, self.index(n + 1, b, started), rate * service.alpha[j]))
-                            else:
-                                found.append((here, n + 1, self.index(n + 1, b, combo), rate))
-                for i, busy in enumerate(combo):
-                    if not busy:
-                        continue
-                    for j in range(service.phases):  # a station's order moves to another phase
-                        if j != i and service.rates[i, j] > 0:
-                            found.append((here, n, self.index(n, a, _bump(_bump(combo, i, -1), j, 1)), busy * service.rates[i, j]))
-                    if service.exits[i] > 0:  # a station finishes an order
-                        rate = busy * service.exits[i]
-                        left = _bump(combo, i, -1)
-                        if n > c:  # the next waiting order starts there
-                            for j in range(service.phases):
-                                if service.alpha[j] > 0:
-                                    found.append((here, n - 1, self.index(n - 1, a, _bump(left, j, 1)), rate * service.alpha[j]))
-                        else:
-                            found.append((here, n - 1, self.index(n - 1, a, left), rate))
+                found.extend((here, *move) for move in self._arrival_moves(n, top, a, combo))
+                found.extend((here, *move) for move in self._service_moves(n, a, combo))
+        return found
+
+    def _arrival_moves(self, n: int, top: int, a: int, combo: tuple[int, ...]) -> list[tuple[int, int, float]]:
+        """The arrival process moving on a phase, or an order arriving (none at the truncation level)."""
+        arrival, service = self.arrival, self.service
+        found = [(n, self.index(n, b, combo), arrival.rates[a, b])
+                 for b in range(arrival.phases) if b != a and arrival.rates[a, b] > 0]
+        if n >= top or arrival.exits[a] <= 0:
+            return found
+        for b in (b for b in range(arrival.phases) if arrival.alpha[b] > 0):
+            rate = arrival.exits[a] * arrival.alpha[b]
+            if n < self.c:  # a station is free: it starts on the order at once
+                found.extend((n + 1, self.index(n + 1, b, _bump(combo, j, 1)), rate * service.alpha[j])
+                             for j in range(service.phases) if service.alpha[j] > 0)
+            else:
+                found.append((n + 1, self.index(n + 1, b, combo), rate))
+        return found
+
+    def _service_moves(self, n: int, a: int, combo: tuple[int, ...]) -> list[tuple[int, int, float]]:
+        """A busy station's order moving to another service phase, or a station finishing its order."""
+        service = self.service
+        found: list[tuple[int, int, float]] = []
+        for i, busy in enumerate(combo):
+            if not busy:
+                continue
+            found.extend((n, self.index(n, a, _bump(_bump(combo, i, -1), j, 1)), busy * service.rates[i, j])
+                         for j in range(service.phases) if j != i and service.rates[i, j] > 0)
+            if service.exits[i] <= 0:
+                continue
+            rate, left = busy * service.exits[i], _bump(combo, i, -1)
+            if n > self.c:  # an order was waiting: it starts at the station that came free
+                found.extend((n - 1, self.index(n - 1, a, _bump(left, j, 1)), rate * service.alpha[j])
+                             for j in range(service.phases) if service.alpha[j] > 0)
+            else:
+                found.append((n - 1, self.index(n - 1, a, left), rate))
         return found
 
     def stationary_levels(self, top: int) -> np.ndarray:

@@ -31,11 +31,11 @@ from bakeoff.tasks.simulation.words import HEADLINE
 HIDDEN_OUTPUT_CHARS = 2000  # what a stage record keeps of each hidden run's output (there are dozens)
 
 
-def truth_table(job_corpus: Any) -> list[dict[str, str]]:
-    """The hidden configurations' truth rows (band, utilisation...), read on the host."""
+def truth_table(corpus: Any) -> list[dict[str, str]]:
+    """The hidden configurations' truth rows (band, utilisation...) of a task's CorpusFiles, read on the host."""
     import csv
 
-    with open(job_corpus.path(TRUTH_PART), encoding="utf-8", newline="") as handle:
+    with open(corpus.path(TRUTH_PART), encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
 

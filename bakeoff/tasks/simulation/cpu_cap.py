@@ -10,8 +10,6 @@ sandbox's wall-clock timeout and its CPU share (the plan's `cpus`) bound whateve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from sandbox.base import ExecResult
 
 SIMULATE_SCRIPT = "simulate.py"
@@ -67,5 +65,5 @@ def budget_of(config_text: str, default: int = 5) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1 else default
 
 
-__all__: Sequence[str] = ("CPU_CAP", "CPU_EXCEEDED_EXIT", "SIMULATE_SCRIPT", "budget_of", "capped_argv",
-                          "over_budget", "shown_command", "wall_timeout")
+__all__ = ["CPU_CAP", "CPU_EXCEEDED_EXIT", "SIMULATE_SCRIPT", "budget_of", "capped_argv", "over_budget",
+           "shown_command", "wall_timeout"]
