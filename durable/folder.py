@@ -76,7 +76,7 @@ def sweep_leftovers(target: Path) -> list[str]:
     Returns the names removed. Called by every publish of `target`."""
     target = Path(target)
     pattern = re.compile(re.escape(f".{target.name}.") + _OWNED_TAIL)
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(target.parent)
     except FileNotFoundError:

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from durable import JSONNotFinite, JsonLimits, JSONNumberTooLong, JSONTooLarge, UntrustedJSON, loads
+from durable import JsonLimits, JSONNotFinite, JSONNumberTooLong, JSONTooLarge, UntrustedJSON, loads
 from scorer.reading import EMPTY_FILE, MISSING_FILE, UNDECODABLE_BYTES, UNREADABLE_FILE, shorten
 
 TOO_LARGE = "too_large"

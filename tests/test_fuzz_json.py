@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 import durable
 from durable import (
+    JsonLimits,
     JSONMalformed,
     JSONNotFinite,
     JSONNumberTooLong,
     JSONTooDeep,
     JSONTooLarge,
     JSONUnwritable,
-    JsonLimits,
     UntrustedJSON,
 )
 from durable.jsonio import nesting_depth

