@@ -208,6 +208,20 @@ def _imported_modules(path: Path) -> set[str]:
     return names
 
 
+def test_no_chat_template_is_rendered_outside_its_own_process():
+    """Only the template worker (a process of its own, under limits) builds a ChatTemplate or imports jinja2's
+    renderer; the bakeoff process and the engine's talk to it through bakeoff.models.template_process."""
+    offenders = []
+    for path in (ROOT / "bakeoff").rglob("*.py"):
+        name = path.relative_to(ROOT).as_posix()
+        if name in ("bakeoff/models/template_worker.py", "bakeoff/models/chat_template.py"):
+            continue
+        modules = _imported_modules(path)
+        if "bakeoff.models.chat_template.ChatTemplate" in modules or any(m.split(".")[0] == "jinja2" for m in modules):
+            offenders.append(name)
+    assert offenders == []
+
+
 def test_the_docker_driver_and_the_image_builder_do_not_import_each_other():
     docker = _imported_modules(ROOT / "sandbox" / "docker.py")
     image = _imported_modules(ROOT / "sandbox" / "image.py")
