@@ -100,6 +100,7 @@ class _Reader:
 
     def string(self) -> str:
         length = self.scalar("<Q")
+        self._require(length)
         if length > MAX_STRING_BYTES:
             raise ModelFileInvalid(f"{self.path}: a GGUF string of {length:,} bytes (more than {MAX_STRING_BYTES:,})")
         return self.take(length).decode("utf-8", errors="replace")
