@@ -8,11 +8,14 @@ time are properties of the readers themselves (linear parsing, caps), tested apa
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, settings
 
-FUZZ_EXAMPLES = 300
+# CI runs the fixed budget; BAKEOFF_FUZZ_EXAMPLES=N runs a deeper search by hand (still derandomized).
+FUZZ_EXAMPLES = int(os.environ.get("BAKEOFF_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 # For readers whose every example starts a process or copies a model (chat templates, GGUF headers via the CLI).
-FUZZ_SLOW = settings(FUZZ, max_examples=40)
+FUZZ_SLOW = settings(FUZZ, max_examples=max(1, FUZZ_EXAMPLES // 8))
