@@ -30,6 +30,7 @@ RECURSIVE = "{% macro deeper(n) %}{{ deeper(n + 1) }}{% endmacro %}{{ deeper(0) 
 HUGE = "{% set block = 'x' * 100000 %}{% set all = block * 100000 %}{{ all | length }}" + CHATML  # 10 GB of text
 LOOPS_ON_LONG = ("{% if messages[-1].content | length > 100 %}{% for i in range(100000) %}{% for j in range(100000) %}"
                  "{% endfor %}{% endfor %}{% endif %}") + CHATML
+DEEP_SOURCE = "{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}" + CHATML  # Jinja's parser recurses on it: compiling is code too
 LONG_PROMPT = "{{ 'y' * 5000000 }}" + CHATML  # fits the memory limit, but no context holds 5 million characters
 QUICK = TemplateLimits(deadline_s=5.0)
 CHAT = [Message("user", "Say hi.")]
@@ -87,7 +88,8 @@ def test_any_template_gives_facts_or_a_named_error_in_its_process(source, reason
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hostile-templates")
-    sources = {"loop": LOOP, "recursive": RECURSIVE, "huge": HUGE, "loops_on_long": LOOPS_ON_LONG, "chatml": CHATML}
+    sources = {"loop": LOOP, "recursive": RECURSIVE, "huge": HUGE, "loops_on_long": LOOPS_ON_LONG, "chatml": CHATML,
+               "deep_source": DEEP_SOURCE}
     return {name: with_template(folder, name, source) for name, source in sources.items()}
 
 
@@ -123,9 +125,11 @@ def test_bakeoff_run_names_a_looping_template_instead_of_hanging(hostile, tmp_pa
 
 
 @pytest.mark.llama
-@pytest.mark.parametrize("name, limit", [("loop", "deadline"), ("recursive", "recursion"), ("huge", "memory")])
+@pytest.mark.parametrize("name, limit", [("loop", "deadline"), ("recursive", "recursion"), ("huge", "memory"),
+                                         ("deep_source", "recursion")])
 def test_the_load_fails_by_name_within_the_template_deadline(hostile, name, limit):
-    """Row 2: the engine's load stalled until the 900 s load timeout; here the load timeout is far away."""
+    """Row 2: the engine's load stalled until the 900 s load timeout; here the load timeout is far away. A source
+    that only compiling recurses on is the template process's failure too: llama-cpp-python compiles nothing."""
     from bakeoff.models.gguf import GgufBackend, GgufSettings
 
     with pytest.raises(ChatTemplateExhausted) as raised:
