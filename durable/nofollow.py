@@ -216,32 +216,44 @@ class TrustedRoot:
     def remove_tree(self, relative: str | os.PathLike[str]) -> bool:
         """Remove whatever is at `relative` (a file, a link, a whole folder), following no link on the way or
         inside. Where a link or a file stands in place of a folder on the way, that is removed instead: nothing
-        behind it is under the root. False when nothing was there."""
+        behind it is under the root. False when nothing was there. Something that keeps changing between a
+        folder and a link while this runs is retried a few times, then UnsafePath."""
         parts = _parts(relative)
         if not parts:
             raise OutsideTheRoot("the root itself is not removed through TrustedRoot", path=".")
         fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             for index, name in enumerate(parts):
-                try:
-                    found = os.lstat(name, dir_fd=fd).st_mode
-                except FileNotFoundError:
-                    return False
-                if index == len(parts) - 1 or not stat.S_ISDIR(found):
-                    _remove_entry(fd, name, found)
-                    return True
-                try:
-                    child = os.open(name, _FOLDER, dir_fd=fd)
-                except OSError as exc:  # swapped for a link or a file since the lstat: that goes instead
-                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
-                        raise
-                    os.unlink(name, dir_fd=fd)
-                    return True
+                done, child = self._remove_step(fd, name, "/".join(parts[:index + 1]), last=index == len(parts) - 1)
+                if child is None:
+                    return done
                 os.close(fd)
                 fd = child
             return False  # not reached: the last component returns above
         finally:
             os.close(fd)
+
+    def _remove_step(self, fd: int, name: str, shown: str, *, last: bool) -> tuple[bool, int | None]:
+        """One component of remove_tree: (removed, None) when it is done there, else (False, the folder to go on in)."""
+        for _ in range(_REPLACE_TRIES):
+            try:
+                found = os.lstat(name, dir_fd=fd).st_mode
+            except FileNotFoundError:
+                return False, None
+            try:
+                if not stat.S_ISDIR(found):
+                    os.unlink(name, dir_fd=fd)  # a file, or a link standing in for a folder: it goes, nothing behind
+                    return True, None
+                if last:
+                    _remove_folder(fd, name)
+                    return True, None
+                return False, os.open(name, _FOLDER, dir_fd=fd)
+            except FileNotFoundError:
+                return False, None
+            except OSError as exc:  # swapped since the lstat (a folder for a link, or back): look again
+                if exc.errno not in (errno.EISDIR, errno.EPERM, errno.ELOOP, errno.ENOTDIR):
+                    raise
+        raise self._unsafe(fd, name, shown, "folder")
 
     def lstat(self, relative: str | os.PathLike[str]) -> os.stat_result | None:
         """What is at `relative`, not following it; None when nothing is, or a parent is not a real folder."""
@@ -264,7 +276,7 @@ def _remove_folder(top: int, name: str) -> None:
     """Remove folder `name` in folder `top` and all it holds, with no recursion and two descriptors open at a time:
     each subfolder is first moved up beside it (into `top`, under a hidden name) and removed in its turn, so a
     tree nested any number of levels deep is removed all the same."""
-    pending = [name]
+    pending, tries = [name], 0
     while pending:
         current = pending.pop()
         try:
@@ -274,7 +286,13 @@ def _remove_folder(top: int, name: str) -> None:
         except OSError as exc:  # swapped for a link or a file: that goes, nothing behind it
             if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
                 raise
-            os.unlink(current, dir_fd=top)
+            try:
+                os.unlink(current, dir_fd=top)
+            except IsADirectoryError:  # and swapped back to a folder meanwhile
+                tries += 1
+                if tries > _REPLACE_TRIES:
+                    raise
+                pending.append(current)
             continue
         try:
             for _ in range(_REPLACE_TRIES):

@@ -120,6 +120,10 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent(int(argv[0]))
     spec = loads(sys.stdin.buffer.readline(), what="the chat template request")
+    import jinja2.ext  # noqa: F401 - loaded before the limit, so that the allowance is the template's alone
+    import jinja2.meta  # noqa: F401
+    import jinja2.sandbox  # noqa: F401
+
     _limit_memory(int(spec["memory_bytes"]))
     _send({"ready": True})
     worker = _Worker(spec)
