@@ -84,7 +84,10 @@ class TrustedRoot:
                 error = self._unsafe(fd, name, shown, "folder")
                 if not replace:
                     raise error from None
-                os.unlink(name, dir_fd=fd)  # the link (or file) itself goes; what it points at is never touched
+                try:
+                    os.unlink(name, dir_fd=fd)  # the link (or file) itself goes; what it points at is never touched
+                except (FileNotFoundError, IsADirectoryError):
+                    pass  # gone, or a folder again, meanwhile: the next try opens it
         raise self._unsafe(fd, name, shown, "folder")
 
     def _open_folder(self, parts: tuple[str, ...], *, create: bool = False, replace: bool = False) -> int:
@@ -201,16 +204,15 @@ class TrustedRoot:
         was there. A folder there is NotARegularFile; a link or file in place of a parent folder is UnsafePath."""
         try:
             with self._parent(relative) as (fd, name, shown):
-                try:
-                    os.unlink(name, dir_fd=fd)
-                except FileNotFoundError:
-                    return False
-                except (IsADirectoryError, PermissionError) as exc:
-                    if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
-                        raise NotARegularFile(f"{self.root}/{shown} is a folder, not a file", path=shown) from None
-                    raise exc from None
-                return True
-        except FileNotFoundError:  # a parent folder is missing: so is the file
+                for _ in range(_REPLACE_TRIES):
+                    try:
+                        os.unlink(name, dir_fd=fd)
+                        return True
+                    except (IsADirectoryError, PermissionError):
+                        if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                            raise NotARegularFile(f"{self.root}/{shown} is a folder, not a file", path=shown) from None
+                raise self._unsafe(fd, name, shown, "file")  # it keeps changing between a folder and a link
+        except FileNotFoundError:  # the file, or a parent folder, is missing
             return False
 
     def remove_tree(self, relative: str | os.PathLike[str]) -> bool:

@@ -170,7 +170,7 @@ def test_a_folder_swapped_for_a_link_while_in_use_is_never_followed(scene):
     try:
         for index in range(3000):
             try:
-                operation = index % 5
+                operation = index % 6
                 if operation == 0:
                     trusted.read_bytes("work/secret.txt")
                 elif operation == 1:
@@ -179,8 +179,10 @@ def test_a_folder_swapped_for_a_link_while_in_use_is_never_followed(scene):
                     trusted.remove_file("work/secret.txt")
                 elif operation == 3:
                     os.close(trusted.open_file("work/secret.txt", os.O_RDWR | os.O_CREAT | os.O_TRUNC))
-                else:
+                elif operation == 4:
                     trusted.remove_tree("work/secret.txt")
+                else:
+                    trusted.ensure_folder("work/sub")  # replaces a link at work/ by a real folder
                 outcomes["ok"] += 1
             except UnsafePath:
                 outcomes["refused"] += 1
