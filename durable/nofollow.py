@@ -10,7 +10,9 @@ Because every step holds the folder it came from open, replacing a folder with a
 nothing: the next step is taken in the folder already open, which is the real one.
 
 The root itself is trusted (the harness chose it; a link in its own path is followed as usual). A missing path is
-the usual FileNotFoundError. Standard library only, Linux and other POSIX systems with `dir_fd` support.
+the usual FileNotFoundError. Something that keeps changing between a folder and a link while a step looks at it
+is looked at again a few times, then UnsafePath. Standard library only, Linux and other POSIX systems with
+`dir_fd` support.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from durable.jsonio import DEFAULT_LIMITS, JsonLimits, dumps, loads
 FOLDER_MODE = 0o755
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-_CHUNK = 1 << 20
 _REPLACE_TRIES = 8  # a folder that something keeps putting a link back into is given up on, as UnsafePath
 
 

@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bakeoff.models.chat_template import TemplateTokens
@@ -113,7 +114,7 @@ class TemplateProcess:
         self._stderr = tempfile.TemporaryFile()
         process = subprocess.Popen(
             [sys.executable, "-P", "-m", "bakeoff.models.template_worker", str(os.getpid())],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, close_fds=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, close_fds=True, env=_worker_environment())
         self._process = process
         os.set_blocking(process.stdin.fileno(), False)  # type: ignore[union-attr]
         os.set_blocking(process.stdout.fileno(), False)  # type: ignore[union-attr]
@@ -210,3 +211,13 @@ class TemplateProcess:
             tail = self._stderr.read()[-_STDERR_TAIL:].decode("utf-8", "replace").strip()
         detail = f"the chat template process {describe_exit(status)} (out of memory, or a crash)"
         return self._exhausted("process", detail + (f": {tail.splitlines()[-1]}" if tail else ""))
+
+
+def _worker_environment() -> dict[str, str]:
+    """This environment, with the folder holding this bakeoff first on the worker's path: `-P` keeps the current
+    folder (which may be a workspace) off it, and the worker must import the same bakeoff as this process."""
+    import bakeoff
+
+    source = str(Path(bakeoff.__file__).resolve().parents[1])
+    existing = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": source + (os.pathsep + existing if existing else "")}
