@@ -203,7 +203,9 @@ class EngineProcess:
         # The sentinel becomes readable when the child exits, whoever reaps it. is_alive()
         # alone answers True for a dead child that something else in the process already
         # reaped (its waitpid then fails), and the next turn would be lost to a dead engine.
-        return self.process.is_alive() and not wait([self.process.sentinel], 0)
+        # A killed child whose main thread is already a zombie while its other threads still
+        # unwind is neither reapable nor closed yet: it is dead all the same.
+        return self.process.is_alive() and not wait([self.process.sentinel], 0) and not _main_thread_exited(self.pid)
 
     def request(self, message: Any, wait_s: float | None) -> Any:
         """Send one request and return the child's reply (EngineDied, EngineOverran otherwise)."""
@@ -247,3 +249,15 @@ class EngineProcess:
                 pass
             self.process.join(STOP_WAIT_S)
         self.kill()
+
+
+def _main_thread_exited(pid: int | None) -> bool:
+    """True when /proc shows the process's main thread as a zombie (Linux; False where /proc is not there)."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] in ("Z", "X")
