@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from scorer.interval_reading import KEYS, IntervalResult, ResultFileError, read_result
+from durable import dumps
+from scorer.interval_reading import KEYS, MAX_MAGNITUDE, IntervalResult, ResultFileError, read_result
 
 DEFAULT_LEVEL = 0.95
 TRUTH_COLUMNS = ("experiment", "effect")
@@ -128,7 +128,10 @@ def read_truth(path: Path, columns: tuple[str, str] = TRUTH_COLUMNS) -> dict[str
             name, effect = row[columns[0]].strip(), float(row[columns[1]])
         except (KeyError, TypeError, ValueError, AttributeError):
             raise TruthFileError(f"{path} line {line} has no usable {columns[0]} and {columns[1]}") from None
-        if not name or name in truth or not math.isfinite(effect) or "/" in name or name.startswith("."):
+        if not math.isfinite(effect) or abs(effect) > MAX_MAGNITUDE:
+            raise TruthFileError(f"{path} line {line}: {columns[1]} {row[columns[1]]!r} is not a finite number within "
+                                 f"+-{MAX_MAGNITUDE:g}")
+        if not name or name in truth or "/" in name or name.startswith("."):
             raise TruthFileError(f"{path} line {line}: experiment {name!r} is empty, repeated or not a plain name")
         truth[name] = effect
     if not truth:
@@ -218,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     except TruthFileError as exc:
         print(f"error: truth_invalid: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(score.to_dict()) if args.json else format_text(score))
+    print(dumps(score.to_dict()) if args.json else format_text(score))  # valid JSON: every figure is finite
     return 0 if score.failed == 0 else 1
 
 

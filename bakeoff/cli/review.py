@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from pathlib import Path
 
 import click
 
+import durable
 from bakeoff.cli.review_audit import audit
 
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE, baseline:cues."
@@ -137,7 +137,7 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     written = write_results(out_dir, result, str(items_path), items_sha256, baseline)
     journal.discard()  # only now: until the finished folder is in place, its answers exist only there
     if as_json:
-        click.echo(json.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
+        click.echo(durable.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
     else:
         _print_table(result.metrics, written, baseline)
 
