@@ -86,7 +86,7 @@ def test_durable_imports_only_the_standard_library_and_itself():
 # Crash-safe writing lives in durable/ only. supervisor.py runs alone inside the container and may not import it.
 OWN_DURABLE_WRITES_ALLOWED = {"sandbox/supervisor.py"}
 # The batch lock is opened "a+" so that a process waiting for the lock never truncates the holder's note.
-APPEND_MODE_ALLOWED = {("bakeoff/batchfolder/lock.py", "a+")}
+APPEND_MODE_ALLOWED: set[tuple[str, str]] = set()  # the batch lock is opened through durable.TrustedRoot
 _RENAMES = {("os", "replace"), ("os", "rename"), ("os", "renames")}
 
 
@@ -215,11 +215,6 @@ JSON_DUMPS_NOT_YET = {
     "generators/spam/writer.py": "the manifest's measured rates may be NaN for a degenerate corpus: to decide",
     "generators/ab_test/writer.py": "the same, for the A/B data's manifest and truth",
     "generators/review_data/bank/build.py": "a development tool rebuilding the review bank",
-    # Folders being restructured (issue 21) at the time: the lead converts them.
-    "bakeoff/runner/lock.py": "issue 21", "bakeoff/runner/records.py": "issue 21", "bakeoff/runner/plan.py": "issue 21",
-    "bakeoff/runner/transcript.py": "issue 21", "bakeoff/report/build.py": "issue 21",
-    "bakeoff/review/output.py": "issue 23, second part", "bakeoff/review/importer.py": "issue 23, second part",
-    "bakeoff/export/eee.py": "issue 23, second part", "bakeoff/export/eee_records.py": "issue 23, second part",
 }
 
 

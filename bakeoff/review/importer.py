@@ -184,7 +184,7 @@ def append_item(out: Path, record: dict) -> None:
     if existing.strip() and not key_path(out).exists():
         if not existing.endswith("\n"):
             existing += "\n"
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = durable.dumps(record, ensure_ascii=False) + "\n"
         parse_items(existing + line, str(out))
         _write(out, existing + line)
         return

@@ -143,7 +143,7 @@ def run_behaviour_probe(run: Runner, config: Mapping[str, Any], seeds: int = SEE
     with tempfile.TemporaryDirectory(prefix="bakeoff-sim-probe-") as scratch:
         for name, variant in probe_configs(config, seeds, factor):
             path, output = Path(scratch) / f"{name}.json", Path(scratch) / f"{name}_result.json"
-            path.write_text(json.dumps(variant), encoding="utf-8")
+            path.write_text(json.dumps(variant, allow_nan=False), encoding="utf-8")
             try:
                 run(path, output, int(variant["seed"]))
                 results.append(read_result(output, RESULT_KEYS))

@@ -80,7 +80,7 @@ def truth_row(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def _write_truth_csv(path: Path, rows: list[dict[str, Any]]) -> None:

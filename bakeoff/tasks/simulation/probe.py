@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import durable
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS
 from bakeoff.tasks.simulation.cpu_cap import capped_argv, over_budget, wall_timeout
 from generators.calibration.sim_probe import (
@@ -152,7 +153,7 @@ def _probe_one(sandbox: Any, config: Mapping[str, Any], env: Mapping[str, str], 
     results: list[IntervalResult] = []
     try:
         for name, variant in probe_configs(config, seeds, factor):
-            _write_new(folder / f"{name}.json", json.dumps(variant))
+            _write_new(folder / f"{name}.json", durable.dumps(variant))
             attempt, result = _simulate(sandbox, workspace, relative, name, variant, env, floor_s)
             attempts.append(attempt)
             if result is None:
