@@ -30,7 +30,8 @@ class InvalidSweepPoints(BakeoffError):
 
 @click.command()
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Folder to write the corpus into.")
-@click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True, help="Random seed; same seed and options give byte-identical files.")
+@click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True,
+              help="Random seed of the visible data; same seed and options give byte-identical visible files.")
 @click.option("--rows", type=int, default=DEFAULTS["rows"], show_default=True, help="Training rows.")
 @click.option("--holdout-rows", type=int, default=DEFAULTS["holdout_rows"], show_default=True, help="Holdout rows.")
 @click.option("--contamination", type=float, default=None,
@@ -42,11 +43,13 @@ class InvalidSweepPoints(BakeoffError):
 @click.option("--force", is_flag=True, help="Replace a non-empty output folder.")
 @click.option("--task", type=click.Choice(TASKS), default="spam_classifier", show_default=True, help="Which take-home's data to generate.")
 @click.option("--users", type=int, default=None, help="ab_test: users in the visible experiment (default: 20,000).")
-@click.option("--experiments", type=int, default=None, help="ab_test: hidden experiments (default: 48).")
-@click.option("--holdout-users", type=int, default=None, help="ab_test: users per hidden experiment (default: 20,000).")
+@click.option("--experiments", type=int, default=None, help="ab_test: hidden experiments (default: 96).")
+@click.option("--holdout-users", type=int, default=None, help="ab_test: users in the smallest hidden experiment (default: 4,000).")
+@click.option("--secret-file", type=click.Path(path_type=Path), default=None,
+              help="Draw the hidden part with the secret in this file (a corpus's secret.hex) instead of a fresh one.")
 def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contamination: float | None, spam_rate: float,
              flip_rate: float, dup_rate: float, noise_rate: float | None, force: bool, task: str,
-             users: int | None, experiments: int | None, holdout_users: int | None) -> None:
+             users: int | None, experiments: int | None, holdout_users: int | None, secret_file: Path | None) -> None:
     """Generate a take-home's seeded data: the spam corpus (default) or the A/B-test experiments."""
     from rich.console import Console
 
@@ -57,7 +60,7 @@ def generate(out_dir: Path, seed: int, rows: int, holdout_rows: int, contaminati
     given = {"rows": rows, "holdout_rows": holdout_rows, "contamination": contamination, "spam_rate": spam_rate,
              "flip_rate": flip_rate, "dup_rate": dup_rate, "noise_rate": noise_rate, "users": users,
              "experiments": experiments, "holdout_users": holdout_users}
-    request = GenerateRequest(out_dir, seed, {name: given[name] for name in plugin.generate_options}, force)
+    request = GenerateRequest(out_dir, seed, {name: given[name] for name in plugin.generate_options}, force, secret_file)
     with Console(stderr=True).status(f"generating {task} data") as status:
         summary = plugin.generate(request, progress=lambda step: status.update(step))
     click.echo(printable(summary))

@@ -74,6 +74,7 @@ class GenerateRequest:
     seed: int
     options: Mapping[str, Any]  # only those given on the command line, by option name
     force: bool = False
+    secret_file: Path | None = None  # the hidden part's secret (generators.secret); None: a fresh one
 
 
 class TaskPlugin(ABC):
