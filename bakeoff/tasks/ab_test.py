@@ -67,12 +67,15 @@ class AbTest(TaskPlugin):
 
     def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
         from generators.ab_test import AbParams, generate_ab_data
+        from generators.secret import Secret
 
         params = AbParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
-        manifest = generate_ab_data(params, request.out_dir, force=request.force, progress=progress)
+        secret = Secret.read(request.secret_file) if request.secret_file is not None else None
+        manifest = generate_ab_data(params, request.out_dir, force=request.force, progress=progress, secret=secret)
         m = manifest.measured
         return (f"wrote {request.out_dir}: {m.rows} sessions of {m.users} users, {params.experiments} hidden "
-                f"experiments, {m.duplicate_rows} duplicated rows, within-user correlation {m.within_user_correlation:.3f}")
+                f"experiments, {m.duplicate_rows} repeated rows and {m.refired_rows} re-fired purchases, within-user "
+                f"correlation {m.within_user_correlation:.3f}, hidden part keyed by secret {manifest.secret_id[:19]}")
 
     def ensure_corpus(self, folder: Path, *, demo: bool = False) -> Path:
         if (folder / "manifest.json").is_file():
@@ -122,6 +125,11 @@ class AbTest(TaskPlugin):
 
         return tuple(AB_VARIANTS)
 
+    def cheaters(self) -> tuple[str, ...]:
+        from generators.calibration.ab_test import AB_CHEATERS
+
+        return tuple(AB_CHEATERS)
+
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         from generators.calibration.ab_test import calibrate_ab
 
@@ -132,12 +140,18 @@ class AbTest(TaskPlugin):
     def calibration_tables(self, calibration: Any) -> list[Any]:
         from rich.table import Table
 
-        table = Table(title=f"calibration of {calibration.corpus} ({calibration.references[0].experiments} hidden experiments)")
-        for column in ("reference", "coverage", "mean abs error", "mean width", "Winkler score"):
-            table.add_column(column, justify="left" if column == "reference" else "right")
-        for r in calibration.references:
-            table.add_row(r.variant, f"{r.coverage:.3f}", f"{r.mean_abs_error:.5f}", f"{r.mean_width:.5f}", f"{r.winkler:.5f}")
-        return [table, *(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.checks.to_dict().items())]
+        tables = []
+        for kind, rows in (("references", calibration.references), ("cheaters", calibration.cheaters)):
+            table = Table(title=f"{kind} on {calibration.references[0].experiments} hidden experiments of {calibration.corpus}")
+            table.add_column(kind[:-1], no_wrap=True)
+            for column in ("coverage [95%]", "width", "Winkler", "careful's margin [95%]"):
+                table.add_column(column, justify="right")
+            for r in rows:
+                margin = f"{r.margin.estimate:+.4f} [{r.margin.low:+.4f}, {r.margin.high:+.4f}]" if r.margin else ""
+                table.add_row(r.variant, f"{r.coverage:.3f} [{r.coverage_low:.2f}, {r.coverage_high:.2f}]",
+                              f"{r.mean_width:.4f}", f"{r.winkler:.4f}", margin)
+            tables.append(table)
+        return [*tables, *(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.checks.to_dict().items())]
 
     def evaluate_hooks(self, enabled: bool = True) -> dict[str, Any]:
         """The unit-of-analysis probe (bakeoff.analysis.unit_probe_hook): by user or by visit."""

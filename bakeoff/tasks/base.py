@@ -157,6 +157,10 @@ class TaskPlugin(ABC):
     def references(self) -> tuple[str, ...]:
         """The names of the reference submissions that calibrate the grading."""
 
+    def cheaters(self) -> tuple[str, ...]:
+        """The degenerate baselines calibration runs beside the references (careful must beat each one)."""
+        return ()
+
     @abstractmethod
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         """Run the references on the hidden data of `corpus`; the result has `to_dict()`."""

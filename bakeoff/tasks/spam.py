@@ -97,6 +97,11 @@ class SpamClassifier(TaskPlugin):
 
         return tuple(VARIANTS)
 
+    def cheaters(self) -> tuple[str, ...]:
+        from generators.references import CHEATERS
+
+        return tuple(CHEATERS)
+
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         """The three references on the holdout; with sweep=True also holdout F1 over contamination settings."""
         from generators.calibration import calibrate as run_calibration
