@@ -75,6 +75,16 @@ def with_margins(runs: Sequence[ReferenceRun]) -> list[ReferenceResult]:
             for run in runs]
 
 
+def run_rows(corpus: Path, variants: Sequence[str], spread: Sequence[Path] = (),
+             progress: Callable[[str], None] = lambda _: None) -> list[ReferenceRun]:
+    """Each of `variants` (references or cheaters) trained on `corpus` and predicting its holdout (and spread's)."""
+    runs = []
+    for variant in variants:
+        progress(f"running {variant}")
+        runs.append(run_reference_predictions(variant, Path(corpus).absolute(), spread=spread))
+    return runs
+
+
 def calibrate(
     corpus: Path,
     sweep: bool = False,
@@ -90,11 +100,7 @@ def calibrate(
     corpus = Path(corpus).absolute()
     check_corpus(corpus)
     params = corpus_params(corpus)
-    runs = []
-    for variant in VARIANTS + CHEATERS:
-        progress(f"running {variant}")
-        runs.append(run_reference_predictions(variant, corpus, spread=spread))
-    rows = with_margins(runs)
+    rows = with_margins(run_rows(corpus, VARIANTS + CHEATERS, spread, progress))
     results = [row for row in rows if row.variant in VARIANTS]
     points: tuple[SweepPoint, ...] = ()
     if sweep:
