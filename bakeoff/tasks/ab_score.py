@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bakeoff.analysis.unit_probe import UnitProbeRecord
+from bakeoff.analysis.unit_probe_hook import probe_submission
 from bakeoff.grading.score import (
     ScoringUnavailable,
     claim_in_submission,
@@ -32,8 +34,10 @@ __all__ = ["AbScoreReport", "OptionNotForTask", "score_ab_submission"]
 class AbScoreReport(ScoreReport):
     """What grading one ab_test submission found."""
 
-    def __init__(self, outcome: AbOutcome, isolation: str, notes: tuple[str, ...], claim: dict[str, Any]) -> None:
+    def __init__(self, outcome: AbOutcome, isolation: str, notes: tuple[str, ...], claim: dict[str, Any],
+                 unit_probe: UnitProbeRecord | None = None) -> None:
         self.outcome, self.isolation, self.notes, self.claim = outcome, isolation, notes, claim
+        self.unit_probe = unit_probe
 
     def to_dict(self) -> dict[str, Any]:
         o = self.outcome
@@ -44,6 +48,7 @@ class AbScoreReport(ScoreReport):
             "metrics": o.score.to_dict() if o.score is not None else None,
             "requirements": o.requirements.to_dict() if o.requirements else None,
             "claim": self.claim, "workspace_notes": list(self.notes),
+            "unit_probe": self.unit_probe.to_dict() if self.unit_probe is not None else None,
             "steps": [{"purpose": s.purpose, "argv": list(s.result.argv), "exit_code": s.result.exit_code,
                        "timed_out": s.result.timed_out, "oom_killed": s.result.oom_killed,
                        "duration_s": s.result.duration_s} for s in o.steps],
@@ -70,6 +75,8 @@ class AbScoreReport(ScoreReport):
             low, high = self.claim["claimed_ci"]
             lines.append(f"claimed (ESTIMATE in its {self.claim['source']}): {self.claim['claimed_effect']:.5f} "
                          f"[{low:.5f}, {high:.5f}]")
+        if self.unit_probe is not None:
+            lines.append(_probe_line(self.unit_probe))
         for line in (o.requirements.lines if o.requirements else ()):
             lines.append(f"requirement {line.text!r}: {line.fate}" + (f" ({line.reason})" if line.reason else ""))
         lines.extend(f"workspace copy: {note}" for note in self.notes)
@@ -79,6 +86,17 @@ class AbScoreReport(ScoreReport):
         lines.append(f"time: sandbox {o.seconds.get('sandbox', 0.0):.1f}s  score {o.seconds.get('score', 0.0):.2f}s")
         lines.append(f"isolation: {self.isolation if self.isolation != UNSAFE else f'{UNSAFE} (UNSAFE: no isolation)'}")
         return "\n".join(lines)
+
+
+def _probe_line(record: UnitProbeRecord) -> str:
+    probe = record.probe
+    ratios = []
+    if probe.width_ratio is not None:
+        ratios.append(f"width x{probe.width_ratio:.2f} with every visit logged twice")
+    if probe.halved_width_ratio is not None:
+        ratios.append(f"x{probe.halved_width_ratio:.2f} on half the users")
+    detail = "; ".join(ratios) or probe.message
+    return f"unit probe ({record.experiment or 'not run'}): {probe.unit.value}" + (f" ({detail})" if detail else "")
 
 
 def _claim(outcome: AbOutcome, workspace: Path) -> dict[str, Any]:
@@ -115,6 +133,8 @@ def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] |
         with open_scoring_sandbox(box) as sandbox:
             isolation = getattr(sandbox, "kind", kind)
             outcome = analyse_in_sandbox(sandbox, workspace, ab_request, on_stage=on_stage or (lambda _: None))
-        return AbScoreReport(outcome, isolation, tuple(copied.notes()), _claim(outcome, workspace))
+            (on_stage or (lambda _: None))("unit probe")
+            probe = probe_submission(sandbox, request.corpus, outcome.rung, request.timeout_s)
+        return AbScoreReport(outcome, isolation, tuple(copied.notes()), _claim(outcome, workspace), probe)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
