@@ -49,6 +49,12 @@ def _spread(row: cal.AbReferenceResult) -> str:
     return f"{min(row.spread):.4f} - {max(row.spread):.4f}"
 
 
+def _spread_margin(row: cal.AbReferenceResult) -> str:
+    if not row.spread_margins:
+        return ""
+    return f"{min(m.low for m in row.spread_margins):+.4f}"
+
+
 def markdown_table(calibration: cal.AbCalibration, seconds: dict[str, float]) -> str:
     p = calibration.params
     zero = round(p.zero_effect_share * p.experiments)
@@ -62,12 +68,14 @@ def markdown_table(calibration: cal.AbCalibration, seconds: dict[str, float]) ->
         f"Generation {seconds['generate']:.0f} s, calibration {seconds['calibrate']:.0f} s.",
         "",
         "| row | kind | coverage [95%] | mean abs error | mean width | Winkler (headline) | careful's margin [95%] "
-        f"| Winkler over {len(calibration.spread_secret_ids)} fresh secrets | what it is |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        f"| Winkler over {len(calibration.spread_secret_ids)} fresh secrets | lowest lower end of careful's margin on them "
+        "| what it is |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in calibration.rows:
         lines.append(f"| {r.variant} | {r.kind} | {r.coverage:.3f} [{r.coverage_low:.2f}, {r.coverage_high:.2f}] | "
                      f"{r.mean_abs_error:.4f} | {r.mean_width:.4f} | {r.winkler:.4f} | {_margin(r)} | {_spread(r)} | "
+                     f"{_spread_margin(r)} | "
                      f"{TARGETS[r.variant]} |")
     checks = calibration.checks.to_dict()
     lines += ["", "Checks: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks.items())]

@@ -70,9 +70,11 @@ def corpus_params(corpus: Path) -> CorpusParams:
 def with_margins(runs: Sequence[ReferenceRun]) -> list[ReferenceResult]:
     """Each row's result with careful's paired F1 margin over it (bootstrap over the holdout rows)."""
     careful = next(run for run in runs if run.result.variant == "careful")
-    return [run.result if run is careful else
-            replace(run.result, margin=paired_f1_margin(careful.truth, careful.predictions, run.predictions))
-            for run in runs]
+    return [run.result if run is careful else replace(
+        run.result, margin=paired_f1_margin(careful.truth, careful.predictions, run.predictions),
+        spread_margins=tuple(paired_f1_margin(truth, mine, theirs)
+                             for (truth, mine), (_, theirs) in zip(careful.spread, run.spread, strict=True)))
+        for run in runs]
 
 
 def run_rows(corpus: Path, variants: Sequence[str], spread: Sequence[Path] = (),

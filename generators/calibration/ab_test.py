@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from generators.ab_test import AbParams
@@ -50,12 +50,16 @@ class AbReferenceResult:
     winklers: tuple[float, ...] = ()  # per experiment, in the truth file's order: what the pairing uses
     margin: PairedInterval | None = None  # careful's Winkler advantage over this row (None for careful itself)
     spread: tuple[float, ...] = ()  # the mean Winkler on the same data drawn with other (fresh) secrets
+    spread_margins: tuple[PairedInterval, ...] = ()  # careful's margin over this row on each of those
+    spread_winklers: tuple[tuple[float, ...], ...] = field(default=(), repr=False)  # per experiment, for the pairing
 
     def to_dict(self) -> dict[str, object]:
         found = asdict(self)
         found["kind"] = self.kind.value
         found["margin"] = self.margin.to_dict() if self.margin else None
         found["winklers"], found["spread"] = list(self.winklers), list(self.spread)
+        found["spread_margins"] = [m.to_dict() for m in self.spread_margins]
+        del found["spread_winklers"]
         return found
 
 
@@ -143,14 +147,17 @@ def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sy
     with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-") as scratch:
         submission = materialize_ab(variant, Path(scratch) / "submission", corpus=corpus, python=python)
         result = _grade(variant, submission, corpus, jobs, python)
-        others = tuple(_grade(variant, submission, Path(folder), jobs, python).winkler for folder in spread)
-    return replace(result, spread=others)
+        others = [_grade(variant, submission, Path(folder), jobs, python) for folder in spread]
+    return replace(result, spread=tuple(o.winkler for o in others), spread_winklers=tuple(o.winklers for o in others))
 
 
 def _with_margins(rows: list[AbReferenceResult]) -> list[AbReferenceResult]:
     careful = next(r for r in rows if r.variant == "ab_careful")
-    return [r if r is careful else replace(r, margin=paired_mean_margin(careful.winklers, r.winklers, True))
-            for r in rows]
+    return [r if r is careful else replace(
+        r, margin=paired_mean_margin(careful.winklers, r.winklers, True),
+        spread_margins=tuple(paired_mean_margin(c, o, True) for c, o in zip(careful.spread_winklers, r.spread_winklers,
+                                                                              strict=True)))
+        for r in rows]
 
 
 def evaluate_ab(results: Sequence[AbReferenceResult]) -> AbChecks:

@@ -49,12 +49,14 @@ class ReferenceResult:
     kind: RowKind = RowKind.REFERENCE
     margin: PairedInterval | None = None  # careful's holdout F1 minus this row's (None for careful itself)
     spread: tuple[float, ...] = ()  # holdout F1 on the same corpus drawn with other (fresh) secrets
+    spread_margins: tuple[PairedInterval, ...] = ()  # careful's margin over this row on each of those
 
     def to_dict(self) -> dict[str, object]:
         found = asdict(self)
         found["kind"] = self.kind.value
         found["margin"] = self.margin.to_dict() if self.margin else None
         found["spread"] = list(self.spread)
+        found["spread_margins"] = [m.to_dict() for m in self.spread_margins]
         return found
 
 
@@ -65,6 +67,7 @@ class ReferenceRun:
     result: ReferenceResult
     truth: np.ndarray
     predictions: np.ndarray
+    spread: tuple[tuple[np.ndarray, np.ndarray], ...] = ()  # (truth, predictions) on each spread corpus
 
 
 def check_corpus(corpus: Path) -> None:
@@ -131,8 +134,11 @@ def run_reference_predictions(variant: str, corpus: Path, python: str = sys.exec
         train_output, train_seconds = _run([python, "train.py"], workspace, "train.py", variant)
         score, predict_seconds, predictions = _predict(workspace, corpus, Path(scratch), variant, python)
         truth, predicted = _aligned(predictions, corpus / "holdout_answers.csv")
-        others = tuple(_predict(workspace, Path(folder).absolute(), Path(scratch), variant, python)[0].f1
-                       for folder in spread)
+        others, paired = [], []
+        for folder in spread:
+            other, _, written = _predict(workspace, Path(folder).absolute(), Path(scratch), variant, python)
+            others.append(other.f1)
+            paired.append(_aligned(written, Path(folder) / "holdout_answers.csv"))
     result = ReferenceResult(
         variant=variant,
         local_f1=parse_expected_f1(train_output),
@@ -143,9 +149,9 @@ def run_reference_predictions(variant: str, corpus: Path, python: str = sys.exec
         train_seconds=round(train_seconds, 2),
         predict_seconds=round(predict_seconds, 2),
         kind=RowKind.CHEATER if variant in CHEATERS else RowKind.REFERENCE,
-        spread=others,
+        spread=tuple(others),
     )
-    return ReferenceRun(result, truth, predicted)
+    return ReferenceRun(result, truth, predicted, tuple(paired))
 
 
 def run_reference(variant: str, corpus: Path, python: str = sys.executable) -> ReferenceResult:
