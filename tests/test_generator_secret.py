@@ -113,3 +113,17 @@ def test_cli_secret_file_reproduces_the_hidden_part_and_a_bad_one_is_named(tmp_p
     result = CliRunner().invoke(main, [*args, "--out", str(bad), "--secret-file", str(tmp_path / "weak.hex")])
     assert result.exit_code != 0 and "error: InvalidSecret:" in result.output
     assert not bad.exists()
+
+
+def test_grading_refuses_a_submission_that_brings_the_secret_in(tmp_path):
+    from bakeoff.grading.inputs import ProtectedFileInSubmission, copy_working_tree, find_corpus_files
+
+    generate_corpus(CorpusParams(rows=300, holdout_rows=100), tmp_path / "c")
+    files = find_corpus_files(tmp_path / "c", need_train=True)
+    assert (tmp_path / "c" / SECRET_FILE).resolve() in files.protected
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "predict.py").write_text("print('hi')\n")
+    os.link(tmp_path / "c" / SECRET_FILE, repo / "key.hex")  # a hard link regenerates the answers as well
+    with pytest.raises(ProtectedFileInSubmission):
+        copy_working_tree(repo, tmp_path / "ws", protected=files.protected)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.safe_copy import CopyReport, ProtectedFileInSubmission, RepositoryNotUsable, copy_submission
+from generators.secret import SECRET_FILE
 from sandbox.base import Mount
 from sandbox.paths import HOLDOUT as HOLDOUT_IN_SANDBOX
 
@@ -40,11 +41,12 @@ class CorpusFiles:
     holdout_answers: Path
     train: Path | None  # absent corpora can still grade a submission that needs no training
     truth: Path | None = None  # the generator's hidden truth, when the corpus folder has it
+    secret: Path | None = None  # the secret the holdout was drawn with (it regenerates the answers)
 
     @property
     def protected(self) -> tuple[Path, ...]:
         """The files no submission may bring in, under any name (hard links are compared by inode)."""
-        return tuple(path for path in (self.holdout_answers, self.truth) if path is not None)
+        return tuple(path for path in (self.holdout_answers, self.truth, self.secret) if path is not None)
 
     def mounts(self) -> tuple[Mount, ...]:
         """Read-only mounts of single files; the answer key and truth.csv are never among them."""
@@ -65,12 +67,13 @@ def find_corpus_files(corpus: Path, *, need_train: bool) -> CorpusFiles:
         raise CorpusNotUsable(
             f"corpus folder {corpus} lacks {', '.join(missing)}; point --corpus at a folder made by `bakeoff generate`"
         )
-    train, truth = corpus / TRAIN_FILE, corpus / TRUTH_FILE
+    train, truth, secret = corpus / TRAIN_FILE, corpus / TRUTH_FILE, corpus / SECRET_FILE
     return CorpusFiles(
         holdout_features=(corpus / HOLDOUT_FEATURES).resolve(),
         holdout_answers=(corpus / HOLDOUT_ANSWERS).resolve(),
         train=train.resolve() if train.is_file() else None,
         truth=truth.resolve() if truth.is_file() else None,
+        secret=secret.resolve() if secret.is_file() else None,
     )
 
 

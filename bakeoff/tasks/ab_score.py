@@ -25,6 +25,7 @@ from bakeoff.grading.score import (
 )
 from bakeoff.tasks.ab_analysis import AbOutcome, AbRequest, analyse_in_sandbox
 from bakeoff.tasks.base import OptionNotForTask, ScoreReport, ScoreRequest
+from generators.secret import SECRET_FILE
 from sandbox.kinds import UNSAFE, consent_settings
 from sandbox.submission import SubmissionSandbox
 
@@ -121,7 +122,7 @@ def score_ab_submission(request: ScoreRequest, on_stage: Callable[[str], None] |
     scratch = Path(tempfile.mkdtemp(prefix="bakeoff-score-ab-"))
     try:
         workspace = scratch / "workspace"
-        protected = (corpus.path(TRUTH_PART), corpus.path(VISIBLE_TRUTH_PART))
+        protected = (corpus.path(TRUTH_PART), corpus.path(VISIBLE_TRUTH_PART), corpus.path(SECRET_FILE))
         copied = copy_working_tree(request.repo, workspace, protected=protected)
         box = SubmissionSandbox(kind=kind, workspace=workspace, inputs=tuple(corpus.mounts()), wheelhouse=wheelhouse,
                                 limits=Limits(timeout_s=request.timeout_s, disk_bytes=request.disk_bytes),
