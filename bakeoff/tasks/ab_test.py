@@ -25,6 +25,7 @@ SESSIONS_PART, HOLDOUT_PART, TRUTH_PART = "sessions.csv", "holdout", "holdout_tr
 VISIBLE_TRUTH_PART = "truth.json"
 SESSIONS_IN_SANDBOX = f"{DATA_DIR}/sessions.csv"
 DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
+DEMO_SIZE_SPREAD = 4.0  # the demo's hidden experiments: 2,000 to 8,000 users
 # A change of the mean Winkler score within this is noise (the score is in effect units: 0.001 = 0.1 point).
 WINKLER_TOLERANCE = 0.0005
 _ESTIMATE = re.compile(r"ESTIMATE:\s*([-+0-9.eE]+)\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]")
@@ -83,11 +84,13 @@ class AbTest(TaskPlugin):
         from generators.ab_test import AbParams, generate_ab_data
 
         folder.parent.mkdir(parents=True, exist_ok=True)
-        generate_ab_data(AbParams(seed=0, **(DEMO_SIZES if demo else {})), folder, force=folder.exists())
+        params = AbParams(seed=0, **DEMO_SIZES, holdout_size_spread=DEMO_SIZE_SPREAD) if demo else AbParams(seed=0)
+        generate_ab_data(params, folder, force=folder.exists())
         return folder
 
     def demo_description(self) -> str:
-        return "{users} users, {experiments} hidden experiments of {holdout_users}".format(**DEMO_SIZES)
+        largest = round(DEMO_SIZES["holdout_users"] * DEMO_SIZE_SPREAD)
+        return "{users} users, {experiments} hidden experiments of {holdout_users} to ".format(**DEMO_SIZES) + str(largest)
 
     @property
     def headline(self) -> Headline:
