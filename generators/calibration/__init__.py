@@ -128,4 +128,5 @@ def write_calibration(calibration: CalibrationRecord, folder: Path) -> Path:
     return target
 
 
-__all__ = ["Calibration", "CalibrationChecks", "ReferenceResult", "SweepPoint", "calibrate", "write_calibration"]
+__all__ = ["Calibration", "CalibrationChecks", "ReferenceResult", "ReferenceRun", "SweepPoint", "calibrate", "run_rows",
+           "with_margins", "write_calibration"]
