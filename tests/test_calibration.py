@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -47,11 +48,13 @@ def test_careful_beats_every_cheater_by_a_paired_interval_on_a_small_corpus(tmp_
 
 @pytest.mark.slow
 def test_at_full_size_careful_beats_every_cheater_and_the_paper_figures_hold(tmp_path):
-    """On the public secret and on a fresh one (the same training file, another holdout)."""
-    corpus, fresh = tmp_path / "default", tmp_path / "fresh"
+    """On the public secret and on another (the same training file, another holdout). The other is fixed, not
+    fresh, so that the test cannot flake: careful's F1 moves by about 0.003 from secret to secret (bench/calibrate.py
+    measures fresh ones for the README)."""
+    corpus, other = tmp_path / "default", tmp_path / "other"
     generate_corpus(CorpusParams(), corpus, secret=Secret.public())
-    generate_corpus(CorpusParams(), fresh)
-    calibration = calibrate(corpus, spread=[fresh])
+    generate_corpus(CorpusParams(), other, secret=Secret(hashlib.sha256(b"tests: another secret").digest()))
+    calibration = calibrate(corpus, spread=[other])
     by_name = {row.variant: row for row in calibration.rows}
     for name, paper in (("text_only", 0.766), ("careful", 0.800)):
         assert by_name[name].holdout_f1 == pytest.approx(paper, abs=0.01)
