@@ -100,7 +100,7 @@ def test_generate_writes_a_corpus_and_reports_it(tmp_path):
     assert result.exit_code == 0, result.output
     assert "300 training rows" in result.output
     assert leftovers(tmp_path / "corpus") == sorted(
-        ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json"]
+        ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json", "secret.hex"]
     )
     assert (tmp_path / "corpus").stat().st_mode & 0o777 == 0o755  # not the private mode of a temp folder
 

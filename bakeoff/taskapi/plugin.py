@@ -66,6 +66,7 @@ class GenerateRequest:
     seed: int
     options: Mapping[str, Any]  # only those given on the command line, by option name
     force: bool = False
+    secret_file: Path | None = None  # the hidden part's secret (generators.secret); None: a fresh one
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,16 @@ class TaskPlugin(ABC):
     def check_score_request(self, request: ScoreRequest) -> None:  # noqa: B027 - most tasks take every option
         """Refuse an option of `bakeoff score` this task has no use for (OptionNotForTask)."""
 
+    def probe_scored(self, job: GradeJob, graded: Graded) -> Any:
+        """A task's own probe of a folder graded alone, run in the same open sandbox after grade() (ab_test's
+        unit probe); what it returns reaches score_report as ScoredFolder.probe. None: no probe."""
+        return None
+
     # -- calibration -------------------------------------------------------------------------------
+    def cheaters(self) -> tuple[str, ...]:
+        """The degenerate baselines calibration runs beside the references (careful must beat each one)."""
+        return ()
+
     @abstractmethod
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         """Run the references on the hidden data of `corpus`; the result has `to_dict()`."""

@@ -70,7 +70,7 @@ def models_table(models: Sequence[AbModelSummary]) -> Table:
     columns = cols(
         "model runs:int graded:int uncaptured_runs:int harness_failed_runs:int scored:int crash_rate:pct "
         "capture_rate:pct unusable_rate:pct rescued:int regressed:int "
-        "probed:int by_user:int by_visit:int unclear:int probe_failed:int "
+        "probed:int by_user:int by_visit:int unclear:int probe_failed:int data_free:int fixed_width:int "
         "stated_user:int stated_visit:int stated_none:int divergent:int coverage:pct coverage_low:pct "
         "coverage_high:pct mean_abs_error:f4 mean_width:f4 winkler:f4 winkler_low:f4 winkler_high:f4"
     )
