@@ -115,15 +115,20 @@ def test_cli_secret_file_reproduces_the_hidden_part_and_a_bad_one_is_named(tmp_p
     assert not bad.exists()
 
 
-def test_grading_refuses_a_submission_that_brings_the_secret_in(tmp_path):
-    from bakeoff.grading.inputs import ProtectedFileInSubmission, copy_working_tree, find_corpus_files
+@pytest.mark.parametrize("task", ["spam_classifier", "ab_test"])
+def test_grading_refuses_a_submission_that_brings_the_secret_in(tmp_path, task):
+    from bakeoff.grading.safe_copy import ProtectedFileInSubmission, copy_submission
+    from bakeoff.taskapi.plugin import GenerateRequest
+    from bakeoff.tasks import task_plugin
 
-    generate_corpus(CorpusParams(rows=300, holdout_rows=100), tmp_path / "c")
-    files = find_corpus_files(tmp_path / "c", need_train=True)
-    assert (tmp_path / "c" / SECRET_FILE).resolve() in files.protected
+    plugin = task_plugin(task)
+    plugin.generate(GenerateRequest(tmp_path / "c", seed=0, options=dict(plugin.demo_options)))
+    files = plugin.corpus_files(tmp_path / "c")
+    assert (tmp_path / "c" / SECRET_FILE).resolve() in {p.resolve() for p in files.truth_files()}
+    assert all(mount.host_path.name != SECRET_FILE for mount in files.mounts())
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "predict.py").write_text("print('hi')\n")
     os.link(tmp_path / "c" / SECRET_FILE, repo / "key.hex")  # a hard link regenerates the answers as well
     with pytest.raises(ProtectedFileInSubmission):
-        copy_working_tree(repo, tmp_path / "ws", protected=files.protected)
+        copy_submission(repo, tmp_path / "ws", files.truth_files())

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bakeoff.records.enums import LadderStatus
-from bakeoff.tasks.ab_analysis import AbRequest, analyse_in_sandbox
+from bakeoff.tasks.ab_test.analysis import AbRequest, analyse_in_sandbox
 from sandbox.base import SandboxSpec
 from sandbox.unsafe import UnsafeSandbox
 
