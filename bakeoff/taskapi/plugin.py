@@ -115,6 +115,9 @@ class TaskPlugin(ABC):
         return load_task(self.name, overrides)
 
     # -- corpus ------------------------------------------------------------------------------------
+    # The generator's name in the manifests it writes (`generator_version` "<generator>-<version>"):
+    # how `bakeoff score` tells a corpus's task without --task.
+    generator: ClassVar[str] = ""
     # The options of `bakeoff generate` that belong to this task (the command line is built from them).
     generate_options: ClassVar[tuple[GenerateOption, ...]] = ()
     # The generate options of the small data `bakeoff demo` makes.

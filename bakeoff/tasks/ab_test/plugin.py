@@ -51,6 +51,7 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
 
 class AbTest(TaskPlugin):
     name = "ab_test"
+    generator = "ab_test"  # generators.ab_test: its manifests say "ab_test-<version>"
     headline = HEADLINE
     words = WORDS
     generate_options = (

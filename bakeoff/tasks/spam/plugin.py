@@ -34,6 +34,7 @@ DEMO_HOLDOUT_ROWS = 1000
 
 class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
+    generator = "spam"  # generators.spam: its manifests say "spam-<version>"
     headline = HEADLINE
     words = WORDS
     generate_options = (
