@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from bakeoff.tasks.registry import DEFAULT_TASK, task_names
+from bakeoff.tasks.registry import task_names
 from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
 STAGE_WORDS = {

@@ -10,7 +10,8 @@ from bakeoff.errors import BakeoffError, did_you_mean
 from bakeoff.taskapi.plugin import TaskPlugin
 from bakeoff.taskapi.spec import DEFAULT_TASK
 
-__all__ = ["DEFAULT_TASK", "CorpusTaskUnknown", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_of_corpus", "task_plugin"]
+__all__ = ["DEFAULT_TASK", "CorpusTaskUnknown", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan",
+           "task_names", "task_of_corpus", "task_plugin"]
 
 if TYPE_CHECKING:
     from bakeoff.records import Plan
