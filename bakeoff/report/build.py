@@ -14,7 +14,7 @@ from pathlib import Path
 import durable
 from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
 from bakeoff.analysis.cost import model_costs, run_cost
-from bakeoff.analysis.leaderboard import batch_leaderboard
+from bakeoff.analysis.leaderboard import LeaderRow, batch_leaderboard
 from bakeoff.batchfolder.layout import REPORT_DIR
 from bakeoff.batchfolder.read import BatchRecords, read_batch, run_model_label
 from bakeoff.report.capture import capture_reasons_table
@@ -39,7 +39,7 @@ class ReportFiles:
     tables: tuple[Path, ...]
 
 
-__all__ = ["REPORT_DIR", "ReportFiles", "core_summary", "summary_dict", "write_report"]
+__all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "summary_dict", "write_report"]
 
 
 def core_summary(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int = 0) -> CoreSummary:
@@ -105,6 +105,12 @@ def extension_lines(records: BatchRecords) -> list[str]:
 def scores_table(records: BatchRecords, core: CoreSummary) -> Table:
     """The leaderboard this report opens with (what `bakeoff run` prints at its end)."""
     return leaderboard_table(batch_leaderboard(records, core, added_marks(records)), core.headline)
+
+
+def batch_board(batch_dir: Path, plugin: TaskPlugin, bootstrap_seed: int = 0) -> tuple[LeaderRow, ...]:
+    """The leaderboard rows of a batch folder, read afresh (what `bakeoff run` prints when the batch ends)."""
+    records = read_batch(batch_dir)
+    return batch_leaderboard(records, core_summary(records, plugin, bootstrap_seed), added_marks(records))
 
 
 def cost_part(records: BatchRecords, core: CoreSummary) -> tuple[list[Table], Plot]:

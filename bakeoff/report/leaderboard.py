@@ -30,7 +30,7 @@ def interval_text(row: LeaderRow, spec: HeadlineSpec) -> str:
     if e is None:
         return "no graded run" if not row.graded else "no scored run"
     if not e.has_interval:
-        return f"too few runs (n={e.n}, need {MIN_INTERVAL_N})"
+        return f"too few runs ({e.n} of {MIN_INTERVAL_N})"
     return f"[{spec.show(e.low)}, {spec.show(e.high)}]"
 
 

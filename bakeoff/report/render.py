@@ -80,7 +80,7 @@ def markdown_table(table: Table) -> str:
     return "\n".join([head, rule, *body])
 
 
-def _md_table_part(table: Table, heading: str) -> list[str]:
+def md_table_part(table: Table, heading: str) -> list[str]:
     """A table's short view, and the whole of a wide one folded under it (GitHub and most viewers fold <details>)."""
     parts = ["", f"{heading} {_md(table.title)}", "", markdown_table(table.view())]
     if table.is_wide:
@@ -91,12 +91,12 @@ def _md_table_part(table: Table, heading: str) -> list[str]:
 
 def render_markdown(page: Page) -> str:
     parts = [f"# {_md(page.title)}", "", *[f"- {_md(f)}" for f in page.facts]]
-    parts += _md_table_part(page.scores, "## Scores:")
+    parts += md_table_part(page.scores, "## Scores:")
     parts += ["", "## Findings", ""]
     parts += [f"- {_md(line)}" for line in page.findings] or ["- (no runs)"]
     parts += ["", "## Words", "", *[f"- {_md(line)}" for line in page.glossary]]
     for table in page.tables:
-        parts += _md_table_part(table, "##")
+        parts += md_table_part(table, "##")
     parts += ["", "## Plots", ""]
     parts += [f"- `plots/{printable(name)}.svg`: {_md(caption)}" for name, (caption, _) in page.plots.items()]
     parts += ["", "The HTML report (`report.html`) shows the plots inline.", ""]
@@ -114,7 +114,7 @@ def html_table(table: Table) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def _html_table_part(table: Table) -> str:
+def html_table_part(table: Table) -> str:
     body = html_table(table.view())
     if table.is_wide:
         body += f"<details><summary>all {len(table.columns)} columns</summary>{html_table(table)}</details>"
@@ -128,7 +128,7 @@ def render_html(page: Page) -> str:
     )
     items = "".join(f"<li>{escape(line)}</li>" for line in page.findings) or "<li>(no runs)</li>"
     sections = "".join(
-        f'<section id="table-{escape(t.name)}"><h2>{escape(t.title)}</h2>{_html_table_part(t)}</section>'
+        f'<section id="table-{escape(t.name)}"><h2>{escape(t.title)}</h2>{html_table_part(t)}</section>'
         for t in page.tables
     )
     words = "".join(f"<dt>{escape(line.split(': ', 1)[0])}</dt><dd>{escape(line.split(': ', 1)[-1])}</dd>"
@@ -138,7 +138,7 @@ def render_html(page: Page) -> str:
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{escape(page.title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>{escape(page.title)}</h1>{header}</header>"
-        f'<section id="scores"><h2>Scores: {escape(page.scores.title)}</h2>{_html_table_part(page.scores)}</section>'
+        f'<section id="scores"><h2>Scores: {escape(page.scores.title)}</h2>{html_table_part(page.scores)}</section>'
         f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section>'
         f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
         f'<section id="glossary"><h2>Words</h2><dl class="glossary">{words}</dl></section>'
