@@ -23,6 +23,10 @@ from bakeoff.runner.status import describe_outcome, format_seconds
 from bakeoff.taskapi.headline import HeadlineSpec
 
 NARROW = 100  # below this many columns the model column is left out (the run's name starts with it)
+# (least, most) characters of each column; the outcome takes what is left of the terminal's width
+COLUMN_WIDTHS: dict[str, tuple[int, int | None]] = {
+    "run": (8, 26), "model": (8, 24), "stage": (13, 13), "in stage": (8, 8), "tokens": (6, 7), "tok/s": (5, 6),
+    "outcome": (12, None)}
 MIN_FINISHED_ROWS = 4
 
 
@@ -102,11 +106,15 @@ class LiveProgress:
         if self._set_stage(run_id, stage):
             self._refresh(f"{run_id}: {stage}")
 
-    def _set_stage(self, run_id: str, stage: str) -> bool:
-        """False when the run was already in this stage (told by the batch and again by the journal)."""
+    def _set_stage(self, run_id: str, stage: str, from_journal: bool = False) -> bool:
+        """False when the run was already in this stage (told by the batch and again by the journal), or, read
+        from the journal, in a later one (the journal is read after the batch said so)."""
         with self._lock:
             row = self._row(run_id)
             if row.stage == stage and row.state == "running":
+                return False
+            if from_journal and row.state == "running" and row.stage in STAGE_NAMES and stage in STAGE_NAMES \
+                    and STAGE_NAMES.index(stage) < STAGE_NAMES.index(row.stage):
                 return False
             row.state, row.stage, row.stage_since = "running", stage, self.clock()
             return True
@@ -166,7 +174,7 @@ class LiveProgress:
             if not isinstance(run_id, str) or not isinstance(stage, str):
                 continue
             if entry.get("event") == "stage_started":
-                self._set_stage(run_id, stage)  # quietly: this runs inside a redraw
+                self._set_stage(run_id, stage, from_journal=True)  # quietly: this runs inside a redraw
             elif entry.get("event") == "stage_done":
                 self.stage_done(run_id, stage, entry)
 
@@ -224,12 +232,13 @@ class LiveProgress:
         with self._lock:
             width = self.console.width
             narrow = width < NARROW
-            table = Table(box=None, pad_edge=False, expand=False, show_edge=False, header_style="bold")
-            names = ("run", *(() if narrow else ("model",)), "stage", "in stage", "tokens", "tok/s", "outcome")
-            for name in names:
-                right = name in ("in stage", "tokens", "tok/s")
-                table.add_column(name, no_wrap=True, overflow="ellipsis", justify="right" if right else "left",
-                                 ratio=3 if name == "outcome" else None, min_width=4 if name == "outcome" else None)
+            table = Table(box=None, pad_edge=False, expand=True, show_edge=False, header_style="bold")
+            for name in ("run", *(() if narrow else ("model",)), "stage", "in stage", "tokens", "tok/s", "outcome"):
+                low, high = COLUMN_WIDTHS[name]
+                high = min(high, 20) if narrow and name == "run" and high else high
+                table.add_column(name, no_wrap=True, overflow="ellipsis", min_width=low, max_width=high,
+                                 justify="right" if name in ("in stage", "tokens", "tok/s") else "left",
+                                 ratio=1 if name == "outcome" else None)
             finished = [row for row in self._rows.values() if row.state in ("done", "kept", "failed")]
             running = [row for row in self._rows.values() if row.state == "running"]
             waiting = sum(row.state == "waiting" for row in self._rows.values())
@@ -246,7 +255,7 @@ class LiveProgress:
             if waiting:
                 lines.append(Text(f"{waiting} runs waiting", no_wrap=True, overflow="ellipsis"))
             if self._last is not None:
-                lines.append(Text(printable(f"last finished: {self._last.run_id} {self._last.outcome}"),
+                lines.append(Text(printable(f"last finished: {self._last.outcome} ({self._last.run_id})"),
                                   no_wrap=True, overflow="ellipsis"))
             return Group(*lines)
 
@@ -265,7 +274,7 @@ class LiveProgress:
         return format_seconds(self.clock() - row.stage_since)
 
     def _outcome_cell(self, row: RunRow) -> str:
-        return f"{row.outcome} (before this start)" if row.state == "kept" else row.outcome
+        return row.outcome  # a run finished before this start says "kept" in its stage column
 
     def _start(self) -> None:
         from rich.live import Live
@@ -287,7 +296,7 @@ class LiveProgress:
 
         from bakeoff.textsafe import printable
 
-        self.console.print(Text(printable(line), no_wrap=True, overflow="ellipsis"))
+        self.console.print(Text(printable(line), overflow="fold"))  # folded, never cut: a log keeps every word
 
     def render_to_text(self) -> str:
         """The display as it would be drawn now, as text of the console's width (for tests and logs)."""
