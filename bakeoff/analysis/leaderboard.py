@@ -115,11 +115,14 @@ def pool_facts(records: BatchRecords, default_task: str) -> PoolFacts:
 
 
 def differences(facts: Mapping[str, PoolFacts]) -> dict[str, dict[str, str]]:
-    """field -> {batch: value} for every field the batches do not agree on (an unknown value agrees with none)."""
+    """field -> {batch: value} for every field the batches do not agree on. An unknown task version, corpus or
+    harness (a batch from before they were recorded) agrees with none; a secret is unknown where the corpus has
+    none, so only a secret that differs, or is there for some batches only, disagrees."""
     found: dict[str, dict[str, str]] = {}
     for name in PoolFacts.FIELDS:
         values = {batch: getattr(f, name) for batch, f in facts.items()}
-        if len(set(values.values())) > 1 or (len(values) > 1 and None in values.values()):
+        unknown_differs = name != "secret_id" and len(values) > 1 and None in values.values()
+        if len(set(values.values())) > 1 or unknown_differs:
             found[name] = {batch: _short(v) for batch, v in values.items()}
     return found
 
