@@ -135,3 +135,53 @@ def test_an_interrupted_batch_says_where_it_stopped_and_journals_it(tmp_path):
     assert "Run the same command to resume" in str(error)
     (entry,) = journal.entries()
     assert entry["event"] == "interrupted" and entry["runs"] == [{"run_id": "default-r01", "stage": "decide"}]
+
+
+def _wait_for_stage(events: Path, stage: str, process, timeout_s: float = 600.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the batch ended before {stage}: {process.returncode}")
+        if events.is_file() and any(json.loads(line).get("event") == "stage_started" and json.loads(line).get("stage") == stage
+                                    for line in events.read_text().splitlines() if line.strip().endswith("}")):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no {stage} stage within {timeout_s} s")
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_sigint_and_sigterm_say_where_the_batch_stopped_and_it_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from runner_support import REPO_ROOT, answers, implementation, make_tiny_corpus, write_plan, write_script
+
+    corpus = make_tiny_corpus(tmp_path / "corpus")
+    script = write_script(tmp_path / "answers.jsonl", answers(implementation()), copies=3)
+    plan = write_plan(tmp_path / "plan.toml", corpus, script, runs=1)
+    out = tmp_path / "batch"
+    command = [str(Path(sys.executable).parent / "bakeoff"), "run", "--no-probes", "--plan", str(plan), "--out", str(out)]
+    for signum, stage in ((signal.SIGINT, "implement"), (signal.SIGTERM, "repair")):
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+                                   env=dict(os.environ))
+        _wait_for_stage(out / "events.jsonl", stage, process)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=300)
+        assert process.returncode == 130, (signum, stderr[-3000:])
+        assert f"interrupted: scripted-r01 in stage {stage}" in stderr and "0 of 1 runs done" in stderr
+        assert "Run the same command to resume" in stderr and "Traceback" not in stderr and "Aborted!" not in stderr
+        last = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()][-1]
+        assert last["event"] == "interrupted" and last["runs"] == [{"run_id": "scripted-r01", "stage": stage}]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    import re
+
+    # what the interrupted runs recorded is kept (the signal may land just after a stage's record)
+    assert re.search(r"scripted-r01: [34] stages kept \(explore, decide, implement(, repair)?\); the rest of the run "
+                     "is re-run", done.stderr), done.stderr[-2000:]
+    assert json.loads((out / "runs" / "scripted-r01" / "run.json").read_text())["status"] == "finished"

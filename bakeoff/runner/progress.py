@@ -296,7 +296,7 @@ class LiveProgress:
 
         from bakeoff.textsafe import printable
 
-        self.console.print(Text(printable(line), overflow="fold"))  # folded, never cut: a log keeps every word
+        self.console.print(Text(printable(line)), soft_wrap=True)  # never cut nor broken: a log keeps every word
 
     def render_to_text(self) -> str:
         """The display as it would be drawn now, as text of the console's width (for tests and logs)."""
