@@ -11,10 +11,10 @@ import pytest
 from ab_factory import TRUTHS, AbFakeRun, write_ab_batch
 from report_png import read_png, region_stats
 
-from bakeoff.tasks.ab_test.signals import ab_run_signals, summarise_models
 from bakeoff.batchfolder.read import read_batch
-from bakeoff.tasks.ab_test.report import ab_test_section, intervals_plot, probe_plot
 from bakeoff.report.tables import display
+from bakeoff.tasks.ab_test.report import ab_test_section, intervals_plot, probe_plot
+from bakeoff.tasks.ab_test.signals import ab_run_signals, summarise_models
 
 SVG = "{http://www.w3.org/2000/svg}"
 RUNS = [

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, change_stage, write_batch
 
+from bakeoff.analysis.stats import bootstrap_mean
+from bakeoff.batchfolder.read import BatchFolderError, read_batch
 from bakeoff.tasks.spam import design, signals
 from bakeoff.tasks.spam.aggregate import summarise_batch
-from bakeoff.batchfolder.read import BatchFolderError, read_batch
 from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.tasks.spam.signals import run_signals
-from bakeoff.analysis.stats import bootstrap_mean
 
 
 def _signals(tmp_path, *runs):

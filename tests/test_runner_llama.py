@@ -23,8 +23,8 @@ OUTCOME_STATUSES = {"scored", "crashed", "timeout", "out_of_memory", "bad_output
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     from bakeoff.runner.batch import BatchOptions
-    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     root = tmp_path_factory.mktemp("llama")

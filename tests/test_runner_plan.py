@@ -93,8 +93,8 @@ def test_load_plan_from_toml(tmp_path):
 
 
 def test_changed_plan_is_refused_before_anything_runs(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, open_batch_folder
     from bakeoff.batchfolder.files import WriteCounter
+    from bakeoff.runner.batch import BatchOptions, open_batch_folder
 
     options = BatchOptions(out_dir=tmp_path / "batch")
     open_batch_folder(plan(runs=2), options, WriteCounter())

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bakeoff.models.base import Message
-from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
 from bakeoff.records import LadderCheck, LadderStatus, Requirement, Rung, turn_effect
+from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
 from bakeoff.taskapi.spec import TaskSpecError, load_task
 from bakeoff.tasks.spam.words import HEADLINE
 

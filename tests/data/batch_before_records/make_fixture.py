@@ -14,8 +14,10 @@ withheld), OUT/expected is made again from the same committed records by the new
 against the old one was read:
 
     cd /tmp && PYTHONPATH=/work/wt/iNN /work/main/.venv/bin/python \
-        /work/wt/iNN/tests/data/batch_before_records/make_fixture.py --expected-only /work/wt/iNN/tests/data/batch_before_records The committed records hold WORK's absolute
-paths (/tmp/h2b/verify) as the old runner wrote them; the report shows them as text, nothing opens them.
+        /work/wt/iNN/tests/data/batch_before_records/make_fixture.py --expected-only \
+        /work/wt/iNN/tests/data/batch_before_records
+
+The committed records hold WORK's absolute paths (/tmp/h2b/verify) as the old runner wrote them; the report shows them as text, nothing opens them.
 Kept out: the run repositories (a nested git repository cannot be committed; only repo/DESIGN.md is
 read), transcript.jsonl, predictions/, events.jsonl, plan.toml and the corpus's csv files.
 """
