@@ -159,6 +159,11 @@ def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress,
             models.release(slot.model)
 
     # The pool takes the slots in the interleaved order: at most `parallel` in flight.
-    with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run") as pool:
+    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run")
+    try:
         for future in [pool.submit(one, slot) for slot in slots]:
             future.result()  # a harness bug (not a run's failure) still ends the batch loudly
+    except KeyboardInterrupt:  # SIGINT or SIGTERM: no run starts any more (those in flight end their stage)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
