@@ -159,11 +159,12 @@ def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress,
             models.release(slot.model)
 
     # The pool takes the slots in the interleaved order: at most `parallel` in flight.
-    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run")
-    try:
-        for future in [pool.submit(one, slot) for slot in slots]:
-            future.result()  # a harness bug (not a run's failure) still ends the batch loudly
-    except KeyboardInterrupt:  # SIGINT or SIGTERM: no run starts any more (those in flight end their stage)
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+    with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run") as pool:
+        try:
+            for future in [pool.submit(one, slot) for slot in slots]:
+                future.result()  # a harness bug (not a run's failure) still ends the batch loudly
+        except KeyboardInterrupt:
+            # SIGINT or SIGTERM: no further run starts; those in flight (threads cannot be interrupted) end
+            # before the batch lets go of its folder, so no other writer can meet them there.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
