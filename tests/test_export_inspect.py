@@ -62,7 +62,7 @@ def test_each_run_reads_back_as_a_sample_with_its_scores_and_messages(exported, 
     assert (sample.id, sample.epoch) == ("spam_classifier", run["run_index"])
     outcome = run["outcome"]
     assert sample.scores["outcome"].value == outcome["status"]
-    assert sample.scores["f1"].value == pytest.approx(outcome["f1"] if outcome["status"] == "scored" else 0.0)
+    assert sample.scores["f1"].value == pytest.approx(outcome["headline"]["value"] if outcome["status"] == "scored" else 0.0)
     # every answer of the run, in order, as assistant messages tagged with their stage
     answers = [m for m in sample.messages if m.role == "assistant"]
     keys = [(s.get("prompt") or {}).get("key") for s in stages if s.get("completion")]
