@@ -13,8 +13,6 @@ from typing import Any
 
 from analysis_factory import NO_TIME, answer, batch_record, explore_command, fake_stage, stage_path, write_json
 
-from bakeoff.tasks.ab_test.unit_probe import UnitProbeRecord
-from bakeoff.tasks.ab_test.words import HEADLINE
 from bakeoff.records import (
     Attribution,
     Capture,
@@ -24,15 +22,17 @@ from bakeoff.records import (
     CorpusRef,
     CrashClass,
     LadderCheck,
-    Rung,
     LadderStatus,
     ModelRef,
     Outcome,
+    Rung,
     RunRecord,
     RunStatus,
     StageRecord,
     TokenCounts,
 )
+from bakeoff.tasks.ab_test.unit_probe import UnitProbeRecord
+from bakeoff.tasks.ab_test.words import HEADLINE
 from generators.calibration.ab_probe import unit_verdict
 from scorer.interval_reading import IntervalResult
 from scorer.intervals import ExperimentScore, score_experiments

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.records import (
     AnalysisRecord,
     Attribution,
@@ -23,6 +22,7 @@ from bakeoff.records import (
     CaptureReason,
     CaptureStatus,
     Claim,
+    ClaimSource,
     Command,
     Commit,
     CompletionRecord,
@@ -30,7 +30,6 @@ from bakeoff.records import (
     CrashClass,
     LadderCheck,
     LadderStatus,
-    ClaimSource,
     ModelEntry,
     ModelRef,
     Outcome,
@@ -38,14 +37,15 @@ from bakeoff.records import (
     RepairEffect,
     RepairGrant,
     RepairTurn,
+    Rung,
     RunRecord,
     RunStatus,
-    Rung,
     StageRecord,
     Timings,
     TokenCounts,
 )
 from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.tasks.spam.words import HEADLINE
 from scorer import score_from_confusion
 

@@ -177,8 +177,8 @@ def run_scripted_batch(root: Path, scripts: dict[str, list[dict]], plan: dict, *
     Returns the BatchResult.
     """
     from bakeoff.runner.batch import BatchOptions
-    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"}

@@ -120,8 +120,8 @@ def test_a_crash_or_a_planted_link_is_a_failed_probe_that_names_why(sessions, tm
 def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp_path):
     from types import SimpleNamespace
 
-    from bakeoff.tasks.ab_test.probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
     from bakeoff.records import Rung
+    from bakeoff.tasks.ab_test.probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
 
     (tmp_path / "holdout").mkdir()
     assert probe_experiment(tmp_path) is None

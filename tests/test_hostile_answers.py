@@ -90,8 +90,8 @@ IMPLEMENT = "Code:\n\n" + fenced("train.py", f'open("model.txt", "w").write("0")
 @pytest.mark.slow
 def test_an_answer_with_a_lone_surrogate_is_stored_and_the_run_finishes(tmp_path):
     from bakeoff.runner.batch import BatchOptions
-    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     corpus = make_tiny_corpus(tmp_path / "corpus")

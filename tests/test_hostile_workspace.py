@@ -15,8 +15,8 @@ from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpu
 
 
 def _repo(tmp_path: Path):
-    from bakeoff.taskapi.spec import load_task
     from bakeoff.runner.workspace import RunRepo
+    from bakeoff.taskapi.spec import load_task
 
     excerpt = tmp_path / "excerpt.txt"
     excerpt.write_text("id,subject\n1,hello\n")
@@ -116,8 +116,8 @@ print("EXPECTED_F1: 0.5")
 @pytest.mark.slow
 def test_a_workspace_attack_under_bwrap_does_not_wedge_the_run(tmp_path):
     from bakeoff.runner.batch import BatchOptions
-    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     corpus = make_tiny_corpus(tmp_path / "corpus")

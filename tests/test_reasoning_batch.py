@@ -26,10 +26,10 @@ DRAFT_REASONING = (
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.tasks import report_batch as write_report
     from bakeoff.runner.batch import BatchOptions
-    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import report_batch as write_report
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     root = tmp_path_factory.mktemp("reasoning-batch")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bakeoff.batchfolder.upgrade import upgrade
 from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     AnalysisRecord,
@@ -19,6 +20,8 @@ from bakeoff.records import (
     CaptureReason,
     CaptureStatus,
     Claim,
+    ClaimSource,
+    CodeVersion,
     Command,
     Commit,
     CompletionRecord,
@@ -27,10 +30,13 @@ from bakeoff.records import (
     CrashClass,
     DamagedRecord,
     FileWritten,
+    Headline,
     LadderCheck,
     LadderStatus,
+    ModelEntry,
     ModelRef,
     Outcome,
+    Plan,
     Prompt,
     PromptCut,
     PromptMessage,
@@ -39,17 +45,17 @@ from bakeoff.records import (
     RepairTurn,
     Requirement,
     Resources,
+    Rung,
     RunRecord,
     RunStatus,
     SkippedPath,
+    Stage,
     StageRecord,
     StageSummary,
     Timings,
     TokenCounts,
     UnknownRecordSchema,
 )
-from bakeoff.batchfolder.upgrade import upgrade
-from bakeoff.records import ClaimSource, CodeVersion, Headline, ModelEntry, Plan, Rung, Stage
 from bakeoff.records.errors import DamagedRecord as DamagedRecordItself
 
 OLD = Path(__file__).parent / "data" / "records_v1"
@@ -212,7 +218,8 @@ def _old(name: str) -> dict:
 # What the second schema renamed (bakeoff.batchfolder.upgrade): the only keys in which an old record, read
 # through the batch folder's door and written back, may differ from what the old code wrote.
 RENAMED = {"schema", "f1", "headline", "train_output", "visible_output", "rung_name", "claimed_f1", "real_f1",
-           "claim_source", "claimed", "real", "source", "extra", "claim", "status", "crash_class"}
+           "claim_source", "claimed", "real", "source", "extra", "claim"}
+RENAMED_VALUES = {"no_predict_script", "no_train_script"}  # a status (or a command's crash class) that was renamed
 
 
 def _leaves(data, path=()):
@@ -232,7 +239,7 @@ def _differences(old: dict, new: dict) -> set:
     old_leaves, new_leaves = dict(_leaves(old)), dict(_leaves(new))
     changed = {p for p in old_leaves.keys() | new_leaves.keys() if old_leaves.get(p, ...) != new_leaves.get(p, ...)}
     return {next((part for part in reversed(p) if isinstance(part, str)), "") for p in changed
-            if not RENAMED & {part for part in p if isinstance(part, str)}}
+            if not RENAMED & {part for part in p if isinstance(part, str)} and old_leaves.get(p) not in RENAMED_VALUES}
 
 
 def _read_old(data: dict, kind):

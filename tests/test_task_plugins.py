@@ -66,8 +66,8 @@ def test_an_unknown_task_is_a_named_error_listing_the_known_ones():
 
 def test_an_unknown_task_in_a_plan_is_refused_before_any_run(tmp_path):
     from bakeoff.runner.batch import BatchOptions
-    from bakeoff.tasks import run_plan
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
 
     plan = plan_from_mapping({"models": ["default"], "corpus": str(tmp_path), "task": "chess", "sandbox": "docker"}, tmp_path)
     with pytest.raises(UnknownTask):
@@ -158,8 +158,8 @@ def test_analyze_names_a_task_whose_probes_it_cannot_recompute(tmp_path):
 
 
 def test_a_corpus_fingerprint_names_each_file_of_a_folder_part_and_keeps_spams_names(tmp_path):
-    from bakeoff.taskapi.corpus import CorpusError
     from bakeoff.runner.fingerprint import corpus_fingerprint
+    from bakeoff.taskapi.corpus import CorpusError
 
     ab = tmp_path / "ab"
     (ab / "holdout").mkdir(parents=True)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
 from pathlib import Path
 
 import click
 
+import durable
 from bakeoff.tasks.registry import task_names
 from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
@@ -81,7 +81,7 @@ def score(
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)
     if as_json:
-        click.echo(json.dumps(report.to_dict()))
+        click.echo(durable.dumps(report.to_dict()))
     else:
         from bakeoff.textsafe import printable
 

@@ -3,6 +3,12 @@
 Only the key/value section at the start of the file is read; large arrays
 (the tokenizer's vocabulary) are skipped, not kept. This is what lets
 bakeoff estimate a model's memory need and list models cheaply.
+
+A GGUF file is untrusted input: every length is checked against what is left
+of the file before it is used, arrays of arrays are skipped with an explicit
+stack (no recursion) and refused past MAX_ARRAY_DEPTH levels, and a string value
+kept in memory may be at most MAX_STRING_BYTES long: each is a named
+ModelFileInvalid, never a RecursionError or MemoryError.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ _SCALARS = {
 }
 _STRING = 8
 _ARRAY = 9
+MAX_ARRAY_DEPTH = 16  # real files nest arrays one level deep; nothing needs more
+MAX_STRING_BYTES = 64 << 20  # a chat template is kilobytes; a value this long is not metadata
 
 # general.file_type: llama.cpp's llama_ftype numbering, the quantization of most tensors.
 FILE_TYPES = {
@@ -93,6 +101,9 @@ class _Reader:
 
     def string(self) -> str:
         length = self.scalar("<Q")
+        self._require(length)
+        if length > MAX_STRING_BYTES:
+            raise ModelFileInvalid(f"{self.path}: a GGUF string of {length:,} bytes (more than {MAX_STRING_BYTES:,})")
         return self.take(length).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
@@ -108,17 +119,31 @@ class _Reader:
         raise ModelFileInvalid(f"{self.path}: unknown GGUF value type {value_type}")
 
     def skip_array(self) -> None:
-        """Arrays (vocabularies, merges) are skipped: bakeoff needs none of them."""
-        element_type = self.scalar("<I")
-        count = self.scalar("<Q")
-        if element_type in _SCALARS:
-            self.skip(struct.calcsize(_SCALARS[element_type]) * count)
-        elif element_type == _STRING:
-            for _ in range(count):
-                self.skip_string()
-        else:
-            for _ in range(count):
-                self.value(element_type)
+        """Arrays (vocabularies, merges) are skipped: bakeoff needs none of them.
+
+        An array of arrays is walked with a stack of (arrays left to skip at this level), never by recursion.
+        """
+        pending = [1]  # the one array whose header comes next
+        while pending:
+            if pending[-1] == 0:
+                pending.pop()
+                continue
+            pending[-1] -= 1
+            element_type, count = self.scalar("<I"), self.scalar("<Q")
+            if element_type in _SCALARS:
+                self.skip(struct.calcsize(_SCALARS[element_type]) * count)
+            elif element_type == _STRING:
+                self._require(count * 8)  # each string has at least its length
+                for _ in range(count):
+                    self.skip_string()
+            elif element_type == _ARRAY:
+                if len(pending) >= MAX_ARRAY_DEPTH:
+                    raise ModelFileInvalid(
+                        f"{self.path}: GGUF metadata arrays nested more than {MAX_ARRAY_DEPTH} levels deep")
+                self._require(count * 12)  # each element array has at least its type and count
+                pending.append(count)
+            else:
+                raise ModelFileInvalid(f"{self.path}: unknown GGUF value type {element_type}")
         return None
 
 

@@ -4,7 +4,7 @@
   gguf:PATH  or  PATH.gguf  llama.cpp in its own process
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
-  baseline:cues[:FILE]     the review benchmark's surface-feature reader (bakeoff.review.cues)
+(`baseline:cues`, the review benchmark's surface reader, is the review's own: it is not a model spec.)
 
 Parsing reads no file; `default` is looked up in the installed package (ModelFileNotFound without it).
 """
@@ -28,7 +28,7 @@ class ModelSpec:
     """A parsed spec. `text` is the spec as written (what records keep); `kind` names the backend."""
 
     text: str
-    kind: str  # "gguf", "openai", "scripted" or "cues"
+    kind: str  # "gguf", "openai" or "scripted"
     target: str  # a path (the default model's, found in its package), or a base URL ("" for the built-in cue reader)
     model: str = ""  # the served model's name (openai only)
 
@@ -40,7 +40,7 @@ class ModelSpec:
         return Path(self.target).expanduser()
 
     def file(self) -> Path | None:
-        """The file the spec names (a GGUF, a script of answers), or None for an endpoint or the cue reader."""
+        """The file the spec names (a GGUF, a script of answers), or None for an endpoint."""
         if self.kind == "gguf":
             return self.gguf_path()
         return Path(self.target).expanduser() if self.kind == "scripted" else None
@@ -75,8 +75,6 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(text, "gguf", text[len("gguf:"):])
     if text.startswith("scripted:"):
         return ModelSpec(text, "scripted", text[len("scripted:"):])
-    if text == "baseline:cues" or text.startswith("baseline:cues:"):
-        return ModelSpec(text, "cues", text[len("baseline:cues:"):] if text != "baseline:cues" else "")
     if text.startswith("openai:"):
         url, _, model = text[len("openai:"):].partition("#")
         if not url.startswith(("http://", "https://")) or not model:
@@ -86,11 +84,11 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(text, "gguf", text)
     raise ModelSpecError(
         f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
-        "openai:BASE_URL#MODEL, scripted:FILE or baseline:cues" + _nearest_form(text)
+        "openai:BASE_URL#MODEL or scripted:FILE" + _nearest_form(text)
     )
 
 
-SPEC_FORMS = ("default", "gguf:", "openai:", "scripted:", "baseline:cues")
+SPEC_FORMS = ("default", "gguf:", "openai:", "scripted:")
 
 
 def _nearest_form(text: str) -> str:
@@ -98,7 +96,7 @@ def _nearest_form(text: str) -> str:
     from bakeoff.errors import did_you_mean
 
     head, colon, _ = text.partition(":")
-    if colon and head != "baseline":
+    if colon:
         return did_you_mean(head + colon, SPEC_FORMS)
     return did_you_mean(text, SPEC_FORMS)
 

@@ -7,7 +7,6 @@ its target and swapped into place whole (durable.staged_folder), so a report fol
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,7 +154,7 @@ def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = Non
         pages = write_transcripts(records, plugin, staging)  # one page per run and review, linked from report.html
         html = link_transcripts(render_html(page), pages)
         (staging / "report.html").write_text(html, encoding="utf-8")
-        (staging / "summary.json").write_text(json.dumps(summary_dict([scores, *tables]), indent=1), encoding="utf-8")
+        (staging / "summary.json").write_text(durable.dumps(summary_dict([scores, *tables]), indent=1), encoding="utf-8")
     return ReportFiles(
         folder=target,
         markdown=target / "report.md",

@@ -42,6 +42,10 @@ DEMO_TASK_SETTINGS = {
 }
 
 
+class ReviewOnlyReader(PlanError):
+    """A plan names `baseline:cues`, the review benchmark's surface reader: it cannot do a take-home."""
+
+
 class ModelEntryError(PlanError):
     """A model entry of a plan that names an unknown key, mode or option value."""
 
@@ -86,18 +90,17 @@ def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
         return None
 
 
-class ReviewOnlyReader(ModelEntryError):
-    """A take-home plan names `baseline:cues`, the review benchmark's surface reader: it cannot do a take-home."""
 
 
 def _spec(text: str, base_dir: Path) -> ModelSpec:
     """The entry's spec, parsed once here, its file's path made absolute against `base_dir` (the plan file's
     folder, as the corpus is): a bad one is the user's to fix before hours of runs, not a failed run."""
-    spec = parse_spec(text)
-    if spec.kind == "cues":
+    from bakeoff.review.reviewers import is_cues_spec
+
+    if is_cues_spec(text):
         raise ReviewOnlyReader(f"{text!r} reads review items only and cannot do a take-home; "
                                "use it with `bakeoff review --model baseline:cues`")
-    return parse_spec(absolute_spec(spec, base_dir))
+    return parse_spec(absolute_spec(parse_spec(text), base_dir))
 
 
 def absolute_spec(spec: ModelSpec, base_dir: Path) -> str:

@@ -7,13 +7,13 @@ a restart with a plan that differs is refused with the list of differences.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+import durable
 from bakeoff.errors import did_you_mean
 from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
 from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
@@ -180,5 +180,5 @@ def plan_differences(stored: Mapping[str, Any], current: Mapping[str, Any], pref
         if isinstance(old, Mapping) and isinstance(new, Mapping):
             differences.extend(plan_differences(old, new, prefix=f"{name}."))
         elif old != new:
-            differences.append(f"{name}: {json.dumps(old)} -> {json.dumps(new)}")
+            differences.append(f"{name}: {durable.dumps(old)} -> {durable.dumps(new)}")
     return differences

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _PLUGINS: dict[str, str] = {
     "spam_classifier": "bakeoff.tasks.spam.plugin:SpamClassifier",
     "ab_test": "bakeoff.tasks.ab_test.plugin:AbTest",
+    "simulation": "bakeoff.tasks.simulation.plugin:Simulation",
 }
 
 

@@ -8,6 +8,7 @@ counted in their own columns: a model whose every answer was lost has no F1, not
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,22 +22,10 @@ __all__ = ["REPAIR_EFFECTS", "BatchSummary", "ModelSummary", "PairedComparison",
 
 
 @dataclass(frozen=True)
-class ModelSummary:
-    model: str
-    runs: int
-    graded: int
-    uncaptured_runs: int
-    harness_failed_runs: int
-    unfinished_runs: int
-    f1_with_crashes: Estimate | None  # crashes count as zero; None when no run was graded
-    f1_scored: Estimate | None  # over scored runs only
-    scored: int
-    crash_taxonomy: dict[str, int]  # crash class -> graded runs that ended in it
-    calls: int
-    captured_calls: int
-    uncaptured_calls: int
-    unusable_calls: int
-    exploration_executed: int
+class ModelSummary(ModelCore):
+    """What every task's summary of a model holds (F1 over graded runs with a crash as zero, and over scored
+    runs; crashes, capture, repair turns) and what the spam take-home adds."""
+
     metric_right: int
     imbalance_named: int
     stances: dict[str, int]
@@ -44,7 +33,6 @@ class ModelSummary:
     uses_leak: int
     leak_caught: int
     divergences: dict[str, int]
-    turns: tuple[TurnSummary, ...]
     claims: int  # scored runs with a claimed F1
     calibration_bias: float | None  # mean claimed - real over those
     calibration_abs_error: float | None
@@ -56,24 +44,17 @@ class ModelSummary:
     judge_agreements: int = 0  # of those, how many agree with the rules
 
     @property
+    def f1_with_crashes(self) -> Estimate | None:
+        """Crashes count as zero; None when no run was graded."""
+        return self.with_failures
+
+    @property
+    def f1_scored(self) -> Estimate | None:
+        return self.over_scored
+
+    @property
     def judge_agreement(self) -> float | None:
         return rate(self.judge_agreements, self.judged)
-
-    @property
-    def crash_rate(self) -> float | None:
-        return rate(self.graded - self.scored, self.graded)
-
-    @property
-    def capture_rate(self) -> float | None:
-        return rate(self.captured_calls, self.calls)
-
-    @property
-    def unusable_rate(self) -> float | None:
-        return rate(self.unusable_calls, self.calls)
-
-    @property
-    def uncaptured_rate(self) -> float | None:
-        return rate(self.uncaptured_calls, self.calls)
 
     @property
     def leak_caught_rate(self) -> float | None:
@@ -107,21 +88,7 @@ def summarise_model(core: ModelCore, runs: Sequence[RunSignals]) -> ModelSummary
     truths = [r.true_rate for r in runs if r.true_rate is not None]
     spreads = [r.retrain.spread for r in graded if r.retrain is not None and r.retrain.spread is not None]
     return ModelSummary(
-        model=core.model,
-        runs=core.runs,
-        graded=core.graded,
-        uncaptured_runs=core.uncaptured_runs,
-        harness_failed_runs=core.harness_failed_runs,
-        unfinished_runs=core.unfinished_runs,
-        f1_with_crashes=core.with_failures,
-        f1_scored=core.over_scored,
-        scored=core.scored,
-        crash_taxonomy=core.crash_taxonomy,
-        calls=core.calls,
-        captured_calls=core.captured_calls,
-        uncaptured_calls=core.uncaptured_calls,
-        unusable_calls=core.unusable_calls,
-        exploration_executed=core.exploration_executed,
+        **{f.name: getattr(core, f.name) for f in dataclasses.fields(core)},
         metric_right=sum(r.design.metric_right for r in graded),
         imbalance_named=sum(r.design.imbalance_named for r in graded),
         stances=dict(Counter(r.design.stance for r in graded)),
@@ -129,7 +96,6 @@ def summarise_model(core: ModelCore, runs: Sequence[RunSignals]) -> ModelSummary
         uses_leak=sum(r.probe is not None and bool(r.probe.uses_leak) for r in conclusive),
         leak_caught=sum(bool(r.leak_caught) for r in conclusive),
         divergences=dict(Counter(r.divergence for r in graded if r.divergence in (KEEPS_BUT_IGNORES, EXCLUDES_BUT_USES))),
-        turns=core.turns,
         claims=len(claims),
         calibration_bias=sum(claims) / len(claims) if claims else None,
         calibration_abs_error=sum(abs(c) for c in claims) / len(claims) if claims else None,
