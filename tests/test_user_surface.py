@@ -122,7 +122,7 @@ def test_review_subsets_keep_pairs_whole():
     assert "--limit" in shown.stdout and "--family" in shown.stdout
 
 
-@pytest.mark.parametrize("task", ["spam_classifier", "ab_test"])
+@pytest.mark.parametrize("task", ["spam_classifier", "ab_test", "simulation"])
 def test_prompts_count_the_stages_the_docs_count(task):
     readme = (REPO_ROOT / "README.md").read_text()
     assert f"in {['one', 'two', 'three', 'four', 'five', 'six', 'seven'][len(STAGE_NAMES) - 1]} stages" in readme
