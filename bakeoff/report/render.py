@@ -91,7 +91,7 @@ def md_table_part(table: Table, heading: str) -> list[str]:
 
 def render_markdown(page: Page) -> str:
     parts = [f"# {_md(page.title)}", "", *[f"- {_md(f)}" for f in page.facts]]
-    parts += md_table_part(page.scores, "## Scores:")
+    parts += md_table_part(page.scores, "## Scores:")  # "## Scores: Leaderboard (F1, higher is better; ...)"
     parts += ["", "## Findings", ""]
     parts += [f"- {_md(line)}" for line in page.findings] or ["- (no runs)"]
     parts += ["", "## Words", "", *[f"- {_md(line)}" for line in page.glossary]]
@@ -138,7 +138,8 @@ def render_html(page: Page) -> str:
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{escape(page.title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>{escape(page.title)}</h1>{header}</header>"
-        f'<section id="scores"><h2>Scores: {escape(page.scores.title)}</h2>{html_table_part(page.scores)}</section>'
+        f'<section id="scores"><h2>Scores</h2><p><small>{escape(page.scores.title)}</small></p>'
+        f'{html_table_part(page.scores)}</section>'
         f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section>'
         f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
         f'<section id="glossary"><h2>Words</h2><dl class="glossary">{words}</dl></section>'
