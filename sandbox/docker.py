@@ -340,6 +340,7 @@ class DockerSandbox(Sandbox):
             stdout_dropped_bytes=out_dropped + int(status.get("stdout_dropped", 0)),
             stderr_dropped_bytes=err_dropped + int(status.get("stderr_dropped", 0)),
             isolation=DOCKER,
+            cpu_s=float(status["cpu_s"]) if isinstance(status.get("cpu_s"), int | float) else None,
         )
 
     @staticmethod

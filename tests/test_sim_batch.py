@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 from runner_support import run_scripted_batch
@@ -105,7 +106,10 @@ def test_the_report_shows_the_behaviour_the_divergence_and_the_plots(batch):
         assert svg.count(f"<title>{record['run_id']} on cfg_") == TINY_SIM["configurations"]
     assert "heavy (" in svg and "light (" in svg
     probe_svg = (report.folder / "plots" / "sim_probe.svg").read_text(encoding="utf-8")
-    assert probe_svg.count("<circle") == 3
+    # every probed run drawn once (a dot, or a diamond where the design differs), in its model's colour
+    assert sum(probe_svg.count(f"<title>{record['run_id']}: ") for record in records.values()) == 3
+    diamonds = re.findall(r"<polygon [^>]*><title>([^<:]+): ", probe_svg)
+    assert diamonds == [records["careless"]["run_id"]]  # its design claims correlation, its code acts independent
     html = report.html.read_text(encoding="utf-8")
     assert 'id="plot-sim_intervals"' in html and 'id="plot-sim_probe"' in html
     assert "crash_taxonomy" in html  # every task's part follows the task's own

@@ -73,6 +73,12 @@ class BatchRecords:
         """The resolved plan the batch was started with (docs/running.md)."""
         return self.batch.plan
 
+    @property
+    def secret_id(self) -> str | None:
+        """The id of the secret the corpus's hidden part was drawn with, where its manifest names one."""
+        found = self.manifest.get("secret_id") if self.manifest is not None else None
+        return found if isinstance(found, str) and found else None
+
     def model_labels(self) -> list[str]:
         seen = [m.label for m in self.plan.models if m.label]
         for run in self.runs:

@@ -51,9 +51,21 @@ def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, ta
     own = {option.name: given[option.name] for option in plugin.generate_options}
     request = GenerateRequest(out_dir, seed, {name: value for name, value in own.items() if value is not None}, force,
                               secret_file)
+    make_parent(out_dir)  # `--out corpora/default` in a fresh clone: the data is staged beside its folder
     with Console(stderr=True).status(f"generating {task} data") as status:
         summary = plugin.generate(request, progress=lambda step: status.update(step))
     click.echo(printable(summary))
+
+
+class OutFolderUnusable(BakeoffError):
+    """The folder above --out cannot be made (a file in the way, no permission)."""
+
+
+def make_parent(out_dir: Path) -> None:
+    try:
+        out_dir.resolve().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutFolderUnusable(f"cannot make the folder above {out_dir}: {exc.strerror or exc}") from None
 
 
 def _refuse_other_tasks_options(task: str) -> None:

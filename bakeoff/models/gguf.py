@@ -113,6 +113,7 @@ class GgufBackend:
             "architecture": self.info.architecture,
             "model_name": self.info.name,
             "quantization": self.info.quantization,
+            "parameters": self.info.parameters,  # from the header's tensor table
             "n_ctx": facts.n_ctx,
             "n_layer": self.info.n_layer,
             "n_gpu_layers_requested": self.settings.n_gpu_layers,

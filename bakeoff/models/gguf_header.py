@@ -69,6 +69,7 @@ class GgufInfo:
     head_dim_k: int
     head_dim_v: int
     context_length: int  # the context the model was trained for
+    parameters: int = 0  # the weights' element count, summed over the tensor table (0: not read)
 
     def kv_cache_bytes(self, n_ctx: int, bytes_per_value: int = 2) -> int:
         """K and V caches for `n_ctx` tokens, f16 by default (llama.cpp's default cache type)."""
@@ -148,7 +149,30 @@ class _Reader:
 
 def read_metadata(path: Path) -> dict:
     """All scalar and string metadata of a GGUF file (arrays are left out)."""
-    path = Path(path)
+    return _read_header(Path(path), with_tensors=False)[0]
+
+
+MAX_DIMS = 8  # GGML_MAX_DIMS is 4; a table claiming more is not a GGUF's
+
+
+def _parameters(reader: _Reader, tensors: int) -> int:
+    """The element count of every tensor in the table that follows the metadata: the model's parameters."""
+    total = 0
+    for _ in range(tensors):
+        reader.skip_string()  # the tensor's name
+        dims = reader.scalar("<I")
+        if dims > MAX_DIMS:
+            raise ModelFileInvalid(f"{reader.path}: a tensor of {dims} dimensions")
+        count = 1
+        for _ in range(dims):
+            count *= reader.scalar("<Q")
+        reader.skip(4 + 8)  # its type and offset
+        total += count
+    return total
+
+
+def _read_header(path: Path, with_tensors: bool) -> tuple[dict, int]:
+    """(metadata, parameter count: 0 unless `with_tensors`)."""
     if not path.is_file():
         from bakeoff.models.errors import ModelFileNotFound
 
@@ -160,7 +184,7 @@ def read_metadata(path: Path) -> dict:
         version = reader.scalar("<I")
         if version < 2:
             raise ModelFileInvalid(f"{path}: GGUF version {version} is too old (need 2 or later)")
-        reader.scalar("<Q")  # tensor count
+        tensors = reader.scalar("<Q")
         kv_count = reader.scalar("<Q")
         metadata: dict = {"GGUF.version": version}
         for _ in range(kv_count):
@@ -168,13 +192,14 @@ def read_metadata(path: Path) -> dict:
             value = reader.value(reader.scalar("<I"))
             if value is not None:
                 metadata[key] = value
-    return metadata
+        parameters = _parameters(reader, tensors) if with_tensors else 0
+    return metadata, parameters
 
 
 def read_info(path: Path) -> GgufInfo:
     """The model's shape and quantization, from its header."""
     path = Path(path)
-    meta = read_metadata(path)
+    meta, parameters = _read_header(path, with_tensors=True)
     arch = str(meta.get("general.architecture", ""))
 
     def number(suffix: str, default: int | None = None) -> int:
@@ -203,4 +228,5 @@ def read_info(path: Path) -> GgufInfo:
         head_dim_k=number("attention.key_length", head_dim),
         head_dim_v=number("attention.value_length", head_dim),
         context_length=number("context_length", 0),
+        parameters=parameters,
     )

@@ -120,6 +120,11 @@ class CompletionRecord:
     reasoning_unfinished: bool = False
     token_budget: int | None = None
 
+    @property
+    def answer_tokens(self) -> int:
+        """The generated tokens that were the answer (completion_tokens counts the reasoning too)."""
+        return max(0, int(self.completion_tokens or 0) - int(self.reasoning_tokens or 0))
+
     def to_json(self) -> JsonObject:
         return {"text": self.text, "finish_reason": self.finish_reason, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "prompt_seconds": self.prompt_seconds,
@@ -329,16 +334,24 @@ class Timings:
 
 @dataclass(frozen=True)
 class Resources:
-    """Peaks sampled during a stage; the sandbox's is None where the driver cannot report it."""
+    """Peaks sampled during a stage, and the sandbox's CPU seconds in it; each optional figure is None where
+    it could not be read (the sandbox's memory, an engine process the backend does not have, no GPU)."""
 
     harness_peak_rss_bytes: int
     system_peak_used_bytes: int
     sandbox_peak_memory_bytes: int | None = None
+    engine_peak_rss_bytes: int | None = None  # the model's engine process (llama.cpp's child)
+    gpu_peak_used_bytes: int | None = None  # the GPU's used memory, through NVML
+    sandbox_cpu_s: float | None = None  # user + system seconds of the stage's sandboxed commands
 
     def to_json(self) -> JsonObject:
-        return {"harness_peak_rss_bytes": self.harness_peak_rss_bytes,
-                "system_peak_used_bytes": self.system_peak_used_bytes,
-                "sandbox_peak_memory_bytes": self.sandbox_peak_memory_bytes}
+        data: JsonObject = {"harness_peak_rss_bytes": self.harness_peak_rss_bytes,
+                            "system_peak_used_bytes": self.system_peak_used_bytes,
+                            "sandbox_peak_memory_bytes": self.sandbox_peak_memory_bytes}
+        for key in OPTIONAL_RESOURCES:  # written only when measured: older records stay as they were
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Resources | None:
@@ -346,7 +359,14 @@ class Resources:
         if not data:
             return None
         return cls(data.get("harness_peak_rss_bytes") or 0, data.get("system_peak_used_bytes") or 0,
-                   data.get("sandbox_peak_memory_bytes"))
+                   data.get("sandbox_peak_memory_bytes"), *(_number(data.get(key)) for key in OPTIONAL_RESOURCES))
+
+
+OPTIONAL_RESOURCES = ("engine_peak_rss_bytes", "gpu_peak_used_bytes", "sandbox_cpu_s")
+
+
+def _number(value: Any) -> Any:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)

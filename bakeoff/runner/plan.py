@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import durable
+from bakeoff.errors import did_you_mean
 from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
 from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
 from bakeoff.taskapi.spec import DEFAULT_TASK
@@ -62,7 +63,8 @@ def run_seed(batch_seed: int, index: int) -> int:
 def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     unknown = sorted(set(raw) - PLAN_KEYS)
     if unknown:
-        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}")
+        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}"
+                        + did_you_mean(unknown, PLAN_KEYS))
     if "corpus" not in raw:
         raise PlanError("the plan must name a corpus folder: corpus = \"path/to/corpus\"")
     runs = raw.get("runs", 5)
@@ -77,7 +79,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     limits = _limits_from(_table(raw, "limits"))
     corpus = (base_dir / str(raw["corpus"])).resolve()
     model_options = _model_options_from(_table(raw, "model_options"))
-    models = models_from(raw.get("models"), model_options)
+    models = models_from(raw.get("models"), model_options, base_dir)
     if runs * len(models) > MAX_SLOTS:
         raise PlanError(f"{runs} runs of {len(models)} models is {runs * len(models)} runs; at most {MAX_SLOTS} per batch")
     return Plan(
@@ -123,7 +125,8 @@ def _limits_from(raw: Mapping[str, Any]) -> RunLimits:
     known = {f.name for f in fields(RunLimits)}
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+                        + did_you_mean(unknown, known))
     for name, value in raw.items():
         whole = name != "cpus"
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or not 0 < value <= LIMIT_MAXIMA[name]:

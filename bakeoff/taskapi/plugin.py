@@ -115,7 +115,20 @@ class TaskPlugin(ABC):
         """Statement, prompts and settings from task_specs/<name>/ (its own settings among them: TaskSettings.own)."""
         return load_task(self.name, overrides)
 
+    # The modules whose code grades this task (a package stands for all of it): with the spec folder they make
+    # the task's version, which a leaderboard pools batches by.
+    grader_modules: ClassVar[tuple[str, ...]] = ()
+
+    def version(self) -> str:
+        """sha256 of the spec folder and the grader modules (bakeoff.taskapi.version): what batch.json keeps."""
+        from bakeoff.taskapi.version import task_version
+
+        return task_version(self.name, self.spec().folder, self.grader_modules)
+
     # -- corpus ------------------------------------------------------------------------------------
+    # The generator's name in the manifests it writes (`generator_version` "<generator>-<version>"):
+    # how `bakeoff score` tells a corpus's task without --task.
+    generator: ClassVar[str] = ""
     # The options of `bakeoff generate` that belong to this task (the command line is built from them).
     generate_options: ClassVar[tuple[GenerateOption, ...]] = ()
     # The generate options of the small data `bakeoff demo` makes.

@@ -52,6 +52,8 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
 
 class AbTest(TaskPlugin):
     name = "ab_test"
+    generator = "ab_test"  # generators.ab_test: its manifests say "ab_test-<version>"
+    grader_modules = ("bakeoff.tasks.ab_test.check", "bakeoff.tasks.ab_test.analysis", "scorer")
     headline = HEADLINE
     words = WORDS
     generate_options = (

@@ -46,6 +46,8 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
 
 class Simulation(TaskPlugin):
     name = "simulation"
+    generator = "simulation"  # generators.simulation: its manifests say "simulation-<version>"
+    grader_modules = ("bakeoff.tasks.simulation.check", "bakeoff.tasks.simulation.analysis", "scorer")
     headline = HEADLINE
     words = WORDS
     generate_options = (

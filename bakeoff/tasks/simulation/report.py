@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from bakeoff.analysis.stats import Estimate
 from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.core import count
+from bakeoff.report.plots import model_colours
 from bakeoff.report.sections import Plot, ReportSection
-from bakeoff.report.svg import INK, MUTED, Canvas, Scale, colour, empty_note, legend, y_axis
+from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, legend, y_axis
 from bakeoff.report.tables import Table, cols
 from bakeoff.report.transcript import transcript_path
 from bakeoff.tasks.simulation.design import DIVERGENT, Divergence
@@ -28,7 +29,7 @@ LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 60
 LEGEND_W = 120
 MAX_PLOTTED_RUNS = 6
 RATIO_RANGE = (0.0, 2.0)  # interval / truth: what the intervals plot shows (beyond is drawn at the edge)
-DIVERGENCE_COLOURS = {"consistent": "#2ca02c", "divergent": "#d62728", "unstated": "#7f7f7f"}
+# The probe plot's dots are in the model's colour; whether the design agrees is the dot's shape.
 
 
 def _model_order(runs: Sequence[SimRunSignals], labels: Sequence[str]) -> list[str]:
@@ -61,13 +62,15 @@ def runs_table(runs: Sequence[SimRunSignals], models: Sequence[str]) -> Table:
             *((m.mean_rel_error, m.relative_winkler, m.configurations, m.graded, m.failed) if m else (None,) * 5),
             " ".join(r.repair_effects) or None, transcript_path(r.run_id),
         ))
-    return Table("sim_runs", "Per run: behaviour of the output analysis and intervals", columns, tuple(rows))
+    return Table("sim_runs", "Per run: behaviour of the output analysis and intervals", columns, tuple(rows),
+                 short=("run_id", "grading", "status", "behaviour", "divergence", "coverage", "relative_winkler",
+                        "repair_effects", "transcript"))
 
 
 def _cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | None, ...]:
     if estimate is None:
         return (None, None, None) if interval else (None,)
-    return (estimate.mean, estimate.low, estimate.high) if interval else (estimate.mean,)
+    return (estimate.mean, *estimate.bounds) if interval else (estimate.mean,)  # no bounds from too few runs
 
 
 def models_table(models: Sequence[SimModelSummary]) -> Table:
@@ -85,7 +88,9 @@ def models_table(models: Sequence[SimModelSummary]) -> Table:
             m.probed, *(m.behaviours.get(b.value, 0) for b in Behaviour), m.divergent, *_cells(m.coverage),
             *_cells(m.mean_rel_error, False), *_cells(m.relative_winkler),
         ))
-    return Table("sim_models", "Per model: behaviour of the output analysis and intervals", columns, tuple(rows))
+    return Table("sim_models", "Per model: behaviour of the output analysis and intervals", columns, tuple(rows),
+                 short=("model", "runs", "graded", "scored", "crash_rate", "sound", "divergent", "coverage",
+                        "relative_winkler"))
 
 
 def bands_table(models: Sequence[SimModelSummary]) -> Table:
@@ -125,8 +130,9 @@ def findings(models: Sequence[SimModelSummary]) -> list[str]:
             lines.append(
                 f"{m.model}: intervals cover the true mean wait on {m.coverage.mean:.0%} of the hidden configurations "
                 f"({bands}) over {count(m.scored, 'scored run')}; mean relative Winkler score "
-                f"{m.relative_winkler.mean:.4f} [{m.relative_winkler.low:.4f}, {m.relative_winkler.high:.4f}] "
-                "(lower is better)."
+                f"{m.relative_winkler.mean:.4f} "
+                + (f"[{m.relative_winkler.low:.4f}, {m.relative_winkler.high:.4f}]" if m.relative_winkler.has_interval
+                   else "(too few runs for an interval)") + " (lower is better)."
             )
     return lines
 
@@ -161,7 +167,7 @@ def intervals_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
                 canvas.line(x0, TOP, x0, HEIGHT - BOTTOM, stroke=MUTED, dash="4 3")
     canvas.text((LEFT + right) / 2, HEIGHT - BOTTOM + 36, "hidden configurations by load band, then utilisation",
                 size=11, anchor="middle")
-    colours = {model: colour(i) for i, model in enumerate(models)}
+    colours = model_colours(models)
     for k, run in enumerate(shown):
         for point in run.points:
             if point.ci_low is None or point.ci_high is None or point.configuration not in about:
@@ -181,12 +187,21 @@ def intervals_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
     return canvas.to_svg()
 
 
-def _divergence_colour(run: SimRunSignals) -> str:
+def _divergence_mark(run: SimRunSignals) -> str:
     if run.divergence is Divergence.CONSISTENT:
-        return DIVERGENCE_COLOURS["consistent"]
+        return "consistent"
     if run.divergence in DIVERGENT:
-        return DIVERGENCE_COLOURS["divergent"]
-    return DIVERGENCE_COLOURS["unstated"]
+        return "divergent"
+    return "unstated"
+
+
+def _probe_dot(canvas: Canvas, x: float, y: float, fill: str, mark: str, tip: str) -> None:
+    if mark == "divergent":
+        canvas.marker(x, y, 6, fill, tip=tip)
+    elif mark == "unstated":
+        canvas.circle(x, y, 5, "#ffffff", stroke=fill, tip=tip)
+    else:
+        canvas.circle(x, y, 5, fill, stroke=INK, tip=tip)
 
 
 RATIO_AXIS = (0.01, 10.0)  # log scale
@@ -217,6 +232,7 @@ def probe_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
     canvas.text((left + right) / 2, bottom + 32, "claimed standard error / spread of the estimates across seeds",
                 size=11, anchor="middle")
     pitch = (bottom - top) / len(rows)
+    colours = model_colours(models)
     for i, model in enumerate(rows):
         y = top + pitch * (i + 0.5)
         canvas.text(left - 8, y + 4, model[:22], anchor="end")
@@ -230,12 +246,13 @@ def probe_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
             jitter = ((j % 5) - 2) * 3.0
             tip = (f"{run.run_id}: {run.behaviour.value if run.behaviour else ''}, ratio {ratio:.3f}, "
                    f"design WARMUP {run.warmup.value}, INTERVAL {run.interval.value}")
-            canvas.circle(at(ratio), y + jitter, 5, _divergence_colour(run), stroke=INK, tip=tip)
+            _probe_dot(canvas, at(ratio), y + jitter, colours.get(model, MUTED), _divergence_mark(run), tip)
         if unmeasured:
             canvas.text(right - 4, y + 18, f"{unmeasured} not measured", size=10, anchor="end", fill=MUTED)
-    legend(canvas, right + 10, TOP + 10, [("design agrees", DIVERGENCE_COLOURS["consistent"]),
-                                          ("design differs", DIVERGENCE_COLOURS["divergent"]),
-                                          ("design silent", DIVERGENCE_COLOURS["unstated"])])
+    for i, (mark, words) in enumerate((("consistent", "design agrees"), ("divergent", "design differs"),
+                                       ("unstated", "design silent"))):
+        _probe_dot(canvas, right + 15, TOP + 10 + i * 18, MUTED, mark, words)
+        canvas.text(right + 25, TOP + 14 + i * 18, words, size=10)
     return canvas.to_svg()
 
 
@@ -249,7 +266,8 @@ def simulation_section(records: BatchRecords, bootstrap_seed: int = 0) -> Report
              intervals_plot(runs, models)),
         Plot("sim_probe", "The behavioural probe: the interval's claimed standard error over the spread of the "
              "submission's own estimates across seeds (log scale); about 1 is honest, below 1/3 the waits are treated "
-             "as independent. Colour: does the design's INTERVAL and WARMUP agree.", probe_plot(runs, models)),
+             "as independent. Colour: the model; shape: does the design's INTERVAL and WARMUP agree.",
+             probe_plot(runs, models)),
     )
     return ReportSection("Simulation: output analysis and intervals by load band", tuple(findings(summaries)),
                          (models_table(summaries), bands_table(summaries), runs_table(runs, models)), plots)

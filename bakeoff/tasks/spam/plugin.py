@@ -34,6 +34,8 @@ DEMO_HOLDOUT_ROWS = 1000
 
 class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
+    generator = "spam"  # generators.spam: its manifests say "spam-<version>"
+    grader_modules = ("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer")
     headline = HEADLINE
     words = WORDS
     generate_options = (
