@@ -12,6 +12,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.plugin import GenerateOption, OptionNotForTask
 from bakeoff.tasks.registry import DEFAULT_TASK, task_names, task_plugin
 from bakeoff.textsafe import printable
+from generators.errors import OutputFolderNotWritable
 
 TASKS = task_names()
 
@@ -57,15 +58,11 @@ def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, ta
     click.echo(printable(summary))
 
 
-class OutFolderUnusable(BakeoffError):
-    """The folder above --out cannot be made (a file in the way, no permission)."""
-
-
 def make_parent(out_dir: Path) -> None:
     try:
         out_dir.resolve().parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutFolderUnusable(f"cannot make the folder above {out_dir}: {exc.strerror or exc}") from None
+        raise OutputFolderNotWritable(f"cannot make the folder above {out_dir}: {exc.strerror or exc}") from None
 
 
 def _refuse_other_tasks_options(task: str) -> None:

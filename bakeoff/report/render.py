@@ -91,7 +91,7 @@ def md_table_part(table: Table, heading: str) -> list[str]:
 
 def render_markdown(page: Page) -> str:
     parts = [f"# {_md(page.title)}", "", *[f"- {_md(f)}" for f in page.facts]]
-    parts += md_table_part(page.scores, "## Scores:")  # "## Scores: Leaderboard (F1, higher is better; ...)"
+    parts += md_table_part(page.scores, "## Scores:")  # "## Scores: Leaderboard (<headline>, ...)"
     parts += ["", "## Findings", ""]
     parts += [f"- {_md(line)}" for line in page.findings] or ["- (no runs)"]
     parts += ["", "## Words", "", *[f"- {_md(line)}" for line in page.glossary]]
