@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ab_runner_support as ab
 import runner_support as spam
+import sim_runner_support as sim
 
 SAMPLE = ("python -c \"import pandas as pd; pd.read_csv('data/train.csv').drop(columns=['label'])"
           ".head(50).to_csv('/tmp/sample.csv', index=False)\" && python predict.py --input /tmp/sample.csv "
@@ -40,6 +41,10 @@ AB_README = _body(ab.README)
 # A column that is not there: a KeyError in the traceback.
 AB_BROKEN = ab.BY_USER.replace('["arm", "user_id"]', '["arm", "user"]', 1)
 AB_RUN = "python analyze.py --input data/sessions.csv --output /tmp/result.json && cat /tmp/result.json"
+SIM_DESIGN = _body(sim.CAREFUL_DESIGN)
+SIM_README = _body(sim.README)
+SIM_RUN = ("python simulate.py --config data/examples/example_1.json --output /tmp/result.json "
+           "&& cat /tmp/result.json")
 
 
 def _spam_fixing() -> list[dict]:
@@ -81,11 +86,15 @@ def keyed(lines: list[dict]) -> list[dict]:
 
 
 def fixing(task: str) -> list[dict]:
-    return keyed(_spam_fixing() if task == "spam_classifier" else _ab_fixing())
+    return keyed({"spam_classifier": _spam_fixing, "ab_test": _ab_fixing, "simulation": _sim_fixing}[task]())
 
 
 def exhausting(task: str) -> list[dict]:
-    return keyed(_spam_exhausting() if task == "spam_classifier" else _ab_exhausting())
+    return keyed({"spam_classifier": _spam_exhausting, "ab_test": _ab_exhausting,
+                  "simulation": _sim_exhausting}[task]())
+
+
+CODE_FILE = {"spam_classifier": "train.py", "ab_test": "analyze.py", "simulation": "simulate.py"}
 
 
 def _ab_fixing() -> list[dict]:
@@ -107,4 +116,27 @@ def _ab_exhausting() -> list[dict]:
     return [
         call("write_file", path="analyze.py", content=ab.BY_VISIT),
         *[call("list_files") for _ in range(11)],
+    ]
+
+
+def _sim_fixing() -> list[dict]:
+    return [
+        look_for_hidden(),
+        call("run", "The example lines.", command="ls data/examples && cat data/examples/example_1.json"),
+        call("write_file", path="DESIGN.md", content=SIM_DESIGN),
+        call("write_file", path="simulate.py", content=sim.CRASHING),  # a package that does not exist
+        call("write_file", path="requirements.txt", content="numpy\n"),
+        call("run", command=SIM_RUN),
+        call("write_file", "No such package: numpy is enough.", path="simulate.py", content=sim.CAREFUL),
+        call("run", command=SIM_RUN),
+        call("write_file", path="README.md", content=SIM_README),
+        call("submit"),
+    ]
+
+
+def _sim_exhausting() -> list[dict]:
+    return [
+        call("write_file", path="simulate.py", content=sim.CARELESS),
+        call("write_file", path="requirements.txt", content="numpy\n"),
+        *[call("list_files") for _ in range(10)],
     ]

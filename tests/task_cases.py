@@ -12,6 +12,7 @@ from pathlib import Path
 
 import ab_runner_support as ab
 import runner_support as spam
+import sim_runner_support as sim
 
 
 @dataclass(frozen=True)
@@ -51,5 +52,15 @@ AB_TEST = TaskCase(
     models_table="ab_models",
     own_settings={},
 )
-CASES = (SPAM, AB_TEST)
+SIMULATION = TaskCase(
+    task="simulation",
+    make_data=sim.make_tiny_sim_data,
+    working=sim.sim_answers(sim.implementation(sim.CAREFUL)),
+    crash_then_repair=sim.sim_answers(sim.implementation(sim.CRASHING), sim.implementation(sim.CAREFUL)),
+    outcome_keys=("headline", "metrics", "claim"),
+    status_word="scored relative_winkler=",
+    models_table="sim_models",
+    own_settings={},
+)
+CASES = (SPAM, AB_TEST, SIMULATION)
 CASE_IDS = tuple(case.task for case in CASES)

@@ -123,15 +123,26 @@ def test_the_intervals_plot_draws_every_experiment_for_every_graded_run(records)
     assert "12 hidden experiments, by true effect" in svg
 
 
-def test_the_probe_plot_places_runs_by_their_ratio_and_colours_divergence(records):
+def test_the_probe_plot_places_runs_by_their_ratio_in_the_model_colour_and_shapes_divergence(records):
+    from bakeoff.report.plots import model_colours
+
     signals = [ab_run_signals(r) for r in records.runs]
-    svg = probe_plot(signals, ["by_user", "by_visit", "crashing"])
-    dots = re.findall(r'<circle cx="([\d.]+)"[^>]*fill="(#[0-9a-f]+)"[^>]*><title>([^<]+)</title>', svg)
-    by_run = {title.split(":")[0]: (float(x), fill) for x, fill, title in dots}
-    assert set(by_run) == {"by_user-r01", "by_user-r02", "by_visit-r01", "by_visit-r02"}
-    assert by_run["by_visit-r01"][0] < by_run["by_user-r01"][0]
-    assert by_run["by_visit-r01"][1] == "#d62728" and by_run["by_user-r01"][1] == "#2ca02c"
-    assert by_run["by_user-r02"][1] == "#7f7f7f"  # its design names no unit
+    models = ["by_user", "by_visit", "crashing"]
+    svg = probe_plot(signals, models)
+    colours = model_colours(models)
+    dots = {}
+    for x, fill, stroke, title in re.findall(
+            r'<circle cx="([\d.]+)"[^>]*fill="(#[0-9a-f]+)"(?: stroke="(#[0-9a-f]+)")?[^>]*><title>([^<]+)</title>', svg):
+        dots[title.split(":")[0]] = (float(x), "hollow" if fill == "#ffffff" else "dot", stroke if fill == "#ffffff" else fill)
+    for points, fill, title in re.findall(r'<polygon points="([^"]+)" fill="(#[0-9a-f]+)"[^>]*><title>([^<]+)</title>', svg):
+        xs = [float(p.split(",")[0]) for p in points.split()]
+        dots[title.split(":")[0]] = (sum(xs) / len(xs), "diamond", fill)
+    runs = {name: dot for name, dot in dots.items() if "-r0" in name}
+    assert set(runs) == {"by_user-r01", "by_user-r02", "by_visit-r01", "by_visit-r02"}
+    assert runs["by_visit-r01"][0] < runs["by_user-r01"][0]
+    assert runs["by_visit-r01"][1:] == ("diamond", colours["by_visit"])  # the design states another unit
+    assert runs["by_user-r01"][1:] == ("dot", colours["by_user"])  # the design agrees
+    assert runs["by_user-r02"][1:] == ("hollow", colours["by_user"])  # its design names no unit
     assert "1 not measured" in svg
 
 

@@ -121,7 +121,7 @@ def test_the_report_has_every_row_the_loops_and_the_paired_comparison(batch):
     for run_id in ("scripted-r01", "scripted-agent-r01", "scripted-r02", "scripted-agent-r02"):
         assert f'href="transcripts/{run_id}.html"' in html
     page = (batch_dir / "report" / "transcripts" / "scripted-agent-r01.html").read_text()
-    code = "train.py" if case.task == "spam_classifier" else "analyze.py"
+    code = agent.CODE_FILE[case.task]
     assert "The loop" in page and "Step 1: run:" in page and f"write_file: {code}" in page
     assert "ended the loop" in page and "submit" in page
 

@@ -201,9 +201,12 @@ def test_pair_findings_call_a_winner_only_when_the_interval_excludes_zero(tmp_pa
     clear = _summary(tmp_path / "clear", *[FakeRun("a", i, f1=0.8 + 0.01 * i) for i in (1, 2, 3)],
                      *[FakeRun("b", i, f1=0.5 + 0.01 * i) for i in (1, 2, 3)])
     assert pair_findings(clear) == [
-        "a beats b by 0.300 F1 on 3 shared seeds (95% interval of a - b: [0.300, 0.300])."
+        "a beats b by 0.300 F1 on 3 shared seeds (95% interval of a's advantage: [0.300, 0.300])."
     ]
-    mixed = _summary(tmp_path / "mixed", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.5),
-                     FakeRun("b", 1, f1=0.5), FakeRun("b", 2, f1=0.8))
+    mixed = _summary(tmp_path / "mixed", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.5), FakeRun("a", 3, f1=0.6),
+                     FakeRun("b", 1, f1=0.5), FakeRun("b", 2, f1=0.8), FakeRun("b", 3, f1=0.6))
     (line,) = pair_findings(mixed)
-    assert line.startswith("a and b cannot be told apart on 2 shared seeds")
+    assert line.startswith("a and b cannot be told apart on 3 shared seeds")
+    two = _summary(tmp_path / "two", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.8),
+                   FakeRun("b", 1, f1=0.1), FakeRun("b", 2, f1=0.1))
+    assert pair_findings(two) == ["a and b: too few shared seeds (2) for a paired interval."]

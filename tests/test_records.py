@@ -218,7 +218,8 @@ def _old(name: str) -> dict:
 # What the second schema renamed (bakeoff.batchfolder.upgrade): the only keys in which an old record, read
 # through the batch folder's door and written back, may differ from what the old code wrote.
 RENAMED = {"schema", "f1", "headline", "train_output", "visible_output", "rung_name", "claimed_f1", "real_f1",
-           "claim_source", "claimed", "real", "source", "extra", "claim", "status", "crash_class"}
+           "claim_source", "claimed", "real", "source", "extra", "claim"}
+RENAMED_VALUES = {"no_predict_script", "no_train_script"}  # a status (or a command's crash class) that was renamed
 
 
 def _leaves(data, path=()):
@@ -238,7 +239,7 @@ def _differences(old: dict, new: dict) -> set:
     old_leaves, new_leaves = dict(_leaves(old)), dict(_leaves(new))
     changed = {p for p in old_leaves.keys() | new_leaves.keys() if old_leaves.get(p, ...) != new_leaves.get(p, ...)}
     return {next((part for part in reversed(p) if isinstance(part, str)), "") for p in changed
-            if not RENAMED & {part for part in p if isinstance(part, str)}}
+            if not RENAMED & {part for part in p if isinstance(part, str)} and old_leaves.get(p) not in RENAMED_VALUES}
 
 
 def _read_old(data: dict, kind):

@@ -16,7 +16,7 @@ from bakeoff.tasks.spam.probes import USES_LEAK
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PLOTS = ("f1_per_model", "crash_taxonomy", "repair_transitions", "claimed_vs_real", "predicted_rate")
+PLOTS = ("f1_per_model", "crash_taxonomy", "repair_transitions", "claimed_vs_real", "predicted_rate", "pareto")
 CALIBRATION = {"references": [
     {"variant": "careless", "local_f1": 0.98, "holdout_f1": 0.31, "predicted_positive_rate": 0.03},
     {"variant": "text_only", "local_f1": 0.78, "holdout_f1": 0.767, "predicted_positive_rate": 0.17},
@@ -54,7 +54,7 @@ def report(tmp_path_factory):
 
 def test_every_plot_renders_in_the_page(report, tmp_path):
     shot = tmp_path / "page.png"
-    _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,1600", report.html.as_uri())
+    _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2600", report.html.as_uri())
     image = read_png(shot)
     for index, name in enumerate(PLOTS):
         left, top, width, height = plot_box(index)
@@ -70,8 +70,8 @@ def test_the_page_holds_its_sections_and_names_the_uncaptured_model(report, tmp_
     dom = _chromium(tmp_path, "--dump-dom", report.html.as_uri())
     for name in PLOTS:
         assert f'id="plot-{name}"' in dom
-    for section in ("findings", "table-models", "table-model_behaviour", "table-runs", "table-crash_taxonomy",
-                    "table-repair_turns", "table-paired_comparisons"):
+    for section in ("scores", "findings", "glossary", "table-models", "table-model_behaviour", "table-runs", "table-crash_taxonomy",
+                    "table-repair_turns", "table-paired_comparisons", "table-cost_runs", "table-cost_models"):
         assert f'id="{section}"' in dom
     assert "mute: every answer was uncaptured" in dom
     assert "every answer uncaptured: not scored" in dom  # in the F1 plot, in place of a point

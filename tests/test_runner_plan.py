@@ -99,8 +99,12 @@ def test_changed_plan_is_refused_before_anything_runs(tmp_path):
     options = BatchOptions(out_dir=tmp_path / "batch")
     open_batch_folder(plan(runs=2), options, WriteCounter())
     open_batch_folder(plan(runs=2), options, WriteCounter())  # the same plan resumes
-    with pytest.raises(PlanChanged, match="runs: 2 -> 4"):
-        open_batch_folder(plan(runs=4), options, WriteCounter())
+    with pytest.raises(PlanChanged, match="seed: 0 -> 1"):
+        open_batch_folder(plan(runs=2, seed=1), options, WriteCounter())
+    with pytest.raises(PlanChanged, match="runs: 2 -> 1"):
+        open_batch_folder(plan(runs=1), options, WriteCounter())  # fewer runs: not an extension
+    batch, added = open_batch_folder(plan(runs=3), options, WriteCounter())  # more runs: the batch grows
+    assert added == ("a-r03", "qwen-r03") and batch.order[-2:] == added
 
 
 def test_cli_reports_plan_errors_without_traceback(tmp_path):

@@ -156,16 +156,18 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
 
     buffer = io.StringIO()
     slot = RunSlot(ModelEntry("m", "default"), 1, 1)
+    from bakeoff.runner.batch import BatchStart
+
     with LiveProgress(Console(file=buffer, width=100)) as progress:
-        progress.batch_started([slot], set())
+        progress.batch_started(BatchStart((slot,)))
         progress.run_started(slot)
         progress.stage_started("m-r01", "repair")
         progress.run_finished(slot, RunRecord.from_json({
             "schema": "bakeoff.run/2", "run_id": "m-r01", "status": "finished", "timings": {},
             "outcome": {"status": "crashed", "rung": 1, "crash_class": "type_error"}}))
     lines = buffer.getvalue().splitlines()
-    assert lines[:3] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
-    assert "0 runs left" in buffer.getvalue()
+    assert lines[1:4] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
+    assert lines[-1].startswith("bakeoff batch: 1/1 runs done")
 
 
 def test_run_repo_never_follows_links_planted_by_sandboxed_code(tmp_path):

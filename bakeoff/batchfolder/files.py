@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import errno
-import json
 import os
 import signal
 from pathlib import Path
@@ -111,26 +110,28 @@ def write_atomic_text(path: Path, text: str, counter: WriteCounter | None = None
 
 
 def write_json(path: Path, record: Any, counter: WriteCounter | None = None) -> None:
-    text = json.dumps(to_jsonable(record), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """A record as JSON (never NaN or Infinity: durable.dumps refuses them), written atomically."""
+    text = durable.dumps(to_jsonable(record), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomic_text(path, text, counter)
 
 
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def read_json_object(path: Path, required: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A JSON object record; DamagedRecord naming the file and what is wrong with it otherwise."""
+    """A JSON object record, read within durable's caps (size, nesting, digits; no NaN); DamagedRecord naming
+    the file and what is wrong with it otherwise. A link in its place is not followed."""
+    if path.is_symlink():
+        raise DamagedRecord(f"{path} is damaged: a symbolic link where a record should be")
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DamagedRecord(f"{path} is damaged: not UTF-8 text (byte {exc.start} of {len(data)})") from None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        cut = " (cut short?)" if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated") else ""
-        raise DamagedRecord(f"{path} is damaged: not valid JSON{cut}: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        value = durable.loads(text, what="the record")
+    except durable.UntrustedJSON as exc:
+        said = str(exc).removeprefix("the record is ").removeprefix("the record ")
+        if exc.cap == "syntax" and not text.rstrip().endswith("}"):
+            said = said.replace("not valid JSON", "not valid JSON (cut short?)", 1)
+        raise DamagedRecord(f"{path} is damaged: {said}") from None
     if not isinstance(value, dict):
         raise DamagedRecord(f"{path} is damaged: a JSON {type(value).__name__} where an object is expected")
     missing = [key for key in required if key not in value]

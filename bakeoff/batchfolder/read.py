@@ -89,6 +89,12 @@ class BatchRecords:
         """The resolved plan the batch was started with (docs/running.md)."""
         return self.batch.plan
 
+    @property
+    def secret_id(self) -> str | None:
+        """The id of the secret the corpus's hidden part was drawn with, where its manifest names one."""
+        found = self.manifest.get("secret_id") if self.manifest is not None else None
+        return found if isinstance(found, str) and found else None
+
     def model_labels(self) -> list[str]:
         """The report's rows: every (model, scaffold) of the plan, then any other a run shows."""
         seen = [row_label(m.label, scaffold) for m, scaffold in self.plan.rows() if m.label]

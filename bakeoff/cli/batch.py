@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import signal
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -51,16 +54,63 @@ def _batch_options(out: Path, plan, plugin, plan_text, wheelhouse: Path | None, 
                         evaluate_hooks=plugin.evaluate_hooks(probes), scaffolds=scaffolds_for(plan.scaffolds))
 
 
-def _execute(plan, plugin, options) -> None:
-    from bakeoff.runner.batch import make_batch_folder, run_batch
+@contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM ends the batch as Ctrl-C does (KeyboardInterrupt): the runs in flight unwind, their sandboxes and
+    engines close, the journal says where it stopped. A second signal while that happens is ignored."""
+    def interrupt(signum, frame) -> None:
+        for each in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(each, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = {each: signal.signal(each, interrupt) for each in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
+def _gpu_probe():
+    """NVML's reading of GPU 0, sampled with every stage; None on a machine NVML finds no GPU on."""
+    from bakeoff.models.memory import NvmlProbe
+
+    probe = NvmlProbe()
+    return probe if probe.read() is not None else None
+
+
+def _execute(plan, plugin, options):
+    """Run the batch with the live display; print where it is and its scores. BatchInterrupted (SIGINT,
+    SIGTERM) is said and exits 130; the result says whether a run harness-failed (its exit_code)."""
+    from bakeoff.batchfolder.layout import BatchLayout
+    from bakeoff.runner.batch import BatchInterrupted, run_batch
     from bakeoff.runner.progress import LiveProgress
 
-    make_batch_folder(options.out_dir)  # a folder that cannot be made is said before the live display starts
-    with LiveProgress(headline=plugin.headline) as progress:
-        result = run_batch(plan, plugin, options, progress)
+    options = dataclasses.replace(options, gpu_probe=options.gpu_probe or _gpu_probe())
+    try:
+        with _terminate_as_interrupt():
+            with LiveProgress(headline=plugin.headline, journal=BatchLayout(options.out_dir).events) as progress:
+                result = run_batch(plan, plugin, options, progress)
+    except BatchInterrupted as exc:
+        click.echo(printable(str(exc)), err=True)
+        sys.exit(exc.exit_code)
     # Plain echo: a path must never be wrapped across lines (scripts and users copy it).
     click.echo(printable(f"batch folder: {result.batch_dir}"))
     click.echo(f"runs: {len(result.records)}, harness failures: {result.failed}")
+    _print_scores(result.batch_dir, plugin)
+    if result.failed:
+        click.echo(f"{result.failed} runs ended harness_failed (bakeoff could not measure them): exit status "
+                   f"{result.exit_code}; `bakeoff status {result.batch_dir}` shows why", err=True)
+    return result
+
+
+def _print_scores(batch_dir: Path, plugin) -> None:
+    from rich.console import Console
+
+    from bakeoff.report.build import batch_board
+    from bakeoff.report.terminal import scores_renderable
+
+    Console().print(scores_renderable(batch_board(batch_dir, plugin), plugin.headline, "scores"))
 
 
 @click.command("run")
@@ -90,7 +140,11 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
-    --out folder, a batch continues where it stopped; a changed plan is refused.
+    --out folder, a batch continues where it stopped; a plan that only adds models or
+    runs extends it, any other change is refused. Exit status: 0 all runs measured;
+    4 a run ended harness_failed; 130 interrupted (SIGINT or SIGTERM: run the same
+    command to resume); 3 the folder is locked by another writer; 2 bad input or a
+    failed preflight (nothing started).
     """
     from bakeoff.runner.executors.choose import make_executor
     from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, with_overrides
@@ -122,7 +176,9 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     _check_models(plan, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
     options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)
-    _execute(plan, plugin, dataclasses.replace(options, executor=make_executor(executor)))
+    result = _execute(plan, plugin, dataclasses.replace(options, executor=make_executor(executor)))
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 @click.command("status")
@@ -177,10 +233,12 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str, s
         mapping |= {"scaffolds": [scaffold], "scaffold_settings": {scaffold: dict(scaffold_plugin(scaffold).demo_settings)}}
     plan = plan_from_mapping(mapping, out)
     _check_models(plan)
-    _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
+    result = _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
     from bakeoff.cli.report import report
 
     click.get_current_context().invoke(report, batch_dir=out)
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 COMMANDS = [run_command, status_command, demo_command]

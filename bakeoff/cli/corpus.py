@@ -12,6 +12,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.plugin import GenerateOption, OptionNotForTask
 from bakeoff.tasks.registry import DEFAULT_TASK, task_names, task_plugin
 from bakeoff.textsafe import printable
+from generators.errors import OutputFolderNotWritable
 
 TASKS = task_names()
 
@@ -33,11 +34,14 @@ class InvalidSweepPoints(BakeoffError):
 
 @click.command()
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Folder to write the corpus into.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed; same seed and options give byte-identical files.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the visible data; same seed and options give byte-identical visible files.")
+@click.option("--secret-file", type=click.Path(path_type=Path), default=None,
+              help="Draw the hidden part with the secret in this file (a corpus's secret.hex) instead of a fresh one.")
 @click.option("--force", is_flag=True, help="Replace a non-empty output folder.")
 @click.option("--task", type=click.Choice(TASKS), default=DEFAULT_TASK, show_default=True, help="Which take-home's data to generate.")
 @task_options
-def generate(out_dir: Path, seed: int, force: bool, task: str, **given: Any) -> None:
+def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, task: str, **given: Any) -> None:
     """Generate a take-home's seeded data: the spam corpus (default) or the A/B-test experiments."""
     from rich.console import Console
 
@@ -46,10 +50,19 @@ def generate(out_dir: Path, seed: int, force: bool, task: str, **given: Any) -> 
     _refuse_other_tasks_options(task)
     plugin = task_plugin(task)
     own = {option.name: given[option.name] for option in plugin.generate_options}
-    request = GenerateRequest(out_dir, seed, {name: value for name, value in own.items() if value is not None}, force)
+    request = GenerateRequest(out_dir, seed, {name: value for name, value in own.items() if value is not None}, force,
+                              secret_file)
+    make_parent(out_dir)  # `--out corpora/default` in a fresh clone: the data is staged beside its folder
     with Console(stderr=True).status(f"generating {task} data") as status:
         summary = plugin.generate(request, progress=lambda step: status.update(step))
     click.echo(printable(summary))
+
+
+def make_parent(out_dir: Path) -> None:
+    try:
+        out_dir.resolve().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputFolderNotWritable(f"cannot make the folder above {out_dir}: {exc.strerror or exc}") from None
 
 
 def _refuse_other_tasks_options(task: str) -> None:

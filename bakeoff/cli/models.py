@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
+import durable
 from bakeoff.errors import BakeoffError
 
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
@@ -41,7 +41,7 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     gpu = NvmlProbe().read()
     if as_json:
         for entry in entries:
-            click.echo(json.dumps({
+            click.echo(durable.dumps({
                 "spec": entry.spec, "path": str(entry.path), "size_bytes": entry.size_bytes,
                 "quantization": entry.quantization, "architecture": entry.architecture,
                 "name": entry.parameters_name, "note": entry.note,
@@ -164,7 +164,7 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
         record["capture"] = {"status": capture.status, "reason": capture.reason, "detail": capture.detail}
         if capture.budget_cut is not None:
             record["capture"]["budget_cut"] = capture.budget_cut
-        click.echo(json.dumps(record, indent=2))
+        click.echo(durable.dumps(record, indent=2))
     else:
         _print_record(record, capture)
         if tools:
@@ -189,11 +189,11 @@ def read_tools(source: str) -> tuple:
 
         return TOOLS
     try:
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = durable.read_json(Path(source))
+    except OSError as exc:
         raise ToolsFileInvalid(f"cannot read {source}: {exc}") from None
-    except ValueError as exc:
-        raise ToolsFileInvalid(f"{source} is not JSON: {exc}") from None
+    except durable.UntrustedJSON as exc:
+        raise ToolsFileInvalid(f"{source} is not JSON bakeoff reads: {exc}") from None
     if not isinstance(data, list) or not data:
         raise ToolsFileInvalid(f"{source} must hold a JSON list of tools ({{\"type\": \"function\", \"function\": ...}})")
     try:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+import hashlib
 import re
 from pathlib import Path
 
 import click
 
+import durable
 from bakeoff.cli.review_audit import audit
 
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE, baseline:cues."
@@ -72,8 +73,13 @@ def _print_table(metrics, out_dir: Path, baseline: dict | None) -> None:
 @click.option("--reasoning", type=click.Choice(("default", "off", "low", "medium", "high")), default="default",
               show_default=True, help="Reasoning mode, through the model's own switch (refused where it has none).")
 @click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama (which field carries it).")
+@click.option("--family", "families", multiple=True, default=(),
+              help="Only the pairs whose PROBLEM item is of this flaw family (repeatable); their OK twins come along.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the first N items (after --family), a pair never split: a quick look before the whole bank.")
 @click.pass_context
-def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server) -> None:
+def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server,
+           families, limit) -> None:
     """Ask a model to review every claim-versus-code item: OK or PROBLEM, the line, a confidence.
 
     Uncaptured answers (nothing came back) are counted and left out of the
@@ -98,13 +104,15 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
         samples=samples, temperature=temperature, max_tokens=max_tokens, seed=seed
     )
     items_path = items_file or default_items_path()
-    items = load_items(items_path)
+    items = select_items(load_items(items_path), families, limit)
     template = load_template()
     # The same model with reasoning on and off is two reviewers: their folders and resume headers differ.
     reviewer = model_spec if reasoning == "default" else f"{model_spec} reasoning={reasoning}"
     out_dir = out_dir or _default_out(model_spec if reasoning == "default" else f"{model_spec}-reasoning-{reasoning}")
     check_output_free(out_dir)  # checked again when writing; now, so that an occupied folder fails before a long run
     items_sha256 = bank_digest(items_path)  # the key file's too: a changed label is another review
+    if families or limit:  # a subset resumes only itself
+        items_sha256 = hashlib.sha256(f"{items_sha256}\nfamilies={sorted(families)} limit={limit}".encode()).hexdigest()
     # Before the model loads: a restart with other settings is refused at once, its answers untouched.
     journal = open_journal(out_dir, resume_header(reviewer, items_sha256, settings), utc_now())
     prior = journal.prior()
@@ -137,9 +145,41 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     written = write_results(out_dir, result, str(items_path), items_sha256, baseline)
     journal.discard()  # only now: until the finished folder is in place, its answers exist only there
     if as_json:
-        click.echo(json.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
+        click.echo(durable.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
     else:
         _print_table(result.metrics, written, baseline)
+
+
+class UnknownFamily(click.BadParameter):
+    """--family names no flaw family of the items."""
+
+
+def select_items(items, families: tuple[str, ...], limit: int | None) -> tuple:
+    """The items of the pairs whose PROBLEM item is of one of `families` (all when none), then the first
+    `limit` of them, cut only between pairs (an item without a pair is its own)."""
+    from bakeoff.errors import did_you_mean
+
+    known = sorted({item.family for item in items if item.family})
+    for family in families:
+        if family not in known:
+            raise UnknownFamily(f"no family {family!r} among the items; known: {', '.join(known)}"
+                                + did_you_mean(family, known), param_hint="--family")
+    if families:
+        pairs = {item.pair_id or item.id for item in items if item.family in families}
+        items = tuple(item for item in items if (item.pair_id or item.id) in pairs)
+    if limit is None:
+        return tuple(items)
+    sizes: dict[str, int] = {}
+    for item in items:
+        sizes[item.pair_id or item.id] = sizes.get(item.pair_id or item.id, 0) + 1
+    taken: set[str] = set()
+    count = 0
+    for group, size in sizes.items():  # groups in order of their first item
+        if count >= limit:
+            break
+        taken.add(group)
+        count += size
+    return tuple(item for item in items if (item.pair_id or item.id) in taken)
 
 
 def _flaw_lines(text: str | None) -> tuple[int, ...]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
+import durable
 from bakeoff.errors import BakeoffError
 
 
@@ -58,7 +58,7 @@ def audit(items_file, real_file, as_json, check) -> None:
     real_path = real_file or default_real_items_path()
     real_rows = audit_real(bank, load_items(real_path)) if real_file or real_path.exists() else []
     if as_json:
-        click.echo(json.dumps({"bounds": {"accuracy": ACCURACY_BOUND, "pair_accuracy": PAIR_BOUND},
+        click.echo(durable.dumps({"bounds": {"accuracy": ACCURACY_BOUND, "pair_accuracy": PAIR_BOUND},
                                "bank": [r.to_dict() for r in rows], "real": [r.to_dict() for r in real_rows]}))
     else:
         _print(rows, f"the bank ({len(bank)} items): bounds accuracy <= {ACCURACY_BOUND}, pair accuracy <= {PAIR_BOUND}")

@@ -12,12 +12,12 @@ are counted in the aggregate's details. Pure data: writing and validation are in
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import durable
 from bakeoff import __version__
 from bakeoff.analysis.core import ModelCore
 from bakeoff.batchfolder.read import RunRecords, run_model_label, stage_calls
@@ -51,7 +51,7 @@ def stable_uuid(*parts: str) -> str:
 
 def strings(mapping: Mapping[str, Any]) -> dict[str, str]:
     """The schema's additional_details hold strings only."""
-    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in mapping.items() if v is not None}
+    return {k: v if isinstance(v, str) else durable.dumps(v) for k, v in mapping.items() if v is not None}
 
 
 def _model_info(label: str, spec: str | None, info: Mapping[str, Any] | None) -> dict:

@@ -18,6 +18,7 @@ from typing import Any
 
 from bakeoff import __version__
 from bakeoff.analysis.core import ModelCore, RunCore
+from bakeoff.analysis.cost import run_cost
 from bakeoff.batchfolder.read import RunRecords, run_model_label
 from bakeoff.export.inspect_common import (
     chat_message,
@@ -159,11 +160,7 @@ def run_sample(source: ExportSource, run: RunRecords, unfinished: bool):
     _stages(stream, run)
     prompts = [stage.prompt for s in STAGE_NAMES if (stage := run.stages.get(s)) is not None and stage.prompt is not None]
     inputs = record_messages(prompts[0] if prompts else None, {"stage": "explore"}) or task
-    tokens = record.tokens if record is not None else None
-    prompt_tokens, completion_tokens = (tokens.prompt, tokens.completion) if tokens is not None else (0, 0)
-    usage = stream.model.ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
-                                    total_tokens=prompt_tokens + completion_tokens,
-                                    input_tokens_cache_read=tokens.cached_prompt if tokens is not None else None)
+    usage = run_usage(stream.model, run)
     answers = [stage.completion for s in reversed(STAGE_NAMES)
                if (stage := run.stages.get(s)) is not None and stage.completion is not None]
     timings = record.timings if record is not None else None
@@ -176,6 +173,27 @@ def run_sample(source: ExportSource, run: RunRecords, unfinished: bool):
         started_at=iso(timings.started_at) if timings else None, completed_at=iso(timings.finished_at) if timings else None,
         total_time=timings.wall_s if timings else None,
         working_time=(timings.model_s or 0) + (timings.sandbox_s or 0) if timings else None)
+
+
+def run_usage(model, run: RunRecords):
+    """Inspect's ModelUsage of one run: its tokens in (cached apart) and out, reasoning among them, from its
+    stage records (bakeoff.analysis.cost), so an unfinished run's so far count too."""
+    cost = run_cost(run)
+    return model.ModelUsage(input_tokens=cost.prompt_tokens, output_tokens=cost.output_tokens,
+                            total_tokens=cost.prompt_tokens + cost.output_tokens,
+                            input_tokens_cache_read=cost.cached_prompt_tokens or None,
+                            reasoning_tokens=cost.reasoning_tokens or None)
+
+
+def _total_usage(model, usages: list):
+    """The usage of a whole log (EvalStats.model_usage, what `inspect view` shows in its token column)."""
+    def total(name: str) -> int | None:
+        values = [getattr(u, name) for u in usages if getattr(u, name) is not None]
+        return sum(values) if values else None
+
+    return model.ModelUsage(input_tokens=total("input_tokens") or 0, output_tokens=total("output_tokens") or 0,
+                            total_tokens=total("total_tokens") or 0, input_tokens_cache_read=total("input_tokens_cache_read"),
+                            reasoning_tokens=total("reasoning_tokens"))
 
 
 def _index(run_id: str) -> int:
@@ -209,7 +227,7 @@ def _results(log, source: ExportSource, model: ModelCore, samples: int, runs: li
 
 def export_runs(source: ExportSource, out: Path) -> list[Path]:
     """Write one .eval log per model (the task is the batch's); returns their paths."""
-    log, _, _, _ = require_inspect()
+    log, inspect_model, _, _ = require_inspect()
     records, core, plugin = source.records, source.core, source.plugin
     if records is None or core is None or plugin is None or not records.runs:
         return []
@@ -236,7 +254,10 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
         eval_log = log.EvalLog(eval=spec, status="started" if source.running else "success", samples=samples,
                                results=_results(log, source, model, len(samples), runs),
                                stats=log.EvalStats(started_at=samples[0].started_at or "",
-                                                   completed_at=samples[-1].completed_at or ""),
+                                                   completed_at=samples[-1].completed_at or "",
+                                                   model_usage={model_name(model.model): _total_usage(
+                                                       inspect_model, [s.model_usage[model_name(model.model)]
+                                                                       for s in samples])}),
                                tags=["partial"] if source.partial else [])
         path = out / f"{safe_name(records.folder.name)}_{safe_name(model.model)}_{safe_name(task)}.eval"
         written.append(write_and_check(eval_log, path, samples))

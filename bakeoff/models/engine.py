@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.models.engine_messages import EngineFacts, LoadConfig, LoadFailed, StopRequest
+from bakeoff.models.exit_status import describe_exit
 
 STOP_WAIT_S = 10.0  # how long a polite stop may take before the child is killed
 
@@ -32,19 +32,6 @@ class EngineDied(Exception):
 
 class EngineOverran(Exception):
     """No answer within the time given: the caller decides whether to stop the child."""
-
-
-def describe_exit(exitcode: int | None) -> str:
-    """'killed by signal SIGSEGV (exit status -11)' or 'exited with status 1'."""
-    if exitcode is None:
-        return "ended with no exit status"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"killed by signal {name} (exit status {exitcode})"
-    return f"exited with status {exitcode}"
 
 
 @dataclass
@@ -101,7 +88,9 @@ class EngineProcess:
         # The sentinel becomes readable when the child exits, whoever reaps it. is_alive()
         # alone answers True for a dead child that something else in the process already
         # reaped (its waitpid then fails), and the next turn would be lost to a dead engine.
-        return self.process.is_alive() and not wait([self.process.sentinel], 0)
+        # A killed child whose main thread is already a zombie while its other threads still
+        # unwind is neither reapable nor closed yet: it is dead all the same.
+        return self.process.is_alive() and not wait([self.process.sentinel], 0) and not _main_thread_exited(self.pid)
 
     def request(self, message: Any, wait_s: float | None) -> Any:
         """Send one request and return the child's reply (EngineDied, EngineOverran otherwise)."""
@@ -145,3 +134,15 @@ class EngineProcess:
                 pass
             self.process.join(STOP_WAIT_S)
         self.kill()
+
+
+def _main_thread_exited(pid: int | None) -> bool:
+    """True when /proc shows the process's main thread as a zombie (Linux; False where /proc is not there)."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] in ("Z", "X")

@@ -12,6 +12,7 @@ from typing import Any
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.gguf_header import GgufInfo
 from bakeoff.models.memory import GpuMemory, MemoryEstimate
+from bakeoff.models.template_process import TemplateLimits
 from bakeoff.models.tools import ToolCall
 
 
@@ -28,6 +29,7 @@ class LoadConfig:
     gpu: GpuMemory | None  # the free-memory reading the fit check runs against
     gpu_simulated: bool = False  # an injected reading stands for a GPU the build can use
     reasoning: str = "default"  # the reasoning mode, set through the model's chat template
+    template_limits: TemplateLimits = field(default_factory=TemplateLimits)  # the chat template's process
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,13 @@ class RenderRequest:
 @dataclass(frozen=True)
 class Rendered:
     prompt: str
+
+
+@dataclass(frozen=True)
+class RenderFailed:
+    """The chat template could not render these messages; `error` is the BakeoffError the parent raises."""
+
+    error: Exception
 
 
 @dataclass(frozen=True)

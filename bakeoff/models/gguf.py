@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
@@ -29,6 +29,7 @@ from bakeoff.models.engine_messages import (
     EngineFacts,
     LoadConfig,
     Rendered,
+    RenderFailed,
     RenderRequest,
     ResetRequest,
 )
@@ -36,6 +37,7 @@ from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe
+from bakeoff.models.template_process import TemplateLimits
 
 MAX_CONSECUTIVE_CRASHES = 3
 BACKEND_CRASH = "backend_crash"
@@ -57,6 +59,8 @@ class GgufSettings:
     load_timeout_s: float = 900.0  # a load that takes longer than this is a failure (the child is stopped)
     build_stamp: Path | None = None  # None: <venv>/bakeoff-llama-build.json
     reasoning: str = "default"  # default, off, low, medium, high: set through the model's chat template
+    # The chat template's own process: how long a check or render may take, and the memory it may add.
+    template_limits: TemplateLimits = field(default_factory=TemplateLimits)
 
 
 class GgufBackend:
@@ -72,7 +76,7 @@ class GgufBackend:
         self._config = LoadConfig(
             info=self.info, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers, load_seed=settings.load_seed,
             n_threads=settings.n_threads, n_threads_batch=settings.n_threads_batch, gpu=self.gpu,
-            gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning,
+            gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning, template_limits=settings.template_limits,
         )
         self._entry = engine_entry
         self._crashes = 0  # consecutive turns the engine died on
@@ -109,6 +113,7 @@ class GgufBackend:
             "architecture": self.info.architecture,
             "model_name": self.info.name,
             "quantization": self.info.quantization,
+            "parameters": self.info.parameters,  # from the header's tensor table
             "n_ctx": facts.n_ctx,
             "n_layer": self.info.n_layer,
             "n_gpu_layers_requested": self.settings.n_gpu_layers,
@@ -152,6 +157,8 @@ class GgufBackend:
         """The prompt the model's chat template makes of `messages` (and tools offered), with this backend's
         reasoning mode."""
         reply = self._running_engine().request(RenderRequest(tuple(messages), tuple(tools)), wait_s=None)
+        if isinstance(reply, RenderFailed):
+            raise reply.error
         assert isinstance(reply, Rendered), reply
         return reply.prompt
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # only for the annotations: registry stays light, backends lo
     import httpx
 
     from bakeoff.models.memory import GpuMemory, GpuMemoryProbe
+    from bakeoff.models.template_process import TemplateLimits
 
 DEFAULT_N_CTX = 4096  # the context a model is loaded with when nothing asks for another
 MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
@@ -122,12 +123,16 @@ def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -
     return GgufBackend(parsed.gguf_path(), settings, gpu_probe=options.gpu_probe)
 
 
-def check_reasoning_mode(spec: str | ModelSpec, reasoning: str, server: str = "") -> None:
+def check_reasoning_mode(spec: str | ModelSpec, reasoning: str, server: str = "",
+                         limits: TemplateLimits | None = None) -> None:
     """Refuse, without loading anything, a reasoning mode the model or server has no switch for.
 
-    gguf: the switch is looked for in the chat template read from the file's header; a file that
-    is missing or whose template does not render is left for the load to report (it fails that
-    model's runs only). openai: the server must be named. scripted: any mode replays the same.
+    gguf: the switch is looked for in the chat template read from the file's header, rendered in its own
+    process (bakeoff.models.template_process), never in this one. A file that is missing, a header that cannot
+    be read, or a template that merely does not render is left for the load to report (it fails that model's
+    runs only); a template that exhausts its process's limits (a deadline, memory, recursion) is refused here,
+    ChatTemplateExhausted naming the model, as an impossible mode is. openai: the server must be named.
+    scripted: any mode replays the same.
     """
     if reasoning == "default":
         return
@@ -138,16 +143,23 @@ def check_reasoning_mode(spec: str | ModelSpec, reasoning: str, server: str = ""
         reasoning_fields(reasoning, server)
     elif parsed.kind == "gguf":
         from bakeoff.errors import BakeoffError
-        from bakeoff.models.chat_template import ChatTemplate
+        from bakeoff.models.errors import ChatTemplateError, ChatTemplateExhausted
         from bakeoff.models.gguf_header import read_metadata
+        from bakeoff.models.template_process import TemplateLimits, TemplateProcess
 
         try:
             source = read_metadata(parsed.gguf_path()).get("tokenizer.chat_template")
-            template = ChatTemplate(source) if isinstance(source, str) else None
-        except (OSError, BakeoffError):  # missing file, bad header, a template that does not render
+        except (OSError, BakeoffError):  # missing file, bad header: the load says so
             return
-        if template is not None:
-            template.reasoning_kwargs(reasoning)
+        if not isinstance(source, str):
+            return
+        with TemplateProcess(source, model=parsed.text, limits=limits or TemplateLimits()) as template:
+            try:
+                template.check(reasoning)  # ReasoningModeUnsupported: no switch for this mode
+            except ChatTemplateExhausted:
+                raise
+            except ChatTemplateError:  # does not render: the load reports it
+                return
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,9 @@ class ModelSpec:
 def label_for_spec(spec: str) -> str:
     """A short file-name-safe name for a model spec (the stem of a file, the model of an endpoint)."""
     kind, _, rest = spec.partition(":")
-    if not rest:
+    if not rest and kind.endswith(".gguf"):  # a plain path: its file's stem, as gguf:PATH is named
+        base = Path(kind).name.removesuffix(".gguf")
+    elif not rest:
         base = kind
     elif kind == "openai":
         base = rest.rpartition("#")[2] or rest
@@ -82,8 +84,21 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(text, "gguf", text)
     raise ModelSpecError(
         f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
-        "openai:BASE_URL#MODEL or scripted:FILE"
+        "openai:BASE_URL#MODEL or scripted:FILE" + _nearest_form(text)
     )
+
+
+SPEC_FORMS = ("default", "gguf:", "openai:", "scripted:")
+
+
+def _nearest_form(text: str) -> str:
+    """' (did you mean 'gguf:'?)' for a mistyped kind ("gguff:x", "defualt"), '' when none is close."""
+    from bakeoff.errors import did_you_mean
+
+    head, colon, _ = text.partition(":")
+    if colon:
+        return did_you_mean(head + colon, SPEC_FORMS)
+    return did_you_mean(text, SPEC_FORMS)
 
 
 def default_model_path() -> Path:

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from durable import JsonLimits, UntrustedJSON, loads
+
 
 class ToolSyntax(StrEnum):
     """How a model's tool calls reach bakeoff (model_info's `tool_syntax`)."""
@@ -40,6 +42,7 @@ class ToolSyntax(StrEnum):
 
 
 NATIVE_SYNTAXES = (ToolSyntax.HERMES, ToolSyntax.LLAMA3_JSON, ToolSyntax.MISTRAL, ToolSyntax.HARMONY)
+ARGUMENT_LIMITS = JsonLimits(max_bytes=4 << 20, max_depth=32)  # a whole file is one string; no tool nests deeper
 
 
 @dataclass(frozen=True)
@@ -80,8 +83,14 @@ class ToolCall:
     error: str | None = None
 
     def parsed_arguments(self) -> Any:
-        """The arguments as JSON values (ValueError when they do not parse)."""
-        return json.loads(self.arguments) if self.arguments.strip() else {}
+        """The arguments as JSON values (ValueError when they do not parse, or nest or run past the caps: a
+        model's text reaches the chat template's process and the tools only through here)."""
+        if not self.arguments.strip():
+            return {}
+        try:
+            return loads(self.arguments, limits=ARGUMENT_LIMITS, what="the call's arguments")
+        except UntrustedJSON as exc:
+            raise ValueError(str(exc)) from None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "arguments": self.arguments, "call_id": self.call_id, "error": self.error}
@@ -134,7 +143,7 @@ def _decode(text: str, start: int = 0) -> tuple[Any, int] | None:
         start += 1
     try:
         return _JSON.raw_decode(text, start)
-    except ValueError:
+    except (ValueError, RecursionError):  # a reply of ten thousand brackets is no call
         return None
 
 

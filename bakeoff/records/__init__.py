@@ -7,7 +7,7 @@ files themselves is the runner's (bakeoff.batchfolder.files); this package holds
 """
 
 from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
-from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion
+from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion, Extension
 from bakeoff.records.enums import (
     STAGE_NAMES,
     TOOL_CALL_REASONS,
@@ -47,6 +47,7 @@ from bakeoff.records.run import (
     RUN_SCHEMA,
     CaptureCounts,
     CorpusRef,
+    ModelFacts,
     ModelRef,
     Outcome,
     RunRecord,
@@ -57,12 +58,13 @@ from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
 from bakeoff.records.step import STEP_SCHEMA, AgentLoop, LoopUsage, StepRecord, ToolResult
 
 __all__ = [
-    "STAGE_NAMES", "ClaimSource", "CodeVersion", "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
+    "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
+    "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
     "turn_effect",
     "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
     "UNCAPTURED_REASONS", "UNUSABLE_REASONS", "AnalysisRecord", "Attribution", "BatchRecord", "Capture",
     "CaptureCounts", "CaptureReason", "CaptureStatus", "Claim", "Command", "Commit", "CompletionRecord", "CorpusRef",
-    "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelRef", "Outcome",
+    "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelFacts", "ModelRef", "Outcome",
     "Prompt", "PromptCut", "PromptMessage", "RepairEffect", "RepairGrant", "RepairTurn", "Requirement", "Resources",
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
     "UnknownRecordSchema",

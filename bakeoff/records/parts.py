@@ -140,6 +140,11 @@ class CompletionRecord:
     token_budget: int | None = None
     tool_calls: tuple[ToolCall, ...] = ()  # an agent's step: the calls read from the answer (written when any)
 
+    @property
+    def answer_tokens(self) -> int:
+        """The generated tokens that were the answer (completion_tokens counts the reasoning too)."""
+        return max(0, int(self.completion_tokens or 0) - int(self.reasoning_tokens or 0))
+
     def to_json(self) -> JsonObject:
         data: JsonObject = {
             "text": self.text, "finish_reason": self.finish_reason, "prompt_tokens": self.prompt_tokens,
@@ -359,16 +364,24 @@ class Timings:
 
 @dataclass(frozen=True)
 class Resources:
-    """Peaks sampled during a stage; the sandbox's is None where the driver cannot report it."""
+    """Peaks sampled during a stage, and the sandbox's CPU seconds in it; each optional figure is None where
+    it could not be read (the sandbox's memory, an engine process the backend does not have, no GPU)."""
 
     harness_peak_rss_bytes: int
     system_peak_used_bytes: int
     sandbox_peak_memory_bytes: int | None = None
+    engine_peak_rss_bytes: int | None = None  # the model's engine process (llama.cpp's child)
+    gpu_peak_used_bytes: int | None = None  # the GPU's used memory, through NVML
+    sandbox_cpu_s: float | None = None  # user + system seconds of the stage's sandboxed commands
 
     def to_json(self) -> JsonObject:
-        return {"harness_peak_rss_bytes": self.harness_peak_rss_bytes,
-                "system_peak_used_bytes": self.system_peak_used_bytes,
-                "sandbox_peak_memory_bytes": self.sandbox_peak_memory_bytes}
+        data: JsonObject = {"harness_peak_rss_bytes": self.harness_peak_rss_bytes,
+                            "system_peak_used_bytes": self.system_peak_used_bytes,
+                            "sandbox_peak_memory_bytes": self.sandbox_peak_memory_bytes}
+        for key in OPTIONAL_RESOURCES:  # written only when measured: older records stay as they were
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Resources | None:
@@ -376,7 +389,14 @@ class Resources:
         if not data:
             return None
         return cls(data.get("harness_peak_rss_bytes") or 0, data.get("system_peak_used_bytes") or 0,
-                   data.get("sandbox_peak_memory_bytes"))
+                   data.get("sandbox_peak_memory_bytes"), *(_number(data.get(key)) for key in OPTIONAL_RESOURCES))
+
+
+OPTIONAL_RESOURCES = ("engine_peak_rss_bytes", "gpu_peak_used_bytes", "sandbox_cpu_s")
+
+
+def _number(value: Any) -> Any:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)

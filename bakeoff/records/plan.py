@@ -135,7 +135,7 @@ class Plan:
         return data
 
     def sha256(self) -> str:
-        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     def model(self, label: str) -> ModelEntry | None:

@@ -33,12 +33,43 @@ class ModelRef:
     identity: str | None = None
     info: Mapping[str, Any] = field(default_factory=dict)  # the backend's model_info (sha256, quantization, n_ctx...)
 
+    @property
+    def facts(self) -> ModelFacts:
+        return ModelFacts.from_info(self.info)
+
     def to_json(self) -> JsonObject:
         return {"label": self.label, "spec": self.spec, "identity": self.identity, "info": dict(self.info)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModelRef:
         return cls(data.get("label") or "", data.get("spec") or "", data.get("identity"), dict(data.get("info") or {}))
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a backend's model_info says of the model's cost and identity, typed (None where it says nothing):
+    a GGUF's quantization, parameter count (from its header's tensor table) and file size and sha256;
+    the GPU it was offloaded to; an endpoint's served model name."""
+
+    quantization: str | None = None
+    parameters: int | None = None
+    file_bytes: int | None = None
+    sha256: str | None = None
+    gpu: str | None = None
+    served_model: str | None = None
+
+    @classmethod
+    def from_info(cls, info: Mapping[str, Any]) -> ModelFacts:
+        def whole(key: str) -> int | None:
+            value = info.get(key)
+            return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+        def text(key: str) -> str | None:
+            value = info.get(key)
+            return value if isinstance(value, str) and value else None
+
+        return cls(text("quantization"), whole("parameters"), whole("file_bytes"), text("sha256"), text("gpu"),
+                   text("served_model"))
 
 
 @dataclass(frozen=True)

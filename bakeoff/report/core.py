@@ -57,8 +57,8 @@ def pairs_table(summary: CoreSummary) -> Table:
     rows = []
     for p in summary.pairs:
         d = p.difference
-        rows.append((p.model_a, p.model_b, len(p.seeds), d.mean if d else None, d.low if d else None,
-                     d.high if d else None, p.a_wins, p.b_wins, p.ties))
+        low, high = d.bounds if d else (None, None)  # no interval from too few shared seeds
+        rows.append((p.model_a, p.model_b, len(p.seeds), d.mean if d else None, low, high, p.a_wins, p.b_wins, p.ties))
     kind = "f4" if "4f" in summary.headline.fmt else "f3"
     columns = cols(f"model_a model_b shared_seeds:int {summary.headline.name}_difference:{kind} low:{kind} high:{kind} "
                    "a_wins:int b_wins:int ties:int")
@@ -66,24 +66,34 @@ def pairs_table(summary: CoreSummary) -> Table:
 
 
 def pair_findings(pairs: Sequence[PairedComparison], spec: HeadlineSpec) -> list[str]:
-    """A pair is called only when its interval excludes zero; otherwise the data cannot tell them apart."""
+    """A pair is called only when its interval excludes zero; otherwise the data cannot tell them apart.
+
+    Every number in a sentence is oriented like the sentence: "X beats Y by d" gives the interval of X's
+    advantage over Y (d inside it, both positive), whichever of the pair X is and whichever way the headline
+    points (a pair's difference is a's advantage over b: a - b when higher is better, b - a when lower is).
+    From fewer shared seeds than an interval needs, the sentence says so instead."""
     lines = []
     show = spec.show
     for pair in pairs:
         d = pair.difference
-        if d is None or d.n < 2:
+        if d is None:
+            continue
+        if not d.has_interval:
+            lines.append(f"{pair.model_a} and {pair.model_b}: too few shared seeds ({d.n}) for a paired interval.")
             continue
         if d.low > 0 or d.high < 0:
-            better, worse = (pair.model_a, pair.model_b) if d.mean > 0 else (pair.model_b, pair.model_a)
+            a_better = d.mean > 0
+            better, worse = (pair.model_a, pair.model_b) if a_better else (pair.model_b, pair.model_a)
+            low, high = (d.low, d.high) if a_better else (-d.high, -d.low)
             lines.append(
                 f"{better} beats {worse} by {show(abs(d.mean))} {spec.label} on {d.n} shared seeds "
-                f"(95% interval of a - b: [{show(d.low)}, {show(d.high)}])."
+                f"(95% interval of {better}'s advantage: [{show(low)}, {show(high)}])."
             )
         else:
             sign = "+" if d.mean >= 0 else "-"
             lines.append(
                 f"{pair.model_a} and {pair.model_b} cannot be told apart on {d.n} shared seeds "
-                f"(a - b: {sign}{show(abs(d.mean))}, interval [{show(d.low)}, {show(d.high)}])."
+                f"({pair.model_a}'s advantage: {sign}{show(abs(d.mean))}, interval [{show(d.low)}, {show(d.high)}])."
             )
     return lines
 
@@ -109,7 +119,8 @@ def headline_line(m: ModelCore, spec: HeadlineSpec) -> str | None:
     if e is None:
         return None
     over = count(e.n, "graded run") if spec.counts_failures else count(e.n, "scored run")
-    return (f"{m.model}: mean {spec.label} {spec.show(e.mean)} [{spec.show(e.low)}, {spec.show(e.high)}] over {over}"
+    interval = f"[{spec.show(e.low)}, {spec.show(e.high)}]" if e.has_interval else "(too few runs for an interval)"
+    return (f"{m.model}: mean {spec.label} {spec.show(e.mean)} {interval} over {over}"
             + (f" ({failures_counted(spec)}); {m.scored} scored." if spec.counts_failures else "."))
 
 

@@ -10,13 +10,17 @@ from bakeoff.report.svg import MUTED, Canvas, Scale, colour, empty_note, legend,
 
 WIDTH, HEIGHT = 600, 380
 LEFT, RIGHT, TOP, BOTTOM = 150, 20, 40, 50
-EFFECT_COLOURS = {"rescued": "#2ca02c", "unchanged": "#bbbbbb", "regressed": "#d62728"}
-# crash classes get warm and neutral colours, never the green that marks "scored"
-CRASH_COLOURS = ("#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#1f77b4")
+# Colour means the model, in every plot (model_colours); outcomes are shades of grey, so a hue never
+# means "regressed" in one plot and "the second model" in the next.
+EFFECT_COLOURS = {"rescued": "#2b2b2b", "unchanged": "#dedede", "regressed": "#8a8a8a"}
+SCORED_SHADE = "#2b2b2b"
+CRASH_SHADES = ("#5e5e5e", "#9a9a9a", "#c4c4c4", "#767676", "#b0b0b0", "#e6e6e6", "#868686", "#d2d2d2", "#4a4a4a")
+SWATCH = 10
 
 
 def model_colours(models: Sequence[str]) -> dict[str, str]:
-    """One colour per model, by its place in the batch's order (the same in every plot of a report)."""
+    """One colour per model, by its place in the batch's order (the same in every plot of a report, and the
+    one place a plot gets a model's colour from)."""
     return {model: colour(i) for i, model in enumerate(models)}
 
 
@@ -27,15 +31,18 @@ def rows_of(count: int) -> tuple[float, float]:
 
 
 def stacked_bars(canvas: Canvas, rows: Sequence[tuple[str, Mapping[str, int]]], keys: Sequence[str],
-                  colours: Mapping[str, str], axis_label: str) -> None:
-    """One horizontal bar per row, split by key, as a share of the row's total."""
+                  colours: Mapping[str, str], axis_label: str, swatches: Sequence[str] | None = None) -> None:
+    """One horizontal bar per row, split by key, as a share of the row's total; `swatches` the colour of each
+    row's model, drawn beside its name."""
     scale = Scale(0.0, 1.0, LEFT, WIDTH - RIGHT - 110)
     x_axis(canvas, scale, HEIGHT - BOTTOM, axis_label, fmt="{:.0%}")
     first, pitch = rows_of(len(rows))
     height = min(24.0, pitch * 0.7)
     for i, (name, counts) in enumerate(rows):
         y = first + i * pitch
-        canvas.text(LEFT - 8, y + 4, name, anchor="end")
+        canvas.text(LEFT - 8 - (SWATCH + 4 if swatches else 0), y + 4, name, anchor="end")
+        if swatches:
+            canvas.rect(LEFT - 8 - SWATCH, y - SWATCH / 2, SWATCH, SWATCH, swatches[i])
         total = sum(counts.values())
         start = 0.0
         for key in keys:
@@ -54,12 +61,13 @@ def crash_taxonomy(summary: CoreSummary) -> str:
     canvas = Canvas(WIDTH, HEIGHT, "How graded runs ended (crash taxonomy)")
     classes = sorted({c for m in summary.models for c in m.crash_taxonomy})
     keys = ["scored", *classes]
-    colours = {"scored": "#2ca02c", **{c: CRASH_COLOURS[i % len(CRASH_COLOURS)] for i, c in enumerate(classes)}}
+    colours = {"scored": SCORED_SHADE, **{c: CRASH_SHADES[i % len(CRASH_SHADES)] for i, c in enumerate(classes)}}
     rows = [(m.model, {"scored": m.scored, **m.crash_taxonomy}) for m in summary.models]
     if not rows:
         empty_note(canvas, "no runs")
         return canvas.to_svg()
-    stacked_bars(canvas, rows, keys, colours, "share of graded runs")
+    by_model = model_colours([m.model for m in summary.models])
+    stacked_bars(canvas, rows, keys, colours, "share of graded runs", [by_model[m.model] for m in summary.models])
     return canvas.to_svg()
 
 
@@ -74,7 +82,9 @@ def repair_transitions(summary: CoreSummary) -> str:
     if not rows:
         empty_note(canvas, "no repair turn was granted")
         return canvas.to_svg()
-    stacked_bars(canvas, rows, REPAIR_EFFECTS, EFFECT_COLOURS, "share of granted turns")
+    by_model = model_colours([m.model for m in summary.models])
+    swatches = [by_model[m.model] for m in summary.models for _ in m.turns]
+    stacked_bars(canvas, rows, REPAIR_EFFECTS, EFFECT_COLOURS, "share of granted turns", swatches)
     return canvas.to_svg()
 
 

@@ -23,7 +23,6 @@ into a self-contained file when `--out` already is one.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,8 +88,8 @@ def source_lines(cell: dict, number: int) -> list[str]:
 
 def read_cells(notebook: Path) -> list[dict]:
     try:
-        data = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = durable.read_json(Path(notebook))  # within durable's caps: a notebook is someone else's bytes
+    except (OSError, durable.UntrustedJSON) as exc:
         raise NotebookInvalid(f"cannot read notebook {notebook}: {exc}") from None
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
@@ -184,7 +183,7 @@ def append_item(out: Path, record: dict) -> None:
     if existing.strip() and not key_path(out).exists():
         if not existing.endswith("\n"):
             existing += "\n"
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = durable.dumps(record, ensure_ascii=False) + "\n"
         parse_items(existing + line, str(out))
         _write(out, existing + line)
         return

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import durable
 from bakeoff.review.errors import ItemsInvalid
 from bakeoff.review.sources import Source, source_from_record
 
@@ -336,8 +337,8 @@ def bank_digest(path: Path) -> str:
 def bank_texts(items: Sequence[ReviewItem], canary_text: str) -> tuple[str, str]:
     """(items file, key file) for `items`, in their order, each headed by the canary."""
     def lines(part: str, records: Iterable[dict]) -> str:
-        head = json.dumps({"canary": canary_text, "part": part}, ensure_ascii=False) + "\n"
-        return head + "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+        head = durable.dumps({"canary": canary_text, "part": part}, ensure_ascii=False) + "\n"
+        return head + "".join(durable.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
     return lines(ITEMS_PART, (i.visible_record() for i in items)), lines(KEY_PART, (i.key_record() for i in items))
 

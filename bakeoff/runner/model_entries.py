@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from bakeoff.errors import did_you_mean
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
 from bakeoff.models.registry import OPTIONS_READ_BY, check_plan_option
 from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
@@ -61,6 +63,7 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     if unknown:
         raise ModelEntryError(
             f"model {item.get('spec')!r}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(ENTRY_KEYS))}"
+            + did_you_mean(unknown, ENTRY_KEYS)
         )
     read = _options_read(item)
     options = []
@@ -87,20 +90,36 @@ def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
         return None
 
 
-def _spec(text: str) -> ModelSpec:
-    """The entry's spec, parsed once here; a bad one is the user's to fix before hours of runs, not a failed run."""
+
+
+def _spec(text: str, base_dir: Path) -> ModelSpec:
+    """The entry's spec, parsed once here, its file's path made absolute against `base_dir` (the plan file's
+    folder, as the corpus is): a bad one is the user's to fix before hours of runs, not a failed run."""
     from bakeoff.review.reviewers import is_cues_spec
 
     if is_cues_spec(text):
         raise ReviewOnlyReader(f"{text!r} reads review items only and cannot do a take-home; "
                                "use it with `bakeoff review --model baseline:cues`")
-    return parse_spec(text)
+    return parse_spec(absolute_spec(parse_spec(text), base_dir))
 
 
-def _entry(item: Any) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
+def absolute_spec(spec: ModelSpec, base_dir: Path) -> str:
+    """The spec's text with a relative file (gguf:, scripted:, a plain .gguf path) made absolute against
+    `base_dir`; any other spec as written. batch.json keeps this form, so a resume from another folder
+    finds the same files."""
+    if spec.kind not in ("gguf", "scripted") or spec.is_default:
+        return spec.text
+    path = Path(spec.target).expanduser()
+    if not path.is_absolute():
+        path = (base_dir / path).resolve()
+    prefix = next((kind for kind in ("gguf:", "scripted:") if spec.text.startswith(kind)), "")  # a plain .gguf has none
+    return f"{prefix}{path}"
+
+
+def _entry(item: Any, base_dir: Path) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
     """(label, spec, reasoning, own options) of one `models` item: a spec string or a table."""
     if isinstance(item, str):
-        return label_for_spec(item)[:MAX_LABEL], _spec(item), "default", ()  # a long file name is cut
+        return label_for_spec(item)[:MAX_LABEL], _spec(item, base_dir), "default", ()  # a long file name is cut
     if isinstance(item, Mapping) and isinstance(item.get("spec"), str):
         reasoning, options = reasoning_of(item), options_of(item)
         label = str(item.get("label") or default_label(label_for_spec(item["spec"])[:MAX_LABEL - 20], reasoning))
@@ -108,18 +127,19 @@ def _entry(item: Any) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]
             shown = label if len(label) <= 80 else label[:77] + "..."
             raise PlanError(f"model label {shown!r} may hold only letters, digits, '.', '_' and '-', "
                             f"at most {MAX_LABEL} of them")
-        return label, _spec(item["spec"]), reasoning, options
+        return label, _spec(item["spec"], base_dir), reasoning, options
     raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
 
 
-def models_from(raw: Any, model_options: Mapping[str, Any]) -> tuple[ModelEntry, ...]:
+def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path) -> tuple[ModelEntry, ...]:
     """The plan's models, each with its spec parsed and the BackendOptions it is opened with (shared
-    [model_options] and its own, merged and checked here, once)."""
+    [model_options] and its own, merged and checked here, once); relative model files are read against
+    `base_dir`."""
     if not isinstance(raw, list) or not raw:
         raise PlanError("the plan must name at least one model: models = [\"default\"]")
     entries = []
     for item in raw:
-        label, spec, reasoning, options = _entry(item)
+        label, spec, reasoning, options = _entry(item, base_dir)
         try:
             backend = backend_options(model_options, options, reasoning)
         except BackendOptionInvalid as exc:

@@ -7,7 +7,6 @@ a restart with a plan that differs is refused with the list of differences.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -15,6 +14,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+import durable
+from bakeoff.errors import did_you_mean
 from bakeoff.records.plan import DEFAULT_SCAFFOLD, ModelEntry, Plan, PlanChanged, PlanError, RunLimits, row_label
 from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
 from bakeoff.taskapi.spec import DEFAULT_TASK
@@ -71,7 +72,8 @@ def run_seed(batch_seed: int, index: int) -> int:
 def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     unknown = sorted(set(raw) - PLAN_KEYS)
     if unknown:
-        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}")
+        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}"
+                        + did_you_mean(unknown, PLAN_KEYS))
     if "corpus" not in raw:
         raise PlanError("the plan must name a corpus folder: corpus = \"path/to/corpus\"")
     runs = raw.get("runs", 5)
@@ -86,7 +88,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     limits = _limits_from(_table(raw, "limits"))
     corpus = (base_dir / str(raw["corpus"])).resolve()
     model_options = _model_options_from(_table(raw, "model_options"))
-    models = models_from(raw.get("models"), model_options)
+    models = models_from(raw.get("models"), model_options, base_dir)
     scaffolds = _scaffolds_from(raw.get("scaffolds", [DEFAULT_SCAFFOLD]))
     _check_rows(models, scaffolds)
     slots = runs * len(models) * len(scaffolds)
@@ -173,7 +175,8 @@ def _limits_from(raw: Mapping[str, Any]) -> RunLimits:
     known = {f.name for f in fields(RunLimits)}
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+                        + did_you_mean(unknown, known))
     for name, value in raw.items():
         whole = name != "cpus"
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or not 0 < value <= LIMIT_MAXIMA[name]:
@@ -227,5 +230,5 @@ def plan_differences(stored: Mapping[str, Any], current: Mapping[str, Any], pref
         if isinstance(old, Mapping) and isinstance(new, Mapping):
             differences.extend(plan_differences(old, new, prefix=f"{name}."))
         elif old != new:
-            differences.append(f"{name}: {json.dumps(old)} -> {json.dumps(new)}")
+            differences.append(f"{name}: {durable.dumps(old)} -> {durable.dumps(new)}")
     return differences

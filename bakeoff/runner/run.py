@@ -26,6 +26,7 @@ from bakeoff.batchfolder.records import (  # the runner reads and writes its rec
     write_stage_record,
 )
 from bakeoff.models.base import ModelBackend
+from bakeoff.models.memory import GpuMemoryProbe
 from bakeoff.records import (
     CodeVersion,
     Commit,
@@ -46,7 +47,7 @@ from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.scaffold import Scaffold, StageServices
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
 from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, StageOutcome
-from bakeoff.runner.summary import run_summary
+from bakeoff.runner.summary import run_summary, stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.taskapi.context import CorpusFiles, RunContext, StageClock
@@ -80,6 +81,7 @@ class BatchEnv:
     wheelhouse: Path | None = None
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
     evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
+    gpu_probe: GpuMemoryProbe | None = None  # sampled with every stage (peak GPU memory); None: no GPU read
     # The plan's scaffolds by name, resolved by the command line (None: the staged scaffold alone).
     scaffolds: Mapping[str, Scaffold] | None = None
 
@@ -141,8 +143,9 @@ def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord],
 
 
 def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, commit, timings: Timings,
-                  peaks) -> StageRecord:
-    """The stage's outcome with what the runner adds: the commit, timings and resource peaks (None: not sampled)."""
+                  peaks, sandbox_cpu_s: float | None = None) -> StageRecord:
+    """The stage's outcome with what the runner adds: the commit, timings, resource peaks (None: not sampled)
+    and the sandbox's CPU seconds in the stage."""
     skipped = commit.skipped or {}
     return StageRecord(
         run_id=slot.run_id, stage=Stage(stage), index=index, attribution=outcome.attribution,
@@ -153,7 +156,8 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
         commit=Commit.from_json({"sha": commit.sha, "message": commit.message, "date": commit.date, "skipped": skipped}),
         timings=timings,
         resources=None if peaks is None else Resources(peaks.harness_peak_rss_bytes, peaks.system_peak_used_bytes,
-                                                       peaks.sandbox_peak_memory_bytes),
+                                                       peaks.sandbox_peak_memory_bytes, peaks.engine_peak_rss_bytes,
+                                                       peaks.gpu_peak_used_bytes, sandbox_cpu_s),
     )
 
 
@@ -222,6 +226,20 @@ def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRe
     return record
 
 
+def _sandbox_cpu(ctx: RunContext) -> float | None:
+    """CPU seconds of the run's sandboxes so far, the agent's tool sandbox with the run's (sandbox.base.Sandbox.
+    cpu_seconds; None: neither reported them)."""
+    # A stand-in sandbox of a test may not count them.
+    counted = [getattr(box, "cpu_seconds", None) for box in (ctx.sandbox, ctx.tool_sandbox) if box is not None]
+    seconds = [value for value in counted if value is not None]
+    return sum(seconds) if seconds else None
+
+
+def _engine_pid(ctx: RunContext) -> int | None:
+    """The model's engine process, for its memory peak: a llama.cpp backend has one; an endpoint has none."""
+    return getattr(ctx.backend, "engine_pid", None)  # not part of ModelBackend: most backends have no process
+
+
 def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, done: dict[str, StageRecord],
                 on_stage: Callable[[str, str], None] | None) -> str | None:
     """The stages not yet done, in order; returns a harness error that ended the run, or None."""
@@ -244,15 +262,19 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
         started_at = utc_now()
         last_sha = list(done.values())[-1].commit.sha if done else repo.root_sha()
         try:
-            with PeakSampler() as sampler:
+            cpu_before = _sandbox_cpu(ctx)
+            with PeakSampler(engine_pid=lambda: _engine_pid(ctx), gpu=env.gpu_probe) as sampler:
                 repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
                 repo.scratch()
                 try:
                     outcome = functions[stage](ctx, clock, done)
                 except SandboxError as exc:
                     outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
+            cpu_after = _sandbox_cpu(ctx)
+            cpu = None if cpu_after is None else cpu_after - (cpu_before or 0.0)
             commit = repo.commit(stage)
-            record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
+            record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()),
+                                   sampler.peaks(), cpu)
             write_stage_record(ctx.run_dir, record, env.counter)
         except Exception as exc:  # noqa: BLE001 - only a full disk is handled here
             if not (is_disk_full(exc) or no_room_left(ctx.run_dir)):
@@ -260,7 +282,7 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
             record = _record_disk_full(env, slot, ctx, repo, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record
         write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter, finished_steps(ctx.run_dir))
-        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record.attribution)
+        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, **stage_done_fields(record))
         if record.attribution == HARNESS_ERROR:
             return f"stage {stage}: {record.attribution_reason}"
     return None

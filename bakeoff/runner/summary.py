@@ -54,6 +54,17 @@ def _token_totals(calls: list[tuple[CompletionRecord | None, Capture]]) -> Token
                        sum(int(c.completion_tokens or 0) for c in completions))
 
 
+def stage_done_fields(record: StageRecord) -> dict[str, Any]:
+    """What the journal's `stage_done` line says of a stage beside its name: its attribution, wall time and
+    the tokens its model calls generated (the live display shows tokens and tokens per second from them)."""
+    completions = [completion for _, completion, _ in record.model_calls() if completion is not None]
+    return {"attribution": record.attribution, "wall_s": round(record.timings.wall_s, 3),
+            "prompt_tokens": sum(int(c.prompt_tokens or 0) for c in completions),
+            "completion_tokens": sum(int(c.completion_tokens or 0) for c in completions),
+            "reasoning_tokens": sum(int(c.reasoning_tokens or 0) for c in completions),
+            "generation_s": round(sum(float(c.generation_seconds or 0.0) for c in completions), 3)}
+
+
 def _claim(stages: Mapping[str, StageRecord]) -> Claim:
     for stage in (Stage.DOCS, Stage.EVALUATE):
         record = stages.get(stage)

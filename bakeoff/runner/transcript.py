@@ -6,10 +6,10 @@ it consistent with them across kills: a stage that was cut short leaves no line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import durable
 from bakeoff.batchfolder.files import WriteCounter, write_atomic_text
 from bakeoff.models.base import Completion, Message
 from bakeoff.records import CompletionRecord, PromptMessage, StageRecord, StepRecord
@@ -40,7 +40,7 @@ def transcript_text(stage_records: Iterable[StageRecord], steps: Sequence[StepRe
     lines = []
     for key, completion, messages in model_turns(stage_records, steps):
         line = transcript_line(key, restored_completion(completion), [message_of(m) for m in messages])
-        lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
+        lines.append(durable.dumps(line, ensure_ascii=False, sort_keys=True))
     return "".join(line + "\n" for line in lines)
 
 

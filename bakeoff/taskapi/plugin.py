@@ -66,6 +66,7 @@ class GenerateRequest:
     seed: int
     options: Mapping[str, Any]  # only those given on the command line, by option name
     force: bool = False
+    secret_file: Path | None = None  # the hidden part's secret (generators.secret); None: a fresh one
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,20 @@ class TaskPlugin(ABC):
         """Statement, prompts and settings from task_specs/<name>/ (its own settings among them: TaskSettings.own)."""
         return load_task(self.name, overrides)
 
+    # The modules whose code grades this task (a package stands for all of it): with the spec folder they make
+    # the task's version, which a leaderboard pools batches by.
+    grader_modules: ClassVar[tuple[str, ...]] = ()
+
+    def version(self) -> str:
+        """sha256 of the spec folder and the grader modules (bakeoff.taskapi.version): what batch.json keeps."""
+        from bakeoff.taskapi.version import task_version
+
+        return task_version(self.name, self.spec().folder, self.grader_modules)
+
     # -- corpus ------------------------------------------------------------------------------------
+    # The generator's name in the manifests it writes (`generator_version` "<generator>-<version>"):
+    # how `bakeoff score` tells a corpus's task without --task.
+    generator: ClassVar[str] = ""
     # The options of `bakeoff generate` that belong to this task (the command line is built from them).
     generate_options: ClassVar[tuple[GenerateOption, ...]] = ()
     # The generate options of the small data `bakeoff demo` makes.
@@ -180,7 +194,16 @@ class TaskPlugin(ABC):
     def check_score_request(self, request: ScoreRequest) -> None:  # noqa: B027 - most tasks take every option
         """Refuse an option of `bakeoff score` this task has no use for (OptionNotForTask)."""
 
+    def probe_scored(self, job: GradeJob, graded: Graded) -> Any:
+        """A task's own probe of a folder graded alone, run in the same open sandbox after grade() (ab_test's
+        unit probe); what it returns reaches score_report as ScoredFolder.probe. None: no probe."""
+        return None
+
     # -- calibration -------------------------------------------------------------------------------
+    def cheaters(self) -> tuple[str, ...]:
+        """The degenerate baselines calibration runs beside the references (careful must beat each one)."""
+        return ()
+
     @abstractmethod
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         """Run the references on the hidden data of `corpus`; the result has `to_dict()`."""

@@ -75,6 +75,7 @@ class ScoredFolder:
     claim: Claim
     isolation: str
     notes: tuple[str, ...]
+    probe: Any = None  # the task's own probe of the folder (TaskPlugin.probe_scored), when it has one
 
 
 class ScoreReport(ABC):
@@ -213,10 +214,11 @@ def score_folder(plugin: TaskPlugin, request: ScoreRequest, on_stage: Callable[[
                                visible_step=False, train=request.train, timeout_s=request.timeout_s,
                                on_step=on_stage or (lambda _: None))
                 graded = plugin.grade(job)
+                probe = plugin.probe_scored(job, graded)
                 isolation = str(getattr(sandbox, "kind", kind))
             check = graded.ladder_check()
             claim = plugin.claim(check.visible_output, workspace.read_file("DESIGN.md"),
                                  workspace.read_file("README.md"), check)
-            return ScoredFolder(graded, claim, isolation, tuple(copied.notes()))
+            return ScoredFolder(graded, claim, isolation, tuple(copied.notes()), probe)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from bakeoff.errors import BakeoffError
+from bakeoff.errors import BakeoffError, did_you_mean
 
 MODEL_STAGES = ("explore", "decide", "implement", "repair", "docs")
 DEFAULT_TASK = "spam_classifier"  # what a plan that names no task runs (bakeoff.tasks.registry has its plug-in)
@@ -90,7 +90,8 @@ def settings_from_mapping(raw: Mapping[str, Any], own_settings: Mapping[str, Any
     known = {f.name for f in COMMON_SETTINGS} | set(own_defaults)
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise TaskSpecError(f"unknown task setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise TaskSpecError(f"unknown task setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+                            + did_you_mean(unknown, known))
     for field_ in COMMON_SETTINGS:
         if field_.name in raw:
             _check_setting(field_.name, str(field_.type), raw[field_.name])

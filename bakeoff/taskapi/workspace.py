@@ -11,6 +11,8 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+import durable
+
 SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, a task's own inputs)
 DATA_DIR = "data"  # where the visible data is mounted and the excerpt kept
 
@@ -48,13 +50,24 @@ def regular_file_inside(root: Path, path: Path) -> bool:
 
 
 def keep_output(workspace: Path, produced: str, kept: Path) -> None:
-    """Move a hidden run's output out of the workspace into the run folder (never into the repo)."""
+    """Move a hidden run's output out of the workspace into the run folder (never into the repo).
+
+    Sandboxed code wrote the workspace: the output is read from the very file found by walking `produced` from
+    the workspace without following a link (durable.TrustedRoot), then removed; a link, a folder or anything
+    but a regular file there (or on the way) is removed if it can be and nothing is kept."""
     kept.parent.mkdir(parents=True, exist_ok=True)
-    path = workspace / produced
-    if regular_file_inside(workspace, path):
-        shutil.move(str(path), kept)
-    elif path.is_symlink():
-        path.unlink()  # written by sandboxed code: never follow it on the host
+    root = durable.TrustedRoot(workspace)
+    try:
+        root.copy_out(produced, kept)
+    except FileNotFoundError:
+        return
+    except durable.UnsafePath:
+        try:
+            root.remove_file(produced)  # a link planted there goes; what it points at stays
+        except durable.UnsafePath:
+            pass  # a folder in the file's place, or a link on the way: left alone, never followed
+        return
+    root.remove_file(produced)
 
 
 class Workspace(Protocol):

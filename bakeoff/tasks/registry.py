@@ -6,11 +6,12 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bakeoff.errors import BakeoffError
+from bakeoff.errors import BakeoffError, did_you_mean
 from bakeoff.taskapi.plugin import TaskPlugin
 from bakeoff.taskapi.spec import DEFAULT_TASK
 
-__all__ = ["DEFAULT_TASK", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_plugin"]
+__all__ = ["DEFAULT_TASK", "CorpusTaskUnknown", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan",
+           "task_names", "task_of_corpus", "task_plugin"]
 
 if TYPE_CHECKING:
     from bakeoff.records import Plan
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 _PLUGINS: dict[str, str] = {
     "spam_classifier": "bakeoff.tasks.spam.plugin:SpamClassifier",
     "ab_test": "bakeoff.tasks.ab_test.plugin:AbTest",
+    "simulation": "bakeoff.tasks.simulation.plugin:Simulation",
 }
 
 
@@ -38,12 +40,38 @@ def task_plugin(name: str) -> TaskPlugin:
     """The plug-in of the task `name`; UnknownTask naming the known ones otherwise."""
     target = _PLUGINS.get(name)
     if target is None:
-        raise UnknownTask(f"no task named {name!r}; known tasks: {', '.join(task_names())}")
+        raise UnknownTask(f"no task named {name!r}; known tasks: {', '.join(task_names())}" + did_you_mean(name, task_names()))
     module, cls = target.split(":")
     plugin = getattr(import_module(module), cls)()
     if not isinstance(plugin, TaskPlugin) or plugin.name != name:
         raise UnknownTask(f"{target} is not the plug-in of task {name!r}")
     return plugin
+
+
+class CorpusTaskUnknown(BakeoffError):
+    """A corpus folder whose manifest names no task bakeoff knows (give --task)."""
+
+
+def task_of_corpus(folder: Path) -> str:
+    """The task whose data `folder` holds, read from its manifest.json: its `task`, else the task whose
+    generator wrote it (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam")."""
+    import json
+
+    path = Path(folder) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorpusTaskUnknown(f"cannot read {path} to learn the corpus's task ({exc}); give --task") from None
+    named = manifest.get("task") if isinstance(manifest, dict) else None
+    if isinstance(named, str) and named in _PLUGINS:
+        return named
+    version = manifest.get("generator_version") if isinstance(manifest, dict) else None
+    for name in task_names():
+        generator = task_plugin(name).generator
+        if generator and isinstance(version, str) and version.startswith(f"{generator}-"):
+            return name
+    raise CorpusTaskUnknown(f"{path} names no task bakeoff knows (generator {version!r}); give --task "
+                            f"({', '.join(task_names())})")
 
 
 def plugin_for_batch(batch_dir: Path) -> TaskPlugin:

@@ -20,6 +20,7 @@ from bakeoff.batchfolder.layout import RunLayout
 from bakeoff.batchfolder.records import STAGE_NAMES, finished_stages, load_stage_record, write_stage_record
 from bakeoff.records import StageRecord
 from bakeoff.runner.run import BatchEnv
+from bakeoff.runner.summary import stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 
@@ -161,5 +162,5 @@ def publish_stage(env: BatchEnv, parcel: StageParcel) -> None:
     stages = dict(finished_stages(run_dir))
     stages[parcel.stage] = parcel.record
     write_transcript(layout.transcript, stages.values(), env.counter)
-    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, attribution=parcel.record.attribution)
+    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, **stage_done_fields(parcel.record))
 

@@ -160,5 +160,11 @@ def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress,
 
     # The pool takes the slots in the interleaved order: at most `parallel` in flight.
     with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run") as pool:
-        for future in [pool.submit(one, slot) for slot in slots]:
-            future.result()  # a harness bug (not a run's failure) still ends the batch loudly
+        try:
+            for future in [pool.submit(one, slot) for slot in slots]:
+                future.result()  # a harness bug (not a run's failure) still ends the batch loudly
+        except KeyboardInterrupt:
+            # SIGINT or SIGTERM: no further run starts; those in flight (threads cannot be interrupted) end
+            # before the batch lets go of its folder, so no other writer can meet them there.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise

@@ -188,7 +188,8 @@ class Loop:
         write_step_record(ctx.run_dir, record, services.counter)
         write_transcript(RunLayout(ctx.run_dir).transcript, self.done.values(), services.counter, [*steps, record])
         services.journal.append("step_done", run_id=ctx.run_id, stage=STAGE, step=number,
-                                capture=capture.status.value)
+                                capture=capture.status.value, completion_tokens=int(completion.completion_tokens or 0),
+                                generation_s=round(float(completion.generation_seconds or 0.0), 3))
         return record
 
     def _calls(self, completion: Completion, problems, wall_left: float, clock: StageClock,

@@ -13,9 +13,10 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+import durable
 from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output, real_folder
@@ -106,10 +107,12 @@ def _wheelhouse(request: AbRequest) -> Path:
 
 
 def _fresh(workspace: Path, relative: str) -> None:
-    """No stale result is ever graded as new (a link planted there is removed, never followed)."""
-    path = workspace / relative
-    if path.is_symlink() or path.is_file():
-        path.unlink()
+    """No stale result is ever graded as new. Sandboxed code ran before: the folder of `relative` is made real
+    again (a link it left in its place, or on the way, is removed and never followed) and whatever is at
+    `relative` is removed, through durable.TrustedRoot."""
+    root = durable.TrustedRoot(workspace)
+    root.ensure_folder(PurePosixPath(relative).parent)
+    root.remove_tree(relative)
 
 
 def _read_kept(path: Path) -> tuple[Mapping[str, float] | None, str | None]:

@@ -25,13 +25,20 @@ def probe_experiment(corpus_folder: Path) -> Path | None:
     return found[0] if found else None
 
 
-def run_unit_probe(ctx: Any, rung: int, timeout_s: float) -> UnitProbeRecord:
+def probe_submission(sandbox: Any, corpus_folder: Path, rung: int, timeout_s: float,
+                     env: Mapping[str, str] | None = None) -> UnitProbeRecord:
+    """The probe of the submission in `sandbox` on the data folder's first hidden experiment (a batch's evaluate
+    stage and `bakeoff score` alike)."""
     if rung < Rung.HIDDEN_STEP_RAN:  # nothing ever came out of analyze.py: a probe would only repeat the crash
         return skipped("analyze.py never completed on a hidden experiment, so there is nothing to probe")
-    experiment = probe_experiment(ctx.corpus.folder)
+    experiment = probe_experiment(corpus_folder)
     if experiment is None:
         return skipped("the data folder has no hidden experiment to probe on")
-    return probe_unit_in_sandbox(ctx.sandbox, experiment, env=ctx.env, timeout_s=timeout_s, experiment=experiment.stem)
+    return probe_unit_in_sandbox(sandbox, experiment, env=env, timeout_s=timeout_s, experiment=experiment.stem)
+
+
+def run_unit_probe(ctx: Any, rung: int, timeout_s: float) -> UnitProbeRecord:
+    return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)
 
 
 def unit_probe_hooks(enabled: bool = True) -> dict[str, Callable[..., Mapping[str, Any]]]:

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from bakeoff.analysis.stats import Estimate
 from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.core import count
+from bakeoff.report.plots import model_colours
 from bakeoff.report.sections import Plot, ReportSection
-from bakeoff.report.svg import INK, MUTED, Canvas, Scale, colour, empty_note, legend, y_axis
+from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, legend, y_axis
 from bakeoff.report.tables import Table, cols
 from bakeoff.report.transcript import transcript_path
 from bakeoff.tasks.ab_test.signals import AbModelSummary, AbRunSignals, ab_run_signals, summarise_models
@@ -25,7 +26,8 @@ WIDTH, HEIGHT = 600, 380
 LEFT, RIGHT, TOP, BOTTOM = 80, 20, 40, 50
 LEGEND_W = 110
 MAX_PLOTTED_RUNS = 6  # side by side in each experiment's slot; more would be a smear
-DIVERGENCE_COLOURS = {"consistent": "#2ca02c", "divergent": "#d62728", "unstated": "#7f7f7f"}
+# The probe plot marks whether a design's stated unit agrees by the dot's shape; its colour is the model's.
+DIVERGENCE_MARKS = {"consistent": "filled dot", "divergent": "diamond", "unstated": "hollow dot"}
 
 
 def _model_order(runs: Sequence[AbRunSignals], labels: Sequence[str]) -> list[str]:
@@ -57,20 +59,22 @@ def runs_table(runs: Sequence[AbRunSignals], models: Sequence[str]) -> Table:
               else (None,) * 7),
             " ".join(r.repair_effects) or None, transcript_path(r.run_id),
         ))
-    return Table("ab_runs", "Per run: unit of analysis and intervals", columns, tuple(rows))
+    return Table("ab_runs", "Per run: unit of analysis and intervals", columns, tuple(rows),
+                 short=("run_id", "grading", "status", "stated_unit", "measured_unit", "divergence", "coverage",
+                        "winkler", "transcript"))
 
 
 def _cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | None, ...]:
     if estimate is None:
         return (None, None, None) if interval else (None,)
-    return (estimate.mean, estimate.low, estimate.high) if interval else (estimate.mean,)
+    return (estimate.mean, *estimate.bounds) if interval else (estimate.mean,)  # no bounds from too few runs
 
 
 def models_table(models: Sequence[AbModelSummary]) -> Table:
     columns = cols(
         "model runs:int graded:int uncaptured_runs:int harness_failed_runs:int scored:int crash_rate:pct "
         "capture_rate:pct unusable_rate:pct rescued:int regressed:int "
-        "probed:int by_user:int by_visit:int unclear:int probe_failed:int "
+        "probed:int by_user:int by_visit:int unclear:int probe_failed:int data_free:int fixed_width:int "
         "stated_user:int stated_visit:int stated_none:int divergent:int coverage:pct coverage_low:pct "
         "coverage_high:pct mean_abs_error:f4 mean_width:f4 winkler:f4 winkler_low:f4 winkler_high:f4"
     )
@@ -84,7 +88,9 @@ def models_table(models: Sequence[AbModelSummary]) -> Table:
             m.divergent, *_cells(m.coverage), *_cells(m.mean_abs_error, False), *_cells(m.mean_width, False),
             *_cells(m.winkler),
         ))
-    return Table("ab_models", "Per model: unit of analysis and intervals", columns, tuple(rows))
+    return Table("ab_models", "Per model: unit of analysis and intervals", columns, tuple(rows),
+                 short=("model", "runs", "graded", "scored", "crash_rate", "by_user", "by_visit", "coverage",
+                        "winkler"))
 
 
 # -- findings ----------------------------------------------------------------------------------------
@@ -125,7 +131,8 @@ def findings(models: Sequence[AbModelSummary]) -> list[str]:
             lines.append(
                 f"{m.model}: intervals cover the true effect on {m.coverage.mean:.0%} of the hidden experiments "
                 f"over {count(m.scored, 'scored run')}; mean Winkler score {m.winkler.mean:.4f} "
-                f"[{m.winkler.low:.4f}, {m.winkler.high:.4f}] (lower is better)."
+                + (f"[{m.winkler.low:.4f}, {m.winkler.high:.4f}]" if m.winkler.has_interval
+                   else "(too few runs for an interval)") + " (lower is better)."
             )
     return lines
 
@@ -163,7 +170,7 @@ def intervals_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
         canvas.line(LEFT, ys(0.0), right, ys(0.0), stroke=MUTED, dash="4 3")
     slot = (right - LEFT) / len(experiments)
     clip = lambda v: ys(min(max(v, lo), hi))  # noqa: E731 - an end beyond the frame is drawn at its edge
-    colours = {model: colour(i) for i, model in enumerate(models)}
+    colours = model_colours(models)
     for i, name in enumerate(experiments):
         x0 = LEFT + i * slot
         canvas.line(x0 + slot * 0.1, ys(truth[name]), x0 + slot * 0.9, ys(truth[name]), stroke=INK, width=2)
@@ -185,12 +192,21 @@ def intervals_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
     return canvas.to_svg()
 
 
-def _divergence_colour(run: AbRunSignals) -> str:
+def _divergence_mark(run: AbRunSignals) -> str:
     if run.divergence is UnitDivergence.CONSISTENT:
-        return DIVERGENCE_COLOURS["consistent"]
+        return "consistent"
     if run.divergence in (UnitDivergence.STATES_USER_ANALYSES_VISITS, UnitDivergence.STATES_VISIT_ANALYSES_USERS):
-        return DIVERGENCE_COLOURS["divergent"]
-    return DIVERGENCE_COLOURS["unstated"]
+        return "divergent"
+    return "unstated"
+
+
+def _probe_dot(canvas: Canvas, x: float, y: float, fill: str, mark: str, tip: str) -> None:
+    if mark == "divergent":
+        canvas.marker(x, y, 6, fill, tip=tip)
+    elif mark == "unstated":
+        canvas.circle(x, y, 5, "#ffffff", stroke=fill, tip=tip)
+    else:
+        canvas.circle(x, y, 5, fill, stroke=INK, tip=tip)
 
 
 def probe_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
@@ -214,6 +230,7 @@ def probe_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
         canvas.text(xs(tick), bottom + 16, f"{tick:.1f}", size=10, anchor="middle")
     canvas.text((left + right) / 2, bottom + 32, "width ratio: duplicated / original", size=11, anchor="middle")
     pitch = (bottom - top) / len(rows)
+    colours = model_colours(models)
     for i, model in enumerate(rows):
         y = top + pitch * (i + 0.5)
         canvas.text(left - 8, y + 4, model[:22], anchor="end")
@@ -226,12 +243,14 @@ def probe_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
                 continue
             jitter = ((j % 5) - 2) * 3.0  # coincident runs stay visible
             tip = f"{run.run_id}: ratio {measured:.3f}, {run.probe.unit.value if run.probe else ''}, design {run.stated.value}"
-            canvas.circle(xs(min(max(measured, 0.5), 1.2)), y + jitter, 5, _divergence_colour(run), stroke=INK, tip=tip)
+            _probe_dot(canvas, xs(min(max(measured, 0.5), 1.2)), y + jitter, colours.get(model, MUTED),
+                       _divergence_mark(run), tip)
         if failed:
             canvas.text(right - 4, y + 18, f"{failed} not measured", size=10, anchor="end", fill=MUTED)
-    legend(canvas, right + 10, TOP + 10, [("design agrees", DIVERGENCE_COLOURS["consistent"]),
-                                          ("design differs", DIVERGENCE_COLOURS["divergent"]),
-                                          ("design silent", DIVERGENCE_COLOURS["unstated"])])
+    for i, (mark, words) in enumerate((("consistent", "design agrees"), ("divergent", "design differs"),
+                                       ("unstated", "design silent"))):
+        _probe_dot(canvas, right + 15, TOP + 10 + i * 18, MUTED, mark, words)
+        canvas.text(right + 25, TOP + 14 + i * 18, words, size=10)
     return canvas.to_svg()
 
 
@@ -244,7 +263,8 @@ def ab_test_section(records: BatchRecords, bootstrap_seed: int = 0) -> ReportSec
              "estimate) against the true effect (black ticks), experiments ordered by true effect.",
              intervals_plot(runs, models)),
         Plot("ab_unit_probe", "The unit probe: width of the interval with every visit logged twice over the "
-             "original's; about 1 is an analysis by user, about 0.71 by visit. Colour: does the design's UNIT agree.",
+             "original's; about 1 is an analysis by user, about 0.71 by visit. Colour: the model; shape: does the "
+             "design's UNIT agree.",
              probe_plot(runs, models)),
     )
     return ReportSection("A/B test: unit of analysis and intervals", tuple(findings(summaries)),

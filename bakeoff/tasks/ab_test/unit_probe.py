@@ -1,11 +1,12 @@
 """The ab_test take-home's behavioural probe, run in the run's own sandbox, and the design's stated unit.
 
 The probe asks the code what the design document only claims: it runs the submission's `analyze.py` on
-one experiment and on the same experiment with every user's visits logged twice (the copies a second or so
-later, so a de-duplicating analysis keeps them; `generators.calibration.ab_probe.duplicate_visits`).
-An analysis by user sees the same users with the same rates and keeps its interval; an analysis by visit
-believes it has twice the data and narrows it by about 1/sqrt(2). The verdict rule is the calibration
-probe's own (`unit_verdict`), so the references' verdicts and a model's mean the same thing.
+one experiment, on the same experiment with every user's visits logged twice (the copies about an hour
+later, so a de-duplicating analysis keeps them; `generators.calibration.ab_probe.duplicate_visits`) and on
+half of its users. An analysis by user sees the same users with the same rates and keeps its interval; an
+analysis by visit believes it has twice the data and narrows it by about 1/sqrt(2); an answer that does
+not move on half the users is data-free, one whose width does not move has a fixed width. The verdict rule
+is the calibration probe's own (`unit_verdict`), so the references' verdicts and a model's mean the same thing.
 
 The design document states its unit on a line `UNIT: user` or `UNIT: visit` (the decide prompt asks for
 it); `divergence_of` compares that with the measured unit.
@@ -23,13 +24,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from generators.calibration.ab_probe import Unit, UnitProbe, duplicate_visits, unit_verdict
+from generators.calibration.ab_probe import Unit, UnitProbe, duplicate_visits, halve_users, unit_verdict
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
 
 UNIT_PROBE_KEY = "unit_probe"  # the evaluate record's extras (and analysis.json): the probe's record
 
 PROBE_FOLDER = "unit_probe"  # inside the workspace's git-ignored scratch folder
-ORIGINAL, DUPLICATED = "original", "duplicated"
+ORIGINAL, DUPLICATED, HALVED = "original", "duplicated", "halved"
 _UNIT_LINE = re.compile(r"^[\s>*_`#-]*unit(?: of analysis)?[\s*_`]*[:=][\s*_`]*(users?|visits?)\b", re.IGNORECASE | re.MULTILINE)
 
 
@@ -76,7 +77,7 @@ def divergence_of(stated: StatedUnit, measured: Unit | None) -> UnitDivergence |
 class AnalyzeAttempt:
     """One execution of analyze.py during the probe."""
 
-    name: str  # original or duplicated
+    name: str  # original, duplicated or halved
     ok: bool
     crash_class: str | None = None
     detail: str | None = None
@@ -112,7 +113,8 @@ class UnitProbeRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> UnitProbeRecord:
         """Back from `to_dict`; ValueError when `unit` is not one of the verdicts."""
         probe = UnitProbe(Unit(data["unit"]), _interval(data.get("original")), _interval(data.get("duplicated")),
-                          _ratio(data.get("width_ratio")), str(data.get("message") or ""))
+                          _ratio(data.get("width_ratio")), str(data.get("message") or ""),
+                          _interval(data.get("halved")), _ratio(data.get("halved_width_ratio")))
         attempts = tuple(AnalyzeAttempt.from_dict(a) for a in data.get("attempts") or () if isinstance(a, Mapping))
         return cls(probe, str(data.get("experiment") or ""), attempts)
 
@@ -153,7 +155,7 @@ def probe_unit_in_sandbox(sandbox, sessions: Path, *, env: Mapping[str, str] | N
     try:
         _write_inputs(Path(sessions), folder)
         attempts, results = [], {}
-        for variant in (ORIGINAL, DUPLICATED):
+        for variant in (ORIGINAL, DUPLICATED, HALVED):
             attempt, result = _analyze(sandbox, workspace, relative, variant, env, timeout_s)
             attempts.append(attempt)
             if result is None:
@@ -162,16 +164,17 @@ def probe_unit_in_sandbox(sandbox, sessions: Path, *, env: Mapping[str, str] | N
             results[variant] = result
     finally:
         remove_folder(workspace, relative)
-    return UnitProbeRecord(unit_verdict(results[ORIGINAL], results[DUPLICATED]), name, tuple(attempts))
+    return UnitProbeRecord(unit_verdict(results[ORIGINAL], results[DUPLICATED], results[HALVED]), name, tuple(attempts))
 
 
 def _write_inputs(sessions: Path, folder: Path) -> None:
-    """The experiment and its duplicated copy, made on the host and placed into `folder` with O_EXCL|O_NOFOLLOW:
+    """The experiment, its duplicated copy and its half, made on the host and placed into `folder` with O_EXCL|O_NOFOLLOW:
     a process the submission left running that plants a link there makes the probe fail, never write through it."""
     with tempfile.TemporaryDirectory(prefix="bakeoff-unit-probe-") as scratch:
-        doubled = Path(scratch) / f"{DUPLICATED}.csv"
+        doubled, halved = Path(scratch) / f"{DUPLICATED}.csv", Path(scratch) / f"{HALVED}.csv"
         duplicate_visits(sessions, doubled)
-        for source, name in ((sessions, ORIGINAL), (doubled, DUPLICATED)):
+        halve_users(sessions, halved)
+        for source, name in ((sessions, ORIGINAL), (doubled, DUPLICATED), (halved, HALVED)):
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
             with open(source, "rb") as reader, os.fdopen(os.open(folder / f"{name}.csv", flags, 0o644), "wb") as out:
                 shutil.copyfileobj(reader, out)

@@ -8,13 +8,16 @@ from typing import Any
 def calibration_tables(calibration: Any) -> list[Any]:
     from rich.table import Table
 
-    table = Table(title=f"calibration of {calibration.corpus}")
-    for column in ("reference", "local F1", "holdout F1", "precision", "recall", "predicted spam rate"):
-        table.add_column(column, justify="left" if column == "reference" else "right")
-    for r in calibration.references:
-        table.add_row(r.variant, f"{r.local_f1:.3f}", f"{r.holdout_f1:.3f}", f"{r.holdout_precision:.3f}",
-                      f"{r.holdout_recall:.3f}", f"{r.predicted_positive_rate:.3f}")
-    shown: list[Any] = [table]
+    shown: list[Any] = []
+    for kind, rows in (("reference", calibration.references), ("cheater", calibration.cheaters)):
+        table = Table(title=f"calibration of {calibration.corpus}" if kind == "reference" else "cheaters")
+        table.add_column(kind, no_wrap=True)
+        for column in ("local F1", "holdout F1", "careful's margin [95%]"):
+            table.add_column(column, justify="right")
+        for r in rows:  # precision, recall and the predicted spam rate are in calibration.json
+            margin = f"{r.margin.estimate:+.3f} [{r.margin.low:+.3f}, {r.margin.high:+.3f}]" if r.margin else ""
+            table.add_row(r.variant, f"{r.local_f1:.3f}", f"{r.holdout_f1:.3f}", margin)
+        shown.append(table)
     shown.extend(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.checks.to_dict().items())
     if calibration.sweep:
         variants = [r.variant for r in calibration.sweep[0].results]

@@ -19,8 +19,9 @@ def findings(summary: BatchSummary, core: CoreSummary) -> list[str]:
             continue
         if m.f1_with_crashes is not None:
             e = m.f1_with_crashes
+            interval = f"[{e.low:.3f}, {e.high:.3f}]" if e.has_interval else "(too few runs for an interval)"
             lines.append(
-                f"{m.model}: mean holdout F1 {e.mean:.3f} [{e.low:.3f}, {e.high:.3f}] over {count(e.n, 'graded run')} "
+                f"{m.model}: mean holdout F1 {e.mean:.3f} {interval} over {count(e.n, 'graded run')} "
                 f"(crashes as zero); {m.scored} scored."
             )
         left_out = left_out_line(common)

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bakeoff.records import Rung
+from bakeoff.records import LadderCheck, Rung
+from bakeoff.taskapi.context import RunContext, StageClock
 from bakeoff.tasks.spam.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
 from bakeoff.tasks.spam.retrain import retrain_submission
 
@@ -72,7 +73,7 @@ def run_retrain(sandbox, corpus_dir, env, seed: int, rung: int, f1, options: Ana
 def evaluate_hooks(options: AnalysisOptions = AnalysisOptions()) -> dict[str, Callable]:
     """{name: hook} for `BatchEnv.evaluate_hooks`: the probe and, unless turned off, the retrains."""
 
-    def probe_hook(ctx, clock, check) -> Mapping[str, Any]:
+    def probe_hook(ctx: RunContext, clock: StageClock, check: LadderCheck) -> Mapping[str, Any]:
         started = time.monotonic()
         try:
             result = run_probe(ctx.sandbox, ctx.corpus.folder, ctx.env, ctx.seed, check.rung, options)
@@ -80,10 +81,10 @@ def evaluate_hooks(options: AnalysisOptions = AnalysisOptions()) -> dict[str, Ca
             clock.sandbox_s += time.monotonic() - started
         return result.to_dict()
 
-    def retrain_hook(ctx, clock, check) -> Mapping[str, Any]:
+    def retrain_hook(ctx: RunContext, clock: StageClock, check: LadderCheck) -> Mapping[str, Any]:
         started = time.monotonic()
         try:
-            return run_retrain(ctx.sandbox, ctx.corpus.folder, ctx.env, ctx.seed, check.rung, check.f1, options)
+            return run_retrain(ctx.sandbox, ctx.corpus.folder, ctx.env, ctx.seed, check.rung, check.headline_value, options)
         finally:
             clock.sandbox_s += time.monotonic() - started
 

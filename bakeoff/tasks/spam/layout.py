@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bakeoff.taskapi.corpus import CorpusLayout
 from bakeoff.taskapi.workspace import DATA_DIR
+from generators.secret import SECRET_FILE  # keys the hidden part: never mounted, never brought in
 from sandbox.paths import HOLDOUT as HOLDOUT_IN_SANDBOX  # the holdout features (bakeoff score: the same)
 
 TRAIN_PART, HOLDOUT_PART, ANSWERS_PART = "train.csv", "holdout.csv", "holdout_answers.csv"
@@ -16,6 +17,6 @@ __all__ = ["ANSWERS_PART", "HOLDOUT_IN_SANDBOX", "HOLDOUT_PART", "LAYOUT", "TRAI
 LAYOUT = CorpusLayout(
     required=(TRAIN_PART, HOLDOUT_PART, ANSWERS_PART),
     mounts=((TRAIN_PART, f"{DATA_DIR}/train.csv"), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
-    truth=(ANSWERS_PART, TRUTH_PART),
+    truth=(ANSWERS_PART, TRUTH_PART, SECRET_FILE),
     excerpt_of=f"{DATA_DIR}/train.csv",
 )

@@ -31,8 +31,11 @@ def f1_per_model(summary: BatchSummary) -> str:
         for estimate, offset, hollow in ((model.f1_with_crashes, -6, False), (model.f1_scored, 6, True)):
             if estimate is None:
                 continue
-            canvas.line(scale(estimate.low), y + offset, scale(estimate.high), y + offset, stroke=colours[model.model], width=2)
-            tip = f"{model.model}: {estimate.mean:.3f} [{estimate.low:.3f}, {estimate.high:.3f}], n={estimate.n}"
+            if estimate.has_interval:  # from too few runs the dot stands alone
+                canvas.line(scale(estimate.low), y + offset, scale(estimate.high), y + offset, stroke=colours[model.model],
+                            width=2)
+            shown = f"[{estimate.low:.3f}, {estimate.high:.3f}]" if estimate.has_interval else "too few runs for an interval"
+            tip = f"{model.model}: {estimate.mean:.3f} {shown}, n={estimate.n}"
             fill = "#ffffff" if hollow else colours[model.model]
             canvas.circle(scale(estimate.mean), y + offset, 5, fill, stroke=colours[model.model], tip=tip)
     canvas.circle(LEFT + 4, HEIGHT - 8, 4, MUTED)

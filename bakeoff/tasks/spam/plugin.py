@@ -34,6 +34,8 @@ DEMO_HOLDOUT_ROWS = 1000
 
 class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
+    generator = "spam"  # generators.spam: its manifests say "spam-<version>"
+    grader_modules = ("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer")
     headline = HEADLINE
     words = WORDS
     generate_options = (
@@ -55,14 +57,17 @@ class SpamClassifier(TaskPlugin):
         return LAYOUT
 
     def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
+        from generators.secret import Secret
         from generators.spam import CorpusParams, generate_corpus
 
         params = CorpusParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
-        manifest = generate_corpus(params, request.out_dir, force=request.force, progress=progress)
+        secret = Secret.read(request.secret_file) if request.secret_file is not None else None
+        manifest = generate_corpus(params, request.out_dir, force=request.force, progress=progress, secret=secret)
         m = manifest.measured
         return (f"wrote {request.out_dir}: {m.train_rows} training rows, {m.holdout_rows} holdout rows, "
                 f"spam {m.train_spam_rate:.3f}, flips {m.flip_rate:.3f}, "
-                f"near-duplicates {m.train_dup_rate:.3f}, flag/label correlation {m.flag_label_correlation:.3f}")
+                f"near-duplicates {m.train_dup_rate:.3f}, flag/label correlation {m.flag_label_correlation:.3f}, "
+                f"holdout keyed by secret {manifest.secret_id[:19]}")
 
     def demo_description(self) -> str:
         return f"{DEMO_ROWS} + {DEMO_HOLDOUT_ROWS} rows"
@@ -84,6 +89,11 @@ class SpamClassifier(TaskPlugin):
         return SpamScoreReport(outcome_of(folder))
 
     # -- calibration -------------------------------------------------------------------------------
+    def cheaters(self) -> tuple[str, ...]:
+        from generators.references import CHEATERS
+
+        return tuple(CHEATERS)
+
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         """The three references on the holdout; with sweep=True also holdout F1 over contamination settings."""
         from generators.calibration import calibrate as run_calibration

@@ -15,7 +15,8 @@ def _f1_cells(model: ModelSummary, estimate: Estimate | None) -> tuple[Any, Any,
     if estimate is None:
         marker = UNCAPTURED_CELL if model.all_uncaptured else None
         return marker, marker, marker
-    return estimate.mean, estimate.low, estimate.high
+    low, high = estimate.bounds  # none from too few runs
+    return estimate.mean, low, high
 
 
 def models_table(summary: BatchSummary) -> Table:
@@ -31,7 +32,8 @@ def models_table(summary: BatchSummary) -> Table:
             *_f1_cells(m, m.f1_with_crashes), *_f1_cells(m, m.f1_scored), m.scored, m.crash_rate,
             m.capture_rate, m.unusable_rate, m.uncaptured_rate,
         ))
-    return Table("models", "Per model: scores and capture", columns, tuple(rows))
+    return Table("models", "Per model: scores and capture", columns, tuple(rows),
+                 short=("model", "runs", "graded", "f1", "f1_low", "f1_high", "scored", "crash_rate", "capture_rate"))
 
 
 def behaviour_table(summary: BatchSummary) -> Table:
@@ -50,7 +52,9 @@ def behaviour_table(summary: BatchSummary) -> Table:
             sum(m.divergences.values()), m.claims, m.calibration_bias, m.calibration_abs_error,
             m.predicted_rate_mean, m.true_rate, m.retrain_spread_mean, m.retrained, m.judged, m.judge_agreement,
         ))
-    return Table("model_behaviour", "Per model: design, leak, calibration", columns, tuple(rows))
+    return Table("model_behaviour", "Per model: design, leak, calibration", columns, tuple(rows),
+                 short=("model", "graded", "metric_right", "design_excludes_leak", "probed", "uses_leak",
+                        "divergences", "calibration_abs_error", "predicted_rate"))
 
 
 def runs_table(summary: BatchSummary) -> Table:
@@ -68,4 +72,6 @@ def runs_table(summary: BatchSummary) -> Table:
             r.crash_class, short(r.crash_detail), " ".join(t.effect for t in r.repair_turns) or None, r.predicted_rate, r.true_rate,
             r.claimed_f1, r.claim_source, r.retrain.spread if r.retrain else None, transcript_path(r.run_id),
         ))
-    return Table("runs", "Per run", columns, tuple(rows))
+    return Table("runs", "Per run", columns, tuple(rows),
+                 short=("run_id", "grading", "stance", "probe", "status", "f1", "crash_class", "repair_effects",
+                        "transcript"))
