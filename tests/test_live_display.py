@@ -118,6 +118,24 @@ def test_the_estimate_counts_the_stages_left_from_the_first_stage_on(tmp_path):
     assert progress.seconds_left() == pytest.approx(11 * 60.0)
 
 
+def test_an_agent_run_shows_its_step_and_the_tokens_of_its_steps(tmp_path):
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("")
+    clock = Clock()
+    progress = LiveProgress(Console(file=io.StringIO(), width=120), HEADLINE, journal, clock)
+    agent = RunSlot(ModelEntry("default", "default"), 1, 1, "agent")
+    progress.batch_started(BatchStart((agent,)))
+    progress.run_started(agent)
+    for step in (1, 2):
+        progress.stage_started(agent.run_id, f"agent step {step}")  # what the loop tells the executor
+        journal_line(journal, "step_started", run_id=agent.run_id, stage="agent", step=step)
+        clock.now += 10
+        journal_line(journal, "step_done", run_id=agent.run_id, stage="agent", step=step, capture="captured",
+                     completion_tokens=150, generation_s=3.0)
+    row = next(line for line in progress.render_to_text().splitlines() if line.startswith(agent.run_id))
+    assert "agent step 2" in row and "300" in row and "50.0" in row  # 300 tokens in 6 s of generation
+
+
 def test_an_interrupted_batch_says_where_it_stopped_and_journals_it(tmp_path):
     """The batch's own handling of KeyboardInterrupt (SIGINT, or SIGTERM as the command line turns it into one),
     with an executor that is interrupted in the middle of a run's decide stage."""

@@ -14,7 +14,7 @@ from bakeoff.runner.plan import PlanError, plan_from_mapping, run_order
 from bakeoff.runner.scaffold import ScaffoldSettingsError
 from bakeoff.scaffolds.agent.settings import agent_settings, check_agent
 from bakeoff.scaffolds.registry import UnknownScaffold, scaffold_plugin, scaffolds_for
-from bakeoff.tasks.registry import task_plugin
+from bakeoff.tasks.registry import task_names, task_plugin
 
 MODELS = ["scripted:/x/a.jsonl", {"spec": "gguf:/m/qwen2.5-7b.Q4_K_M.gguf", "label": "qwen", "reasoning": "off"}]
 # The hash this plan had before scaffolds existed (computed by that bakeoff): a staged plan keeps it.
@@ -85,6 +85,14 @@ def test_the_agent_needs_the_task_s_brief_and_room_for_its_conversation():
     assert agent_settings({"wall_s": 60}).wall_s == 60.0
     with pytest.raises(ScaffoldSettingsError):
         agent_settings({"cpu_s": True})
+
+
+def test_every_task_has_a_brief_for_the_agent_and_a_plan_of_each_is_taken():
+    assert "simulation" in task_names()
+    for name in task_names():
+        task = task_plugin(name).spec()
+        check_agent({}, task)
+        check_scaffolds(plan(task=name, scaffolds=["staged", "agent"]), task, scaffolds_for(["staged", "agent"]))
 
 
 def test_scaffolds_are_found_by_name():

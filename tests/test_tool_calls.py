@@ -179,3 +179,25 @@ def test_the_syntax_is_read_from_what_a_template_renders():
     assert syntax_of_rendering('{"name": "probe_tool", "parameters": {"x": 1}}', '"name": "probe_tool"') == \
         ToolSyntax.LLAMA3_JSON
     assert syntax_of_rendering("Say hi.", "Say hi.") == ToolSyntax.TEXT  # takes tools, shows no call: ours
+
+
+@pytest.mark.parametrize("syntax", [ToolSyntax.HERMES, ToolSyntax.LLAMA3_JSON, ToolSyntax.MISTRAL, ToolSyntax.TEXT])
+def test_a_reply_nested_past_every_stack_is_no_call_and_no_crash(syntax):
+    deep = "[" * 200_000
+    markup = {ToolSyntax.HERMES: f"<tool_call>{deep}", ToolSyntax.LLAMA3_JSON: deep,
+              ToolSyntax.MISTRAL: f"[TOOL_CALLS] {deep}", ToolSyntax.TEXT: f"```tool\n{deep}\n```"}[syntax]
+    parsed = parse_reply(markup, syntax)
+    assert all(call.error for call in parsed.calls)  # read as malformed at most, never raised
+
+
+def test_arguments_nested_too_deeply_are_malformed_and_reach_a_template_as_text():
+    arguments = '{"command": ' + "[" * 5000 + "]" * 5000 + "}"
+    call = ToolCall("run", arguments, "c1")
+    with pytest.raises(ValueError, match="nests"):
+        call.parsed_arguments()
+    assert call.template_dict()["function"]["arguments"] == arguments  # the text, not a structure of 5000 levels
+    completion = Completion(text="", finish_reason="stop", prompt_tokens=1, completion_tokens=1, prompt_seconds=0.0,
+                            generation_seconds=0.0, backend="scripted", tool_calls=(call,))
+    capture, problems = audit_tool_calls(completion, TOOLS, 100)
+    assert capture.status == CaptureStatus.UNUSABLE
+    assert problems[0] is not None and problems[0][0] == CaptureReason.MALFORMED_CALL and "nests" in problems[0][1]

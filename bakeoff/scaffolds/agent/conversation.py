@@ -132,7 +132,7 @@ def _shrunk_arguments(arguments: str) -> str:
         return arguments
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # a model's arguments may nest past the stack
         return shorten(arguments, SHRUNK_CHARS)
     if isinstance(value, dict):
         value = {k: shorten(v, SHRUNK_CHARS) if isinstance(v, str) else v for k, v in value.items()}
