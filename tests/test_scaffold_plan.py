@@ -80,6 +80,9 @@ def test_the_agent_needs_the_task_s_brief_and_room_for_its_conversation():
                          {k: v for k, v in task.prompts.items() if k != "agent"}, task.settings)
     with pytest.raises(ScaffoldSettingsError, match="has no brief for an agent"):
         check_agent({}, without)
+    with pytest.raises(PlanError, match=r"scaffold agent cannot run task ab_test: task ab_test has no brief for an "
+                                        r"agent \(task_specs/ab_test/prompts/agent.md\)"):
+        check_scaffolds(plan(task="ab_test", scaffolds=["agent"]), without, scaffolds_for(["agent"]))
     with pytest.raises(ScaffoldSettingsError, match="leaves no room"):
         check_agent({"step_tokens": 20000}, task)
     assert agent_settings({"wall_s": 60}).wall_s == 60.0

@@ -25,7 +25,7 @@ from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
 from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, run_order
 from bakeoff.runner.preflight import PreflightChecks, preflight
 from bakeoff.runner.run import BatchEnv, is_finished
-from bakeoff.runner.scaffold import Scaffold, ScaffoldSettingsError
+from bakeoff.runner.scaffold import Scaffold, ScaffoldRefusesTask, ScaffoldSettingsError
 from bakeoff.taskapi.corpus import CorpusFiles
 from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
 from bakeoff.taskapi.spec import TaskSpec
@@ -252,6 +252,8 @@ def check_scaffolds(plan: Plan, task: TaskSpec, scaffolds: Mapping[str, Scaffold
     for name in plan.scaffolds:
         try:
             handed[name].check_settings(dict(plan.scaffold_settings.get(name, {})), task)
+        except ScaffoldRefusesTask as exc:
+            raise PlanError(f"scaffold {name} cannot run task {task.name}: {exc}") from None
         except ScaffoldSettingsError as exc:
             raise PlanError(f"bad [scaffold_settings.{name}]: {exc}") from None
 

@@ -31,6 +31,10 @@ class ScaffoldSettingsError(BakeoffError):
     """A plan's [scaffold_settings.NAME] table that its scaffold refuses (an unknown key, a bad value)."""
 
 
+class ScaffoldRefusesTask(ScaffoldSettingsError):
+    """A scaffold that cannot drive the plan's task whatever its settings (the task lacks what it needs)."""
+
+
 class EventLog(Protocol):
     def append(self, event: str, **fields: Any) -> None: ...
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bakeoff.runner.scaffold import ScaffoldSettingsError
+from bakeoff.runner.scaffold import ScaffoldRefusesTask, ScaffoldSettingsError
 from bakeoff.taskapi.spec import TaskSettings, TaskSpec
 
 AGENT_PROMPT = "agent"  # task_specs/<task>/prompts/agent.md: what the task wants the agent to leave behind
@@ -66,7 +66,7 @@ def check_agent(raw: Mapping[str, Any], task: TaskSpec) -> AgentSettings:
     """The settings, and a task the agent can take: its brief for an agent, and room for a prompt."""
     settings = agent_settings(raw)
     if AGENT_PROMPT not in task.prompts:
-        raise ScaffoldSettingsError(f"task {task.name} has no brief for an agent (task_specs/{task.name}/prompts/"
+        raise ScaffoldRefusesTask(f"task {task.name} has no brief for an agent (task_specs/{task.name}/prompts/"
                                     f"{AGENT_PROMPT}.md): what the agent must leave behind")
     if settings.prompt_budget_chars(task.settings) <= 0:
         raise ScaffoldSettingsError(
