@@ -6,9 +6,10 @@ So it runs here, alone, under an address-space limit this process sets on itself
 and the parent stops it at a deadline. It dies with its parent (PR_SET_PDEATHSIG), even inside an endless loop.
 
 Protocol, one JSON object a line. In: the template first ({"source", "bos", "eos", "today", "memory_bytes"}),
-then requests ({"op": "check", "reasoning": MODE} or {"op": "render", "messages", "kwargs",
-"add_generation_prompt"}). Out: {"ready": true} once the limit is set, then one reply a request:
-{"ok": VALUE} or {"error": CLASS, "limit": LIMIT_OR_NULL, "message": TEXT}.
+then requests ({"op": "check", "reasoning": MODE}, answered with the template's facts, its tool syntax among
+them, or {"op": "render", "messages", "kwargs", "add_generation_prompt"}, an agent's `tools` in the kwargs).
+Out: {"ready": true} once the limit is set, then one reply a request: {"ok": VALUE} or
+{"error": CLASS, "limit": LIMIT_OR_NULL, "message": TEXT}.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from bakeoff.models.chat_template import ChatTemplate, TemplateTokens
 from bakeoff.models.errors import ChatTemplateError, ReasoningModeUnsupported
+from bakeoff.models.tools import ToolSyntax
 from durable import dumps, loads
 
 MAX_PROMPT_CHARS = 4 << 20  # no context window holds a prompt this long
@@ -83,7 +85,7 @@ class _Worker:
         template = self.template()
         kwargs = template.reasoning_kwargs(reasoning)
         return {"sha256": template.sha256, "format": template.format.value, "reasoning_kwargs": kwargs,
-                "opens_reasoning": template.opens_reasoning(kwargs), "tool_syntax": template.tool_syntax().value}
+                "opens_reasoning": template.opens_reasoning(kwargs), "tool_syntax": _tool_syntax(template)}
 
     def render(self, request: dict[str, Any]) -> str:
         prompt = self.template().render(request["messages"], bool(request.get("add_generation_prompt", True)),
@@ -114,6 +116,17 @@ class _Worker:
 
 class _Oversized(Exception):
     pass
+
+
+def _tool_syntax(template: ChatTemplate) -> str:
+    """How the template writes tool calls; the text protocol where it fails only when offered tools (it still
+    serves the staged stages). Running out of memory or stack is the template's failure as anywhere else."""
+    try:
+        return template.tool_syntax().value
+    except (MemoryError, RecursionError):
+        raise
+    except Exception:  # noqa: BLE001 - whatever a template raises on a tool list means: no tool syntax
+        return ToolSyntax.TEXT.value
 
 
 def main(argv: list[str]) -> int:
