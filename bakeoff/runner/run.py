@@ -51,6 +51,7 @@ from bakeoff.runner.summary import run_summary, stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.taskapi.context import CorpusFiles, RunContext, StageClock
+from bakeoff.taskapi.hidden_inputs import GatedFolder
 from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
 from bakeoff.taskapi.spec import TaskSpec
 from sandbox.submission import SubmissionSandbox, open_submission_sandbox, seen_inside
@@ -106,20 +107,26 @@ class BatchEnv:
 
 def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None,
                 limits: RunLimits, settings: Mapping[str, Any] | None = None,
-                mounts: Sequence[Any] | None = None) -> SubmissionSandbox:
+                gate: GatedFolder | None = None, visible_only: bool = False) -> SubmissionSandbox:
     """A run's sandbox on `corpus`: its mounts, caps and seeding (`bakeoff analyze` opens the same one again).
 
     The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
-    (the answer key) is never among them. `settings` are the driver's own (an image; the unsafe consent).
-    `mounts`: fewer than the corpus's (an agent's own commands see the visible data alone).
+    (the answer key) is never among them. With a `gate`, the hidden inputs are its folder, filled only while
+    the harness grades (bakeoff.taskapi.hidden_inputs). `visible_only`: the visible data alone, no hidden
+    input ever (where an agent's own commands run). `settings` are the driver's own (an image; the unsafe
+    consent).
     """
     from sandbox.base import MIB, Limits
 
     hook = install_seed_hook(workspace)
+    if visible_only:
+        inputs = tuple(corpus.visible_mounts())
+    else:
+        inputs = tuple(corpus.mounts()) if gate is None else (*corpus.visible_mounts(), gate.mount())
     return SubmissionSandbox(
         kind=kind,
         workspace=workspace,
-        inputs=tuple(corpus.mounts() if mounts is None else mounts),
+        inputs=inputs,
         wheelhouse=wheelhouse,
         limits=Limits(memory_bytes=limits.memory_mb * MIB, pids=limits.pids, cpus=limits.cpus,
                       output_bytes=limits.output_kb * 1024),
@@ -176,15 +183,17 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
     isolation = env.plan.sandbox
     try:
         repo = _prepare_repo(env, run_dir, done, finished_steps(run_dir))
+        gate = env.corpus.hidden_gate(RunLayout(run_dir).hidden_inputs)
+        gate.prepare()
         box = run_sandbox(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
-                          env.sandbox_options)
+                          env.sandbox_options, gate)
         with ExitStack() as opened:
             sandbox = opened.enter_context(open_submission_sandbox(box))
             tools = None
-            if scaffold.tool_sandbox:  # the model's own commands see the visible data alone
+            if scaffold.tool_sandbox:  # the model's own commands never share a sandbox with the hidden inputs
                 tools = opened.enter_context(open_submission_sandbox(run_sandbox(
                     repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
-                    env.sandbox_options, env.corpus.visible_mounts())))
+                    env.sandbox_options, visible_only=True)))
             isolation = getattr(sandbox, "kind", "") or isolation
             ctx = RunContext(
                 run_id=slot.run_id, seed=slot.seed, task=env.task, plugin=env.plugin, repo=repo, run_dir=run_dir,
@@ -193,7 +202,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
                 shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8"),
                                             env.corpus.layout.excerpt_of),
                 env=box.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
-                tool_sandbox=tools,
+                tool_sandbox=tools, hidden=gate,
             )
             error = _run_stages(env, slot, ctx, repo, done, on_stage)
     except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch
