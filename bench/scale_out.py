@@ -110,7 +110,8 @@ def _on_ray(args, root: Path, corpus: Path, working: Path) -> dict:
 
     prose = write_script(root / "prose.jsonl", [{"key": k, "text": "I would rather describe it in words."}
                                                 for k in ("explore", "decide", "implement", "docs")], copies=1)
-    node = {"num_cpus": 2, "object_store_memory": 200 * MiB, "resources": {"bakeoff_docker": 1}}
+    node = {"num_cpus": 2, "object_store_memory": 200 * MiB, "resources": {"bakeoff_docker": 1},
+            "node_ip_address": "127.0.0.1"}  # on loopback, not the machine's interface address
     cluster = Cluster(initialize_head=True, head_node_args=node)
     cluster.add_node(**node)
     cluster.wait_for_nodes()

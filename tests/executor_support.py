@@ -13,16 +13,18 @@ VOLATILE_KEYS = {
     "generation_seconds", "code_version", "model_info", "info", "sha", "date", "pid", "created_at",
 }
 MiB = 1024 * 1024
+LOOPBACK = "127.0.0.1"  # test traffic stays on loopback (Ray's default is the machine's interface address)
 
 
 def start_cluster(nodes: list[dict]):
-    """A real Ray cluster on this machine: one head and worker nodes, CPU only, small object stores."""
+    """A real Ray cluster on this machine's loopback: one head and worker nodes, CPU only, small object stores."""
     from ray.cluster_utils import Cluster
 
     head, *workers = nodes
-    cluster = Cluster(initialize_head=True, head_node_args={"object_store_memory": 200 * MiB, "num_cpus": 2, **head})
+    cluster = Cluster(initialize_head=True, head_node_args={"object_store_memory": 200 * MiB, "num_cpus": 2,
+                                                            "node_ip_address": LOOPBACK, **head})
     for node in workers:
-        cluster.add_node(object_store_memory=200 * MiB, num_cpus=2, **node)
+        cluster.add_node(object_store_memory=200 * MiB, num_cpus=2, node_ip_address=LOOPBACK, **node)
     cluster.wait_for_nodes()
     return cluster
 

@@ -57,6 +57,8 @@ class EngineFacts:
     chat_template_sha256: str = ""
     reasoning_format: str = "none"  # bakeoff.models.reasoning.ReasoningFormat value
     reasoning_kwargs: dict[str, Any] = field(default_factory=dict)  # template variables the mode sets
+    n_threads: int = 0  # the generation and prompt threads llama.cpp was loaded with
+    n_threads_batch: int = 0
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,8 @@ class Engine:
             chat_template_sha256=template.sha256,
             reasoning_format=template.format.value,
             reasoning_kwargs=reasoning_kwargs,
+            n_threads=int(llm.n_threads),
+            n_threads_batch=int(llm.n_threads_batch),
         )
         return cls(llama_cpp, llm, template, facts)
 

@@ -38,6 +38,8 @@ from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe
+from bakeoff.models.registry import Engine
+from bakeoff.models.scheduling import usable_cores
 
 MAX_CONSECUTIVE_CRASHES = 3
 BACKEND_CRASH = "backend_crash"
@@ -48,7 +50,9 @@ class GgufSettings:
     n_ctx: int = 4096
     n_gpu_layers: int = -1  # -1: every layer on the GPU (where the build supports it)
     load_seed: int = 0
-    n_threads: int | None = None  # generation threads; None: llama-cpp-python's choice (half the cores)
+    # Generation threads; None: every usable core (llama-cpp-python's own default is half of them;
+    # bakeoff.models.scheduling states the rule when runs share the machine).
+    n_threads: int | None = None
     # Prompt-processing threads; None: all cores. On a machine shared with other
     # busy processes, 1 can be several times faster (no spinning at thread barriers).
     n_threads_batch: int | None = None
@@ -73,7 +77,7 @@ class GgufBackend:
         self.gpu: GpuMemory | None = (gpu_probe or NvmlProbe()).read()
         self._config = LoadConfig(
             info=self.info, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers, load_seed=settings.load_seed,
-            n_threads=settings.n_threads, n_threads_batch=settings.n_threads_batch, gpu=self.gpu,
+            n_threads=settings.n_threads or usable_cores(), n_threads_batch=settings.n_threads_batch, gpu=self.gpu,
             gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning,
         )
         self._entry = engine_entry
@@ -105,6 +109,7 @@ class GgufBackend:
     def _describe(self, facts: EngineFacts) -> dict:
         stamp = read_build_stamp(self.settings.build_stamp)
         return {
+            "engine": Engine.BINDING.value,
             "path": str(self.path),
             "sha256": file_sha256(self.path, self.settings.hash_cache_file),
             "file_bytes": self.info.file_bytes,
@@ -127,6 +132,8 @@ class GgufBackend:
             "llama_cpp_system_info": facts.system_info,
             "llama_cpp_build_flags": build_flags_for(stamp, facts.llama_cpp_python_version),
             "llama_cpp_build_key": stamp.key,
+            "n_threads": facts.n_threads,
+            "n_threads_batch": facts.n_threads_batch,
         }
 
     @property

@@ -23,7 +23,8 @@ from bakeoff.runner.plan import PlanError
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
-ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries")
+ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries",
+                 "engine", "max_concurrent")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
 
 

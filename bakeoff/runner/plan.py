@@ -51,9 +51,17 @@ class ModelEntry:
         entry: dict[str, Any] = {"label": self.label, "spec": self.spec}
         if self.reasoning != "default":
             entry["reasoning"] = self.reasoning
-        if self.options:
-            entry["options"] = dict(self.options)
+        options = _identity_options(dict(self.options))
+        if options:
+            entry["options"] = options
         return entry
+
+
+def _identity_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Backend options without those that only schedule work (max_concurrent): not part of the plan's identity."""
+    from bakeoff.models.registry import SCHEDULING_OPTIONS
+
+    return {name: value for name, value in options.items() if name not in SCHEDULING_OPTIONS}
 
 
 @dataclass(frozen=True)
@@ -88,7 +96,7 @@ class Plan:
             "seed": self.seed,
             "limits": to_jsonable(self.limits),
             "task_settings": to_jsonable(dict(self.task_settings)),
-            "model_options": to_jsonable(dict(self.model_options)),
+            "model_options": to_jsonable(_identity_options(dict(self.model_options))),
         }
 
     def sha256(self) -> str:
@@ -219,11 +227,12 @@ def _model_options_from(raw: Mapping[str, Any]) -> dict[str, Any]:
 def _check_backend_options(models: tuple[ModelEntry, ...], model_options: Mapping[str, Any]) -> None:
     """Each model's options, shared and its own, made into the typed BackendOptions it will be opened with."""
     from bakeoff.models.errors import BackendOptionInvalid
-    from bakeoff.models.registry import options_from_plan
+    from bakeoff.models.registry import check_model_options, options_from_plan
 
     for model in models:
         try:
             options_from_plan({**model_options, **dict(model.options)})
+            check_model_options(model.spec, {**model_options, **dict(model.options)})
         except BackendOptionInvalid as exc:
             raise PlanError(f"model {model.label}: {exc}") from None
 

@@ -26,10 +26,19 @@ def default_open_backend(spec: str, model_options: Mapping[str, Any]):
     return open_backend(spec, BackendOptions(**dict(model_options)))
 
 
-def model_backend_options(env: BatchEnv, model) -> dict[str, Any]:
+def declared_backend_options(env: BatchEnv, model) -> dict[str, Any]:
+    """A model's options as the plan states them (shared, its own, its reasoning mode, the task's context)."""
     from bakeoff.runner.model_entries import backend_options
 
     return backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
+
+
+def model_backend_options(env: BatchEnv, model, in_flight: int = 1, cores: int | None = None) -> dict[str, Any]:
+    """What a model is opened with: its declared options, threads and concurrency sized for `in_flight` runs
+    sharing it on `cores` cores (None: this machine's; bakeoff.models.scheduling states the rule)."""
+    from bakeoff.models.scheduling import scheduled_options
+
+    return scheduled_options(declared_backend_options(env, model), in_flight, env.plan.limits.cpus, cores)
 
 
 def load_failure(exc: BaseException) -> str:

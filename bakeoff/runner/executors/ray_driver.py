@@ -14,13 +14,19 @@ from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.records import RunRecord
-from bakeoff.runner.executors.common import Opener, model_backend_options, record_unstarted_failure
+from bakeoff.runner.executors.common import (
+    Opener,
+    declared_backend_options,
+    model_backend_options,
+    record_unstarted_failure,
+)
 from bakeoff.runner.executors.settings import ExecutorSettings
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.records import read_json, utc_now
 from bakeoff.runner.run import BatchEnv
 
 POLL_S = 0.2
+LOOPBACK = "127.0.0.1"
 
 
 class RayNotInstalled(BakeoffError):
@@ -68,7 +74,9 @@ class RayExecutor:
                 from bakeoff.runner.executors.node import local_resources
 
                 slots_here = self.settings.max_in_flight or 2
-                ray.init(resources=local_resources(slots_here), include_dashboard=False, log_to_driver=False)
+                # On loopback: Ray's default is the machine's interface address, and nothing here needs another host.
+                ray.init(resources=local_resources(slots_here), include_dashboard=False, log_to_driver=False,
+                         _node_ip_address=LOOPBACK)
         try:
             _Driver(ray, self.settings, env, opener, progress).drive(slots)
         finally:
@@ -133,6 +141,7 @@ class _Driver:
         return self._hashes[spec]
 
     def _job(self, slot: RunSlot):
+        from bakeoff.models.scheduling import ray_run_threads
         from bakeoff.runner.executors.ray_worker import RunJob
 
         env = self.env
@@ -140,7 +149,8 @@ class _Driver:
             slot=slot, plan=env.plan, batch_id=self.batch_id, code_version=dict(env.code_version),
             corpus_folder=str(env.corpus.folder), corpus_manifest_sha256=env.corpus.manifest_sha256(),
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
-            evaluate_hooks=dict(env.evaluate_hooks), model_options=model_backend_options(env, slot.model),
+            evaluate_hooks=dict(env.evaluate_hooks),
+            model_options=model_backend_options(env, slot.model, 1, ray_run_threads(self.settings.cpus_per_run)),
             model_sha256=self._model_sha256(slot.model.spec), opener=self.opener,
         )
 
@@ -161,12 +171,23 @@ class _Driver:
         self.progress.run_started(slot)
         self.in_flight[task.remote(self.desk, self._job(slot), self.corpus_box)] = slot
 
+    def _model_cap(self, slot: RunSlot) -> int | None:
+        """At most this many of the model's runs at once: its max_in_flight, and for an endpoint (one server
+        for every run, unlike a GGUF file each run loads itself) a declared max_concurrent."""
+        from bakeoff.models.registry import spec_kind
+
+        cap = self.settings.for_model(slot.model.label).max_in_flight
+        declared = declared_backend_options(self.env, slot.model).get("max_concurrent")
+        if declared and spec_kind(slot.model.spec) == "openai":
+            cap = min(cap, declared) if cap else declared
+        return cap
+
     def _submit_what_fits(self, pending: list[RunSlot]) -> None:
         capacity = self._capacity()
         index = 0
         while index < len(pending) and (len(self.in_flight) < capacity or not self.in_flight):
             slot = pending[index]
-            cap = self.settings.for_model(slot.model.label).max_in_flight
+            cap = self._model_cap(slot)
             if cap and sum(1 for s in self.in_flight.values() if s.model.label == slot.model.label) >= cap:
                 index += 1
                 continue
@@ -188,7 +209,8 @@ class _Driver:
         for run_id, message in messages:
             if message["kind"] == "placed":
                 self.env.journal.append("run_placed", run_id=run_id, node=message["node"],
-                                        worker_pid=message["worker_pid"], attempt=message["attempt"],
+                                        worker_pid=message["worker_pid"], node_ip=message.get("node_ip"),
+                                        attempt=message["attempt"],
                                         containers_removed=message["containers_removed"])
             elif message["kind"] == "event":
                 fields = dict(message["fields"])

@@ -151,6 +151,7 @@ def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
     attempt, state = ray.get(desk.begin.remote(job.run_id))
     removed = remove_run_containers(job.batch_id, job.run_id) if job.plan.sandbox == "docker" else 0
     ray.get(desk.post.remote(job.run_id, {"kind": "placed", "node": node, "worker_pid": os.getpid(),
+                                          "node_ip": ray.util.get_node_ip_address(),
                                           "attempt": attempt, "containers_removed": removed}))
     options = node_sandbox_options(job.plan.sandbox, job.sandbox_options)
     try:
