@@ -45,9 +45,10 @@ CMAKE_ARGS="$CMAKE_FLAGS $TOOL_FLAGS" nice -n 10 "$PYTHON" -m pip wheel -q --no-
   -C "build-dir=$TREE" "$SRC" -w "$STAGING/wheel"
 
 log "compiling llama-server and llama-batched-bench in the same tree"
-# The same cache (flags, compiler), tools switched on; the libraries are not recompiled.
-nice -n 10 cmake "$TREE" -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON \
-  -DCMAKE_MAKE_PROGRAM="$(command -v ninja || command -v make)" >/dev/null
+# The same cache (flags, compiler), llama.cpp's tools switched on; the libraries are not recompiled.
+# llama.cpp's tools add tools/mtmd themselves, so the binding's own copy of that folder is switched off.
+nice -n 10 cmake -Wno-dev "$TREE" -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAVA_BUILD=OFF \
+  -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON -DCMAKE_MAKE_PROGRAM="$(command -v ninja || command -v make)" >/dev/null
 nice -n 10 cmake --build "$TREE" --target llama-server llama-batched-bench >/dev/null
 
 mkdir -p "$STAGING/bin"
