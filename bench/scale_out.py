@@ -101,6 +101,14 @@ def main() -> None:
 
 
 def _on_ray(args, root: Path, corpus: Path, working: Path) -> dict:
+
+    from bakeoff.runner.executors.node import ray_on_loopback
+
+    with ray_on_loopback() as address:  # the cluster binds to loopback, not the machine's interface address
+        return _measure_on_ray(args, root, corpus, working, address)
+
+
+def _measure_on_ray(args, root: Path, corpus: Path, working: Path, address: str) -> dict:
     import ray
     from ray.cluster_utils import Cluster
 
@@ -111,7 +119,7 @@ def _on_ray(args, root: Path, corpus: Path, working: Path) -> dict:
     prose = write_script(root / "prose.jsonl", [{"key": k, "text": "I would rather describe it in words."}
                                                 for k in ("explore", "decide", "implement", "docs")], copies=1)
     node = {"num_cpus": 2, "object_store_memory": 200 * MiB, "resources": {"bakeoff_docker": 1},
-            "node_ip_address": "127.0.0.1"}  # on loopback, not the machine's interface address
+            "node_ip_address": address}
     cluster = Cluster(initialize_head=True, head_node_args=node)
     cluster.add_node(**node)
     cluster.wait_for_nodes()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 
 from runner_support import answers, implementation, write_script
@@ -17,15 +18,23 @@ LOOPBACK = "127.0.0.1"  # test traffic stays on loopback (Ray's default is the m
 
 
 def start_cluster(nodes: list[dict]):
-    """A real Ray cluster on this machine's loopback: one head and worker nodes, CPU only, small object stores."""
+    """A real Ray cluster on this machine's loopback: one head and worker nodes, CPU only, small object stores.
+    Its shutdown() also ends the loopback setting (bakeoff.runner.executors.node.ray_on_loopback)."""
     from ray.cluster_utils import Cluster
 
+    from bakeoff.runner.executors.node import ray_on_loopback
+
+    stack = ExitStack()
+    address = stack.enter_context(ray_on_loopback())
     head, *workers = nodes
     cluster = Cluster(initialize_head=True, head_node_args={"object_store_memory": 200 * MiB, "num_cpus": 2,
-                                                            "node_ip_address": LOOPBACK, **head})
+                                                            "node_ip_address": address, **head})
     for node in workers:
-        cluster.add_node(object_store_memory=200 * MiB, num_cpus=2, node_ip_address=LOOPBACK, **node)
+        cluster.add_node(object_store_memory=200 * MiB, num_cpus=2, node_ip_address=address, **node)
     cluster.wait_for_nodes()
+    assert {node.node_ip_address for node in cluster.list_all_nodes()} == {LOOPBACK}
+    stack.callback(cluster.shutdown)
+    cluster.shutdown = stack.close  # type: ignore[method-assign]
     return cluster
 
 

@@ -26,7 +26,6 @@ from bakeoff.runner.records import read_json, utc_now
 from bakeoff.runner.run import BatchEnv
 
 POLL_S = 0.2
-LOOPBACK = "127.0.0.1"
 
 
 class RayNotInstalled(BakeoffError):
@@ -65,22 +64,26 @@ class RayExecutor:
 
     def run(self, env: BatchEnv, slots: list[RunSlot], opener: Opener, progress) -> None:
         ray = require_ray()
-        started_here = False
-        if not ray.is_initialized():
-            started_here = True
-            if self.settings.address:
-                ray.init(address=self.settings.address, log_to_driver=False)
-            else:
-                from bakeoff.runner.executors.node import local_resources
-
-                slots_here = self.settings.max_in_flight or 2
-                # On loopback: Ray's default is the machine's interface address, and nothing here needs another host.
-                ray.init(resources=local_resources(slots_here), include_dashboard=False, log_to_driver=False,
-                         _node_ip_address=LOOPBACK)
-        try:
+        if ray.is_initialized():  # a cluster this process joined already (tests, benches)
             _Driver(ray, self.settings, env, opener, progress).drive(slots)
-        finally:
-            if started_here:
+            return
+        if self.settings.address:
+            ray.init(address=self.settings.address, log_to_driver=False)
+            try:
+                _Driver(ray, self.settings, env, opener, progress).drive(slots)
+            finally:
+                ray.shutdown()
+            return
+        from bakeoff.runner.executors.node import local_resources, ray_on_loopback
+
+        # A local cluster binds to loopback: Ray's default is the machine's interface address, and no other host
+        # needs to reach it.
+        with ray_on_loopback() as address:
+            ray.init(resources=local_resources(self.settings.max_in_flight or 2), include_dashboard=False,
+                     log_to_driver=False, _node_ip_address=address)
+            try:
+                _Driver(ray, self.settings, env, opener, progress).drive(slots)
+            finally:
                 ray.shutdown()
 
 
