@@ -78,6 +78,11 @@ class LlamaServerBackend:
         return f"gguf:{self.path}"
 
     @property
+    def base_url(self) -> str | None:
+        """Where the running server listens (http://127.0.0.1:PORT), None while none runs."""
+        return self._server.base_url if self._server is not None else None
+
+    @property
     def server_pid(self) -> int | None:
         """The llama-server's own process id (benchmarks read its CPU time)."""
         return self._server.server_pid if self._server is not None else None
