@@ -51,11 +51,22 @@ nice -n 10 cmake -Wno-dev "$TREE" -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON
   -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON -DCMAKE_MAKE_PROGRAM="$(command -v ninja || command -v make)" >/dev/null
 nice -n 10 cmake --build "$TREE" --target llama-server llama-batched-bench >/dev/null
 
-mkdir -p "$STAGING/bin"
+mkdir -p "$STAGING/bin" "$STAGING/wheel-lib"
 cp "$TREE/bin/llama-server" "$TREE/bin/llama-batched-bench" "$STAGING/bin/"
-# Every shared library of the tree that the two programs load: copied beside them ($ORIGIN run path).
+# The libraries the wheel ships, as the wheel ships them (installed and stripped from this same tree).
+"$PYTHON" - "$STAGING"/wheel/*.whl "$STAGING/wheel-lib" <<'PY'
+import sys, zipfile
+from pathlib import Path
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for name in wheel.namelist():
+        if name.startswith("llama_cpp/lib/") and not name.endswith("/"):
+            (Path(sys.argv[2]) / Path(name).name).write_bytes(wheel.read(name))
+PY
+# Every shared library of the tree that the two programs load, beside them ($ORIGIN run path): the wheel's
+# own file where the wheel ships it, so the server runs the very libraries the binding loads.
 for lib in $(ldd "$TREE/bin/llama-server" "$TREE/bin/llama-batched-bench" | awk -v tree="$TREE/" 'index($3, tree) == 1 {print $3}' | sort -u); do
-  cp -L "$lib" "$STAGING/bin/"
+  name=$(basename "$lib")
+  if [ -f "$STAGING/wheel-lib/$name" ]; then cp "$STAGING/wheel-lib/$name" "$STAGING/bin/"; else cp -L "$lib" "$STAGING/bin/"; fi
 done
 # Proof that the copy runs on its own (the tree gone), before it is cached.
 rm -rf "$TREE" "$SRC"

@@ -56,7 +56,7 @@ def test_the_server_answers_on_loopback_with_the_bindings_own_build():
         import llama_cpp
 
         binding = Path(llama_cpp.__file__).parent / "lib"
-        for name in ("libllama.so", "libggml-base.so", "libggml-cpu.so"):
+        for name in ("libllama.so.0", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0"):
             assert _sha256(Path(stamp.server).parent / name) == _sha256(binding / name), name
     finally:
         backend.close()

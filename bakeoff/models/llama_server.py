@@ -29,6 +29,7 @@ HOST = "127.0.0.1"
 READY_POLL_S = 0.05
 STOP_WAIT_S = 10.0
 PORT_TRIES = 3  # a free port can be taken between our look and the server's bind
+NOTICE_S = 2.0  # the watchdog notices its server's death within its poll interval (0.25 s)
 LOG_TAIL = 1500
 
 
@@ -136,6 +137,14 @@ class ServerProcess:
     @property
     def alive(self) -> bool:
         return self.watchdog.poll() is None
+
+    def ended_within(self, seconds: float) -> bool:
+        """Has the server ended, given the watchdog `seconds` to notice (it looks every POLL_S)?"""
+        try:
+            self.watchdog.wait(seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     @property
     def server_pid(self) -> int | None:

@@ -22,7 +22,7 @@ from bakeoff.models.errors import ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf import BACKEND_CRASH, MAX_CONSECUTIVE_CRASHES
 from bakeoff.models.gguf_header import read_info, read_metadata
-from bakeoff.models.llama_server import ServerBuild, ServerCommand, ServerProcess, find_server_build
+from bakeoff.models.llama_server import NOTICE_S, ServerBuild, ServerCommand, ServerProcess, find_server_build
 from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend, reasoning_fields
 from bakeoff.models.registry import BackendOptions, Engine
 from bakeoff.models.scheduling import usable_cores
@@ -145,7 +145,7 @@ class LlamaServerBackend:
                 self._last_crash = f"could not be restarted: {exc}"
                 return self._failure(f"llama-server could not be restarted: {exc}", None)
         completion = client.chat(messages, key=key, settings=settings)
-        if completion.error is not None and not server.alive:
+        if completion.error_kind in ("transport_error", "backend_error") and server.ended_within(NOTICE_S):
             return self._crashed(server, completion)
         if completion.error is None:
             with self._lock:
