@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.models.scheduling import engine_threads, ray_run_threads, scheduled_options, usable_cores
+from bakeoff.models.scheduling import (
+    busy_cores,
+    default_threads,
+    engine_threads,
+    ray_run_threads,
+    scheduled_options,
+    usable_cores,
+)
 from bakeoff.runner.model_entries import ModelEntryError
 from bakeoff.runner.plan import PlanError, plan_from_mapping
 
@@ -19,28 +26,39 @@ def plan(models, **more):
     return plan_from_mapping({"models": models, "corpus": "c", **more}, Path("/base"))
 
 
-@pytest.mark.parametrize("cores, in_flight, sandbox_cpus, threads", [
-    (2, 1, 2.0, 2),  # the sequential loop: nothing runs beside the engine, it takes every core
-    (16, 1, 1.0, 16),
-    (2, 2, 1.0, 1),  # one sandbox beside the engine: one core each
-    (2, 4, 1.0, 1),  # never fewer than one, never all of them
-    (16, 4, 2.0, 10),  # three sandboxes of 2 cores each keep 6
-    (16, 3, 0.5, 15),
-    (1, 4, 1.0, 1),
+@pytest.mark.parametrize("cores, in_flight, sandbox_cpus, busy, threads", [
+    (2, 1, 2.0, 0, 2),  # the sequential loop on an idle machine: nothing runs beside the engine, every core
+    (16, 1, 1.0, 0, 16),
+    (2, 2, 1.0, 0, 1),  # one sandbox beside the engine: one core each
+    (2, 4, 1.0, 0, 1),  # never fewer than one, never all of them
+    (16, 4, 2.0, 0, 10),  # three sandboxes of 2 cores each keep 6
+    (16, 3, 0.5, 0, 15),
+    (1, 4, 1.0, 0, 1),
+    (2, 1, 2.0, 2, 1),  # other work keeps both cores busy: one thread, not two stalling at every barrier
+    (16, 1, 1.0, 3, 13),
+    (16, 4, 2.0, 3, 10),  # the sandboxes' share covers the busy cores already
+    (16, 4, 2.0, 8, 8),
 ])
-def test_the_engine_keeps_the_cores_the_other_runs_sandboxes_cannot_take(cores, in_flight, sandbox_cpus, threads):
-    assert engine_threads(cores, in_flight, sandbox_cpus) == threads
+def test_the_engine_keeps_the_cores_the_sandboxes_and_other_work_leave_free(cores, in_flight, sandbox_cpus, busy,
+                                                                            threads):
+    assert engine_threads(cores, in_flight, sandbox_cpus, busy) == threads
 
 
 def test_scheduled_options_set_threads_and_concurrency_unless_the_plan_does():
-    sized = scheduled_options({"n_ctx": 4096}, in_flight=1, sandbox_cpus=2.0, cores=8)
+    sized = scheduled_options({"n_ctx": 4096}, in_flight=1, sandbox_cpus=2.0, cores=8, busy=0)
     assert sized == {"n_ctx": 4096, "n_threads": 8, "n_threads_batch": 8, "max_concurrent": 1}
     # The plan's own counts win; the prompt threads still follow the rule when only n_threads is given.
-    sized = scheduled_options({"n_threads": 3, "max_concurrent": 4}, in_flight=2, sandbox_cpus=2.0, cores=8)
+    sized = scheduled_options({"n_threads": 3, "max_concurrent": 4}, in_flight=2, sandbox_cpus=2.0, cores=8, busy=1)
     assert sized == {"n_threads": 3, "n_threads_batch": 6, "max_concurrent": 2}  # no more slots than runs to ask
-    assert scheduled_options({"max_concurrent": 4}, 8, 1.0, cores=8)["max_concurrent"] == 4
+    assert scheduled_options({"max_concurrent": 4}, 8, 1.0, cores=8, busy=0)["max_concurrent"] == 4
     assert ray_run_threads(0.5) == 1 and ray_run_threads(4.0) == 4
-    assert usable_cores() >= 1
+
+
+def test_busy_cores_are_read_from_the_machine():
+    cores = usable_cores()
+    assert cores >= 1
+    assert 0 <= busy_cores(cores=cores) <= cores
+    assert 1 <= default_threads() <= cores
 
 
 def test_engine_and_max_concurrent_are_plan_options_checked_at_load():

@@ -46,7 +46,8 @@ def test_the_server_answers_on_loopback_with_the_bindings_own_build():
         assert done.error is None and done.completion_tokens > 0 and done.text
         info = done.model_info
         assert (info["engine"], info["server_parallel"], info["server_pid"]) == ("server", 2, server.pid)
-        assert info["n_threads"] == info["n_threads_batch"] == usable_cores()  # alone on the machine: every core
+        # Every core that other work leaves free (bakeoff.models.scheduling), for generation and prompts alike.
+        assert 1 <= info["n_threads"] == info["n_threads_batch"] <= usable_cores()
         stamp = read_build_stamp()
         assert info["llama_cpp_build_flags"] == stamp.flags != "unknown" and info["llama_cpp_build_key"] == stamp.key
         assert info["server_build"]["path"] == stamp.server and info["server_build"]["version"].startswith("version")

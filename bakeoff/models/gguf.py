@@ -39,7 +39,7 @@ from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe
 from bakeoff.models.registry import Engine
-from bakeoff.models.scheduling import usable_cores
+from bakeoff.models.scheduling import default_threads
 
 MAX_CONSECUTIVE_CRASHES = 3
 BACKEND_CRASH = "backend_crash"
@@ -50,11 +50,11 @@ class GgufSettings:
     n_ctx: int = 4096
     n_gpu_layers: int = -1  # -1: every layer on the GPU (where the build supports it)
     load_seed: int = 0
-    # Generation threads; None: every usable core (llama-cpp-python's own default is half of them;
-    # bakeoff.models.scheduling states the rule when runs share the machine).
+    # Generation threads; None: every usable core other work leaves free (llama-cpp-python's own default is
+    # half the cores; bakeoff.models.scheduling states the rule, also when runs share the machine).
     n_threads: int | None = None
-    # Prompt-processing threads; None: all cores. On a machine shared with other
-    # busy processes, 1 can be several times faster (no spinning at thread barriers).
+    # Prompt-processing threads; None: as many as for generation. On a machine shared with other busy
+    # processes, 1 can be several times faster (no spinning at thread barriers).
     n_threads_batch: int | None = None
     hash_cache_file: Path | None = None
     # How long past a turn's deadline the engine may take to stop at its next token
@@ -75,9 +75,10 @@ class GgufBackend:
         self.settings = settings
         self.info: GgufInfo = read_info(self.path)
         self.gpu: GpuMemory | None = (gpu_probe or NvmlProbe()).read()
+        threads = settings.n_threads or default_threads()
         self._config = LoadConfig(
             info=self.info, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers, load_seed=settings.load_seed,
-            n_threads=settings.n_threads or usable_cores(), n_threads_batch=settings.n_threads_batch, gpu=self.gpu,
+            n_threads=threads, n_threads_batch=settings.n_threads_batch or threads, gpu=self.gpu,
             gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning,
         )
         self._entry = engine_entry

@@ -25,7 +25,7 @@ from bakeoff.models.gguf_header import read_info, read_metadata
 from bakeoff.models.llama_server import NOTICE_S, ServerBuild, ServerCommand, ServerProcess, find_server_build
 from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend, reasoning_fields
 from bakeoff.models.registry import BackendOptions, Engine
-from bakeoff.models.scheduling import usable_cores
+from bakeoff.models.scheduling import default_threads
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class ServerSettings:
     n_ctx: int = 4096  # per slot
     n_gpu_layers: int = -1
     load_seed: int = 0
-    n_threads: int | None = None  # None: every core (see bakeoff.models.threads)
+    n_threads: int | None = None  # None: bakeoff.models.scheduling.default_threads()
     n_threads_batch: int | None = None  # None: n_threads
     reasoning: str = "default"
     max_concurrent: int = 1  # the server's slots (--parallel)
@@ -58,7 +58,7 @@ class LlamaServerBackend:
         self.info = read_info(self.path)
         reasoning_fields(settings.reasoning, "llama.cpp")  # an unknown mode is refused before the server starts
         self.build = build or find_server_build()
-        threads = settings.n_threads or usable_cores()
+        threads = settings.n_threads or default_threads()
         self.command = ServerCommand(
             model=self.path, parallel=settings.max_concurrent, n_ctx=settings.n_ctx, n_threads=threads,
             n_threads_batch=settings.n_threads_batch or threads, n_gpu_layers=settings.n_gpu_layers,

@@ -33,12 +33,14 @@ def declared_backend_options(env: BatchEnv, model) -> dict[str, Any]:
     return backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
 
 
-def model_backend_options(env: BatchEnv, model, in_flight: int = 1, cores: int | None = None) -> dict[str, Any]:
+def model_backend_options(env: BatchEnv, model, in_flight: int = 1, cores: int | None = None,
+                          busy: int | None = None) -> dict[str, Any]:
     """What a model is opened with: its declared options, threads and concurrency sized for `in_flight` runs
-    sharing it on `cores` cores (None: this machine's; bakeoff.models.scheduling states the rule)."""
+    sharing it on `cores` cores of which other work keeps `busy` busy (None: this machine's, measured now;
+    bakeoff.models.scheduling states the rule)."""
     from bakeoff.models.scheduling import scheduled_options
 
-    return scheduled_options(declared_backend_options(env, model), in_flight, env.plan.limits.cpus, cores)
+    return scheduled_options(declared_backend_options(env, model), in_flight, env.plan.limits.cpus, cores, busy)
 
 
 def load_failure(exc: BaseException) -> str:

@@ -153,7 +153,7 @@ class _Driver:
             corpus_folder=str(env.corpus.folder), corpus_manifest_sha256=env.corpus.manifest_sha256(),
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
             evaluate_hooks=dict(env.evaluate_hooks),
-            model_options=model_backend_options(env, slot.model, 1, ray_run_threads(self.settings.cpus_per_run)),
+            model_options=model_backend_options(env, slot.model, 1, ray_run_threads(self.settings.cpus_per_run), busy=0),
             model_sha256=self._model_sha256(slot.model.spec), opener=self.opener,
         )
 
