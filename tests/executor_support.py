@@ -12,6 +12,9 @@ from runner_support import answers, implementation, write_script
 VOLATILE_KEYS = {
     "timings", "resources", "started_at", "finished_at", "duration_s", "prompt_seconds",
     "generation_seconds", "code_version", "model_info", "info", "sha", "date", "pid", "created_at",
+    # How much of a prompt the engine's cache served depends on which turns it answered before (the schedule
+    # of runs in flight), as times do; the answer does not.
+    "cached_prompt_tokens", "cached_prompt",
 }
 MiB = 1024 * 1024
 LOOPBACK = "127.0.0.1"  # test traffic stays on loopback (Ray's default is the machine's interface address)

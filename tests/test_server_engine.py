@@ -123,3 +123,27 @@ def test_two_runs_in_flight_on_the_server_give_the_records_of_one_at_a_time(tmp_
     # Every server those batches started is gone with them.
     pids = {info["server_pid"] for found in infos.values() for info in found}
     assert None not in pids and gone(sorted(pids))
+
+
+def test_the_same_request_gives_the_same_tokens_cold_cached_and_beside_another():
+    """What makes records independent of the concurrency: llama.cpp's tokens must not depend on the batch."""
+    backend = server_backend(max_concurrent=2)
+    design = [Message("system", "You are a careful data scientist. " * 40),
+              Message("user", "Write a design document for a spam classifier: metric, features, validation.")]
+    story = [Message("system", "You write long stories. " * 90), Message("user", "Tell a story about a lighthouse.")]
+    settings = GenerationSettings(max_tokens=120, seed=1)
+    try:
+        cold = backend.chat(design, key="design#1", settings=settings)
+        cached = backend.chat(design, key="design#1", settings=settings)
+        assert cached.cached_prompt_tokens > 0  # the prefix came from the cache this time
+        beside = {}
+        other = threading.Thread(target=lambda: beside.setdefault("story", backend.chat(story, key="story#1",
+                                                                                     settings=settings)))
+        other.start()
+        batched = backend.chat(design, key="design#1", settings=settings)
+        other.join()
+        assert beside["story"].error is None
+        assert cold.error is None and cold.completion_tokens > 20
+        assert cached.text == cold.text and batched.text == cold.text
+    finally:
+        backend.close()

@@ -87,6 +87,10 @@ class ServerCommand:
             "--threads", str(self.n_threads), "--threads-batch", str(self.n_threads_batch),
             "--n-gpu-layers", str(layers), "--seed", str(self.seed), "--jinja", "--no-webui",
             "--alias", self.model.stem,
+            # Flash attention off: with it, llama.cpp's answer depends on how a prompt was split into batches (a
+            # cached prefix, another run's tokens beside it), so records would depend on the concurrency. Off, the
+            # same request gives the same tokens cold, cached and batched (tests/test_server_engine.py).
+            "--flash-attn", "off",
         ]
 
 
