@@ -7,7 +7,8 @@
    N). Rounds alternate the two, and the spread of the rounds is printed. llama.cpp's own llama-batched-bench
    (no HTTP, the same build and threads) is printed beside them: what the engine itself does at N sequences.
 2. Threads: tokens/s of the in-process engine (one generation) at llama-cpp-python's default thread count
-   (half the cores) against every core, alternated.
+   (half the cores), at every core, and at bakeoff's rule (every core other work leaves free), alternated.
+   The server runs at the rule's count, which the first line prints.
 
     .venv/bin/python bench/throughput.py [--tokens 128] [--rounds 3] [--requests 2] [--json FILE]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bakeoff.models.base import GenerationSettings, Message  # noqa: E402
 from bakeoff.models.registry import BackendOptions, default_model_path, open_backend  # noqa: E402
-from bakeoff.models.scheduling import usable_cores  # noqa: E402
+from bakeoff.models.scheduling import default_threads, usable_cores  # noqa: E402
 
 N_VALUES = (1, 2, 4)
 N_CTX = 1024  # per slot: prompt and answer fit with room to spare
@@ -99,12 +101,12 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} [{min(values):.1f}-{max(values):.1f}]"
 
 
-def measure_server(args, cores: int) -> dict:
+def measure_server(args, threads: int) -> dict:
     figures: dict = {}
     settings = GenerationSettings(max_tokens=args.tokens, temperature=0.0, seed=7)
     for n in N_VALUES:
         backend = open_backend("default", BackendOptions(engine="server", max_concurrent=n, n_ctx=N_CTX,
-                                                         n_threads=cores, n_threads_batch=cores))
+                                                         n_threads=threads, n_threads_batch=threads))
         try:
             work = prompts(n * args.requests)
             base = backend.base_url  # the same server, without bakeoff in the way
@@ -124,7 +126,8 @@ def measure_server(args, cores: int) -> dict:
 def measure_threads(args, cores: int) -> dict:
     settings = GenerationSettings(max_tokens=args.tokens, temperature=0.0, seed=7)
     work = prompts(1)[0]
-    counts = {"default (half the cores)": max(1, cores // 2), "every core": cores}
+    counts = {"llama-cpp-python's default (half the cores)": max(1, cores // 2), "every core": cores,
+              "bakeoff's rule": default_threads()}
     backends = {label: open_backend("default", BackendOptions(n_threads=count, n_ctx=N_CTX))
                 for label, count in counts.items()}
     rates: dict[str, list[float]] = {label: [] for label in counts}
@@ -149,13 +152,15 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     cores = usable_cores()
+    chosen = default_threads()  # the rule's count now: every core that other work leaves free
 
-    server = measure_server(args, cores)
+    server = measure_server(args, chosen)
     build = server[N_VALUES[0]]["server_build"]
-    bench = batched_bench(Path(build["path"]).parent / "llama-batched-bench", default_model_path(), args.tokens, cores)
+    bench = batched_bench(Path(build["path"]).parent / "llama-batched-bench", default_model_path(), args.tokens, chosen)
     threads = measure_threads(args, cores)
 
-    print(f"server engine, default model, {cores} threads, {args.tokens} tokens per request; {build['version']}")
+    print(f"server engine, default model, {chosen} of {cores} threads (load average {os.getloadavg()[0]:.1f}), "
+          f"{args.tokens} tokens per request; {build['version']}")
     print("N | bakeoff tok/s (median [min-max]) | plain HTTP clients | bakeoff / plain (goal >= 0.9) | "
           "llama-batched-bench S_TG")
     for n in N_VALUES:
@@ -169,7 +174,8 @@ def main() -> None:
         f"{label} ({threads['threads'][label]} threads) {spread(rates)} tok/s"
         for label, rates in threads["tokens_per_s"].items()))
     if args.json:
-        args.json.write_text(json.dumps({"server": server, "batched_bench": bench, "threads": threads}, indent=2))
+        args.json.write_text(json.dumps({"server": server, "batched_bench": bench, "threads": threads,
+                                         "load_average": os.getloadavg()}, indent=2))
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, on_signal)
-    with open(log_path, "ab", buffering=0) as log:
+    with open(log_path, "wb", buffering=0) as log:  # made empty by bakeoff; the server writes it alone
         server = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                   preexec_fn=_die_with(os.getpid()))
     watched = sys.stdin.fileno()
