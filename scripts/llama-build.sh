@@ -8,9 +8,12 @@
 #   bin/llama-server, bin/llama-batched-bench and the shared libraries they load
 #       (linked with an $ORIGIN run path: the folder can be copied whole)
 #   build.json  {"key", "version", "cmake_args"}
-# Usage: scripts/llama-build.sh PYTHON VERSION "CMAKE_ARGS"   (prints the cache entry's folder)
-# PYTHON is the interpreter whose pip builds the wheel. Compiles run at low priority.
+# Usage: scripts/llama-build.sh [--key] PYTHON VERSION "CMAKE_ARGS"   (prints the cache entry's folder;
+#        --key: only the key, nothing built). PYTHON is the interpreter whose pip builds the wheel.
+# Compiles run at low priority.
 set -euo pipefail
+ONLY_KEY=0
+if [ "${1:-}" = "--key" ]; then ONLY_KEY=1; shift; fi
 PYTHON=$1
 VERSION=$2
 CMAKE_FLAGS=$3
@@ -21,6 +24,7 @@ log() { printf '[llama-build] %s\n' "$*" >&2; }
 KEY=$(printf '%s %s recipe-%s' "$VERSION" "$CMAKE_FLAGS" "$RECIPE" | sha256sum | cut -c1-16)
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/bakeoff/llama"
 ENTRY="$CACHE/$KEY"
+if [ "$ONLY_KEY" = 1 ]; then echo "$KEY"; exit 0; fi
 if [ -f "$ENTRY/build.json" ] && [ -x "$ENTRY/bin/llama-server" ] && ls "$ENTRY"/wheel/*.whl >/dev/null 2>&1; then
   echo "$ENTRY"
   exit 0
