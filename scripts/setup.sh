@@ -36,14 +36,14 @@ LLAMA_SERVER_DIR="$VENV/bakeoff-llama-server"
 
 install_llama_cpp() {
   local entry key wheel
-  entry=$(bash "$ROOT/scripts/llama-build.sh" "$VENV/bin/python" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS") \
-    || { log "building llama.cpp failed"; exit 1; }
-  key=$(sed -n 's/.*"key": "\([0-9a-f]*\)".*/\1/p' "$entry/build.json")
+  key=$(bash "$ROOT/scripts/llama-build.sh" --key "$VENV/bin/python" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS")
   if [ -f "$LLAMA_STAMP" ] && grep -q "\"key\": \"$key\"" "$LLAMA_STAMP" && [ -x "$LLAMA_SERVER_DIR/llama-server" ] \
      && "$VENV/bin/python" -c "import sys, llama_cpp; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" >/dev/null 2>&1; then
     log "llama.cpp build $key already installed"
     return
   fi
+  entry=$(bash "$ROOT/scripts/llama-build.sh" "$VENV/bin/python" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS") \
+    || { log "building llama.cpp failed"; exit 1; }
   wheel=$(ls "$entry"/wheel/llama_cpp_python-*.whl | head -n1)
   log "installing llama.cpp build $key (the Python binding and llama-server)"
   "$VENV/bin/python" -m pip install -q --no-cache-dir --force-reinstall --no-deps "$wheel"
