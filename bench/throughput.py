@@ -110,11 +110,15 @@ def measure_server(args, threads: int) -> dict:
         try:
             work = prompts(n * args.requests)
             base = backend.base_url  # the same server, without bakeoff in the way
-            bakeoff_round(backend, work[:n], n, settings)  # warm-up: pages in the weights, fills the cache
+            plain_round(base, work, n, settings)  # warm-up: pages in the weights; every prompt is cached for both
             ours, theirs = [], []
-            for _ in range(args.rounds):  # alternated, so that drift of the machine hits both
-                ours.append(bakeoff_round(backend, work, n, settings))
-                theirs.append(plain_round(base, work, n, settings))
+            for round_ in range(args.rounds):  # alternated, who goes first too, so that drift hits both alike
+                if round_ % 2 == 0:
+                    ours.append(bakeoff_round(backend, work, n, settings))
+                    theirs.append(plain_round(base, work, n, settings))
+                else:
+                    theirs.append(plain_round(base, work, n, settings))
+                    ours.append(bakeoff_round(backend, work, n, settings))
             figures[n] = {"bakeoff": ours, "plain_http": theirs,
                           "ratio": statistics.median(ours) / statistics.median(theirs),
                           "server_build": backend.build.to_dict()}
@@ -147,7 +151,7 @@ def measure_threads(args, cores: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=128, help="tokens generated per request")
-    parser.add_argument("--rounds", type=int, default=3, help="alternated rounds per figure")
+    parser.add_argument("--rounds", type=int, default=4, help="alternated rounds per figure")
     parser.add_argument("--requests", type=int, default=2, help="requests per client per round")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
