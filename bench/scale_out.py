@@ -57,6 +57,15 @@ class DelayedScripted:
 
         return _Delayed(default_open_backend(spec, options), self)
 
+    def __getstate__(self) -> dict:  # Ray pickles the opener for its workers: a lock does not travel
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def enter(self) -> None:
         with self._lock:
             if self._inside == 0:
@@ -111,6 +120,7 @@ def _batch(plan, out: Path, executor, opener=None) -> tuple[float, list[dict], f
 
 
 def spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:
+    """Median [min-max]."""
     values = [v * scale for v in values]
     return f"{statistics.median(values):.2f}{unit} [{min(values):.2f}-{max(values):.2f}]"
 
@@ -130,10 +140,12 @@ def main() -> None:
     corpus = make_tiny_corpus(root / "corpus")
     working = write_script(root / "working.jsonl", answers(implementation()), copies=max(args.runs, args.overlap_runs))
     figures = {"overlap": _overlap(args, root, corpus, working)}
+    _print_overlap(figures["overlap"])  # each section as soon as it is measured
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
     if not args.only_overlap:
         figures.update(_on_ray(args, root, corpus, working))
         _print_ray(figures)
-    _print_overlap(figures["overlap"])
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
 
