@@ -88,6 +88,9 @@ class LlamaServerBackend:
         return self._server.server_pid if self._server is not None else None
 
     def _start(self) -> tuple[ServerProcess, OpenAICompatBackend]:
+        if self._client is not None:  # the dead server's connections
+            self._client.close()
+            self._client = None
         self._starts += 1
         server = ServerProcess.start(self.build, self.command, self.settings.load_timeout_s)
         http = HttpSettings(api_key_env="", max_retries=0, backoff_s=0.0, reasoning=self.settings.reasoning,
