@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bakeoff.fences import closes_fence, fence_of
 from bakeoff.models.base import Completion
 from bakeoff.records.enums import UNCAPTURED_REASONS, CaptureReason, CaptureStatus
 from bakeoff.records.parts import Capture
@@ -24,8 +25,8 @@ from bakeoff.records.parts import Capture
 # --- fenced blocks and files -------------------------------------------------
 #
 # An answer is hostile input: parsing one of any allowed size takes time linear in its length.
-# Fence lines are recognised with string methods, not a backtracking pattern (``` followed by
-# 200,000 spaces kept a pattern busy for minutes), and every pattern is handed at most
+# Fence lines are recognised with string methods (bakeoff.fences), not a backtracking pattern (``` followed
+# by 200,000 spaces kept a pattern busy for minutes), and every pattern is handed at most
 # _MAX_PATTERN_INPUT characters of one line; a longer line cannot be a file name, label or claim.
 
 _MAX_PATTERN_INPUT = 512
@@ -127,33 +128,6 @@ def _previous_text_line(lines: list[str], index: int) -> str:
     return ""
 
 
-def _fence_of(line: str) -> tuple[str, str] | None:
-    """(fence, info) when `line` opens a fenced block: up to 3 spaces, 3+ backticks or tildes, an info string.
-
-    String methods only: each is one linear pass over the line.
-    """
-    rest = line.lstrip(" ")
-    if len(line) - len(rest) > 3 or rest[:1] not in ("`", "~"):
-        return None
-    after = rest.lstrip(rest[0])
-    run = len(rest) - len(after)
-    if run < 3:
-        return None
-    info = after.strip(" \t")
-    if "`" in info:
-        return None
-    return rest[:run], info
-
-
-def _closes(line: str, fence: str) -> bool:
-    """True when `line` closes a block opened by `fence`: the same character, at least as many, then blanks."""
-    rest = line.lstrip(" ")
-    if len(line) - len(rest) > 3:
-        return False
-    after = rest.lstrip(fence[0])
-    return len(rest) - len(after) >= len(fence) and not after.strip()
-
-
 def _name_in_body(first_line: str, meter: WorkMeter | None) -> tuple[str | None, bool]:
     """(name, drop_the_line) from a block's first line: '# file: x.py' (dropped) or '# x.py' (kept, it is code)."""
     stripped = _bounded(first_line, meter)
@@ -179,7 +153,7 @@ def extract_blocks(text: str, meter: WorkMeter | None = None) -> list[Block]:
     while index < len(lines):
         if meter is not None:
             meter.add(lines[index])
-        opening = _fence_of(lines[index])
+        opening = fence_of(lines[index])
         if not opening:
             index += 1
             continue
@@ -187,7 +161,7 @@ def extract_blocks(text: str, meter: WorkMeter | None = None) -> list[Block]:
         language, name = _name_from_info(info, meter)
         body_start = index + 1
         end = body_start
-        while end < len(lines) and not _closes(lines[end], fence):
+        while end < len(lines) and not closes_fence(lines[end], fence):
             if meter is not None:
                 meter.add(lines[end])
             end += 1

@@ -20,3 +20,19 @@ def user_facing_errors() -> tuple[type[Exception], ...]:
     from sandbox.errors import SandboxError
 
     return (BakeoffError, DurableError, GeneratorError, SandboxError)
+
+
+def did_you_mean(given: object, choices: object) -> str:
+    """' (did you mean 'x'?)' for the choice closest to a mistyped name, '' when none is close.
+
+    `given` may be one name or several (the unknown keys of a table): each gets its nearest choice."""
+    import difflib
+
+    names = [str(choice) for choice in choices]  # type: ignore[attr-defined]
+    typed = [str(given)] if isinstance(given, str) else [str(g) for g in given]  # type: ignore[attr-defined]
+    close = [(word, found[0]) for word in typed if (found := difflib.get_close_matches(word, names, n=1, cutoff=0.6))]
+    if not close:
+        return ""
+    if len(typed) == 1:
+        return f" (did you mean {close[0][1]!r}?)"
+    return " (did you mean " + ", ".join(f"{right!r} for {wrong!r}" for wrong, right in close) + "?)"

@@ -1,12 +1,16 @@
 """Full-size calibration and difficulty sweep, printed as the Markdown tables the README carries.
 
-Generates the default corpus (208,000 + 50,000 rows), runs the careless, text-only
-and careful references exactly as `bakeoff calibrate --sweep` does, and prints:
-the calibration table against the targets, and text-only holdout F1 by contamination.
+Generates the default corpus (208,000 + 50,000 rows) with the public secret
+(generators.secret.PUBLIC_SECRET_HEX: anyone can reproduce the figures) and its holdout
+with several fresh secrets (the same training file), runs the careless, text-only and
+careful references and the cheaters exactly as `bakeoff calibrate --sweep` does, each
+trained once and predicting every holdout, and prints: the calibration table against the
+targets with careful's paired F1 margin over every row and each row's holdout F1 over
+the fresh secrets, and text-only holdout F1 by contamination.
 Takes a long time on a small machine (each reference fits TF-IDF + logistic
 regression twice on up to 208,000 messages).
 
-    .venv/bin/python bench/calibrate.py [--out DIR] [--rows N] [--holdout-rows N] [--markdown FILE]
+    .venv/bin/python bench/calibrate.py [--out DIR] [--rows N] [--holdout-rows N] [--fresh K] [--markdown FILE]
 """
 
 from __future__ import annotations
@@ -25,27 +29,46 @@ from generators.calibration import (  # noqa: E402
     checks,  # noqa: E402
     write_calibration,
 )
+from generators.secret import PUBLIC_SECRET_HEX, Secret  # noqa: E402
 from generators.spam import CorpusParams, generate_corpus  # noqa: E402
+
+
+def _margin(row) -> str:
+    return f"{row.margin.estimate:+.3f} [{row.margin.low:+.3f}, {row.margin.high:+.3f}]" if row.margin else ""
+
+
+def _spread(row) -> str:
+    return f"{min(row.spread):.3f} - {max(row.spread):.3f}" if row.spread else ""
+
+
+def _spread_margin(row) -> str:
+    return f"{min(m.low for m in row.spread_margins):+.3f}" if row.spread_margins else ""
 
 
 def markdown_tables(calibration: Calibration, seconds: float) -> str:
     p = calibration.params
     lines = [
-        f"Corpus: seed {p.seed}, {p.rows:,} training rows, {p.holdout_rows:,} holdout rows, "
-        f"contamination {p.contamination}, metadata signal {p.metadata_signal}.",
+        f"Corpus: seed {p.seed}, public secret (id {calibration.secret_id}), {p.rows:,} training rows, "
+        f"{p.holdout_rows:,} holdout rows, contamination {p.contamination}, metadata signal {p.metadata_signal}.",
         "",
-        "| reference | local F1 (80/20) | holdout F1 | holdout precision | holdout recall | predicted spam rate | target |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| row | kind | local F1 (80/20) | holdout F1 | holdout precision | holdout recall | predicted spam rate | "
+        f"careful's F1 margin [95%] | holdout F1 over {len(calibration.spread_secret_ids)} fresh secrets | "
+        "lowest lower end of careful's margin on them | target |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     targets = {
         "careless": f"best local (>= {checks.CARELESS_MIN_LOCAL}), worst holdout",
         "text_only": f"holdout {checks.TEXT_ONLY_TARGET} +/- {checks.BAND}",
         "careful": f"holdout {checks.CAREFUL_TARGET} +/- {checks.BAND}, >= text-only + {checks.CAREFUL_MIN_MARGIN}",
+        "all_spam": "cheater: every message spam",
+        "base_rate": "cheater: spam at random at the base rate",
+        "subject_keywords": "cheater: a keyword rule on the subject",
     }
-    for r in calibration.references:
+    for r in calibration.rows:
         lines.append(
-            f"| {r.variant} | {r.local_f1:.3f} | {r.holdout_f1:.3f} | {r.holdout_precision:.3f} | "
-            f"{r.holdout_recall:.3f} | {r.predicted_positive_rate:.3f} | {targets[r.variant]} |"
+            f"| {r.variant} | {r.kind} | {r.local_f1:.3f} | {r.holdout_f1:.3f} | {r.holdout_precision:.3f} | "
+            f"{r.holdout_recall:.3f} | {r.predicted_positive_rate:.3f} | {_margin(r)} | {_spread(r)} | "
+            f"{_spread_margin(r)} | {targets[r.variant]} |"
         )
     lines += ["", "Checks: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in calibration.checks.to_dict().items())]
     if calibration.sweep:
@@ -65,6 +88,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=CorpusParams.rows)
     parser.add_argument("--holdout-rows", type=int, default=CorpusParams.holdout_rows)
     parser.add_argument("--no-sweep", action="store_true")
+    parser.add_argument("--fresh", type=int, default=3, help="fresh secrets for the spread (default 3)")
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
     args = parser.parse_args()
 
@@ -74,9 +98,15 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-calibrate-") as scratch:
         corpus = args.out or Path(scratch) / "corpus"
+        params = CorpusParams(rows=args.rows, holdout_rows=args.holdout_rows)
         progress(f"generating {corpus}")
-        generate_corpus(CorpusParams(rows=args.rows, holdout_rows=args.holdout_rows), corpus, force=True)
-        calibration = calibrate(corpus, sweep=not args.no_sweep, progress=progress)
+        generate_corpus(params, corpus, force=True, secret=Secret.from_hex(PUBLIC_SECRET_HEX))
+        spread = []
+        for index in range(args.fresh):
+            progress(f"generating with fresh secret {index + 1} of {args.fresh}")
+            spread.append(Path(scratch) / f"fresh-{index}")
+            generate_corpus(params, spread[-1], secret=Secret.fresh())
+        calibration = calibrate(corpus, sweep=not args.no_sweep, progress=progress, spread=spread)
         write_calibration(calibration, corpus)
     text = markdown_tables(calibration, time.perf_counter() - started)
     print(text)

@@ -1,10 +1,13 @@
 """Full-size calibration of the A/B-test take-home, printed as the Markdown table the README carries.
 
-Generates the default data (a visible experiment of 20,000 users and 48 hidden experiments of 20,000
-users each), runs the careless, half and careful reference analyses on every hidden experiment exactly
-as `bakeoff calibrate --task ab_test` does, and prints their coverage, error, width and Winkler score.
+Generates the default data (a visible experiment of 20,000 users and 96 hidden experiments of 4,000 to
+80,000 users) with the public secret (generators.secret.PUBLIC_SECRET_HEX, so anyone can reproduce the
+figures) and the same data with several fresh secrets, runs the references and the cheaters on every
+hidden experiment exactly as `bakeoff calibrate --task ab_test` does, and prints each row's coverage (with
+its binomial interval), error, width, Winkler score, careful's paired margin over it, and the spread of
+its Winkler score over the fresh secrets.
 
-    .venv/bin/python bench/calibrate_ab.py [--out DIR] [--seed N] [--experiments N] [--jobs N]
+    .venv/bin/python bench/calibrate_ab.py [--out DIR] [--seed N] [--experiments N] [--jobs N] [--fresh K]
 """
 
 from __future__ import annotations
@@ -20,29 +23,60 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from generators.ab_test import AbParams, generate_ab_data  # noqa: E402
 from generators.calibration import ab_test as cal  # noqa: E402
 from generators.calibration import write_calibration  # noqa: E402
+from generators.secret import PUBLIC_SECRET_HEX, Secret  # noqa: E402
 
 TARGETS = {
-    "ab_careless": f"narrowest; coverage <= {cal.CARELESS_MAX_COVERAGE}",
+    "ab_careless": f"narrowest reference; coverage <= {cal.CARELESS_MAX_COVERAGE}",
     "ab_half": "by user, fault missed: biased",
     "ab_careful": f"coverage in [{cal.CAREFUL_COVERAGE_BAND[0]}, {cal.CAREFUL_COVERAGE_BAND[1]}]; best Winkler",
+    "ab_constant": "data-free constant interval",
+    "ab_hardcoded": "the visible experiment's careful answer, hard-coded",
+    "ab_band": "careful estimate +-0.01, no variance",
+    "ab_per_user": "mean of per-user rates + Welch: right unit, wrong estimand",
 }
+
+
+def _margin(row: cal.AbReferenceResult) -> str:
+    if row.margin is None:
+        return ""
+    m = row.margin
+    return f"{m.estimate:+.4f} [{m.low:+.4f}, {m.high:+.4f}]"
+
+
+def _spread(row: cal.AbReferenceResult) -> str:
+    if not row.spread:
+        return ""
+    return f"{min(row.spread):.4f} - {max(row.spread):.4f}"
+
+
+def _spread_margin(row: cal.AbReferenceResult) -> str:
+    if not row.spread_margins:
+        return ""
+    return f"{min(m.low for m in row.spread_margins):+.4f}"
 
 
 def markdown_table(calibration: cal.AbCalibration, seconds: dict[str, float]) -> str:
     p = calibration.params
     zero = round(p.zero_effect_share * p.experiments)
+    largest = round(p.holdout_users * p.holdout_size_spread)
     lines = [
-        f"Data: seed {p.seed}, {p.experiments} hidden experiments of {p.holdout_users:,} users ({zero} with no effect, "
-        f"the others uniform in [0.001, {p.max_effect}]), base rate {p.base_rate}, visits tail {p.visits_tail}, "
-        f"a {p.fault_days}-day duplicated-rows fault per experiment. "
+        f"Data: seed {p.seed}, public secret (id {calibration.secret_id}), {p.experiments} hidden experiments of "
+        f"{p.holdout_users:,} to {largest:,} users (log-uniform; {zero} with no effect, the others uniform in "
+        f"[-{p.max_effect}, {p.max_effect}]), base rate {p.base_rate}, engagement {p.engagement}, bots "
+        f"{p.bot_share:.1%} of visitors, visits tail {p.visits_tail}, a {p.fault_days}-day fault per experiment "
+        f"({p.refire_share:.0%} of its doubled purchases re-fired with a new timestamp). "
         f"Generation {seconds['generate']:.0f} s, calibration {seconds['calibrate']:.0f} s.",
         "",
-        "| reference | coverage of the true effect | mean abs error | mean width | Winkler score (headline) | target |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
+        "| row | kind | coverage [95%] | mean abs error | mean width | Winkler (headline) | careful's margin [95%] "
+        f"| Winkler over {len(calibration.spread_secret_ids)} fresh secrets | lowest lower end of careful's margin on them "
+        "| what it is |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for r in calibration.references:
-        lines.append(f"| {r.variant} | {r.coverage:.3f} | {r.mean_abs_error:.4f} | {r.mean_width:.4f} | "
-                     f"{r.winkler:.4f} | {TARGETS[r.variant]} |")
+    for r in calibration.rows:
+        lines.append(f"| {r.variant} | {r.kind} | {r.coverage:.3f} [{r.coverage_low:.2f}, {r.coverage_high:.2f}] | "
+                     f"{r.mean_abs_error:.4f} | {r.mean_width:.4f} | {r.winkler:.4f} | {_margin(r)} | {_spread(r)} | "
+                     f"{_spread_margin(r)} | "
+                     f"{TARGETS[r.variant]} |")
     checks = calibration.checks.to_dict()
     lines += ["", "Checks: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks.items())]
     return "\n".join(lines)
@@ -54,18 +88,30 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--experiments", type=int, default=AbParams().experiments)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--fresh", type=int, default=3, help="fresh secrets for the spread (default 3)")
+    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     args = parser.parse_args()
+    params = AbParams(seed=args.seed, experiments=args.experiments)
+    progress = lambda step: print(f"[{time.strftime('%H:%M:%S')}] {step}", file=sys.stderr, flush=True)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="bakeoff-ab-bench-") as scratch:
         out = args.out or Path(scratch) / "data"
         seconds = {}
         started = time.perf_counter()
-        generate_ab_data(AbParams(seed=args.seed, experiments=args.experiments), out, force=True)
+        generate_ab_data(params, out, force=True, secret=Secret.from_hex(PUBLIC_SECRET_HEX))
         seconds["generate"] = time.perf_counter() - started
+        spread = []
+        for index in range(args.fresh):
+            progress(f"generating with fresh secret {index + 1} of {args.fresh}")
+            spread.append(Path(scratch) / f"fresh-{index}")
+            generate_ab_data(params, spread[-1], secret=Secret.fresh())
         started = time.perf_counter()
-        calibration = cal.calibrate_ab(out, jobs=args.jobs, progress=lambda step: print(step, file=sys.stderr))
+        calibration = cal.calibrate_ab(out, jobs=args.jobs, progress=progress, spread=spread)
         seconds["calibrate"] = time.perf_counter() - started
         write_calibration(calibration, out)
-        print(markdown_table(calibration, seconds))
+        text = markdown_table(calibration, seconds)
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -67,8 +67,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from bakeoff.analysis.batch_records import read_batch
-    from bakeoff.report.build import write_report
+    from bakeoff.batchfolder.read import read_batch
+    from bakeoff.tasks import report_batch as write_report
 
     with tempfile.TemporaryDirectory(prefix="bench-report-") as scratch:
         batch = args.batch or make_batch(Path(scratch) / "batch")

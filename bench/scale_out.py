@@ -107,16 +107,17 @@ def _plan(root: Path, corpus: Path, script: Path, runs: int, models: int = 1, op
 
 def _batch(plan, out: Path, executor, opener=None) -> tuple[float, list[dict], float]:
     """(wall seconds, run records, the batch's start on the clock the journal uses)."""
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     began = time.time()
     started = time.monotonic()
-    result = run_batch(plan, BatchOptions(out_dir=out, wheelhouse=default_wheelhouse(), executor=executor,
+    result = run_plan(plan, BatchOptions(out_dir=out, wheelhouse=default_wheelhouse(), executor=executor,
                                           open_backend=opener))
     wall = time.monotonic() - started
-    assert result.failed == 0, [r.get("error") for r in result.records]
-    return wall, [dict(r) for r in result.records], began
+    assert result.failed == 0, [r.error for r in result.records]
+    return wall, [r.to_json() for r in result.records], began
 
 
 def spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:

@@ -31,8 +31,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bakeoff.models.base import GenerationSettings, Message  # noqa: E402
-from bakeoff.models.registry import BackendOptions, default_model_path, open_backend  # noqa: E402
+from bakeoff.models.registry import BackendOptions, open_backend  # noqa: E402
 from bakeoff.models.scheduling import default_threads, usable_cores  # noqa: E402
+from bakeoff.models.spec import default_model_path  # noqa: E402
 
 N_VALUES = (1, 2, 4)
 N_CTX = 1024  # per slot: prompt and answer fit with room to spare

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import errno
-import json
+import io
 import os
+import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+from durable.jsonio import dumps
 
 DEFAULT_MODE = 0o644  # what open() gives under the usual umask
 PRIVATE = 0o600  # records and caches that only their owner reads
@@ -28,12 +31,17 @@ def fsync_folder(folder: Path) -> None:
 
 def write_bytes(path: Path, data: bytes, *, mode: int = DEFAULT_MODE) -> None:
     """Write `data` to `path` so that `path` is absent, the old file, or the complete new one."""
+    write_stream(path, io.BytesIO(data), mode=mode)
+
+
+def write_stream(path: Path, source: BinaryIO, *, mode: int = DEFAULT_MODE) -> None:
+    """`write_bytes` of everything `source` still holds, copied in chunks (a large file is never held whole)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            shutil.copyfileobj(source, handle)
             handle.flush()
             os.fchmod(handle.fileno(), mode)  # exactly `mode`: mkstemp makes 0o600 and the umask plays no part
             os.fsync(handle.fileno())
@@ -53,8 +61,8 @@ def write_json(
     path: Path, value: Any, *, mode: int = DEFAULT_MODE, indent: int | None = 2, sort_keys: bool = False,
     ensure_ascii: bool = True,
 ) -> None:
-    """`write_text` of `value` as JSON, ending with a newline."""
-    text = json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n"
+    """`write_text` of `value` as JSON (no NaN or Infinity: JSONUnwritable), ending with a newline."""
+    text = dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n"
     write_text(path, text, mode=mode)
 
 

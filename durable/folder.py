@@ -6,8 +6,11 @@ import ctypes
 import enum
 import errno
 import functools
+import hashlib
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +22,8 @@ STAGING_MODE = 0o755  # mkdtemp makes folders private; a published folder is as 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EXDEV)  # kernel or filesystem without it
+_LABEL = re.compile(r"[a-z]+")
+_OWNED_TAIL = r"(?P<label>[a-z]+)-(?P<host>[0-9a-f]{8})\.(?P<pid>\d{1,10})\.[A-Za-z0-9_]+"  # after ".NAME."
 _TAKEN = (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR)  # what rename says when the target name is in use
 
 
@@ -30,18 +35,76 @@ class IfExists(enum.Enum):
     KEEP = "keep"  # someone else finished first: theirs stays, ours is discarded
 
 
+def _host_tag() -> str:
+    """Eight hex digits that stand for this machine in a staging folder's name (a shared filesystem has others')."""
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _owned_name(target: Path, label: str) -> str:
+    """The prefix of a hidden sibling this process makes for `target`: `.NAME.LABEL-HOST.PID.` (mkdtemp adds the rest)."""
+    if not _LABEL.fullmatch(label):
+        raise ValueError(f"a staging label is lower-case letters, got {label!r}")
+    return f".{target.name}.{label}-{_host_tag()}.{os.getpid()}."
+
+
 def new_staging(target: Path, *, mode: int = STAGING_MODE, label: str = "partial") -> Path:
-    """A new, empty, hidden folder `.NAME.LABEL-*` beside `target` (its parent made if missing), with exactly `mode`."""
+    """A new, empty, hidden folder `.NAME.LABEL-HOST.PID.*` beside `target` (its parent made if missing), with
+    exactly `mode`. The name says which process on which machine owns it: what `sweep_leftovers` goes by."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{label}-", dir=target.parent))
+    staging = Path(tempfile.mkdtemp(prefix=_owned_name(target, label), dir=target.parent))
     os.chmod(staging, mode)
     return staging
 
 
+def _owner_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # one of ours, perhaps still being built on another thread
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process, alive
+    return True
+
+
+def sweep_leftovers(target: Path) -> list[str]:
+    """Remove the hidden siblings of `target` left by a killed publisher: staging folders (`.NAME.LABEL-*`, one
+    of them perhaps holding an old folder swapped out by an exchange) and retired folders (`.NAME.old-*`) whose
+    owning process, on this machine, is gone. A live owner's, or another machine's, are left alone.
+    Returns the names removed. Called by every publish of `target`."""
+    target = Path(target)
+    pattern = re.compile(re.escape(f".{target.name}.") + _OWNED_TAIL)
+    removed: list[str] = []
+    try:
+        names = os.listdir(target.parent)
+    except FileNotFoundError:
+        return removed
+    host = _host_tag()
+    for name in names:
+        found = pattern.fullmatch(name)
+        if found is None or found["host"] != host or _owner_alive(int(found["pid"])):
+            continue
+        try:
+            _remove(target.parent / name)
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove: the next publish tries again
+        removed.append(name)
+    return removed
+
+
 def publish_folder(staging: Path, target: Path, if_exists: IfExists = IfExists.REPLACE) -> bool:
-    """Move the finished `staging` folder to `target`; False when KEEP left someone else's folder there."""
+    """Move the finished `staging` folder to `target`; False when KEEP left someone else's folder there.
+    Either way, the leftovers of earlier publishers of `target` that were killed are swept (sweep_leftovers)."""
     staging, target = Path(staging), Path(target)
+    try:
+        return _publish(staging, target, if_exists)
+    finally:
+        sweep_leftovers(target)
+
+
+def _publish(staging: Path, target: Path, if_exists: IfExists) -> bool:
     if if_exists is IfExists.REPLACE and os.path.lexists(target):
         if _exchange(staging, target):
             _remove(staging)  # after the exchange this name holds the old folder
@@ -84,7 +147,7 @@ def staged_folder(
 
 def _swap_by_renames(staging: Path, target: Path) -> None:
     """Two renames, for filesystems without an atomic exchange; a failed second one puts the old folder back."""
-    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    retired = Path(tempfile.mkdtemp(prefix=_owned_name(target, "old"), dir=target.parent))
     old = retired / "old"
     os.rename(target, old)
     try:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from durable.atomic import DEFAULT_MODE, fsync_folder
-from durable.errors import JournalDamaged
+from durable.errors import JournalDamaged, UntrustedJSON
+from durable.jsonio import dumps, loads
 
 _SCAN_BYTES = 1 << 16
 
@@ -22,7 +22,7 @@ class Journal:
 
     def append(self, value: Any, *, sort_keys: bool = False, ensure_ascii: bool = True) -> None:
         """Add `value` as the last line (a cut last line, left by a kill, is truncated away first)."""
-        line = json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n"
+        line = dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n"  # JSONUnwritable for NaN
         data = line.encode("utf-8", errors="backslashreplace")  # a lone surrogate as its \uXXXX escape
         self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not os.path.lexists(self.path)
@@ -55,8 +55,8 @@ class Journal:
             if not raw.strip():
                 continue
             try:
-                values.append(json.loads(raw.decode("utf-8")))
-            except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+                values.append(loads(raw, what=f"line {number}"))
+            except UntrustedJSON as exc:  # not UTF-8, not JSON, or past a cap (nesting, digits, NaN): none of ours
                 raise JournalDamaged(
                     f"{self.path} is damaged at line {number} ({exc}): a kill cuts only the last line, so this "
                     "one was changed by something else; mend or remove that line"

@@ -64,6 +64,8 @@ class ExecResult:
     disk_peak_bytes: int | None = None
     disk_cap_bytes: int | None = None
     disk_exceeded: bool = False  # stopped by the harness because the workspace outgrew Limits.disk_bytes
+    # CPU seconds (user + system) the command and everything it started used; None where the driver cannot tell.
+    cpu_s: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -98,6 +100,8 @@ class Sandbox(abc.ABC):
         self.spec = spec
         self.closed = False
         self._lock = threading.Lock()  # one execution at a time; close waits for a running one
+        # CPU seconds of every execution so far that reported them (ExecResult.cpu_s); None until one did.
+        self.cpu_seconds: float | None = None
 
     def exec(
         self,
@@ -118,13 +122,19 @@ class Sandbox(abc.ABC):
             if cap is not None:
                 with FilesystemWatch(cap) as watch:
                     result = self._run(command, timeout, dict(env or {}))
-                return dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=cap.cap_bytes)
+                return self._counted(dataclasses.replace(result, disk_peak_bytes=watch.peak_bytes,
+                                                         disk_cap_bytes=cap.cap_bytes))
             limit = self.spec.limits.disk_bytes
             with TreeWatch(self._writable_folders(), limit, self._stop_running) as watch:
                 result = self._run(command, timeout, dict(env or {}))
-            return dataclasses.replace(
+            return self._counted(dataclasses.replace(
                 result, disk_peak_bytes=watch.peak_bytes, disk_cap_bytes=limit, disk_exceeded=watch.exceeded
-            )
+            ))
+
+    def _counted(self, result: ExecResult) -> ExecResult:
+        if result.cpu_s is not None:
+            self.cpu_seconds = (self.cpu_seconds or 0.0) + result.cpu_s
+        return result
 
     @abc.abstractmethod
     def _run(self, argv: tuple[str, ...], timeout_s: float, env: Mapping[str, str]) -> ExecResult:

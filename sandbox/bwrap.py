@@ -151,6 +151,7 @@ class BwrapSandbox(Sandbox):
             if run.returncode == ENTER_FAILED and nonce in run.stderr.text:
                 raise SandboxError(f"could not move the command into its cgroup: {run.stderr.text.strip()}")
             oom = _read_oom_kills(group) > 0
+            cpu_s = _read_cpu_seconds(group)
             stopped = self._stopped is group  # the disk watch killed it (bwrap with it, so no status)
             if not (run.timed_out or oom or stopped or _command_exited(status_read)):
                 # bwrap failed before the command could run (a vanished mount source...): the harness's fault.
@@ -177,6 +178,7 @@ class BwrapSandbox(Sandbox):
             stdout_dropped_bytes=run.stdout.dropped_bytes,
             stderr_dropped_bytes=run.stderr.dropped_bytes,
             isolation=self.kind,
+            cpu_s=cpu_s,
         )
 
     def _writable_folders(self) -> list[Path]:
@@ -368,6 +370,15 @@ def _command_exited(status_fd: int) -> bool:
             break
         chunks.append(chunk)
     return b'"exit-code"' in b"".join(chunks)
+
+
+def _read_cpu_seconds(group: ExecGroup) -> float | None:
+    """The command's CPU seconds from its group; None where they cannot be read (cgroup v1 keeps them in a
+    cpuacct hierarchy this driver does not join)."""
+    try:
+        return group.cpu_seconds()
+    except (OSError, ValueError):
+        return None
 
 
 def _read_oom_kills(group: ExecGroup) -> int:

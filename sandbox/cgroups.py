@@ -89,6 +89,10 @@ class ExecGroup(abc.ABC):
     def oom_kills(self) -> int:
         """How many processes the kernel's OOM killer killed in this group."""
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the group's processes used (None where the hierarchy has no CPU accounting)."""
+        return None
+
     def kill_all(self) -> None:
         """SIGKILL every member until none is left (new forks are bounded by the pids cap)."""
         pause = 0.0005
@@ -134,6 +138,13 @@ class V2Group(ExecGroup):
 
     def oom_kills(self) -> int:
         return _oom_kill_count(self.dirs[0] / "memory.events")
+
+    def cpu_seconds(self) -> float | None:
+        for line in _read_text(self.dirs[0] / "cpu.stat").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec" and value.strip().isdigit():
+                return int(value) / 1e6
+        return None
 
 
 def _oom_kill_count(counters: Path) -> int:

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import durable
 from sandbox import docker_mounts, paths
 from sandbox.base import ExecResult, Mount, Sandbox, SandboxSpec
 from sandbox.docker_capture import CappedStream, split_status
@@ -267,7 +268,7 @@ class DockerSandbox(Sandbox):
         request = {"argv": list(argv), "env": dict(env), "timeout_s": timeout, "nonce": nonce}
         started = time.monotonic()
         fd = self._channel.fileno()
-        _write_all(fd, (json.dumps(request) + "\n").encode())
+        _write_all(fd, (durable.dumps(request) + "\n").encode())
         capture = self._capture(_frames(fd), container, timeout, until_marked=nonce)
         result = self._result(argv, nonce, capture, time.monotonic() - started, lambda: "the container ended")
         if result is None or capture.leftovers or capture.backstop_fired.is_set():
@@ -339,6 +340,7 @@ class DockerSandbox(Sandbox):
             stdout_dropped_bytes=out_dropped + int(status.get("stdout_dropped", 0)),
             stderr_dropped_bytes=err_dropped + int(status.get("stderr_dropped", 0)),
             isolation=DOCKER,
+            cpu_s=float(status["cpu_s"]) if isinstance(status.get("cpu_s"), int | float) else None,
         )
 
     @staticmethod

@@ -81,7 +81,7 @@ def current_base_python() -> Path:
 
 def env_key(base_python: Path, packages: Sequence[str]) -> str:
     """A folder name that changes when the interpreter or the package set changes."""
-    text = json.dumps([str(base_python.resolve()), sorted(packages)])
+    text = durable.dumps([str(base_python.resolve()), sorted(packages)])
     return "sandbox-env-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -207,7 +207,7 @@ def _retarget(venv_dir: Path, final_dir: Path, base_python: Path, packages: Sequ
     )
     env = HostEnv(final_dir, prefix, base_mount, version, tuple(packages))
     meta = {"base_prefix": str(prefix), "base_mount": base_mount, "python_version": version, "packages": list(packages)}
-    (venv_dir / METADATA_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+    (venv_dir / METADATA_FILE).write_text(durable.dumps(meta, indent=2) + "\n")
     return env
 
 

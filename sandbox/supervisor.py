@@ -314,6 +314,7 @@ def execute(uid: int, gid: int, output_cap: int, request: dict) -> None:
     """
     status: dict = {"exit_code": None, "signal": None, "timed_out": False}
     oom_before = oom_kill_count()
+    cpu_before = os.times()  # what the waited-for children (the command and what it started) used so far
     started = time.monotonic()
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
@@ -336,6 +337,9 @@ def execute(uid: int, gid: int, output_cap: int, request: dict) -> None:
     elif not status["timed_out"]:
         status["exit_code"] = os.waitstatus_to_exitcode(wait_status)
     status["command_s"] = round(time.monotonic() - started, 6)
+    cpu_after = os.times()
+    status["cpu_s"] = round(cpu_after.children_user + cpu_after.children_system
+                            - cpu_before.children_user - cpu_before.children_system, 6)
     status["stdout_dropped"], status["stderr_dropped"] = out_relay.dropped, err_relay.dropped
     oom_after = oom_kill_count()
     status["oom_kills"] = None if oom_before is None or oom_after is None else oom_after - oom_before

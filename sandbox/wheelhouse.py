@@ -87,7 +87,7 @@ def default_wheelhouse(environ: dict[str, str] | None = None) -> Path:
 
 def requirement_set_key(requirements: Sequence[str], target: TargetPlatform) -> str:
     """A stable name for 'these requirements for this platform' (order and blank lines do not matter)."""
-    payload = json.dumps(
+    payload = durable.dumps(
         {"requirements": sorted({r.strip() for r in requirements if r.strip()}), "target": target.pip_arguments()},
         sort_keys=True,
     )
@@ -220,7 +220,7 @@ def download_wheels(
         files = tuple(sorted(p.name for p in Path(incoming).iterdir() if p.suffix == ".whl"))
         for name in files:
             durable.move_file(Path(incoming) / name, wheelhouse / name)
-    stamp = json.dumps({"requirements": list(requirements), "files": list(files)})
+    stamp = durable.dumps({"requirements": list(requirements), "files": list(files)})
     durable.write_text(_stamp_path(wheelhouse, key), stamp, mode=0o644)  # sandboxes read the wheelhouse as another uid
     return DownloadResult(requirements, ok=True, files=files, cached=False, log_tail=log_tail)
 

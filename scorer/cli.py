@@ -7,10 +7,10 @@ why, and f1 is 0); 2 the answer key or the command line is unusable.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from durable import dumps
 from scorer.score import AnswerKeyError, Score, failed_score, score_files
 
 EXIT_SCORED = 0
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         score = failed_score(ANSWER_KEY_ERROR, str(exc))
         status = EXIT_BAD_ANSWER_KEY
     if args.json:
-        print(json.dumps(score.to_dict()))
+        print(dumps(score.to_dict()))
     else:
         print(format_text(score), file=sys.stdout if score.ok else sys.stderr)
     return status

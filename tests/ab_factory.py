@@ -13,7 +13,6 @@ from typing import Any
 
 from analysis_factory import NO_TIME, answer, batch_record, explore_command, fake_stage, stage_path, write_json
 
-from bakeoff.analysis.unit_probe import UnitProbeRecord
 from bakeoff.records import (
     Attribution,
     Capture,
@@ -26,11 +25,14 @@ from bakeoff.records import (
     LadderStatus,
     ModelRef,
     Outcome,
+    Rung,
     RunRecord,
     RunStatus,
     StageRecord,
     TokenCounts,
 )
+from bakeoff.tasks.ab_test.unit_probe import UnitProbeRecord
+from bakeoff.tasks.ab_test.words import HEADLINE
 from generators.calibration.ab_probe import unit_verdict
 from scorer.interval_reading import IntervalResult
 from scorer.intervals import ExperimentScore, score_experiments
@@ -70,7 +72,7 @@ def interval_score(run: AbFakeRun) -> dict[str, Any]:
 
 def probe_record(run: AbFakeRun) -> dict[str, Any]:
     if run.ratio is None:
-        from bakeoff.analysis.unit_probe import skipped
+        from bakeoff.tasks.ab_test.unit_probe import skipped
 
         return skipped("analyze.py on the original experiment: module_not_found: No module named 'x'", "exp_000").to_dict()
     original = IntervalResult(0.01, 0.006, 0.014)
@@ -80,8 +82,10 @@ def probe_record(run: AbFakeRun) -> dict[str, Any]:
 
 def _check(run: AbFakeRun) -> LadderCheck:
     scored = run.status == "scored"
-    return LadderCheck(rung=5 if scored else 1, status=LadderStatus(run.status), failed_step=None, f1=None,
-                       metrics=interval_score(run) if scored else None)
+    metrics = interval_score(run) if scored else None
+    headline = HEADLINE.of(metrics["winkler"]) if metrics is not None and metrics.get("winkler") is not None else None
+    return LadderCheck(rung=Rung(5 if scored else 1), status=LadderStatus(run.status), failed_step=None,
+                       headline=headline, metrics=metrics)
 
 
 def stage_records(run: AbFakeRun) -> list[StageRecord]:
@@ -100,8 +104,8 @@ def stage_records(run: AbFakeRun) -> list[StageRecord]:
 def run_record(run: AbFakeRun) -> RunRecord:
     check = _check(run)
     crashed = run.status != "scored"
-    outcome = Outcome(status=check.status, rung=check.rung, rung_name="",
-                      crash_class=CrashClass.OTHER if crashed else None, metrics=check.metrics)
+    outcome = Outcome(status=check.status, rung=check.rung, crash_class=CrashClass.OTHER if crashed else None,
+                      metrics=check.metrics, headline=check.headline)
     return RunRecord(
         run_id=run.run_id, run_index=run.index, seed=100 + run.index, task="ab_test",
         model=ModelRef(label=run.model, spec=f"scripted:{run.model}"), corpus=CorpusRef(path="", manifest_sha256=None),

@@ -7,14 +7,12 @@ Stages and fields a fake run does not need are left at their empty values.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bakeoff.analysis.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.records import (
     AnalysisRecord,
     Attribution,
@@ -24,6 +22,7 @@ from bakeoff.records import (
     CaptureReason,
     CaptureStatus,
     Claim,
+    ClaimSource,
     Command,
     Commit,
     CompletionRecord,
@@ -31,11 +30,14 @@ from bakeoff.records import (
     CrashClass,
     LadderCheck,
     LadderStatus,
+    ModelEntry,
     ModelRef,
     Outcome,
+    Plan,
     RepairEffect,
     RepairGrant,
     RepairTurn,
+    Rung,
     RunRecord,
     RunStatus,
     StageRecord,
@@ -43,6 +45,8 @@ from bakeoff.records import (
     TokenCounts,
 )
 from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.tasks.spam.words import HEADLINE
 from scorer import score_from_confusion
 
 if TYPE_CHECKING:
@@ -99,12 +103,12 @@ def metrics(run: FakeRun) -> dict[str, Any] | None:
 
 
 def _check(rung: int, f1: float | None) -> LadderCheck:
-    return LadderCheck(rung=rung, status=LadderStatus.SCORED if rung == 5 else LadderStatus.CRASHED,
-                       failed_step=None, f1=f1)
+    return LadderCheck(rung=Rung(rung), status=LadderStatus.SCORED if rung == 5 else LadderStatus.CRASHED,
+                       failed_step=None, headline=HEADLINE.of(f1) if f1 is not None else None)
 
 
 def _probe(verdict: str | None) -> dict[str, Any] | None:
-    """A probe result in the shape bakeoff.analysis.probes.ProbeResult.to_dict writes."""
+    """A probe result in the shape bakeoff.tasks.spam.probes.ProbeResult.to_dict writes."""
     if verdict is None:
         return None
     moved = {USES_LEAK: 0.8, DOES_NOT_USE: 0.0, INCONCLUSIVE: 0.0}[verdict]
@@ -149,17 +153,18 @@ def stage_records(run: FakeRun) -> list[StageRecord]:
         fake_stage(run.run_id, "implement", attribution=Attribution(run.implement_attribution)),
         fake_stage(run.run_id, "repair", turns=turns),
         fake_stage(run.run_id, "evaluate", extras={"probe": probe} if probe else {},
-                   claim=Claim.of_f1(run.claimed_f1, "train_output", run.f1)),
+                   claim=Claim(ClaimSource.VISIBLE_OUTPUT, run.claimed_f1, run.f1)),
     ]
 
 
 def run_record(run: FakeRun) -> RunRecord:
     harness_failed = run.run_status == "harness_failed"
+    f1 = run.f1 if run.rung == 5 else None
     outcome = Outcome(
-        status=LadderStatus(run.status), rung=run.rung, rung_name="",
+        status=LadderStatus(run.status), rung=Rung(run.rung),
         crash_class=CrashClass(run.crash_class) if run.crash_class else None, detail=run.detail, metrics=metrics(run),
-        task_fields={"f1": run.f1 if run.rung == 5 else None, "claimed_f1": run.claimed_f1,
-                     "claim_source": "train_output"},
+        headline=HEADLINE.of(f1) if f1 is not None else None,
+        claim=Claim(ClaimSource.VISIBLE_OUTPUT, run.claimed_f1, f1),
     )
     return RunRecord(
         run_id=run.run_id, run_index=run.index, seed=run.seed, task="spam_classifier",
@@ -213,10 +218,9 @@ def batch_record(runs: Sequence[FakeRun | AbFakeRun], task: str | None = None) -
     """The batch record of these runs' models, each run index once per model; `task` given only when not spam's."""
     models = list(dict.fromkeys(r.model for r in runs))
     order = tuple(r.run_id for r in sorted(runs, key=lambda r: (r.index, models.index(r.model))))
-    plan: dict[str, Any] = {"task": task} if task else {}
-    plan |= {"models": [{"label": m, "spec": f"scripted:{m}"} for m in models], "runs": max(r.index for r in runs)}
-    digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
-    return BatchRecord(plan=plan, plan_sha256=digest, order=order)
+    plan = Plan(models=tuple(ModelEntry(m, f"scripted:{m}") for m in models), corpus="",
+                runs=max(r.index for r in runs), task=task or "")
+    return BatchRecord(plan=plan, plan_sha256=plan.sha256(), order=order)
 
 
 def write_batch(folder: Path, runs: list[FakeRun]) -> Path:

@@ -55,7 +55,8 @@ def two_model_plan(root: Path, corpus: Path, runs: int = 2, extra_models: str = 
         f'runs = {runs}\ncorpus = "{corpus}"\nsandbox = "docker"\nseed = 3\n'
         + (f'task = "{task}"\n' if task else "") +
         f'models = [{{ spec = "scripted:{first}", label = "alpha" }}, {{ spec = "scripted:{second}", label = "beta" }}{extra_models}]\n'
-        "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n[task_settings]\nsmoke_rows = 50\n",
+        "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n"
+        + ("" if task else "[task_settings]\nsmoke_rows = 50\n"),  # the spam take-home's own setting
         encoding="utf-8",
     )
     return plan

@@ -50,17 +50,10 @@ def make_scripted_batch(root: Path) -> Path:
 
 
 def review_items(root: Path) -> tuple[Path, list[dict]]:
-    """Two matched pairs of the shipped items (OK and PROBLEM twins), as an items file of their own."""
-    from bakeoff.review.items import OPTIONAL_FIELDS, REQUIRED_FIELDS
+    """Two matched pairs of the shipped items (OK and PROBLEM twins), as a self-contained items file of their own."""
+    from bakeoff.review.items import group_pairs, load_items
 
-    known = set(REQUIRED_FIELDS) | set(OPTIONAL_FIELDS)  # the fields this version's parser accepts
-    items = [{k: v for k, v in json.loads(line).items() if k in known}
-             for line in ITEMS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    pairs: dict[str, list[dict]] = {}
-    for item in items:
-        if item["pair_id"]:
-            pairs.setdefault(item["pair_id"], []).append(item)
-    chosen = [item for twins in list(pairs.values())[:2] for item in twins]
+    chosen = [item.to_dict() for twins in list(group_pairs(load_items(ITEMS)).values())[:2] for item in twins]
     path = root / "items.jsonl"
     path.write_text("".join(json.dumps(item) + "\n" for item in chosen), encoding="utf-8")
     return path, chosen

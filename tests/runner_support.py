@@ -157,7 +157,8 @@ def write_plan(path: Path, corpus: Path, script: Path, runs: int, sandbox: str =
         + (f'task = "{task}"\n' if task else "") +
         f'models = [{{ spec = "scripted:{script}", label = "scripted" }}]\n'
         "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n"
-        f"[task_settings]\nsmoke_rows = 50\n{extra}",
+        # smoke_rows is the spam take-home's own setting (its settings.toml): another task refuses it
+        "[task_settings]\n" + ("" if task else "smoke_rows = 50\n") + extra,
         encoding="utf-8",
     )
     return path
@@ -175,8 +176,9 @@ def run_scripted_batch(root: Path, scripts: dict[str, list[dict]], plan: dict, *
     `plan` holds the rest of the plan (corpus, seed, task_settings...); `options` go to BatchOptions.
     Returns the BatchResult.
     """
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     models = [{"label": name, "spec": f"scripted:{write_script(root / f'{name}.jsonl', lines)}"}
@@ -184,7 +186,7 @@ def run_scripted_batch(root: Path, scripts: dict[str, list[dict]], plan: dict, *
     mapping = {"models": models, "runs": 1, "sandbox": "docker", "limits": SANDBOX_LIMITS, **plan}
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    return run_batch(plan_from_mapping(mapping, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, **options))
+    return run_plan(plan_from_mapping(mapping, root), BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse, **options))
 
 
 def bakeoff_cli(*args: str, env_extra: dict | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import ab_runner_support as ab
 import runner_support as spam
+import sim_runner_support as sim
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class TaskCase:
     outcome_keys: tuple[str, ...]  # run.json outcome fields two identical batches must agree on
     status_word: str  # what `bakeoff status` prints for a scored run
     models_table: str  # the report's per-model table (tables/<name>.csv): graded, uncaptured_runs, capture_rate
+    own_settings: dict  # the task's own [task_settings] the batch tests set (another task refuses them)
 
     @property
     def plan_task(self) -> str | None:
@@ -35,18 +37,30 @@ SPAM = TaskCase(
     make_data=spam.make_tiny_corpus,
     working=spam.answers(spam.implementation()),
     crash_then_repair=spam.answers(spam.implementation(spam.TRAIN_CRASHING), spam.implementation()),
-    outcome_keys=("f1", "metrics", "claimed_f1"),
+    outcome_keys=("headline", "metrics", "claim"),
     status_word="scored f1=",
     models_table="models",
+    own_settings={"smoke_rows": 50},
 )
 AB_TEST = TaskCase(
     task="ab_test",
     make_data=ab.make_tiny_ab_data,
     working=ab.ab_answers(ab.implementation(ab.BY_USER)),
     crash_then_repair=ab.ab_answers(ab.implementation(ab.CRASHING), ab.implementation(ab.BY_USER)),
-    outcome_keys=("headline", "metrics", "claimed_effect", "claimed_ci"),
+    outcome_keys=("headline", "metrics", "claim"),
     status_word="scored winkler=",
     models_table="ab_models",
+    own_settings={},
 )
-CASES = (SPAM, AB_TEST)
+SIMULATION = TaskCase(
+    task="simulation",
+    make_data=sim.make_tiny_sim_data,
+    working=sim.sim_answers(sim.implementation(sim.CAREFUL)),
+    crash_then_repair=sim.sim_answers(sim.implementation(sim.CRASHING), sim.implementation(sim.CAREFUL)),
+    outcome_keys=("headline", "metrics", "claim"),
+    status_word="scored relative_winkler=",
+    models_table="sim_models",
+    own_settings={},
+)
+CASES = (SPAM, AB_TEST, SIMULATION)
 CASE_IDS = tuple(case.task for case in CASES)

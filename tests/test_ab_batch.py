@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
     from bakeoff.tasks import task_plugin
 
     root = tmp_path_factory.mktemp("ab-batch")
@@ -34,7 +34,7 @@ def batch(tmp_path_factory):
     hooks = task_plugin("ab_test").evaluate_hooks()  # what `bakeoff run` hands the batch (no --no-probes)
     result = run_scripted_batch(root, scripts, {"task": "ab_test", "corpus": str(data), "seed": 5}, evaluate_hooks=hooks)
     report = write_report(root / "batch")
-    return root / "batch", {r["model"]["label"]: r for r in result.records}, report
+    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}, report
 
 
 def _stage(folder, run_id, index, name):

@@ -1,5 +1,7 @@
-"""The A/B-test references on a small, strongly faulted setting: careless narrowest and under-covering,
-careful near nominal coverage with the best Winkler score; `bakeoff calibrate --task ab_test` writes the table."""
+"""The A/B-test references and cheaters on a small setting with strong signals: careless narrowest and
+under-covering, careful near nominal coverage with the best Winkler score, and careful beating every cheater
+by a paired interval above zero; `bakeoff calibrate --task ab_test` writes the table. At full size (slow) the
+same checks all hold on the default data."""
 
 from __future__ import annotations
 
@@ -10,37 +12,69 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.ab_test import AbParams, generate_ab_data
-from generators.calibration.ab_test import UnknownAbReference, calibrate_ab, materialize_ab
+from generators.calibration.ab_cheaters import constant_interval
+from generators.calibration.ab_test import AB_CHEATERS, UnknownAbReference, calibrate_ab, materialize_ab
 from generators.errors import CorpusNotFound
+from generators.secret import Secret
 
-# A bigger base rate and a longer fault make the fault's bias several standard errors at 3,000 users,
-# so the ordering holds on 8 experiments rather than only on the full 48.
-SMALL = AbParams(seed=3, users=400, experiments=8, holdout_users=3000, base_rate=0.2, fault_days=4, fault_other_share=0.0)
+# Small experiments with large effects, a long fault and people whose purchase rate grows strongly with their
+# visits (short visit tails, so that 1,200 users already show the population's moments): every ordering and
+# every margin is several standard errors on 16 experiments, not only on the full 96.
+SMALL = AbParams(seed=3, users=2000, experiments=16, holdout_users=1200, holdout_size_spread=2.0, base_rate=0.2,
+                 max_effect=0.15, engagement=1.0, visits_tail=1.2, max_visits=20, fault_days=4, fault_other_share=0.0)
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     out = tmp_path_factory.mktemp("abcal") / "data"
-    generate_ab_data(SMALL, out)
+    generate_ab_data(SMALL, out, secret=Secret.public())
     return out
 
 
-def test_cli_calibration_orders_the_references_and_writes_the_table(corpus):
-    result = CliRunner().invoke(main, ["calibrate", "--task", "ab_test", "--corpus", str(corpus)])
-    assert result.exit_code == 0, result.output
-    saved = json.loads((corpus / "calibration.json").read_text(encoding="utf-8"))
-    by = {r["variant"]: r for r in saved["references"]}
-    assert set(by) == {"ab_careless", "ab_half", "ab_careful"}
-    assert all(r["experiments"] == 8 and r["failed"] == 0 for r in by.values())
+def _check(saved: dict) -> None:
+    rows = saved["references"] + saved["cheaters"]
+    by = {r["variant"]: r for r in rows}
+    assert set(by) == {"ab_careless", "ab_half", "ab_careful", *AB_CHEATERS}
+    assert all(r["failed"] == 0 for r in rows)
     assert by["ab_careless"]["mean_width"] < min(by["ab_half"]["mean_width"], by["ab_careful"]["mean_width"])
     assert by["ab_careless"]["coverage"] <= 0.5
-    assert by["ab_careful"]["coverage"] >= 0.75
+    assert by["ab_careful"]["coverage_low"] <= 0.95 <= by["ab_careful"]["coverage_high"]
     assert by["ab_careful"]["winkler"] < by["ab_half"]["winkler"] < by["ab_careless"]["winkler"]
     # careless and half share the biased point estimate; careful removed the fault's bias.
     assert by["ab_careless"]["mean_abs_error"] == pytest.approx(by["ab_half"]["mean_abs_error"])
     assert by["ab_careful"]["mean_abs_error"] < by["ab_half"]["mean_abs_error"]
-    assert saved["checks"]["careless_narrowest"] and saved["checks"]["careful_best_winkler"]
-    assert "ab_careful" in result.output and "Winkler" in result.output
+    assert by["ab_careful"]["margin"] is None
+    for name in AB_CHEATERS:  # each cheater loses to careful by more than chance
+        margin = by[name]["margin"]
+        assert by[name]["kind"] == "cheater" and margin["careful_better"] and margin["low"] > 0, (name, margin)
+        assert len(by[name]["winklers"]) == by[name]["experiments"]
+    assert all(saved["checks"].values()), saved["checks"]
+
+
+def test_cli_calibration_orders_the_references_beats_every_cheater_and_writes_the_table(corpus):
+    result = CliRunner().invoke(main, ["calibrate", "--task", "ab_test", "--corpus", str(corpus)])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((corpus / "calibration.json").read_text(encoding="utf-8"))
+    assert all(r["experiments"] == 16 for r in saved["references"])
+    assert saved["secret_id"] == Secret.public().identity
+    _check(saved)
+    assert "ab_careful" in result.output and "ab_per_user" in result.output and "Winkler" in result.output
+
+
+@pytest.mark.slow
+def test_at_full_size_careful_beats_every_cheater_and_the_references_keep_their_order(tmp_path):
+    out = tmp_path / "default"
+    generate_ab_data(AbParams(), out, secret=Secret.public())
+    calibration = calibrate_ab(out)
+    assert calibration.references[0].experiments >= 96
+    _check(calibration.to_dict())
+
+
+def test_the_constant_is_the_central_range_of_the_true_effects():
+    interval = constant_interval(AbParams(max_effect=0.05, zero_effect_share=0.25))
+    # 2.5% of the effects lie below: 0.75 * (x + 0.05) / 0.1 = 0.025
+    assert interval["ci_low"] == pytest.approx(-0.05 + 0.1 / 30) and interval["ci_high"] == -interval["ci_low"]
+    assert constant_interval(AbParams(zero_effect_share=1.0)) == {"effect": 0.0, "ci_low": 0.0, "ci_high": 0.0}
 
 
 def test_a_folder_without_hidden_experiments_is_named(tmp_path):
@@ -50,7 +84,9 @@ def test_a_folder_without_hidden_experiments_is_named(tmp_path):
     assert result.exit_code != 0 and "CorpusNotFound" in result.output
 
 
-def test_materialize_names_an_unknown_reference(tmp_path):
+def test_materialize_names_an_unknown_reference_and_a_cheater_without_its_data(tmp_path):
     assert (materialize_ab("ab_half", tmp_path / "s") / "analyze.py").is_file()
     with pytest.raises(UnknownAbReference):
         materialize_ab("ab_nothing", tmp_path / "t")
+    with pytest.raises(UnknownAbReference):
+        materialize_ab("ab_hardcoded", tmp_path / "u")

@@ -1,4 +1,6 @@
-"""The A/B-test generator: planted properties recomputed from the written files, determinism, the holdout."""
+"""The A/B-test generator: planted properties recomputed from the written files, determinism, the holdout
+(keyed by a secret), and the v2 data: sizes, signed effects, propensity rising with visits, bots, flat
+traffic, and a fault that re-fires purchases with new timestamps."""
 
 from __future__ import annotations
 
@@ -11,9 +13,12 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.ab_test import AbParams, generate_ab_data
-from generators.ab_test.measure import measure_frame
+from generators.ab_test.measure import measure_frame, refired_purchases
+from generators.ab_test.population import population_rates
+from generators.ab_test.sessions import ExperimentSpec, build_experiment
 from generators.ab_test.writer import holdout_specs, read_holdout_truth, visible_spec
 from generators.errors import InvalidParameter
+from generators.secret import SECRET_FILE, Secret
 
 SMALL = dict(users=4000, experiments=3, holdout_users=300)
 
@@ -29,6 +34,12 @@ def _sessions(folder) -> pd.DataFrame:
     return pd.read_csv(folder / "sessions.csv")
 
 
+def _clean(frame: pd.DataFrame) -> pd.DataFrame:
+    """Both faces of the logging fault removed: exact repeats, then re-fired purchases."""
+    frame = frame.drop_duplicates()
+    return frame[~refired_purchases(frame)]
+
+
 def _per_user_effect(frame: pd.DataFrame) -> tuple[float, float]:
     """Ratio estimate of B - A over users, with its delta-method standard error (written here afresh)."""
     users = frame.groupby(["arm", "user_id"])["converted"].agg(["size", "sum"])
@@ -42,8 +53,8 @@ def _per_user_effect(frame: pd.DataFrame) -> tuple[float, float]:
 
 
 def test_visits_per_user_follow_the_planted_pareto_tail(folder):
-    visits = _sessions(folder).drop_duplicates().groupby("user_id").size()
-    assert visits.min() == 1 and visits.max() <= 100
+    visits = _clean(_sessions(folder)).groupby("user_id").size()
+    assert visits.min() == 1 and visits.max() <= 160  # people at most 100, bots up to 160
     for k in (2, 4, 8):  # P(visits >= k) = k^-1.7
         assert (visits >= k).mean() == pytest.approx(k ** -1.7, rel=0.15), k
     heaviest = visits.sort_values(ascending=False).iloc[: len(visits) // 100]
@@ -51,9 +62,9 @@ def test_visits_per_user_follow_the_planted_pareto_tail(folder):
 
 
 def test_visits_of_one_user_are_correlated_and_shuffling_users_removes_it(folder):
-    frame = _sessions(folder).drop_duplicates()
+    frame = _clean(_sessions(folder))
     measured = measure_frame(frame)
-    assert 0.15 < measured.within_user_correlation < 0.4  # Beta(concentration 3): about 1 / (3 + 1)
+    assert 0.1 < measured.within_user_correlation < 0.4  # Beta(concentration 3), diluted by bots and one-visit users
     shuffled = frame.assign(converted=np.random.default_rng(0).permutation(frame["converted"].to_numpy()))
     assert abs(measure_frame(shuffled).within_user_correlation) < 0.03
 
@@ -64,40 +75,53 @@ def test_each_user_has_one_arm_and_arms_are_balanced_by_user(folder):
     assert abs((frame.groupby("user_id")["arm"].first() == "B").mean() - 0.5) < 0.03
 
 
-def test_the_logging_fault_is_duplicated_rows_of_one_arm_on_the_recorded_days(folder):
+def test_the_logging_fault_repeats_rows_and_refires_purchases_of_one_arm_on_the_recorded_days(folder):
     frame = _sessions(folder)
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     repeated = frame[frame.duplicated()]
-    assert len(repeated) == truth["duplicated_rows"] > 0
-    assert set(repeated["arm"]) == {truth["fault_arm"]}
+    deduplicated = frame.drop_duplicates()
+    refired = deduplicated[refired_purchases(deduplicated)]
+    assert len(repeated) + len(refired) == truth["duplicated_rows"] and len(refired) == truth["refired_rows"] > 0
+    assert len(repeated) > 0, "some of the fault's rows are exact repeats, but drop_duplicates() alone misses the rest"
     first = np.datetime64(truth["fault_day"])
     days = {str(first + np.timedelta64(i, "D")) for i in range(truth["fault_days"])}
-    assert set(repeated["visit_time"].str[:10]) <= days
-    assert repeated["converted"].mean() > 3 * frame.drop_duplicates()["converted"].mean()
+    for rows in (repeated, refired):
+        assert set(rows["arm"]) == {truth["fault_arm"]}
+        assert set(rows["visit_time"].str[:10]) <= days
+    assert (refired["converted"] == 1).all() and not refired.duplicated(["user_id", "visit_time"]).any()
+    assert repeated["converted"].mean() > 3 * _clean(frame)["converted"].mean()
+    # A re-fired purchase is a new row: the same user, the same amount, a few seconds after the original.
+    bought = deduplicated[deduplicated["converted"] == 1].assign(t=lambda f: pd.to_datetime(f["visit_time"]))
+    bought = bought.sort_values(["user_id", "t"])
+    gap = bought.groupby("user_id")["t"].diff().dt.total_seconds()[refired.index]
+    assert gap.between(2, 60).all()
     # Visible as a jump in the faulty arm's logged sessions on those days: more rows than distinct visits.
     on_days = frame["visit_time"].str[:10].isin(days) & (frame["arm"] == truth["fault_arm"])
-    rows, visits = on_days.sum(), len(frame[on_days].drop_duplicates(["user_id", "visit_time"]))
-    assert rows > 1.1 * visits
+    rows, visits = on_days.sum(), len(_clean(frame[on_days]))
+    assert rows > 1.05 * visits
     assert not frame[~on_days].duplicated(["user_id", "visit_time"]).any()
+    assert not refired_purchases(frame[~on_days]).any()
 
 
 def test_the_fault_biases_the_raw_estimate_toward_the_faulty_arm_and_the_clean_one_finds_the_truth(folder):
     frame = _sessions(folder)
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
-    clean, se = _per_user_effect(frame.drop_duplicates())
+    clean, se = _per_user_effect(_clean(frame))
+    exact_only, _ = _per_user_effect(frame.drop_duplicates())
     raw, _ = _per_user_effect(frame)
     sign = 1 if truth["fault_arm"] == "B" else -1
     assert sign * (raw - clean) > 0.5 * se
+    assert sign * (exact_only - clean) > 0.2 * se  # dropping exact repeats removes only part of the bias
     assert abs(clean - truth["effect"]) < 3.5 * se
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["measured"]["effect"] == pytest.approx(clean)
-    assert manifest["measured"]["duplicate_rows"] == truth["duplicated_rows"]
+    assert manifest["measured"]["effect_exact_repeats_dropped"] == pytest.approx(exact_only)
+    assert manifest["measured"]["duplicate_rows"] + manifest["measured"]["refired_rows"] == truth["duplicated_rows"]
 
 
 def test_a_user_never_has_two_visits_in_one_second_even_when_crowded():
-    from generators.ab_test.sessions import ExperimentSpec, build_experiment
-
-    params = AbParams(visits_tail=0.6, days=4, fault_days=1, fault_converted_share=0.0, fault_other_share=0.0)
+    params = AbParams(visits_tail=0.6, days=4, fault_days=1, fault_converted_share=0.0, fault_other_share=0.0,
+                      bot_share=0.0)
     frame, truth = build_experiment(ExperimentSpec(1, 3000, 0.0), params)
     assert truth.duplicated_rows == 0
     assert not frame.duplicated(["user_id", "visit_time"]).any()
@@ -106,23 +130,68 @@ def test_a_user_never_has_two_visits_in_one_second_even_when_crowded():
 
 
 def test_the_true_effect_holds_on_average_over_many_experiments():
-    from generators.ab_test.sessions import ExperimentSpec, build_experiment
-
     params = AbParams(concentration=50.0, visits_tail=3.0)  # weak clustering: a tight check in few draws
     errors = []
     for seed in range(6):
         frame, truth = build_experiment(ExperimentSpec(seed, 20_000, 0.02), params)
-        effect, se = _per_user_effect(frame.drop_duplicates())
+        effect, se = _per_user_effect(_clean(frame))
         errors.append((effect - truth.effect) / se)
     assert abs(np.mean(errors)) < 3.0 / np.sqrt(len(errors))
 
 
-def test_same_seed_same_bytes_other_seed_other_bytes(folder, tmp_path):
-    again = generate_ab_data(AbParams(seed=7, **SMALL), tmp_path / "again")
-    other = generate_ab_data(AbParams(seed=8, **SMALL), tmp_path / "other")
+def test_the_population_rate_is_exact():
+    """The visit-weighted rate computed from the distributions matches a large sample's, fault and effect off."""
+    params = AbParams(fault_converted_share=0.0, fault_other_share=0.0)
+    rates = population_rates(params.population)
+    frame, _ = build_experiment(ExperimentSpec(11, 300_000, 0.0), params)
+    users = frame.groupby("user_id")["converted"].agg(["size", "sum"])
+    n, y = users["size"].to_numpy(float), users["sum"].to_numpy(float)
+    rate = y.sum() / n.sum()
+    se = np.sqrt((((y - rate * n) ** 2).sum()) / n.sum() ** 2)
+    assert abs(rate - rates.visit_weighted) < 3.5 * se
+    per_user = (y / n).mean()
+    assert abs(per_user - rates.per_user) < 3.5 * (y / n).std() / np.sqrt(len(n))
+    assert rates.per_user < 0.85 * rates.visit_weighted  # the two estimands differ
+
+
+def test_the_mean_of_per_user_rates_estimates_another_effect_than_the_stated_one():
+    """Propensity rises with visits, so the per-user average is biased for the visit-weighted effect."""
+    params = AbParams(fault_converted_share=0.0, fault_other_share=0.0)
+    frame, truth = build_experiment(ExperimentSpec(12, 80_000, 0.05), params)
+    assert truth.per_user_effect < 0.85 * truth.effect
+    rates = frame.groupby(["arm", "user_id"])["converted"].mean()
+    per_user = rates["B"].mean() - rates["A"].mean()
+    se = np.sqrt(rates["A"].var() / len(rates["A"]) + rates["B"].var() / len(rates["B"]))
+    assert abs(per_user - truth.per_user_effect) < 3 * se < abs(per_user - truth.effect)
+    visit_weighted, vse = _per_user_effect(frame)
+    assert abs(visit_weighted - truth.effect) < 3 * vse
+
+
+def test_traffic_is_flat_bots_never_buy_and_heavy_visitors_buy_more_often(folder):
+    measured = measure_frame(_sessions(folder))
+    assert measured.daily_visits_max_over_min < 1.25  # visits uniform over the days: no ramp
+    assert measured.visits_conversion_correlation > 0.1
+    frame = _clean(_sessions(folder))
+    users = frame.groupby("user_id")["converted"].agg(["size", "sum"])
+    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    assert truth["bots"] > 0 and (users[users["size"] > 100]["sum"] == 0).all()
+    assert (users["size"] > 100).sum() <= truth["bots"]
+
+
+def test_same_seed_same_visible_bytes_and_the_hidden_part_keyed_by_the_secret(folder, tmp_path):
+    secret = Secret.read(folder / SECRET_FILE)
+    again = generate_ab_data(AbParams(seed=7, **SMALL), tmp_path / "again", secret=secret)
+    fresh = generate_ab_data(AbParams(seed=7, **SMALL), tmp_path / "fresh")
+    other = generate_ab_data(AbParams(seed=8, **SMALL), tmp_path / "other", secret=secret)
     written = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    assert again.sha256 == written["sha256"]
+    assert again.sha256 == written["sha256"] and again.secret_id == written["secret_id"] == secret.identity
+    for name in ("sessions.csv", "excerpt.txt", "truth.json"):  # the visible experiment: the seed alone
+        assert fresh.sha256[name] == written["sha256"][name], name
+    for name in ("holdout_truth.csv", "holdout/exp_000.csv"):
+        assert fresh.sha256[name] != written["sha256"][name], name
     assert other.sha256["sessions.csv"] != written["sha256"]["sessions.csv"]
+    assert other.sha256["holdout/exp_000.csv"] != written["sha256"]["holdout/exp_000.csv"]
+    assert secret.hex() not in (folder / "manifest.json").read_text() and SECRET_FILE not in written["sha256"]
 
 
 def test_hidden_experiments_have_their_own_files_seeds_and_truth(folder):
@@ -133,15 +202,20 @@ def test_hidden_experiments_have_their_own_files_seeds_and_truth(folder):
     assert "effect" not in pd.read_csv(folder / "holdout" / "exp_000.csv").columns
 
 
-def test_default_holdout_has_at_least_40_experiments_some_without_effect_and_unseen_seeds():
+def test_default_holdout_has_96_experiments_of_many_sizes_and_signed_effects_from_unseen_seeds():
     params = AbParams()
-    specs = holdout_specs(params)
-    assert len(specs) >= 40
-    assert sum(spec.effect == 0.0 for spec in specs) == 12
-    assert all(0.001 <= spec.effect <= params.max_effect for spec in specs if spec.effect)
+    specs = holdout_specs(params, Secret.public())
+    assert len(specs) >= 96
+    assert sum(spec.effect == 0.0 for spec in specs) == 24
+    effects = [spec.effect for spec in specs]
+    assert min(effects) < -0.6 * params.max_effect and max(effects) > 0.6 * params.max_effect
+    assert all(abs(effect) <= params.max_effect for effect in effects)
+    sizes = [spec.users for spec in specs]
+    assert min(sizes) >= params.holdout_users and max(sizes) / min(sizes) >= 10
     seeds = {spec.seed for spec in specs}
     assert len(seeds) == len(specs) and visible_spec(params).seed not in seeds
-    assert params.seed not in seeds
+    assert params.seed not in seeds and min(seeds) >= 2**64  # 128-bit seeds: too many to search
+    assert holdout_specs(params, Secret.fresh()) != specs
 
 
 def test_cli_generates_ab_test_and_names_bad_parameters(tmp_path):

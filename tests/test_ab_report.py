@@ -11,10 +11,10 @@ import pytest
 from ab_factory import TRUTHS, AbFakeRun, write_ab_batch
 from report_png import read_png, region_stats
 
-from bakeoff.analysis.ab_signals import ab_run_signals, summarise_models
-from bakeoff.analysis.batch_records import read_batch
-from bakeoff.report.ab_test import ab_test_section, intervals_plot, probe_plot
+from bakeoff.batchfolder.read import read_batch
 from bakeoff.report.tables import display
+from bakeoff.tasks.ab_test.report import ab_test_section, intervals_plot, probe_plot
+from bakeoff.tasks.ab_test.signals import ab_run_signals, summarise_models
 
 SVG = "{http://www.w3.org/2000/svg}"
 RUNS = [
@@ -123,15 +123,26 @@ def test_the_intervals_plot_draws_every_experiment_for_every_graded_run(records)
     assert "12 hidden experiments, by true effect" in svg
 
 
-def test_the_probe_plot_places_runs_by_their_ratio_and_colours_divergence(records):
+def test_the_probe_plot_places_runs_by_their_ratio_in_the_model_colour_and_shapes_divergence(records):
+    from bakeoff.report.plots import model_colours
+
     signals = [ab_run_signals(r) for r in records.runs]
-    svg = probe_plot(signals, ["by_user", "by_visit", "crashing"])
-    dots = re.findall(r'<circle cx="([\d.]+)"[^>]*fill="(#[0-9a-f]+)"[^>]*><title>([^<]+)</title>', svg)
-    by_run = {title.split(":")[0]: (float(x), fill) for x, fill, title in dots}
-    assert set(by_run) == {"by_user-r01", "by_user-r02", "by_visit-r01", "by_visit-r02"}
-    assert by_run["by_visit-r01"][0] < by_run["by_user-r01"][0]
-    assert by_run["by_visit-r01"][1] == "#d62728" and by_run["by_user-r01"][1] == "#2ca02c"
-    assert by_run["by_user-r02"][1] == "#7f7f7f"  # its design names no unit
+    models = ["by_user", "by_visit", "crashing"]
+    svg = probe_plot(signals, models)
+    colours = model_colours(models)
+    dots = {}
+    for x, fill, stroke, title in re.findall(
+            r'<circle cx="([\d.]+)"[^>]*fill="(#[0-9a-f]+)"(?: stroke="(#[0-9a-f]+)")?[^>]*><title>([^<]+)</title>', svg):
+        dots[title.split(":")[0]] = (float(x), "hollow" if fill == "#ffffff" else "dot", stroke if fill == "#ffffff" else fill)
+    for points, fill, title in re.findall(r'<polygon points="([^"]+)" fill="(#[0-9a-f]+)"[^>]*><title>([^<]+)</title>', svg):
+        xs = [float(p.split(",")[0]) for p in points.split()]
+        dots[title.split(":")[0]] = (sum(xs) / len(xs), "diamond", fill)
+    runs = {name: dot for name, dot in dots.items() if "-r0" in name}
+    assert set(runs) == {"by_user-r01", "by_user-r02", "by_visit-r01", "by_visit-r02"}
+    assert runs["by_visit-r01"][0] < runs["by_user-r01"][0]
+    assert runs["by_visit-r01"][1:] == ("diamond", colours["by_visit"])  # the design states another unit
+    assert runs["by_user-r01"][1:] == ("dot", colours["by_user"])  # the design agrees
+    assert runs["by_user-r02"][1:] == ("hollow", colours["by_user"])  # its design names no unit
     assert "1 not measured" in svg
 
 
@@ -161,7 +172,7 @@ def test_both_plots_render_in_chromium(section, tmp_path):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     return write_report(write_ab_batch(tmp_path_factory.mktemp("ab-full-report") / "batch", RUNS))
 
@@ -178,6 +189,22 @@ def test_the_report_of_an_ab_test_batch_holds_the_section(report):
     # the spam take-home's F1 sections are its plug-in's, not the report's: none of them here
     assert "Per model: scores and capture" not in markdown and "f1_per_model.svg" not in {p.name for p in report.plots}
     assert "Capture: calls not captured, by reason" in markdown  # what every task's report has
+
+
+def test_an_ab_test_report_has_every_tasks_crash_repair_and_pair_tables_and_plots(report):
+    """The part every task has (bakeoff.report.core), in the ab_test report, headed by the Winkler score."""
+    tables = report.folder / "tables"
+    for name in ("crash_taxonomy", "repair_turns", "paired_comparisons"):
+        assert (tables / f"{name}.csv").is_file(), name
+    assert {"crash_taxonomy.svg", "repair_transitions.svg"} <= {p.name for p in report.plots}
+    pairs = (tables / "paired_comparisons.csv").read_text(encoding="utf-8").splitlines()
+    assert pairs[0] == "model_a,model_b,shared_seeds,winkler_difference,low,high,a_wins,b_wins,ties"
+    assert len(pairs) > 1  # the fixture's models share seeds
+    crashes = (tables / "crash_taxonomy.csv").read_text(encoding="utf-8")
+    assert "crash_class" in crashes.splitlines()[0]
+    markdown = report.markdown.read_text(encoding="utf-8")
+    assert "Paired comparisons (Winkler score of b minus a: positive when a is better; scored runs only)" in markdown
+    assert "## Crash taxonomy" in markdown and "## Repair turns" in markdown
 
 
 @pytest.mark.slow

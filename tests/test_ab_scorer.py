@@ -99,3 +99,36 @@ def test_command_line_exit_codes_and_json(tmp_path, capsys):
     (tmp_path / "bad.csv").write_text("nothing\n", encoding="utf-8")
     assert main(["--results", str(folder), "--truth", str(tmp_path / "bad.csv")]) == 2
     assert "truth_invalid" in capsys.readouterr().err
+
+
+def _strict_json(text: str):
+    """json.loads that refuses NaN and Infinity, as any JSON reader but Python's does."""
+    def refuse(token):
+        raise ValueError(f"{token} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("text, name", [
+    ('{"effect": 1' + "0" * 400 + ', "ci_low": 0, "ci_high": 1}', r.BAD_NUMBER),  # 401 digits: float() overflows
+    ('{"effect": 0.0, "ci_low": -1.7e308, "ci_high": 1.7e308}', "out_of_range"),  # finite, but the width is not
+    ('{"effect": -1.7e308, "ci_low": -1.7e308, "ci_high": -1.6e308}', "out_of_range"),  # the mean error would not be
+    ('{"effect": 0, "ci_low": 0, "ci_high": 1, "notes": ' + "[" * 40 + "]" * 40 + "}", r.MALFORMED_JSON),
+])
+def test_numbers_that_would_overflow_the_grade_are_named_errors_of_that_result(tmp_path, capsys, text, name):
+    """Hostile input round 2, rows 6 and 7: OverflowError from math.isfinite, Infinity in `--json`."""
+    results = {"e1": text, "e2": {"effect": 0.01, "ci_low": 0.0, "ci_high": 0.02},
+               "e3": {"effect": 0.02, "ci_low": 0.01, "ci_high": 0.03}}
+    folder, truth = _write(tmp_path / "res", results)
+    score = score_results(folder, truth)
+    assert score.errors == {name: 1} and score.graded == 2 and score.winkler == pytest.approx(0.02)
+    assert main(["--results", str(folder), "--truth", str(truth), "--json"]) == 1
+    report = _strict_json(capsys.readouterr().out)
+    assert report["errors"] == {name: 1} and report["experiments"][0]["winkler"] is None
+
+
+def test_a_truth_beyond_the_magnitude_cap_is_the_graders_fault(tmp_path):
+    path = tmp_path / "truth.csv"
+    path.write_text("experiment,effect\ne1,1.7e308\n", encoding="utf-8")
+    with pytest.raises(TruthFileError, match="within"):
+        read_truth(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.analysis.unit_probe import (
+from bakeoff.tasks.ab_test.unit_probe import (
     StatedUnit,
     UnitDivergence,
     UnitProbeRecord,
@@ -90,7 +90,7 @@ def test_the_probe_in_docker_tells_user_from_visit(sessions, tmp_path, variant, 
         record = probe_unit_in_sandbox(sandbox, sessions, timeout_s=300)
     assert record.unit is unit, record
     assert record.probe.width_ratio == pytest.approx(1.0 if unit is Unit.USER else 1 / math.sqrt(2), abs=0.02)
-    assert [a.ok for a in record.attempts] == [True, True] and record.experiment == "sessions"
+    assert [a.ok for a in record.attempts] == [True, True, True] and record.experiment == "sessions"
     assert not (workspace / ".bakeoff" / "unit_probe").exists()  # the inputs are cleaned up
     assert UnitProbeRecord.from_dict(record.to_dict()).unit is unit
 
@@ -120,8 +120,8 @@ def test_a_crash_or_a_planted_link_is_a_failed_probe_that_names_why(sessions, tm
 def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp_path):
     from types import SimpleNamespace
 
-    from bakeoff.analysis.unit_probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
-    from bakeoff.grading.outcome import RUNG_PREDICTED
+    from bakeoff.records import Rung
+    from bakeoff.tasks.ab_test.probe_hook import probe_experiment, run_unit_probe, unit_probe_hooks
 
     (tmp_path / "holdout").mkdir()
     assert probe_experiment(tmp_path) is None
@@ -129,6 +129,6 @@ def test_the_hook_skips_a_submission_that_never_analysed_a_hidden_experiment(tmp
         (tmp_path / "holdout" / name).write_text("user_id\n", encoding="utf-8")
     assert probe_experiment(tmp_path).name == "exp_000.csv"  # the first by name, whatever the listing order
     ctx = SimpleNamespace(corpus=SimpleNamespace(folder=tmp_path), sandbox=None, env={})
-    skipped_record = run_unit_probe(ctx, RUNG_PREDICTED - 1, 60.0)
+    skipped_record = run_unit_probe(ctx, Rung.HIDDEN_STEP_RAN - 1, 60.0)
     assert skipped_record.unit is Unit.FAILED and "never completed" in skipped_record.probe.message
     assert unit_probe_hooks(enabled=False) == {} and set(unit_probe_hooks()) == {"unit_probe"}

@@ -5,9 +5,9 @@ import json
 from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
 from click.testing import CliRunner
 
-from bakeoff.analysis import design
-from bakeoff.analysis.judge import parse_stance
 from bakeoff.cli import main
+from bakeoff.tasks.spam import design
+from bakeoff.tasks.spam.judge import parse_stance
 
 
 def test_parse_stance_reads_the_longest_choice_first():

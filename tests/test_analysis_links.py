@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
-from bakeoff.analysis.probes import PROBE_DIR, probe_submission
-from bakeoff.analysis.retrain import retrain_submission
 from bakeoff.runner.seeding import install_seed_hook
+from bakeoff.tasks.spam.probes import PROBE_DIR, probe_submission
+from bakeoff.tasks.spam.retrain import retrain_submission
 from sandbox.base import ExecResult
 
 

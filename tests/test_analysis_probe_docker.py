@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.analysis import probes
-from bakeoff.analysis.probes import probe_submission
-from bakeoff.analysis.retrain import retrain_submission
+from bakeoff.tasks.spam import probes
+from bakeoff.tasks.spam.probes import probe_submission
+from bakeoff.tasks.spam.retrain import retrain_submission
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 from sandbox.base import Mount, SandboxSpec

@@ -1,7 +1,7 @@
 """The leak probe's decision and its record round trip, on predictions with a known answer."""
 
-from bakeoff.analysis import probes
-from bakeoff.analysis.probes import ProbeResult, _Prediction, judge, read_labels
+from bakeoff.tasks.spam import probes
+from bakeoff.tasks.spam.probes import ProbeResult, _Prediction, judge, read_labels
 
 IDS = [str(i) for i in range(1000)]
 

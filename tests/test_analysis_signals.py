@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, change_stage, write_batch
 
-from bakeoff.analysis import design, signals
-from bakeoff.analysis.aggregate import summarise_batch
-from bakeoff.analysis.batch_records import BatchFolderError, read_batch
-from bakeoff.analysis.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
-from bakeoff.analysis.signals import run_signals
 from bakeoff.analysis.stats import bootstrap_mean
+from bakeoff.batchfolder.read import BatchFolderError, read_batch
+from bakeoff.tasks.spam import design, signals
+from bakeoff.tasks.spam.aggregate import summarise_batch
+from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.tasks.spam.signals import run_signals
 
 
 def _signals(tmp_path, *runs):
@@ -79,7 +79,7 @@ def test_a_repair_turn_that_broke_a_working_pipeline_is_a_regression(tmp_path):
 
 def test_a_model_whose_every_answer_was_uncaptured_is_never_scored_as_zero(tmp_path):
     lost = {"calls": 3, "captured": 0, "uncaptured": 3, "unusable": 0}
-    runs = [FakeRun("silent", i, f1=None, rung=0, status="no_train_script", implement_attribution="uncaptured",
+    runs = [FakeRun("silent", i, f1=None, rung=0, status="not_checked", implement_attribution="uncaptured",
                     capture=lost, design=None, probe=None, explore_exit=None) for i in (1, 2)]
     summary = _summary(tmp_path, FakeRun("works", 1), FakeRun("works", 2), *runs)
     silent = next(m for m in summary.models if m.model == "silent")
@@ -196,14 +196,17 @@ def test_a_failed_evaluate_hook_is_no_measurement(tmp_path):
 
 
 def test_pair_findings_call_a_winner_only_when_the_interval_excludes_zero(tmp_path):
-    from bakeoff.report.findings import pair_findings
+    from bakeoff.tasks.spam.findings import pair_findings
 
     clear = _summary(tmp_path / "clear", *[FakeRun("a", i, f1=0.8 + 0.01 * i) for i in (1, 2, 3)],
                      *[FakeRun("b", i, f1=0.5 + 0.01 * i) for i in (1, 2, 3)])
     assert pair_findings(clear) == [
-        "a beats b by 0.300 F1 on 3 shared seeds (95% interval of a - b: [0.300, 0.300])."
+        "a beats b by 0.300 F1 on 3 shared seeds (95% interval of a's advantage: [0.300, 0.300])."
     ]
-    mixed = _summary(tmp_path / "mixed", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.5),
-                     FakeRun("b", 1, f1=0.5), FakeRun("b", 2, f1=0.8))
+    mixed = _summary(tmp_path / "mixed", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.5), FakeRun("a", 3, f1=0.6),
+                     FakeRun("b", 1, f1=0.5), FakeRun("b", 2, f1=0.8), FakeRun("b", 3, f1=0.6))
     (line,) = pair_findings(mixed)
-    assert line.startswith("a and b cannot be told apart on 2 shared seeds")
+    assert line.startswith("a and b cannot be told apart on 3 shared seeds")
+    two = _summary(tmp_path / "two", FakeRun("a", 1, f1=0.8), FakeRun("a", 2, f1=0.8),
+                   FakeRun("b", 1, f1=0.1), FakeRun("b", 2, f1=0.1))
+    assert pair_findings(two) == ["a and b: too few shared seeds (2) for a paired interval."]

@@ -28,7 +28,7 @@ def _replaced(lines: list[dict], key: str, row: dict) -> list[dict]:
 
 @pytest.fixture(scope="module", params=CASES, ids=CASE_IDS)
 def batch(request, tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     case = request.param
     root = tmp_path_factory.mktemp(f"capture-{case.task}")
@@ -45,11 +45,11 @@ def batch(request, tmp_path_factory):
         "working": working,
     }
     scripts["cut"].insert(3, {"key": "implement#2", "text": code})
-    plan = {"corpus": str(data), "seed": 2, "task_settings": {"repair_turns": 1, "smoke_rows": 50}}
+    plan = {"corpus": str(data), "seed": 2, "task_settings": {"repair_turns": 1, **case.own_settings}}
     if case.plan_task:
         plan["task"] = case.plan_task
     result = run_scripted_batch(root, scripts, plan)
-    return root / "batch", {r["model"]["label"]: r for r in result.records}, write_report(root / "batch"), case
+    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}, write_report(root / "batch"), case
 
 
 def _stages(folder, run_id):

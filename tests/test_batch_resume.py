@@ -154,11 +154,11 @@ def test_finished_batch_started_again_repeats_nothing(setup):
 def test_changed_plan_is_refused_with_what_changed(setup):
     root, plan, reference = setup
     changed = root / "changed.toml"
-    changed.write_text(plan.read_text().replace("runs = 2", "runs = 3"), encoding="utf-8")
+    changed.write_text(plan.read_text().replace("seed = 3", "seed = 4"), encoding="utf-8")  # more runs would extend it
     refused = bakeoff_cli("run", "--plan", str(changed), "--out", str(reference))
     assert refused.returncode != 0
     assert "error: PlanChanged:" in refused.stderr
-    assert "runs: 2 -> 3" in refused.stderr
+    assert "seed: 3 -> 4" in refused.stderr
     assert "Traceback" not in refused.stderr
 
 

@@ -284,3 +284,67 @@ def test_move_file_puts_a_finished_file_in_place(tmp_path):
     (tmp_path / "w.whl").write_bytes(b"older")
     durable.move_file(incoming / "w.whl", tmp_path / "w.whl")
     assert (tmp_path / "w.whl").read_bytes() == b"wheel" and not (incoming / "w.whl").exists()
+
+
+# Killed at the two instants no timing can hit reliably: just after the exchange (the staging name then holds the old
+# folder) and between the two renames of the fallback swap (the retired folder holds the old one).
+KILLED_AFTER_EXCHANGE = """
+import os, sys
+from pathlib import Path
+import durable, durable.folder
+target = Path(sys.argv[1])
+staging = durable.new_staging(target)
+(staging / "new.txt").write_text("new")
+assert durable.folder._exchange(staging, target)
+os.kill(os.getpid(), 9)
+"""
+KILLED_BETWEEN_RENAMES = """
+import os, sys
+from pathlib import Path
+import durable, durable.folder
+target = Path(sys.argv[1])
+staging = durable.new_staging(target)
+real_rename = os.rename
+def rename(source, destination):
+    real_rename(source, destination)
+    if Path(destination).name == "old":
+        os.kill(os.getpid(), 9)
+durable.folder.os.rename = rename
+durable.folder._exchange = lambda first, second: False
+durable.publish_folder(staging, target)
+"""
+
+
+def test_leftovers_of_killed_publishers_are_removed_by_the_next_publish(tmp_path):
+    """Hostile input round 2, row 18: `.NAME.partial-*` and retired old folders stayed forever."""
+    target = tmp_path / "corpus"
+    _folder(target, {f"part-{index}.txt": "0" for index in range(40)})
+    killed_while_building = 0
+    for trial in range(12):
+        process = _start(PUBLISHER, target, 40)
+        _kill_after(process, 1 + trial % 3, (trial % 4) * 0.003)
+        killed_while_building += any(".partial-" in name for name in os.listdir(tmp_path))
+        if killed_while_building >= 2:
+            break
+    for script in (KILLED_AFTER_EXCHANGE, KILLED_BETWEEN_RENAMES):
+        process = _start(script, target)
+        process.wait()
+        assert process.returncode == -signal.SIGKILL
+    left = _leftovers(tmp_path, "corpus")
+    assert any(".partial-" in name for name in left) and any(".old-" in name for name in left), left
+    with durable.staged_folder(target) as staging:
+        (staging / "final.txt").write_text("final")
+    assert os.listdir(tmp_path) == ["corpus"] and _contents(target) == {"final.txt": "final"}
+
+
+def test_a_live_publishers_staging_folder_is_left_alone(tmp_path):
+    target = tmp_path / "env"
+    building = durable.new_staging(target, label="building")  # ours, this process lives: not a leftover
+    (building / "half").write_text("x")
+    stranger = tmp_path / ".env.partial-XYZ"  # not a name durable gives: nobody's to judge
+    stranger.mkdir()
+    with durable.staged_folder(target) as staging:
+        (staging / "a").write_text("a")
+    assert sorted(os.listdir(tmp_path)) == sorted(["env", building.name, stranger.name])
+    assert durable.publish_folder(building, target, IfExists.KEEP) is False
+    assert sorted(os.listdir(tmp_path)) == sorted(["env", stranger.name])

@@ -28,7 +28,7 @@ class CountingOpener:
     def __call__(self, spec, options):
         from bakeoff.runner.executors.common import default_open_backend
 
-        self.concurrency.append(options["max_concurrent"])
+        self.concurrency.append(options.max_concurrent)
         return _Counted(default_open_backend(spec, options), self)
 
     def enter(self) -> None:
@@ -59,9 +59,10 @@ class _Counted:
 
 
 def _batch(root: Path, out: str, script: Path, corpus: Path, parallel: int, max_concurrent: int | None):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
     from bakeoff.runner.executors.local import LocalExecutor
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     options = {} if max_concurrent is None else {"max_concurrent": max_concurrent}
@@ -71,9 +72,9 @@ def _batch(root: Path, out: str, script: Path, corpus: Path, parallel: int, max_
     opener = CountingOpener()
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=root / out, wheelhouse=wheelhouse, executor=LocalExecutor(parallel),
-                                          open_backend=opener))
-    assert result.failed == 0, [r.get("error") for r in result.records]
+    result = run_plan(plan, BatchOptions(out_dir=root / out, wheelhouse=wheelhouse, executor=LocalExecutor(parallel),
+                                         open_backend=opener))
+    assert result.failed == 0, [r.error for r in result.records]
     return root / out, opener
 
 

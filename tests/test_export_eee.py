@@ -24,7 +24,7 @@ def exported(tmp_path_factory):
     runs += [FakeRun("leaky", 1, f1=0.4), FakeRun("leaky", 2, f1=None, rung=1, status="crashed",
                                                   crash_class="module_not_found"),
              FakeRun("leaky", 3, f1=0.5, turns=[(1, None, 5, 0.5, "rescued")])]
-    runs += [FakeRun("mute", i, f1=None, rung=0, status="no_train_script", implement_attribution="uncaptured",
+    runs += [FakeRun("mute", i, f1=None, rung=0, status="not_checked", implement_attribution="uncaptured",
                      capture=LOST, design=None, probe=None, explore_exit=None) for i in range(1, 3)]
     batch = write_batch(root / "batch", runs)
     add_scripted_review(batch, root)
@@ -81,8 +81,8 @@ def test_the_package_validator_accepts_the_datastore_layout(exported):
 
 
 def test_f1_and_its_bootstrap_interval_are_the_reports(exported):
-    from bakeoff.analysis.batch_records import read_batch
-    from bakeoff.report.build import summarise
+    from bakeoff.batchfolder.read import read_batch
+    from bakeoff.tasks.spam.report import summarise
 
     batch, out, _, aggregates = exported
     summary = {m.model: m for m in summarise(read_batch(batch)).models}

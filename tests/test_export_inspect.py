@@ -62,7 +62,7 @@ def test_each_run_reads_back_as_a_sample_with_its_scores_and_messages(exported, 
     assert (sample.id, sample.epoch) == ("spam_classifier", run["run_index"])
     outcome = run["outcome"]
     assert sample.scores["outcome"].value == outcome["status"]
-    assert sample.scores["f1"].value == pytest.approx(outcome["f1"] if outcome["status"] == "scored" else 0.0)
+    assert sample.scores["f1"].value == pytest.approx(outcome["headline"]["value"] if outcome["status"] == "scored" else 0.0)
     # every answer of the run, in order, as assistant messages tagged with their stage
     answers = [m for m in sample.messages if m.role == "assistant"]
     keys = [(s.get("prompt") or {}).get("key") for s in stages if s.get("completion")]
@@ -82,12 +82,16 @@ def test_each_run_reads_back_as_a_sample_with_its_scores_and_messages(exported, 
     meta = sample.metadata
     assert meta["capture"] == run["capture"] and meta["leak_stance"] == "excluded_with_reason"
     assert meta["repair_effects"] == run["repair_effects"]
-    from bakeoff.analysis.batch_records import read_run
-    from bakeoff.analysis.signals import run_signals
+    from bakeoff.batchfolder.read import read_run
+    from bakeoff.tasks.spam.signals import run_signals
 
     signals = run_signals(read_run(batch / "runs" / f"{model}-r01"))  # what the report's runs table shows
     assert (meta["crash_class"], meta["probe"], meta["grading"]) == (signals.crash_class, None, "graded")
     assert meta["crash_class"] == (None if outcome["status"] == "scored" else outcome["crash_class"] or outcome["status"])
+    # the run's tokens as its model usage, and summed in the log's stats (inspect view's token column)
+    usage, tokens = sample.model_usage[f"bakeoff/{model}"], run["tokens"]
+    assert usage.input_tokens == tokens["prompt"] > 0 and usage.output_tokens == tokens["completion"] > 0
+    assert log.stats.model_usage[f"bakeoff/{model}"].total_tokens == usage.total_tokens
 
 
 def test_the_crash_and_the_rescue_are_in_the_log(exported):

@@ -100,7 +100,7 @@ def test_a_missing_extra_is_named(tmp_path, fmt, extra):
 
 def test_bakeoff_reports_without_the_extras(tmp_path):
     batch = _batch(tmp_path / "batch")
-    done = _without_extras(f"from bakeoff.report.build import write_report\nprint(write_report({str(batch)!r}).html)\n")
+    done = _without_extras(f"from bakeoff.tasks import report_batch as write_report\nprint(write_report({str(batch)!r}).html)\n")
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()).is_file() and (batch / "report" / "transcripts" / "alpha-r01.html").is_file()
 
@@ -108,7 +108,7 @@ def test_bakeoff_reports_without_the_extras(tmp_path):
 def test_a_batch_whose_writer_holds_its_lock_is_running(tmp_path):
     batch = _batch(tmp_path / "batch")  # every run finished and the journal closed: only the lock says it is busy
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys\nfrom pathlib import Path\nfrom bakeoff.runner.lock import batch_lock\n"
+        [sys.executable, "-c", "import sys\nfrom pathlib import Path\nfrom bakeoff.batchfolder.lock import batch_lock\n"
                                f"with batch_lock(Path({str(batch)!r})):\n    print('held', flush=True)\n    sys.stdin.read()\n"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT)
     try:

@@ -69,19 +69,25 @@ def test_empty_existing_folder_is_fine(tmp_path):
     assert "train.csv" in leftovers(target)
 
 
-@pytest.mark.parametrize("make_target", ["under_a_file", "is_a_file", "missing_parent"])
+@pytest.mark.parametrize("make_target", ["under_a_file", "is_a_file"])
 def test_unwritable_output_is_a_named_error(tmp_path, make_target):
     blocker = tmp_path / "plain-file"
     blocker.write_text("x")
     target = {
         "under_a_file": blocker / "corpus",
         "is_a_file": blocker,
-        "missing_parent": tmp_path / "no" / "such" / "corpus",
     }[make_target]
     result = invoke("--out", str(target), *SMALL)
     assert result.exit_code != 0
     assert "error: OutputFolderNotWritable:" in result.output
     assert leftovers(tmp_path) == ["plain-file"]
+
+
+def test_missing_parents_are_made(tmp_path):
+    target = tmp_path / "no" / "such" / "corpus"
+    result = invoke("--out", str(target), *SMALL)
+    assert result.exit_code == 0, result.output
+    assert "train.csv" in leftovers(target)
 
 
 def test_a_failure_midway_leaves_no_partial_corpus(tmp_path, monkeypatch):
@@ -100,7 +106,7 @@ def test_generate_writes_a_corpus_and_reports_it(tmp_path):
     assert result.exit_code == 0, result.output
     assert "300 training rows" in result.output
     assert leftovers(tmp_path / "corpus") == sorted(
-        ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json"]
+        ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json", "secret.hex"]
     )
     assert (tmp_path / "corpus").stat().st_mode & 0o777 == 0o755  # not the private mode of a temp folder
 

@@ -62,7 +62,7 @@ def test_schema_and_ids(corpus, tables):
     assert answers["id"].tolist() == holdout["id"].tolist()
     assert set(train["label"]) == {0, 1} and set(answers["label"]) == {0, 1}
     assert sorted(p.name for p in corpus.iterdir()) == sorted(
-        ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json"]
+        ["train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json", "secret.hex"]
     )
 
 
@@ -188,9 +188,12 @@ def test_csv_is_readable_by_the_csv_module(corpus):
 
 
 def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
+    from generators.secret import Secret
+
     params = CorpusParams(seed=3, rows=2000, holdout_rows=400)
-    generate_corpus(params, tmp_path / "a")
-    generate_corpus(params, tmp_path / "b")
+    secret = Secret.fresh()  # the holdout also depends on the secret (tests/test_generator_secret.py)
+    generate_corpus(params, tmp_path / "a", secret=secret)
+    generate_corpus(params, tmp_path / "b", secret=secret)
     generate_corpus(CorpusParams(seed=4, rows=2000, holdout_rows=400), tmp_path / "c")
     for name in ("train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt", "manifest.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

@@ -89,8 +89,9 @@ IMPLEMENT = "Code:\n\n" + fenced("train.py", f'open("model.txt", "w").write("0")
 @pytest.mark.bwrap
 @pytest.mark.slow
 def test_an_answer_with_a_lone_surrogate_is_stored_and_the_run_finishes(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     corpus = make_tiny_corpus(tmp_path / "corpus")
@@ -103,7 +104,7 @@ def test_an_answer_with_a_lone_surrogate_is_stored_and_the_run_finishes(tmp_path
                               "runs": 1, "sandbox": "bwrap", "task_settings": {"smoke_rows": 20}}, tmp_path)
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    record = run_batch(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse)).records[0]
+    record = run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse)).records[0].to_json()
     assert record["status"] == "finished", record.get("error")
     assert record["outcome"]["status"] == "scored"
     run_dir = tmp_path / "batch" / "runs" / "odd-r01"

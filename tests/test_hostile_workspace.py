@@ -15,8 +15,8 @@ from runner_support import DESIGN, PREDICT_ZERO, README, fenced, make_tiny_corpu
 
 
 def _repo(tmp_path: Path):
-    from bakeoff.runner.task import load_task
     from bakeoff.runner.workspace import RunRepo
+    from bakeoff.taskapi.spec import load_task
 
     excerpt = tmp_path / "excerpt.txt"
     excerpt.write_text("id,subject\n1,hello\n")
@@ -115,8 +115,9 @@ print("EXPECTED_F1: 0.5")
 @pytest.mark.bwrap
 @pytest.mark.slow
 def test_a_workspace_attack_under_bwrap_does_not_wedge_the_run(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     corpus = make_tiny_corpus(tmp_path / "corpus")
@@ -129,8 +130,8 @@ def test_a_workspace_attack_under_bwrap_does_not_wedge_the_run(tmp_path):
                               "runs": 1, "sandbox": "bwrap", "task_settings": {"smoke_rows": 20}}, tmp_path)
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
-    record = result.records[0]
+    result = run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
+    record = result.records[0].to_json()
     assert record["status"] == "finished", record.get("error")
     assert record["outcome"]["status"] == "scored"
     stages = stage_records(tmp_path / "batch" / "runs" / "attack-r01")

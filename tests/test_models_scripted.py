@@ -126,3 +126,15 @@ def test_bad_files_are_named_errors(tmp_path):
     bad.write_bytes(b'\xff\xfe{"text": "x"}\n')
     with pytest.raises(ModelFileInvalid, match="not UTF-8"):
         open_backend(f"scripted:{bad}")
+
+
+def test_a_replayed_plain_answer_whose_code_closes_a_think_tag_is_all_answer(tmp_path):
+    """Hostile input round 2, row 13, for replayed answers (read as raw output when they carry no reasoning)."""
+    from bakeoff.answers import audit, extract_files
+
+    text = "# file: train.py\n```python\nSTOP = '</think>'\nprint(STOP)\n```\n"
+    path = write_jsonl(tmp_path / "a.jsonl", [{"key": "implement#1", "text": text}])
+    completion = ask(open_backend(f"scripted:{path}"), "implement#1")
+    assert completion.text == text and completion.reasoning == ""
+    assert extract_files(completion.text) == {"train.py": "STOP = '</think>'\nprint(STOP)\n"}
+    assert audit(completion, expect="code").status == "captured"

@@ -26,9 +26,10 @@ DRAFT_REASONING = (
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.report.build import write_report
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import report_batch as write_report
+    from bakeoff.tasks import run_plan
     from sandbox.wheelhouse import default_wheelhouse
 
     root = tmp_path_factory.mktemp("reasoning-batch")
@@ -48,9 +49,9 @@ def batch(tmp_path_factory):
     )
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    result = run_batch(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
+    result = run_plan(plan, BatchOptions(out_dir=root / "batch", wheelhouse=wheelhouse))
     write_report(root / "batch")
-    return root / "batch", {r["model"]["label"]: r for r in result.records}
+    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}
 
 
 def test_the_same_file_with_reasoning_off_is_a_second_model(batch):
@@ -70,7 +71,7 @@ def test_a_draft_in_the_reasoning_is_never_written_run_or_claimed(batch):
     assert not (folder / "runs" / "drafter-r01" / "repo" / "utils.py").exists()
     record = records["drafter"]
     assert record["outcome"]["status"] == "scored"  # the final train.py ran, not the draft that exits
-    assert record["outcome"]["claimed_f1"] != 0.99
+    assert record["outcome"]["claim"]["claimed"] != 0.99
 
 
 def test_a_run_cut_off_while_reasoning_is_runaway_reasoning(batch):

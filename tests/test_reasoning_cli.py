@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -37,13 +35,10 @@ def test_ask_without_json_shows_the_reasoning_apart(tmp_path):
 
 @pytest.mark.llama
 def test_ask_on_a_real_gguf_that_opens_think_reports_reasoning(tmp_path):
-    from bakeoff.models.registry import default_model_path
+    from gguf_copies import with_template
 
     template = Path(__file__).parent / "reasoning_templates" / "think_opened.jinja"
-    model = tmp_path / "opened.gguf"
-    tool = Path(sys.executable).parent / "gguf-new-metadata"
-    subprocess.run([str(tool), str(default_model_path()), str(model), "--chat-template-file", str(template), "--force"],
-                   check=True, capture_output=True)
+    model = with_template(tmp_path, "opened", template.read_text(encoding="utf-8"))
     result = ask("--model", f"gguf:{model}", "--json", "--n-ctx", "512", "--max-tokens", "4", "--reasoning-tokens", "4",
                  "Name a colour.")
     record = json.loads(result.output[result.output.index("{"):])

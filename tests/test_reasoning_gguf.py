@@ -12,31 +12,20 @@ that llama.cpp renders and generates with each.
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from gguf_copies import with_template
 
 from bakeoff.answers import audit
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.errors import ChatTemplateError, ReasoningModeUnsupported
-from bakeoff.models.registry import BackendOptions, default_model_path, open_backend
+from bakeoff.models.registry import BackendOptions, open_backend
 
 pytestmark = pytest.mark.llama
 
 TEMPLATES = Path(__file__).parent / "reasoning_templates"
 CHAT = [Message("system", "Answer briefly."), Message("user", "Name a colour.")]
-
-
-def with_template(folder: Path, name: str, source: str) -> Path:
-    template = folder / f"{name}.jinja"
-    template.write_text(source, encoding="utf-8")
-    out = folder / f"{name}.gguf"
-    tool = Path(sys.executable).parent / "gguf-new-metadata"
-    subprocess.run([str(tool), str(default_model_path()), str(out), "--chat-template-file", str(template), "--force"],
-                   check=True, capture_output=True)
-    return out
 
 
 @pytest.fixture(scope="module")

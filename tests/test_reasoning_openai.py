@@ -146,3 +146,11 @@ def test_reasoning_mode_is_sent_in_the_servers_field():
     off, high = server.requests[0][1], server.requests[1][1]
     assert off["chat_template_kwargs"] == {"enable_thinking": False} and "reasoning_effort" not in off
     assert high["reasoning_effort"] == "high" and high["chat_template_kwargs"] == {"reasoning_effort": "high"}
+
+
+def test_a_plain_answer_whose_code_closes_a_think_tag_is_all_answer():
+    """Hostile input round 2, row 13: the code went into `reasoning` and the run was recorded as no code."""
+    content = "# file: train.py\n```python\nSTOP = '</think>'\nprint(STOP)\n```\nEXPECTED_F1: 0.8"
+    completion, _ = ask({"content": content})
+    assert completion.text == content and completion.reasoning == "" and completion.reasoning_tokens == 0
+    assert audit(completion, expect="code").status == "captured"

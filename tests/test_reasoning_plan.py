@@ -8,9 +8,11 @@ import pytest
 
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.openai_compat import reasoning_fields
-from bakeoff.runner.model_entries import ModelEntryError, backend_options
+from bakeoff.models.registry import BackendOptions
+from bakeoff.records import ModelEntry
+from bakeoff.runner.model_entries import ModelEntryError
 from bakeoff.runner.plan import PlanError, plan_from_mapping
-from bakeoff.runner.task import load_task
+from bakeoff.taskapi.spec import load_task
 
 GGUF = "gguf:/models/qwen3-8b.Q4_K_M.gguf"
 
@@ -34,10 +36,10 @@ def test_a_model_entry_carries_its_own_options_over_the_shared_ones():
                     model_options={"n_gpu_layers": -1, "n_threads_batch": 2})
     model = resolved.models[0]
     assert dict(model.options) == {"n_ctx": 32768, "n_gpu_layers": 20, "n_threads": 6}
-    opened = backend_options(resolved.model_options, model.options, model.reasoning, 16384)
-    assert opened == {"n_ctx": 32768, "n_gpu_layers": 20, "n_threads": 6, "n_threads_batch": 2}
+    opened = model.opening_options(16384)
+    assert opened == BackendOptions(n_ctx=32768, n_gpu_layers=20, n_threads=6, n_threads_batch=2)
     # Without its own n_ctx, a model is loaded with the task's context.
-    assert backend_options({}, (), "off", 16384) == {"n_ctx": 16384, "reasoning": "off"}
+    assert ModelEntry("m", GGUF, "off").opening_options(16384) == BackendOptions(n_ctx=16384, reasoning="off")
 
 
 @pytest.mark.parametrize(
@@ -56,22 +58,23 @@ def test_bad_model_entries_are_refused(entry, message):
 
 
 def test_a_model_context_smaller_than_the_task_budget_is_refused_before_the_batch_starts(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
 
     out = tmp_path / "batch"
     small = plan_from_mapping({"models": [{"spec": "scripted:/x/a.jsonl", "n_ctx": 8192}], "corpus": str(tmp_path)}, tmp_path)
     with pytest.raises(PlanError, match="n_ctx = 8192 is smaller than the task's context budget .context_tokens = 16384"):
-        run_batch(small, BatchOptions(out_dir=out))
+        run_plan(small, BatchOptions(out_dir=out))
     assert not out.exists()  # nothing was started
     shared = plan_from_mapping({"models": ["scripted:/x/a.jsonl"], "corpus": str(tmp_path),
                                 "model_options": {"n_ctx": 4096}}, tmp_path)
     with pytest.raises(PlanError, match="n_ctx = 4096"):
-        run_batch(shared, BatchOptions(out_dir=out))
+        run_plan(shared, BatchOptions(out_dir=out))
     crowded = plan_from_mapping({"models": ["scripted:/x/a.jsonl"], "corpus": str(tmp_path),
                                  "task_settings": {"context_tokens": 8192, "reasoning_tokens": {"implement": 8000}}},
                                 tmp_path)
     with pytest.raises(PlanError, match="stage implement: max_tokens \\+ reasoning_tokens = 12096 leaves no room"):
-        run_batch(crowded, BatchOptions(out_dir=out))
+        run_plan(crowded, BatchOptions(out_dir=out))
 
 
 def test_take_home_budgets_fit_real_models_and_the_demo_keeps_small_ones():
@@ -151,19 +154,19 @@ def test_the_worked_plan_in_docs_models_md_is_a_valid_plan():
     assert [(m.label, m.reasoning) for m in resolved.models] == [
         ("qwen3-8b-q4_k_m", "default"), ("qwen3-8b-q4_k_m-reasoning-off", "off"), ("gpt-oss-high", "high")]
     gpt_oss = resolved.models[2]
-    assert backend_options({}, gpt_oss.options, gpt_oss.reasoning, 16384) == {"n_ctx": 16384, "server": "vllm",
-                                                                              "reasoning": "high"}
+    assert gpt_oss.opening_options(16384) == BackendOptions(n_ctx=16384, server="vllm", reasoning="high")
     from bakeoff.runner.model_entries import check_context
 
     check_context(resolved.models, resolved.model_options, load_task("spam_classifier").settings, ("implement",))
 
 
 def test_a_reasoning_mode_the_model_has_no_switch_for_is_refused_before_the_batch_starts(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.tasks import run_plan
 
     out = tmp_path / "batch"
     for entry, message in (({"spec": "default", "reasoning": "off"}, "no reasoning switch"),
                            ({"spec": "openai:http://127.0.0.1:9/v1#m", "reasoning": "low"}, "which server")):
         with pytest.raises(ReasoningModeUnsupported, match=message):
-            run_batch(plan_from_mapping({"models": [entry], "corpus": str(tmp_path)}, tmp_path), BatchOptions(out_dir=out))
+            run_plan(plan_from_mapping({"models": [entry], "corpus": str(tmp_path)}, tmp_path), BatchOptions(out_dir=out))
         assert not out.exists()

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from bakeoff.models.registry import open_backend
-from bakeoff.review.items import default_items_path, load_items
+from bakeoff.review.items import load_items
 from bakeoff.review.prompt import load_template
 from bakeoff.review.runner import REASONING_TOKENS, run_review
 from bakeoff.review.settings import ReviewSettings
@@ -71,8 +71,7 @@ def test_a_review_answer_lost_in_reasoning_is_runaway_and_counts_as_wrong(tmp_pa
 def test_review_cli_takes_a_reasoning_mode_and_keeps_it_apart(tmp_path):
     path = script(tmp_path / "s.jsonl", contrary)
     items = tmp_path / "items.jsonl"
-    source = default_items_path()
-    items.write_text("".join(line + "\n" for line in source.read_text().splitlines()[:4]))
+    items.write_text("".join(json.dumps(item.to_dict()) + "\n" for item in ITEMS))  # a self-contained file
     out = tmp_path / "off"
     done = CliRunner().invoke(main, ["review", "--model", f"scripted:{path}", "--reasoning", "off", "--items", str(items),
                                      "--out", str(out), "--json"])

@@ -130,3 +130,40 @@ def test_prompt_opens_reasoning_looks_at_the_last_tag():
     assert not prompt_opens_reasoning("<|assistant|><think>\n\n</think>\n\n", THINK)
     assert not prompt_opens_reasoning("<|assistant|>", BRACKET)
     assert not prompt_opens_reasoning("<think>", HARMONY)
+
+
+# --- what the split trusts (hostile input, round 2, rows 13 and 14) -------------------------------------------
+
+CODE_WITH_MARKERS = ("Here is the parser.\n# file: parse.py\n```python\nCLOSE = '</think>'\nEND = '<|end|>'\n"
+                     "HEAD = '<|channel|>final<|message|>'\nprint(CLOSE, END)\n```\nEXPECTED_F1: 0.7\n")
+
+
+def test_markers_in_a_plain_answers_code_are_code():
+    """Row 13: the `</think>` in the code was taken as the end of template-opened reasoning."""
+    assert detect_output_format(CODE_WITH_MARKERS) == (NONE, False)
+    split = split_detected(CODE_WITH_MARKERS)
+    assert split.reasoning == "" and split.answer == CODE_WITH_MARKERS and not split.unfinished
+    assert "CLOSE = '</think>'" in extract_files(split.answer)["parse.py"]
+    # Outside code, a closing tag with nothing opened before it still means the template opened the reasoning.
+    assert split_detected("weighing it</think>\n" + CODE_WITH_MARKERS).answer == CODE_WITH_MARKERS
+
+
+def test_a_harmony_final_whose_code_prints_an_end_marker_keeps_its_code():
+    """Row 14: the final message was cut at the `<|end|>` inside its code."""
+    raw = harmony(("analysis", "plan it"), ("final", CODE_WITH_MARKERS)) + "<|return|>"
+    split = split_output(raw, HARMONY)
+    assert split.answer == CODE_WITH_MARKERS.strip() and split.reasoning == "plan it"
+    assert extract_files(split.answer)["parse.py"].count("<|end|>") == 1
+
+
+def test_an_unclosed_fence_in_the_analysis_hides_no_real_marker():
+    raw = harmony(("analysis", "draft:\n```python\nx = 1\n"), ("final", "# file: a.py\n```python\nprint(1)\n```\n"))
+    split = split_output(raw + "<|return|>", HARMONY)
+    assert split.answer.startswith("# file: a.py") and "draft" in split.reasoning
+    assert extract_files(split.answer) == {"a.py": "print(1)\n"}
+
+
+def test_only_a_prompt_that_ends_inside_an_opened_block_opens_reasoning():
+    assert prompt_opens_reasoning("<|user|>what is <think> for?<|assistant|>", THINK) is False  # a quoted tag
+    assert prompt_opens_reasoning("<|user|>hi<|assistant|><think>\n", THINK)
+    assert prompt_opens_reasoning("<|user|>hi<|assistant|>[THINK]", BRACKET)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bakeoff.batchfolder.upgrade import upgrade
 from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     AnalysisRecord,
@@ -19,6 +20,8 @@ from bakeoff.records import (
     CaptureReason,
     CaptureStatus,
     Claim,
+    ClaimSource,
+    CodeVersion,
     Command,
     Commit,
     CompletionRecord,
@@ -27,10 +30,13 @@ from bakeoff.records import (
     CrashClass,
     DamagedRecord,
     FileWritten,
+    Headline,
     LadderCheck,
     LadderStatus,
+    ModelEntry,
     ModelRef,
     Outcome,
+    Plan,
     Prompt,
     PromptCut,
     PromptMessage,
@@ -39,9 +45,11 @@ from bakeoff.records import (
     RepairTurn,
     Requirement,
     Resources,
+    Rung,
     RunRecord,
     RunStatus,
     SkippedPath,
+    Stage,
     StageRecord,
     StageSummary,
     Timings,
@@ -58,12 +66,12 @@ COMPLETION = CompletionRecord("# file: train.py\n```python\npass\n```\n", "lengt
                               cached_prompt_tokens=100, model_info={"scripted_line": 3}, reasoning="hm",
                               reasoning_tokens=2, token_budget=64)
 CAPTURE = Capture(CaptureStatus.UNUSABLE, CaptureReason.CUT_OFF, "stopped at the token limit", budget_cut=True)
-BEFORE = LadderCheck(2, LadderStatus.CRASHED, "predict", None, crash_class=CrashClass.MODULE_NOT_FOUND,
+BEFORE = LadderCheck(Rung.VISIBLE_STEP_RAN, LadderStatus.CRASHED, "predict", None, crash_class=CrashClass.MODULE_NOT_FOUND,
                      detail="No module named 'x'", traceback_tail="Traceback...", visible_ok=False,
-                     visible_failure="`python predict.py` failed", train_output="EXPECTED_F1: 0.7",
+                     visible_failure="`python predict.py` failed", visible_output="EXPECTED_F1: 0.7",
                      requirements=(Requirement(1, "pandas", "pandas", "provided_by_image", "the image has it"),
                                    Requirement(2, "nope==1", "nope", "unavailable", "no wheel", ("a.whl",))))
-AFTER = LadderCheck(5, LadderStatus.SCORED, None, 0.75, visible_ok=True,
+AFTER = LadderCheck(Rung.SCORED, LadderStatus.SCORED, None, Headline("f1", 0.75, True, 0.01), visible_ok=True,
                     metrics={"f1": 0.75, "confusion": {"tp": 3, "fp": 1, "fn": 1, "tn": 5}}, extras={"ab": 1})
 
 
@@ -89,7 +97,7 @@ def _stage_record() -> StageRecord:
         commit=Commit("c0ffee", "repair", "2026-12-01T14:00:04+00:00", 1, (SkippedPath("bad", "link"),)),
         timings=TIMINGS, attribution_reason="cut_off", prompt=PROMPT, completion=COMPLETION, capture=CAPTURE,
         files_written=(FileWritten("train.py", 10, "cd" * 32),), commands=(command, bad_output),
-        shown_to_model="(no output)", check=AFTER, turns=turns, claim=Claim.of_f1(0.7, "train_output", 0.75),
+        shown_to_model="(no output)", check=AFTER, turns=turns, claim=Claim(ClaimSource.VISIBLE_OUTPUT, 0.7, 0.75),
         extras={"probe": {"verdict": "uses_leak"}}, resources=Resources(100, 200, None),
     )
 
@@ -99,19 +107,20 @@ def _run_record() -> RunRecord:
         run_id="m-r01", run_index=1, seed=11, task="spam_classifier",
         model=ModelRef("m", "scripted:x.jsonl", "scripted:x.jsonl", {"scripted_line": 5}),
         corpus=CorpusRef("/corpora/default", "ef" * 32), isolation="docker", status=RunStatus.FINISHED, error=None,
-        outcome=Outcome(LadderStatus.SCORED, 5, "scored", metrics={"f1": 0.75},
-                        task_fields={"f1": 0.75, "claimed_f1": 0.7, "claim_source": "train_output"}),
-        stages=(StageSummary("explore", Attribution.OK, CaptureStatus.CAPTURED),
-                StageSummary("evaluate", Attribution.OK, None)),
+        outcome=Outcome(LadderStatus.SCORED, Rung.SCORED, metrics={"f1": 0.75}, headline=Headline("f1", 0.75, True, 0.01),
+                        claim=Claim(ClaimSource.VISIBLE_OUTPUT, 0.7, 0.75)),
+        stages=(StageSummary(Stage.EXPLORE, Attribution.OK, CaptureStatus.CAPTURED),
+                StageSummary(Stage.EVALUATE, Attribution.OK, None)),
         repair_effects=(RepairEffect.RESCUED, RepairEffect.UNCHANGED),
         capture=CaptureCounts(5, 4, 0, 1), tokens=TokenCounts(1000, 600, 300), timings=TIMINGS,
-        code_version={"version": "0.1.0", "git_commit": "abc", "dirty": False},
+        code_version=CodeVersion("0.1.0", "abc", False),
     )
 
 
 def _batch_record() -> BatchRecord:
-    return BatchRecord({"models": [{"label": "m", "spec": "default"}], "runs": 1}, "12" * 32, ("m-r01", "m-r02"),
-                       "2026-12-01T14:00:00.000+00:00", {"version": "0.1.0"}, {"train.csv": "34" * 32, "excerpt.txt": None})
+    return BatchRecord(Plan((ModelEntry("m", "default"),), "/corpora/default", runs=1, task="spam_classifier"), "12" * 32,
+                       ("m-r01", "m-r02"),
+                       "2026-12-01T14:00:00.000+00:00", CodeVersion("0.1.0"), {"train.csv": "34" * 32, "excerpt.txt": None})
 
 
 def _analysis_record() -> AnalysisRecord:
@@ -129,10 +138,10 @@ def test_every_record_survives_json_as_the_same_object(kind):
 
 
 def test_parts_survive_json_as_the_same_object():
-    for part in (PROMPT, COMPLETION, CAPTURE, BEFORE, AFTER, TIMINGS, Claim.of_f1(None, None, None),
-                 Claim("design", {"claimed_effect": 0.1, "claimed_ci": [0.0, 0.2]}),
-                 Outcome(LadderStatus.SCORED, 5, "scored", metrics={"winkler": 0.3},
-                         task_fields={"f1": None, "headline": {"name": "winkler", "value": 0.3}})):
+    for part in (PROMPT, COMPLETION, CAPTURE, BEFORE, AFTER, TIMINGS, Claim(None),
+                 Claim(ClaimSource.DESIGN, 0.1, None, {"claimed_ci": [0.0, 0.2]}),
+                 Outcome(LadderStatus.SCORED, Rung.SCORED, metrics={"winkler": 0.3},
+                         headline=Headline("winkler", 0.3, False, 0.0005))):
         assert type(part).from_json(_through_json(part)) == part
 
 
@@ -141,7 +150,7 @@ def test_a_stage_record_writes_the_keys_docs_records_md_names():
     assert list(data) == ["schema", "run_id", "stage", "index", "attribution", "attribution_reason", "prompt",
                           "completion", "capture", "files_written", "commands", "shown_to_model", "check", "turns",
                           "claim", "extras", "commit", "timings", "resources"]
-    assert data["schema"] == "bakeoff.stage/1"
+    assert data["schema"] == "bakeoff.stage/2"
     assert data["capture"] == {"status": "unusable", "reason": "cut_off", "detail": "stopped at the token limit",
                                "budget_cut": True}
     assert "harness_error" not in data["turns"][0] and data["turns"][1]["harness_error"] == "ConnectionError: gone"
@@ -153,7 +162,7 @@ def test_a_stage_record_writes_the_keys_docs_records_md_names():
 
 
 def test_a_stage_that_was_not_sampled_writes_empty_resources():
-    record = StageRecord("m-r01", "implement", 3, Attribution.MODEL_ERROR, Commit("c", "implement", "d"), TIMINGS,
+    record = StageRecord("m-r01", Stage.IMPLEMENT, 3, Attribution.MODEL_ERROR, Commit("c", "implement", "d"), TIMINGS,
                          "disk_full", extras={"disk_full": "OSError: no space"})
     assert record.to_json()["resources"] == {}
     assert StageRecord.from_json(_through_json(record)) == record
@@ -166,7 +175,8 @@ def test_an_unknown_schema_is_refused_by_name(kind):
     with pytest.raises(UnknownRecordSchema) as raised:
         type(RECORDS[kind]()).from_json(data, where="runs/x/record.json")
     message = str(raised.value)
-    assert f"bakeoff.{kind}/9" in message and f"bakeoff.{kind}/1" in message and "runs/x/record.json" in message
+    current = _through_json(RECORDS[kind]())["schema"]  # the schema this bakeoff writes, named as the one it knows
+    assert f"bakeoff.{kind}/9" in message and current in message and "runs/x/record.json" in message
     assert isinstance(raised.value, BakeoffError)
     # not a damaged record: a resumed batch re-does a damaged stage, but must not overwrite a newer one
     assert not isinstance(raised.value, DamagedRecord)
@@ -205,25 +215,59 @@ def _old(name: str) -> dict:
     return json.loads((OLD / name).read_text(encoding="utf-8"))
 
 
+# What the second schema renamed (bakeoff.batchfolder.upgrade): the only keys in which an old record, read
+# through the batch folder's door and written back, may differ from what the old code wrote.
+RENAMED = {"schema", "f1", "headline", "train_output", "visible_output", "rung_name", "claimed_f1", "real_f1",
+           "claim_source", "claimed", "real", "source", "extra", "claim"}
+RENAMED_VALUES = {"no_predict_script", "no_train_script"}  # a status (or a command's crash class) that was renamed
+
+
+def _leaves(data, path=()):
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _leaves(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _leaves(value, (*path, i))
+    else:
+        yield path, data
+
+
+def _differences(old: dict, new: dict) -> set:
+    """Where two JSON objects differ outside the renamed keys: each differing path's innermost key, for the
+    paths that pass through no renamed key (an empty set when only renamed keys differ)."""
+    old_leaves, new_leaves = dict(_leaves(old)), dict(_leaves(new))
+    changed = {p for p in old_leaves.keys() | new_leaves.keys() if old_leaves.get(p, ...) != new_leaves.get(p, ...)}
+    return {next((part for part in reversed(p) if isinstance(part, str)), "") for p in changed
+            if not RENAMED & {part for part in p if isinstance(part, str)} and old_leaves.get(p) not in RENAMED_VALUES}
+
+
+def _read_old(data: dict, kind):
+    """An old record read as the batch folder's door reads it, and written back."""
+    return _through_json(kind.from_json(upgrade(data)))
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in (OLD / "stages").glob("*.json")))
 def test_stage_records_of_the_old_code_read_and_write_the_same_json(name):
     data = _old(f"stages/{name}")
-    record = StageRecord.from_json(data)
+    record = StageRecord.from_json(upgrade(data))
     assert record.stage == data["stage"] and record.attribution == data["attribution"]
-    assert _through_json(record) == data
+    written = _read_old(data, StageRecord)
+    assert written == json.loads(json.dumps(upgrade(data), sort_keys=True))
+    assert not _differences(data, written), _differences(data, written)
 
 
 def test_the_old_run_reads_with_its_repair_rescuing_it():
-    repair = StageRecord.from_json(_old("stages/4-repair.json"))
+    repair = StageRecord.from_json(upgrade(_old("stages/4-repair.json")))
     turn = repair.turns[0]
     assert turn.effect is RepairEffect.RESCUED and turn.before.status is LadderStatus.CRASHED
     assert turn.before.crash_class is CrashClass.MODULE_NOT_FOUND and turn.after.rung == 5
     assert repair.check == turn.after and turn.capture == Capture(CaptureStatus.CAPTURED, CaptureReason.OK)
     data = _old("run.json")
-    run = RunRecord.from_json(data)
+    run = RunRecord.from_json(upgrade(data))
     assert run.status is RunStatus.FINISHED and run.finished and run.repair_effects == (RepairEffect.RESCUED,)
-    assert run.outcome.f1 == repair.check.f1 and run.capture.calls == 5
-    assert _through_json(run) == data
+    assert run.outcome.headline_value == repair.check.headline_value and run.capture.calls == 5
+    assert not _differences(data, _read_old(data, RunRecord))
     batch = _old("batch.json")
     assert _through_json(BatchRecord.from_json(batch)) == batch
     assert BatchRecord.from_json(batch).order == ("competent-r01", "rescued-r01", "regressed-r01")
@@ -250,27 +294,27 @@ def _old_run_folder(tmp_path: Path) -> Path:
 
 
 def test_the_runner_resumes_from_records_of_the_old_code(tmp_path):
-    from bakeoff.runner.record_files import finished_stages, is_finished, read_run_record
+    from bakeoff.batchfolder.records import finished_stages, is_finished, read_run_record
 
     run_dir = _old_run_folder(tmp_path)
     done = finished_stages(run_dir)
     assert list(done) == ["explore", "decide", "implement", "repair", "evaluate", "docs"]
-    assert done["repair"] == StageRecord.from_json(_old("stages/4-repair.json"))
-    assert is_finished(run_dir) and read_run_record(run_dir / "run.json") == RunRecord.from_json(_old("run.json"))
+    assert done["repair"] == StageRecord.from_json(upgrade(_old("stages/4-repair.json")))
+    assert is_finished(run_dir) and read_run_record(run_dir / "run.json") == RunRecord.from_json(upgrade(_old("run.json")))
 
 
 def test_a_damaged_stage_is_redone_but_a_newer_schema_stops_the_resume(tmp_path):
-    from bakeoff.runner.record_files import finished_stages
+    from bakeoff.batchfolder.records import finished_stages
 
     run_dir = _old_run_folder(tmp_path)
     implement = run_dir / "stages" / "3-implement.json"
     implement.write_text(implement.read_text()[:500])
     assert list(finished_stages(run_dir)) == ["explore", "decide"]  # cut short: implement runs again
     data = _old("stages/3-implement.json")
-    implement.write_text(json.dumps(data | {"schema": "bakeoff.stage/2"}))
+    implement.write_text(json.dumps(data | {"schema": "bakeoff.stage/3"}))
     with pytest.raises(UnknownRecordSchema) as raised:
         finished_stages(run_dir)
-    assert str(implement) in str(raised.value) and "bakeoff.stage/2" in str(raised.value)
+    assert str(implement) in str(raised.value) and "bakeoff.stage/3" in str(raised.value)
 
 
 GOLDEN = Path(__file__).parent / "data" / "batch_before_records"  # tests/test_records_golden.py's old-code batch
@@ -283,6 +327,7 @@ def test_every_record_of_the_golden_old_batch_writes_back_the_same_json():
     for path in sorted(GOLDEN.rglob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and data.get("schema") in READERS:
-            assert _through_json(READERS[data["schema"]].from_json(data, str(path))) == data, path
+            written = _through_json(READERS[data["schema"]].from_json(upgrade(data), str(path)))
+            assert not _differences(data, written), (path, _differences(data, written))
             found[data["schema"]] = found.get(data["schema"], 0) + 1
     assert set(found) == set(READERS) and sum(found.values()) >= 10, found

@@ -4,8 +4,10 @@ tests/data/batch_before_records/batch holds the records of a 3-model x 2-run bat
 wrote (scripted answers, Docker sandbox): a crash rescued by its repair turn, an uncaptured design
 (timeout), an answer cut off (unusable), a repair answer lost in transport, a kept leak with a broken
 output, an unfinished run, a run never analysed, analysis.json with a model judge, a claim review and
-the corpus's calibration. tests/data/batch_before_records/expected holds the old code's report of that
-very folder; make_fixture.py there says how both were made.
+the corpus's calibration. tests/data/batch_before_records/expected holds the report of that very folder:
+the old code's, made again by the code of issue 27 when the report changed on purpose (the scores first,
+cost beside quality, no interval from too few runs; the records and what they say are read the same);
+make_fixture.py there says how both were made.
 
 One normalization: the claim review's transcript page is left out of the comparison. It shows the review
 items read from the absolute path review.json names (a file of the old worktree, /tmp/before), so its
@@ -23,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.report.build import write_report
+from bakeoff.tasks import report_batch as write_report
 
 FIXTURE = Path(__file__).parent / "data" / "batch_before_records"
 EXPECTED = FIXTURE / "expected"

@@ -6,6 +6,7 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from bakeoff.report import build
+from bakeoff.tasks import report_batch
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def test_not_a_batch_folder_is_a_one_line_error(tmp_path):
 
 
 def test_a_failed_render_leaves_the_previous_report_whole(batch, monkeypatch):
-    build.write_report(batch)
+    report_batch(batch)
     before = (batch / "report" / "report.html").read_text()
 
     def broken(*args, **kwargs):
@@ -51,7 +52,7 @@ def test_a_failed_render_leaves_the_previous_report_whole(batch, monkeypatch):
 
     monkeypatch.setattr(build, "render_html", broken)
     with pytest.raises(RuntimeError):
-        build.write_report(batch)
+        report_batch(batch)
     assert (batch / "report" / "report.html").read_text() == before
     assert [p.name for p in batch.iterdir() if p.name.startswith(".report")] == []  # no partial folder left
 
@@ -69,7 +70,7 @@ def test_the_true_rate_comes_from_the_corpus_manifest_when_no_run_was_scored(tmp
     folder = write_batch(tmp_path / "batch", [crashed])
     (folder / "corpus").mkdir()
     (folder / "corpus" / "manifest.json").write_text(json.dumps({"measured": {"holdout_spam_rate": 0.25}}))
-    files = build.write_report(folder)
+    files = report_batch(folder)
     assert "true rate 25.0%" in (files.folder / "plots" / "predicted_rate.svg").read_text()
-    bare = build.write_report(write_batch(tmp_path / "bare", [crashed]))
+    bare = report_batch(write_batch(tmp_path / "bare", [crashed]))
     assert "true rate unknown" in (bare.folder / "plots" / "predicted_rate.svg").read_text()

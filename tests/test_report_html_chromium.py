@@ -9,14 +9,14 @@ import pytest
 from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 from report_png import read_png, region_stats
 
-from bakeoff.analysis.probes import USES_LEAK
-from bakeoff.report.build import write_report
 from bakeoff.report.render import plot_box
+from bakeoff.tasks import report_batch as write_report
+from bakeoff.tasks.spam.probes import USES_LEAK
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PLOTS = ("f1_per_model", "crash_taxonomy", "repair_transitions", "claimed_vs_real", "predicted_rate")
+PLOTS = ("f1_per_model", "crash_taxonomy", "repair_transitions", "claimed_vs_real", "predicted_rate", "pareto")
 CALIBRATION = {"references": [
     {"variant": "careless", "local_f1": 0.98, "holdout_f1": 0.31, "predicted_positive_rate": 0.03},
     {"variant": "text_only", "local_f1": 0.78, "holdout_f1": 0.767, "predicted_positive_rate": 0.17},
@@ -45,7 +45,7 @@ def report(tmp_path_factory):
                      turns=[(0, None, 1, None, "rescued")]),
              FakeRun("leaky", 4, f1=0.6, turns=[(1, None, 5, 0.6, "rescued")]),
              FakeRun("leaky", 5, f1=0.62)]
-    runs += [FakeRun("mute", i, f1=None, rung=0, status="no_train_script", implement_attribution="uncaptured",
+    runs += [FakeRun("mute", i, f1=None, rung=0, status="not_checked", implement_attribution="uncaptured",
                      capture=lost, design=None, probe=None, explore_exit=None) for i in range(1, 6)]
     write_batch(folder, runs)
     (folder / "calibration.json").write_text(json.dumps(CALIBRATION))
@@ -54,7 +54,7 @@ def report(tmp_path_factory):
 
 def test_every_plot_renders_in_the_page(report, tmp_path):
     shot = tmp_path / "page.png"
-    _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,1600", report.html.as_uri())
+    _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2600", report.html.as_uri())
     image = read_png(shot)
     for index, name in enumerate(PLOTS):
         left, top, width, height = plot_box(index)
@@ -70,8 +70,8 @@ def test_the_page_holds_its_sections_and_names_the_uncaptured_model(report, tmp_
     dom = _chromium(tmp_path, "--dump-dom", report.html.as_uri())
     for name in PLOTS:
         assert f'id="plot-{name}"' in dom
-    for section in ("findings", "table-models", "table-model_behaviour", "table-runs", "table-crash_taxonomy",
-                    "table-repair_turns", "table-paired_comparisons"):
+    for section in ("scores", "findings", "glossary", "table-models", "table-model_behaviour", "table-runs", "table-crash_taxonomy",
+                    "table-repair_turns", "table-paired_comparisons", "table-cost_runs", "table-cost_models"):
         assert f'id="{section}"' in dom
     assert "mute: every answer was uncaptured" in dom
     assert "every answer uncaptured: not scored" in dom  # in the F1 plot, in place of a point

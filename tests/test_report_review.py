@@ -5,7 +5,7 @@ import json
 
 from analysis_factory import FakeRun, write_batch
 
-from bakeoff.report.build import write_report
+from bakeoff.tasks import report_batch as write_report
 
 
 def _review(folder, model, accuracy, baseline=None, items_sha256="abc"):

@@ -96,3 +96,64 @@ def test_bakeoff_review_runs_a_file_of_real_fixture_less_items_with_a_scripted_m
     assert [a["blamed_line"] for a in answers] == [2, 4]
     summary = json.loads((out / "review.json").read_text())
     assert summary["baseline_cues"]["label"] == "reading without understanding"
+
+
+def test_a_cell_whose_source_is_a_list_of_numbers_is_a_named_error_not_a_traceback(tmp_path):
+    notebook = tmp_path / "odd.ipynb"
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": [1, 2, 3]}]
+    notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    result = CliRunner().invoke(main, ["review", "import", str(notebook), "--cells", "1", "--claim", "c", "--verdict",
+                                       "OK", "--licence", "MIT", "--url", "https://x.test/n", "--out", str(tmp_path / "o.jsonl")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.output.startswith("error: NotebookInvalid: cell 1's source is a list holding int"), result.output
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_several_cell_ranges_become_several_line_ranges_and_twins_keep_their_pair(tmp_path):
+    out = tmp_path / "bank.jsonl"
+    # Cells 2 and 5 hold code lines 1-2 and 6-9 of the notebook's code (cell 3 holds lines 3-5).
+    base = ["review", "import", str(_notebook(tmp_path / "churn.ipynb")), "--cells", "2,4-5", "--claim", "c",
+            "--license", "Apache-2.0", "--repository", "example-org/churn", "--pair", "churn-scaling", "--out", str(out)]
+    assert CliRunner().invoke(main, [*base, "--verdict", "OK", "--id", "sound"]).exit_code == 0
+    result = CliRunner().invoke(main, [*base, "--verdict", "PROBLEM", "--family", "data_leakage", "--flaw-lines", "4",
+                                       "--id", "flawed"])
+    assert result.exit_code == 0, result.output
+    sound, flawed = load_items(out)
+    assert sound.source.lines == "1-2,6-9" and sound.source.licence == "Apache-2.0"
+    assert sound.pair_id == flawed.pair_id == "churn-scaling"
+    assert flawed.code_lines[flawed.flaw_lines[0] - 1].startswith("X_train, X_test")
+    # The items file holds only what a reviewer sees; the rest is in the key file beside it.
+    visible = [json.loads(line) for line in out.read_text().splitlines()]
+    assert visible[0]["canary"] and all(set(r) == {"id", "claim", "code"} for r in visible[1:])
+    key = [json.loads(line) for line in (tmp_path / "bank.key.jsonl").read_text().splitlines()]
+    assert key[0]["canary"] == visible[0]["canary"] and [r["verdict"] for r in key[1:]] == ["OK", "PROBLEM"]
+    third = CliRunner().invoke(main, [*base, "--verdict", "OK", "--id", "third"])
+    assert third.exit_code != 0 and "a pair has two" in third.output
+
+
+def test_a_source_may_spell_it_license_and_give_several_ranges():
+    from bakeoff.review.errors import ItemsInvalid
+    from bakeoff.review.sources import source_from_record
+
+    source = source_from_record({"url": "https://x.test", "path": "n.ipynb", "lines": "3-5,9", "license": "MIT"}, "here")
+    assert (source.licence, source.lines, source.ranges) == ("MIT", "3-5,9-9", ((3, 5), (9, 9)))
+    for lines, message in (("9-12,3-5", "does not come after"), ("5-3", "runs backwards"), ("a-b", "not a range")):
+        try:
+            source_from_record({"url": "u", "path": "p", "lines": lines, "licence": "MIT"}, "here")
+        except ItemsInvalid as exc:
+            assert message in str(exc)
+        else:
+            raise AssertionError(lines)
+
+
+def test_an_import_into_a_self_contained_file_keeps_it_self_contained(tmp_path):
+    out = tmp_path / "mine.jsonl"
+    assert _import(tmp_path, out, "--verdict", "OK", "--id", "first").exit_code == 0
+    (first,) = load_items(out)
+    out.write_text(json.dumps(first.to_dict()) + "\n")  # the first banks' one-file format
+    (tmp_path / "mine.key.jsonl").unlink()
+    assert _import(tmp_path, out, "--verdict", "PROBLEM", "--family", "data_leakage", "--flaw-lines", "3",
+                   "--id", "second").exit_code == 0
+    assert not (tmp_path / "mine.key.jsonl").exists()
+    assert [item.id for item in load_items(out)] == ["first", "second"]
+    assert all("verdict" in json.loads(line) for line in out.read_text().splitlines())

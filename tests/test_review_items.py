@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -12,29 +14,65 @@ from bakeoff.review.errors import ItemCodeFailed, ItemsInvalid
 from bakeoff.review.execute import run_item
 from bakeoff.review.items import (
     FAMILIES,
-    OPTIONAL_FIELDS,
-    REQUIRED_FIELDS,
+    KEY_OPTIONAL,
+    KEY_REQUIRED,
+    VISIBLE_FIELDS,
+    canary,
     coverage,
     default_items_path,
     group_pairs,
+    key_path,
     load_items,
     parse_items,
 )
 from generators.review_data import DOMAINS, fixture_names
 
 ITEMS = load_items()
-RAW = [json.loads(line) for line in default_items_path().read_text().splitlines() if line.strip()]
+ITEM_LINES = [json.loads(line) for line in default_items_path().read_text().splitlines() if line.strip()]
+KEY_LINES = [json.loads(line) for line in key_path(default_items_path()).read_text().splitlines() if line.strip()]
+RAW = [item.to_dict() for item in ITEMS]  # self-contained records, for the format tests below
+BASE = next(record for record in RAW if record["verdict"] == "OK")
 PAIRS = group_pairs(ITEMS)
 # Words that would tell a reader which twin is sound, in a comment or a name.
 GIVEAWAYS = re.compile(r"leak|honest|proper|correct|wrong|careful|cheat|unbiased|nested|sound|clean|safe|"
                        r"bug|mistake|oops|fair|truth|naive_|peek|future|optimistic", re.IGNORECASE)
 PLAUSIBLE = (0.55, 0.97)
-MIN_ITEMS, MIN_PAIRS, MIN_PER_FAMILY = 80, 32, 8
+MIN_ITEMS, MIN_PAIRS, MIN_PER_FAMILY = 100, 50, 10
 
 
-def test_every_record_has_only_documented_fields():
-    for record in RAW:
-        assert set(REQUIRED_FIELDS) <= set(record) <= set(REQUIRED_FIELDS) | set(OPTIONAL_FIELDS), record["id"]
+def test_the_items_file_holds_only_what_a_reviewer_sees_and_the_key_the_rest():
+    (items_head, *items), (key_head, *keys) = ITEM_LINES, KEY_LINES
+    assert items_head == {"canary": canary(), "part": "items"} and key_head == {"canary": canary(), "part": "key"}
+    assert "canary GUID" in canary()
+    assert all(set(record) == set(VISIBLE_FIELDS) for record in items)
+    assert all(set(record) == {"id", *KEY_REQUIRED, *KEY_OPTIONAL} for record in keys)
+    assert [r["id"] for r in items] == [r["id"] for r in keys] == [item.id for item in ITEMS]
+    # Without its key file the items file is no bank: it carries no verdict to fall back on.
+    with pytest.raises(ItemsInvalid, match="missing field"):
+        parse_items(default_items_path().read_text(), "items.jsonl")
+
+
+def test_the_published_order_gives_nothing_away():
+    position = {item.id: n for n, item in enumerate(ITEMS)}
+    assert [item.id for item in ITEMS] == [f"cr-{n:03d}" for n in range(1, len(ITEMS) + 1)]
+    places = [(position[ok.id], position[bad.id]) for ok, bad in PAIRS.values()]
+    assert all(abs(a - b) > 1 for a, b in places), "twins side by side"
+    assert sum(a < b for a, b in places) == len(places) // 2  # the sound twin first in half the pairs
+    assert sum(b % 2 == 0 for _, b in places) == len(places) // 2  # PROBLEM items even and odd alike
+    assert sum(a % 2 == 1 and b % 2 == 0 for a, b in places) <= len(places) // 4
+    assert sum(a % 2 == 0 and b % 2 == 1 for a, b in places) <= len(places) // 4
+
+
+def test_the_builders_shuffle_keeps_twins_apart_for_any_seed():
+    from generators.review_data.bank.build import arrange
+
+    pairs = [({"pair_id": f"p{k}", "verdict": "OK"}, {"pair_id": f"p{k}", "verdict": "PROBLEM"}) for k in range(40)]
+    for seed in range(5):
+        records = arrange(pairs, seed)
+        assert [r["id"] for r in records] == [f"cr-{n:03d}" for n in range(1, 81)]
+        assert all(a["pair_id"] != b["pair_id"] for a, b in itertools.pairwise(records))
+        assert sum(r["verdict"] == "PROBLEM" for r in records[::2]) == 20
+    assert arrange(pairs, 1) != arrange(pairs, 2) and arrange(pairs, 1) == arrange(pairs, 1)
 
 
 def test_bank_size_balance_and_coverage():
@@ -52,12 +90,25 @@ def test_every_item_is_one_twin_of_a_pair_on_the_same_data():
     for ok_twin, problem_twin in PAIRS.values():
         assert (ok_twin.verdict, problem_twin.verdict) == ("OK", "PROBLEM")
         assert ok_twin.fixture == problem_twin.fixture and ok_twin.domain == problem_twin.domain
+        assert ok_twin.template == problem_twin.template and ok_twin.template
         assert (ok_twin.origin, problem_twin.origin) == ("original", "injected")
 
 
-def test_an_item_id_never_tells_the_label():
-    first_twins = [item for item in ITEMS if item.id.endswith(".a")]
-    assert abs(sum(not item.is_problem for item in first_twins) - len(first_twins) / 2) <= 1
+def _tokens(code: str) -> Counter:
+    return Counter(re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S", code))
+
+
+def test_a_third_of_the_pairs_need_data_flow_no_line_of_the_flawed_twin_is_its_own():
+    """The twins hold the same lines in another order, or the same tokens in other places."""
+    same_lines = [p for p, (ok, bad) in PAIRS.items() if sorted(ok.code_lines) == sorted(bad.code_lines)]
+    same_tokens = [p for p, (ok, bad) in PAIRS.items() if p not in same_lines and _tokens(ok.code) == _tokens(bad.code)]
+    assert len(same_lines) + len(same_tokens) >= len(PAIRS) / 3, (same_lines, same_tokens)
+
+
+def test_no_item_holds_dead_code():
+    from bakeoff.review.audit.surface import dead_code
+
+    assert {item.id: dead_code(item.code) for item in ITEMS if dead_code(item.code)} == {}
 
 
 def test_both_twins_carry_the_same_claim_word_for_word():
@@ -144,7 +195,7 @@ def test_code_that_forgets_reported_is_caught():
 
 
 def _line(**overrides) -> str:
-    record = dict(RAW[0])
+    record = dict(BASE)
     record.update(overrides)
     return json.dumps(record)
 
@@ -168,7 +219,7 @@ SOURCE = {"repository": "example/notebooks", "path": "a.ipynb", "lines": "3-14",
         ({"domain": "audio"}, "domain must be one of"),
         ({"origin": "real", "fixture": None}, "real item needs a source"),
         ({"source": SOURCE}, "only a real item has a source"),
-        ({"origin": "real", "source": {**SOURCE, "lines": "14-3"}}, "run backwards"),
+        ({"origin": "real", "source": {**SOURCE, "lines": "14-3"}}, "runs backwards"),
         ({"origin": "real", "source": {**SOURCE, "licence": None}}, "source needs licence"),
         ({"origin": "real", "source": {"path": "a.py", "lines": "1-2", "licence": "MIT"}}, "repository or a url"),
         ({"origin": "real", "source": {**SOURCE, "author": "x"}}, "unknown source field"),
@@ -187,7 +238,7 @@ def test_a_real_item_without_a_fixture_loads_with_its_source():
 
 
 def test_missing_fields_bad_json_duplicates_and_malformed_pairs_are_refused(tmp_path):
-    record = dict(RAW[0])
+    record = dict(BASE)
     del record["explanation"]
     with pytest.raises(ItemsInvalid, match="missing field.*explanation"):
         parse_items(json.dumps(record), "x.jsonl")
@@ -199,7 +250,34 @@ def test_missing_fields_bad_json_duplicates_and_malformed_pairs_are_refused(tmp_
     with pytest.raises(ItemsInvalid, match="one OK and one PROBLEM"):
         parse_items(json.dumps(ok_twin) + "\n" + json.dumps(dict(ok_twin, id="another-ok")), "x.jsonl")
     subset = tmp_path / "subset.jsonl"
-    subset.write_text("\n".join(json.dumps(r) for r in RAW[:3]) + "\n")
+    ok, bad = next(iter(PAIRS.values()))
+    lone = next(i for i in ITEMS if i.pair_id != ok.pair_id)
+    subset.write_text("\n".join(json.dumps(i.to_dict()) for i in (ok, lone, bad)) + "\n")
     assert len(group_pairs(load_items(subset))) == 1
     with pytest.raises(ItemsInvalid, match="no items file"):
         load_items(tmp_path / "absent.jsonl")
+
+
+def _bank(tmp_path, items, keys) -> object:
+    path = tmp_path / "bank.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in items))
+    key_path(path).write_text("".join(json.dumps(r) + "\n" for r in keys))
+    return path
+
+
+def test_a_bank_and_its_key_must_match_line_for_line(tmp_path):
+    ok, bad = next(iter(PAIRS.values()))
+    visible, keys = [ok.visible_record(), bad.visible_record()], [ok.key_record(), bad.key_record()]
+    assert load_items(_bank(tmp_path, visible, keys[::-1])) == (ok, bad)  # joined by id, in the items file's order
+    cases = [
+        ([dict(visible[0], verdict="OK"), visible[1]], keys, "holds only id, claim, code; move verdict"),
+        (visible, keys[:1], "has no line in"),
+        (visible[:1], keys, "key lines for items not in"),
+        (visible, [keys[0], dict(keys[1], colour="red")], "unknown key field"),
+        (visible, [keys[0], keys[0]], "duplicate item id"),
+        ([{"canary": "x", "part": "key"}, *visible], keys, "header is for a key file"),
+        ([visible[0], {"canary": "x"}], keys, "header line .* comes first"),
+    ]
+    for items, key, message in cases:
+        with pytest.raises(ItemsInvalid, match=message):
+            load_items(_bank(tmp_path, items, key))

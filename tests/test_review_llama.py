@@ -13,7 +13,7 @@ from bakeoff.review.items import group_pairs, load_items
 from bakeoff.review.metrics import compute_metrics
 
 # Five matched pairs: both twins of each, so pair accuracy has something to compute.
-PAIR_IDS = ("scale-split.campaign", "folds.sales", "vocabulary-split.inbox", "recall-named.loans", "patient-split.visits")
+PAIR_IDS = ("rebound-scale.campaign", "folds.sales", "rebound-vocabulary.inbox", "recall-named.loans", "group-split.visits")
 
 
 @pytest.mark.llama

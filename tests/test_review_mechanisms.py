@@ -1,13 +1,14 @@
 """The mechanism of every matched pair's flaw, shown by executing both twins.
 
 Each flawed twin carries a `mechanism` record saying how its flaw shows:
-  reaches      change only the held-out rows and the flawed twin's fitted state (`probe`) changes
+  reaches      change only the held-out rows (of `frame`, default df) and the flawed twin's fitted state (`probe`) changes
                for some seed, the sound twin's never does;
   shared       the same entity (or row) sits on both sides of the flawed twin's split, never the sound one's;
   future       the flawed twin trains on rows dated after some of the rows it scores; the sound twin never does;
   folds_future some fold of the flawed twin's cross-validation trains on later rows than it scores;
-  deploy       give the held-out rows the value a column has when the prediction is made: the flawed
-               twin's figure falls, the sound twin's does not move;
+  deploy       give the held-out rows the value a column has when the prediction is made (or `erase` the
+               held-out entities' records dated after that moment): the flawed twin's figure falls, the
+               sound twin's does not move;
   claimed      the quantity the claim names, recomputed from the run, is what the sound twin reports
                and not what the flawed twin reports.
 """
@@ -34,7 +35,10 @@ def _evaluate(expression: str, namespace: dict):
 def _same(a, b) -> bool:
     if sp.issparse(a) or sp.issparse(b):
         return a.shape == b.shape and (sp.csr_matrix(a) != sp.csr_matrix(b)).nnz == 0
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":  # labels: compared as they are
+        return a.shape == b.shape and bool(np.all(a == b))
+    a, b = a.astype(float), b.astype(float)
     return a.shape == b.shape and np.allclose(a, b, equal_nan=True)
 
 
@@ -70,7 +74,8 @@ def _reaches(item, seed: int, spec: dict) -> bool:
     variables = fixture_variables(item, seed)
     first = run_code(item, variables)
     held = _evaluate(spec.get("held", "y_test.index"), dict(first.namespace))
-    changed = {**variables, "df": _perturb(variables["df"], held, spec["perturb"])}
+    frame = spec.get("frame", "df")  # the variable holding the held-out rows (a fixture's second frame, `later`)
+    changed = {**variables, frame: _perturb(variables[frame], held, spec["perturb"])}
     second = run_code(item, changed)
     assert list(_evaluate(spec.get("held", "y_test.index"), dict(second.namespace))) == list(held)
     probe = spec["probe"]
@@ -107,6 +112,12 @@ def _deployed(item, seed: int, spec: dict) -> tuple[float, float]:
     variables = fixture_variables(item, seed)
     first = run_code(item, variables)
     held = _evaluate(spec.get("held", "y_test.index"), dict(first.namespace))
+    if "erase" in spec:  # drop the held-out entities' records dated after the moment of prediction
+        erase = spec["erase"]
+        frame = variables[spec["frame"]].copy()
+        keys = set(_evaluate(erase["keys"], dict(first.namespace)))
+        later = frame[erase["date"]] > pd.Timestamp(erase["after"])
+        return first.reported, run_code(item, {**variables, spec["frame"]: frame[~(later & frame[erase["key"]].isin(keys))]}).reported
     df = variables["df"].copy()
     value = df[spec["column"]].median() if spec["value"] == "median" else spec["value"]
     df.loc[held, spec["column"]] = value

@@ -18,10 +18,8 @@ SUBSET = ITEMS[:6]
 @pytest.fixture
 def setup(tmp_path, monkeypatch):
     """A 6-item subset, a scripted perfect reviewer for 2 samples, and a counter of questions asked."""
-    from bakeoff.review.items import default_items_path
-
     items = tmp_path / "items.jsonl"
-    items.write_text("\n".join(default_items_path().read_text().splitlines()[: len(SUBSET)]) + "\n")
+    items.write_text("".join(json.dumps(item.to_dict()) + "\n" for item in SUBSET))  # a self-contained file
     script = write_script(tmp_path / "s.jsonl", perfect, items=SUBSET, samples=2)
     calls = {"n": 0, "interrupt_after": None}
     real_ask = runner.ask

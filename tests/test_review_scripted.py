@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from bakeoff.models.registry import open_backend
-from bakeoff.review.items import default_items_path, load_items
+from bakeoff.review.items import load_items
 from bakeoff.review.output import read_summary, write_results
 from bakeoff.review.prompt import load_template
 from bakeoff.review.runner import run_review
@@ -135,8 +135,7 @@ def test_the_cli_prints_the_metrics_as_json_and_writes_the_results_folder(tmp_pa
 
 def test_the_cli_reviews_a_subset_file_and_shows_a_table_without_json(tmp_path):
     subset = tmp_path / "subset.jsonl"
-    source = default_items_path()
-    subset.write_text("\n".join(source.read_text().splitlines()[:4]) + "\n")
+    subset.write_text("".join(json.dumps(item.to_dict()) + "\n" for item in ITEMS[:4]))  # a self-contained file
     script = write_script(tmp_path / "s.jsonl", perfect, items=ITEMS[:4])
     result = invoke("--model", f"scripted:{script}", "--items", str(subset), "--out", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
@@ -170,7 +169,7 @@ def test_a_review_written_into_a_batch_appears_in_bakeoff_report(tmp_path):
 
     from analysis_factory import FakeRun, write_batch
 
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     batch = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
     script = write_script(tmp_path / "s.jsonl", always_problem)

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from runner_support import bakeoff_cli
 
+from bakeoff.models.spec import label_for_spec
 from bakeoff.runner.plan import (
     PlanChanged,
     PlanError,
-    label_for_spec,
     load_plan,
     plan_differences,
     plan_from_mapping,
@@ -93,14 +93,18 @@ def test_load_plan_from_toml(tmp_path):
 
 
 def test_changed_plan_is_refused_before_anything_runs(tmp_path):
+    from bakeoff.batchfolder.files import WriteCounter
     from bakeoff.runner.batch import BatchOptions, open_batch_folder
-    from bakeoff.runner.records import WriteCounter
 
     options = BatchOptions(out_dir=tmp_path / "batch")
     open_batch_folder(plan(runs=2), options, WriteCounter())
     open_batch_folder(plan(runs=2), options, WriteCounter())  # the same plan resumes
-    with pytest.raises(PlanChanged, match="runs: 2 -> 4"):
-        open_batch_folder(plan(runs=4), options, WriteCounter())
+    with pytest.raises(PlanChanged, match="seed: 0 -> 1"):
+        open_batch_folder(plan(runs=2, seed=1), options, WriteCounter())
+    with pytest.raises(PlanChanged, match="runs: 2 -> 1"):
+        open_batch_folder(plan(runs=1), options, WriteCounter())  # fewer runs: not an extension
+    batch, added = open_batch_folder(plan(runs=3), options, WriteCounter())  # more runs: the batch grows
+    assert added == ("a-r03", "qwen-r03") and batch.order[-2:] == added
 
 
 def test_cli_reports_plan_errors_without_traceback(tmp_path):

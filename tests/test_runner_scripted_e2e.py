@@ -36,7 +36,7 @@ def batch(tmp_path_factory):
         "regressed": answers(implementation(), implementation(predict=PREDICT_BROKEN)),
     }
     result = run_scripted_batch(root, scripts, REPAIRING_PLAN | {"corpus": str(corpus)})
-    return root / "batch", {r["model"]["label"]: r for r in result.records}
+    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}
 
 
 def test_competent_model_yields_a_scored_submission(batch):
@@ -45,14 +45,14 @@ def test_competent_model_yields_a_scored_submission(batch):
     assert record["status"] == "finished"
     assert record["outcome"]["status"] == "scored"
     assert record["outcome"]["rung"] == 5
-    assert 0.5 < record["outcome"]["f1"] <= 1.0
+    assert 0.5 < record["outcome"]["headline"]["value"] <= 1.0
     # the claim parsed from the training output sits beside the real score
-    assert record["outcome"]["claim_source"] == "train_output"
-    assert 0.0 < record["outcome"]["claimed_f1"] <= 1.0
+    assert record["outcome"]["claim"]["source"] == "visible_output"
+    assert 0.0 < record["outcome"]["claim"]["claimed"] <= 1.0
     assert [s["attribution"] for s in record["stages"]] == ["ok"] * 6
     assert record["repair_effects"] == ["unchanged"]
     evaluate = json.loads((folder / "runs" / "competent-r01" / "stages" / "5-evaluate.json").read_text())
-    assert evaluate["claim"]["real_f1"] == record["outcome"]["f1"]
+    assert evaluate["claim"]["real"] == record["outcome"]["headline"]["value"]
     assert evaluate["prompt"] is None and evaluate["completion"] is None
     for stage in stage_records(folder / "runs" / "competent-r01"):
         assert stage["resources"]["harness_peak_rss_bytes"] > 0  # sampled with psutil

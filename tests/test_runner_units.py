@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from bakeoff.models.base import Message
+from bakeoff.records import LadderCheck, LadderStatus, Requirement, Rung, turn_effect
 from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
-from bakeoff.runner.ladder import LadderCheck, Requirement, turn_effect
-from bakeoff.runner.task import TaskSpecError, load_task
+from bakeoff.taskapi.spec import TaskSpecError, load_task
+from bakeoff.tasks.spam.words import HEADLINE
 
 
 def check(rung, f1=None):
-    return LadderCheck(rung=rung, status="scored" if rung == 5 else "crashed", failed_step=None, f1=f1)
+    return LadderCheck(rung=Rung(rung), status=LadderStatus.SCORED if rung == 5 else LadderStatus.CRASHED,
+                       failed_step=None, headline=HEADLINE.of(f1) if f1 is not None else None)
 
 
 @pytest.mark.parametrize(
@@ -34,9 +36,9 @@ def test_turn_effects(before, after, effect):
 
 def test_ladder_check_round_trips_through_its_record():
     requirement = Requirement(1, "pandas", "pandas", "provided_by_image", None)
-    original = LadderCheck(5, "scored", None, 0.8, visible_ok=True, metrics={"f1": 0.8}, requirements=(requirement,),
-                           train_output="EXPECTED_F1: 0.8")
-    assert LadderCheck.from_dict(json.loads(json.dumps(original.to_dict()))) == original
+    original = LadderCheck(Rung.SCORED, LadderStatus.SCORED, None, HEADLINE.of(0.8), visible_ok=True, metrics={"f1": 0.8},
+                           requirements=(requirement,), visible_output="EXPECTED_F1: 0.8")
+    assert LadderCheck.from_json(json.loads(json.dumps(original.to_json()))) == original
 
 
 def test_shorten_keeps_head_and_tail():
@@ -112,7 +114,7 @@ def test_run_repo_commits_every_stage_and_resets_unfinished_work(tmp_path):
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):
-    from bakeoff.runner.records import WriteCounter, read_json, write_json
+    from bakeoff.batchfolder.files import WriteCounter, read_json, write_json
 
     counter = WriteCounter()
     write_json(tmp_path / "r.json", {"a": Path("/x"), "b": (1, 2)}, counter)
@@ -123,7 +125,7 @@ def test_atomic_write_leaves_no_temporary_files(tmp_path):
 
 
 def test_kill_hook_reads_its_environment_variable():
-    from bakeoff.runner.records import WriteCounter
+    from bakeoff.batchfolder.files import WriteCounter
 
     assert WriteCounter.from_environment({}).kill_after is None
     assert WriteCounter.from_environment({"BAKEOFF_KILL_AFTER_WRITES": "4"}).kill_after == 4
@@ -154,16 +156,18 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
 
     buffer = io.StringIO()
     slot = RunSlot(ModelEntry("m", "default"), 1, 1)
+    from bakeoff.runner.batch import BatchStart
+
     with LiveProgress(Console(file=buffer, width=100)) as progress:
-        progress.batch_started([slot], set())
+        progress.batch_started(BatchStart((slot,)))
         progress.run_started(slot)
         progress.stage_started("m-r01", "repair")
         progress.run_finished(slot, RunRecord.from_json({
-            "schema": "bakeoff.run/1", "run_id": "m-r01", "status": "finished", "timings": {},
+            "schema": "bakeoff.run/2", "run_id": "m-r01", "status": "finished", "timings": {},
             "outcome": {"status": "crashed", "rung": 1, "crash_class": "type_error"}}))
     lines = buffer.getvalue().splitlines()
-    assert lines[:3] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
-    assert "0 runs left" in buffer.getvalue()
+    assert lines[1:4] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
+    assert lines[-1].startswith("bakeoff batch: 1/1 runs done")
 
 
 def test_run_repo_never_follows_links_planted_by_sandboxed_code(tmp_path):
@@ -186,7 +190,7 @@ def test_run_repo_never_follows_links_planted_by_sandboxed_code(tmp_path):
 
 
 def test_journal_line_after_one_cut_by_a_kill_is_still_read(tmp_path):
-    from bakeoff.runner.records import Journal
+    from bakeoff.batchfolder.files import Journal
 
     journal = Journal(tmp_path / "events.jsonl")
     journal.append("batch_started", runs=2)
@@ -209,7 +213,8 @@ def test_model_files_never_land_in_data_scratch_or_git(path, kept):
 
 
 def test_holdout_predictions_are_kept_only_from_a_regular_file_in_the_workspace(tmp_path):
-    from bakeoff.runner.checks import HOLDOUT_OUTPUT, _keep_predictions
+    from bakeoff.taskapi.workspace import keep_output as _keep_predictions
+    from bakeoff.tasks.spam.check import HOLDOUT_OUTPUT
 
     workspace, outside, kept = tmp_path / "repo", tmp_path / "outside", tmp_path / "run" / "predictions" / "implement.csv"
     outside.mkdir()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bakeoff.models.registry import BackendOptions
 from bakeoff.models.scheduling import (
     busy_cores,
     default_threads,
@@ -45,12 +46,13 @@ def test_the_engine_keeps_the_cores_the_sandboxes_and_other_work_leave_free(core
 
 
 def test_scheduled_options_set_threads_and_concurrency_unless_the_plan_does():
-    sized = scheduled_options({"n_ctx": 4096}, in_flight=1, sandbox_cpus=2.0, cores=8, busy=0)
-    assert sized == {"n_ctx": 4096, "n_threads": 8, "n_threads_batch": 8, "max_concurrent": 1}
+    sized = scheduled_options(BackendOptions(n_ctx=4096), in_flight=1, sandbox_cpus=2.0, cores=8, busy=0)
+    assert sized == BackendOptions(n_ctx=4096, n_threads=8, n_threads_batch=8, max_concurrent=1)
     # The plan's own counts win; the prompt threads still follow the rule when only n_threads is given.
-    sized = scheduled_options({"n_threads": 3, "max_concurrent": 4}, in_flight=2, sandbox_cpus=2.0, cores=8, busy=1)
-    assert sized == {"n_threads": 3, "n_threads_batch": 6, "max_concurrent": 2}  # no more slots than runs to ask
-    assert scheduled_options({"max_concurrent": 4}, 8, 1.0, cores=8, busy=0)["max_concurrent"] == 4
+    sized = scheduled_options(BackendOptions(n_threads=3, max_concurrent=4), in_flight=2, sandbox_cpus=2.0, cores=8,
+                              busy=1)
+    assert sized == BackendOptions(n_threads=3, n_threads_batch=6, max_concurrent=2)  # no more slots than runs to ask
+    assert scheduled_options(BackendOptions(max_concurrent=4), 8, 1.0, cores=8, busy=0).max_concurrent == 4
     assert ray_run_threads(0.5) == 1 and ray_run_threads(4.0) == 4
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.grading.grade import GradingRequest, grade_in_sandbox
-from bakeoff.grading.score import ScoreOptions, ScoringUnavailable, score_submission
+from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
+from bakeoff.tasks.spam.score import ScoreOptions, ScoringUnavailable, score_submission
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 from sandbox.base import SandboxSpec
@@ -122,7 +122,7 @@ def test_human_readable_output(corpus, tmp_path):
 def test_a_missing_predict_script_is_an_outcome(corpus, tmp_path):
     repo = make_repo(tmp_path / "repo", {"README.md": "nothing here\n"})
     outcome = score_submission(repo, corpus, ScoreOptions())
-    assert (outcome.status, outcome.stage, outcome.rung) == ("no_predict_script", "predict", 0)
+    assert (outcome.status, outcome.stage, outcome.rung) == ("no_script", "predict", 0)
 
 
 @pytest.mark.docker

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.grading.score import ScoreOptions, score_submission
+from bakeoff.tasks.spam.score import ScoreOptions, score_submission
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bakeoff.answers import parse_expected_f1
-from bakeoff.grading.score import ScoreOptions, score_submission
+from bakeoff.tasks.spam.score import ScoreOptions, score_submission
 from generators.references import materialize
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams

@@ -29,7 +29,7 @@ def test_the_demo_runs_ab_test_end_to_end(tmp_path):
     record = json.loads((run_dir / "run.json").read_text())
     assert record["task"] == "ab_test" and record["outcome"]["status"] == "scored"
     assert record["outcome"]["metrics"]["graded"] == 8 and record["outcome"]["headline"]["name"] == "winkler"
-    assert record["outcome"]["claimed_effect"] == 0.01 and record["outcome"]["claim_source"] == "readme"
+    assert record["outcome"]["claim"]["claimed"] == 0.01 and record["outcome"]["claim"]["source"] == "readme"
     explore = json.loads((run_dir / "stages" / "1-explore.json").read_text())
     assert "The first lines of data/sessions.csv:" in explore["prompt"]["messages"][0]["content"]
     evaluate = json.loads((run_dir / "stages" / "5-evaluate.json").read_text())

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.runner.ladder import LadderCheck, turn_effect
+from bakeoff.records import LadderCheck, LadderStatus, Rung, turn_effect
 from bakeoff.tasks import TaskPlugin, UnknownTask, task_names, task_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,12 +65,13 @@ def test_an_unknown_task_is_a_named_error_listing_the_known_ones():
 
 
 def test_an_unknown_task_in_a_plan_is_refused_before_any_run(tmp_path):
-    from bakeoff.runner.batch import BatchOptions, run_batch
+    from bakeoff.runner.batch import BatchOptions
     from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan
 
     plan = plan_from_mapping({"models": ["default"], "corpus": str(tmp_path), "task": "chess", "sandbox": "docker"}, tmp_path)
     with pytest.raises(UnknownTask):
-        run_batch(plan, BatchOptions(out_dir=tmp_path / "batch"))
+        run_plan(plan, BatchOptions(out_dir=tmp_path / "batch"))
     assert not (tmp_path / "batch" / "batch.json").exists()
 
 
@@ -82,19 +83,17 @@ def test_each_task_declares_its_truth_apart_from_what_the_sandbox_sees():
 
 
 def test_the_headline_judges_a_repair_turn_in_its_own_direction():
-    def scored(**metrics):
-        return LadderCheck(5, "scored", None, metrics.get("f1"), metrics=metrics)
+    def scored(task, value):  # a scored check carries its task's headline
+        return LadderCheck(Rung.SCORED, LadderStatus.SCORED, None, task_plugin(task).headline.of(value))
 
-    ab = task_plugin("ab_test").headline
-    assert turn_effect(scored(winkler=0.05), scored(winkler=0.02), ab) == "rescued"  # lower is better
-    assert turn_effect(scored(winkler=0.02), scored(winkler=0.05), ab) == "regressed"
-    assert turn_effect(scored(winkler=0.02), scored(winkler=0.0201), ab) == "unchanged"
-    spam = task_plugin("spam_classifier").headline
-    assert turn_effect(scored(f1=0.70), scored(f1=0.75), spam) == "rescued"
+    assert turn_effect(scored("ab_test", 0.05), scored("ab_test", 0.02)) == "rescued"  # lower is better
+    assert turn_effect(scored("ab_test", 0.02), scored("ab_test", 0.05)) == "regressed"
+    assert turn_effect(scored("ab_test", 0.02), scored("ab_test", 0.0201)) == "unchanged"
+    assert turn_effect(scored("spam_classifier", 0.70), scored("spam_classifier", 0.75)) == "rescued"
 
 
 def test_the_ab_test_claim_is_read_from_an_estimate_line():
-    from bakeoff.tasks.ab_test import parse_estimate
+    from bakeoff.tasks.ab_test.plugin import parse_estimate
 
     text = "ESTIMATE: 0.1 [0, 0.2]\nsomething\nESTIMATE: 0.0123 [-0.004, 2.5e-2]\n"
     assert parse_estimate(text) == (0.0123, -0.004, 0.025)
@@ -159,8 +158,8 @@ def test_analyze_names_a_task_whose_probes_it_cannot_recompute(tmp_path):
 
 
 def test_a_corpus_fingerprint_names_each_file_of_a_folder_part_and_keeps_spams_names(tmp_path):
-    from bakeoff.runner.context import CorpusError
     from bakeoff.runner.fingerprint import corpus_fingerprint
+    from bakeoff.taskapi.corpus import CorpusError
 
     ab = tmp_path / "ab"
     (ab / "holdout").mkdir(parents=True)

@@ -16,7 +16,8 @@ from generators.calibration.ab_test import materialize_ab
 
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))
 # The calibration test's small setting: the fault's bias is several standard errors, so the order holds on 8.
-SMALL = AbParams(seed=3, users=400, experiments=8, holdout_users=3000, base_rate=0.2, fault_days=4, fault_other_share=0.0)
+SMALL = AbParams(seed=3, users=400, experiments=8, holdout_users=3000, holdout_size_spread=2.0, base_rate=0.2,
+                 fault_days=4, fault_other_share=0.0)
 
 CRASHING = """
 import argparse
@@ -60,6 +61,11 @@ def test_the_references_are_graded_alone_and_ordered_as_calibration_orders_them(
     assert width["ab_careless"] < min(width["ab_half"], width["ab_careful"])  # careless: the narrowest
     assert winkler["ab_careful"] < min(winkler["ab_careless"], winkler["ab_half"])  # careful: the best score
     assert not (tmp_path / "ab_careful" / ".bakeoff").exists()  # the folder itself is never written
+    # The unit probe's verdict is part of the score: by user, by visit, and a data-free answer is neither.
+    assert {v: r["unit_probe"]["unit"] for v, r in graded.items()} == {
+        "ab_careless": "visit", "ab_half": "user", "ab_careful": "user"}
+    constant = score_cli(materialize_ab("ab_constant", tmp_path / "ab_constant", corpus=corpus), corpus)
+    assert constant["status"] == "scored" and constant["unit_probe"]["unit"] == "data_free"
 
 
 def test_a_crashing_analysis_is_a_named_failure_with_its_traceback(corpus, tmp_path):
@@ -78,7 +84,7 @@ def test_a_crashing_analysis_is_a_named_failure_with_its_traceback(corpus, tmp_p
 
 
 def test_a_missing_analysis_and_a_training_option_are_named(corpus, tmp_path):
-    from bakeoff.tasks.ab_score import OptionNotForTask
+    from bakeoff.taskapi.plugin import OptionNotForTask
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -22,7 +22,7 @@ DEL_BG, ADD_BG = (255, 235, 233), (230, 255, 236)  # .diff .del / .add in transc
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from bakeoff.report.build import write_report
+    from bakeoff.tasks import report_batch as write_report
 
     root = tmp_path_factory.mktemp("transcripts")
     batch = make_scripted_batch(root)

@@ -12,7 +12,7 @@ from pathlib import Path
 from analysis_factory import FakeRun, change_stage, write_batch
 from runner_support import fenced
 
-from bakeoff.analysis.batch_records import read_batch
+from bakeoff.batchfolder.read import read_batch
 from bakeoff.records import (
     CompletionRecord,
     FileWritten,
@@ -24,10 +24,12 @@ from bakeoff.records import (
     RepairEffect,
     RepairGrant,
     RepairTurn,
+    Rung,
 )
 from bakeoff.report.transcript import render_run_transcript
 from bakeoff.report.transcript_git import repair_diffs, tree_at
 from bakeoff.report.transcript_html import fold
+from bakeoff.tasks.spam.plugin import SpamClassifier
 
 V1, V2, V3 = "import missing_module\nprint('v1')\n", "print('v2')\n", "print('v3')\nprint('done')\n"
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -50,7 +52,7 @@ def _turn(number: int, code: str, sha: str | None = None) -> RepairTurn:
     digest = sha or hashlib.sha256(code.encode()).hexdigest()
     answer = CompletionRecord(text="Fixed.\n\n" + fenced("train.py", code), finish_reason="stop", prompt_tokens=0,
                               completion_tokens=0, prompt_seconds=0.0, generation_seconds=0.0, backend="scripted")
-    check = LadderCheck(rung=1, status=LadderStatus.CRASHED, failed_step="train", f1=None)
+    check = LadderCheck(rung=Rung.INSTALLED, status=LadderStatus.CRASHED, failed_step="train", headline=None)
     return RepairTurn(turn=number, granted_because=RepairGrant.VISIBLE_FAILURE, prompt=None, completion=answer,
                       capture=None, files_written=(FileWritten("train.py", len(code), digest),), before=check,
                       after=check, effect=RepairEffect.UNCHANGED)
@@ -109,12 +111,13 @@ def test_a_run_with_sparse_records_still_renders_every_stage(tmp_path):
     batch = write_batch(tmp_path / "batch", [FakeRun("thin", 1, f1=None, rung=1, status="crashed",
                                                      crash_class="module_not_found",
                                                      turns=[(1, None, 1, None, "unchanged")])])
-    page = render_run_transcript(read_batch(batch).runs[0])
+    page = render_run_transcript(read_batch(batch).runs[0], SpamClassifier())
     for stage in ("explore", "decide", "implement", "repair", "evaluate"):
         assert f'id="stage-{stage}"' in page
     assert "no record: the stage did not finish" in page  # docs has no record in this batch
     assert "the run&#x27;s git history cannot be read" in page
-    assert "final outcome</th><td>rung 1 (?), crashed, crash class module_not_found" in page
+    # the rung is named from its number, in the task's words (a record of the first schema had left it blank)
+    assert "final outcome</th><td>rung 1 (requirements_installed), crashed, crash class module_not_found" in page
 
 
 def test_long_text_is_folded_whole_and_says_how_long_it_is():
@@ -136,7 +139,7 @@ def test_reasoning_is_folded_apart_and_the_budget_cut_is_said(tmp_path):
                                   completion_tokens=0, prompt_seconds=0.0, generation_seconds=0.0, backend="scripted",
                                   reasoning="First I <think> about the leak.", reasoning_tokens=7)
     change_stage(batch, "thinker-r01", "decide", lambda record: replace(record, prompt=prompt, completion=completion))
-    page = render_run_transcript(read_batch(batch).runs[0])
+    page = render_run_transcript(read_batch(batch).runs[0], SpamClassifier())
     decide = page[page.index('id="stage-decide"'):page.index('id="stage-implement"')]
     assert "<details><summary>reasoning (1 line, 31 characters)</summary>" in decide  # folded
     assert "First I &lt;think&gt; about the leak." in decide

@@ -1,2 +1,3 @@
-"""Analysis: per-run signals read from a batch's records, per-model aggregates with their uncertainty,
-and the behavioural probes (leak probe, seed retrains) that run in the sandbox and write records."""
+"""Analysis: what every task's runs say, read from a batch's records by rule (`core`: grading, capture,
+crashes, repair turns, the headline per model with its uncertainty, paired comparisons), and the seeded
+bootstrap (`stats`). A task's own signals are built on these in its package (bakeoff.tasks.<task>)."""

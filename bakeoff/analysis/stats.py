@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 BOOTSTRAP_SAMPLES = 10_000
 LEVEL = 0.95
+# Fewer values than this give no interval worth printing: two runs resample to two points, and a
+# percentile interval of them is one of the two values (often [x, x]). Pages say "too few runs" instead.
+MIN_INTERVAL_N = 3
 
 
 @dataclass(frozen=True)
@@ -17,6 +20,15 @@ class Estimate:
     low: float
     high: float
     n: int
+
+    @property
+    def has_interval(self) -> bool:
+        return self.n >= MIN_INTERVAL_N
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        """(low, high), or (None, None) from too few values to say (MIN_INTERVAL_N)."""
+        return (self.low, self.high) if self.has_interval else (None, None)
 
     def to_dict(self) -> dict:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}

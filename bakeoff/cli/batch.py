@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import signal
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from bakeoff.cli.folders import usable_wheelhouse
 from bakeoff.errors import BakeoffError
-from bakeoff.tasks.registry import DEFAULT_TASK, task_names
+from bakeoff.tasks.registry import DEFAULT_TASK, task_names, task_plugin
 from bakeoff.textsafe import printable
 from sandbox.kinds import DOCKER, ISOLATING_KINDS, KINDS, consent_settings
 
@@ -20,15 +23,10 @@ class UnsafeNotAcknowledged(BakeoffError):
     """The plan asks for no isolation without the explicit unsafe flag."""
 
 
-
-
 def _check_models(plan, engine_here: bool = True) -> None:
-    from bakeoff.models.registry import parse_spec
-
-    for model in plan.models:
-        parse_spec(model.spec)  # a bad spec is the user's to fix before hours of runs, not a failed run
+    """The plan's specs were parsed when it was read; a gguf model also needs an engine that generates here."""
     if engine_here:
-        check_engine([model.spec for model in plan.models])
+        check_engine([model.spec.text for model in plan.models])
 
 
 def check_engine(specs: list[str], entry=None) -> None:
@@ -44,33 +42,74 @@ def check_engine(specs: list[str], entry=None) -> None:
         click.echo(f"engine: {probe.detail}", err=True)
 
 
-def _evaluate_hooks(task: str, enabled: bool) -> dict:
-    """The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off."""
-    from bakeoff.tasks import task_plugin
-
-    return task_plugin(task).evaluate_hooks(enabled)
-
-
-def _batch_options(out: Path, plan, plan_text, wheelhouse: Path | None, unsafe: bool, probes: bool = True):
+def _batch_options(out: Path, plan, plugin, plan_text, wheelhouse: Path | None, unsafe: bool, probes: bool = True):
     from bakeoff.runner.batch import BatchOptions
     from sandbox.wheelhouse import default_wheelhouse
 
     options = consent_settings(plan.sandbox, unsafe, UnsafeNotAcknowledged)
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
+    # The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off.
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
-                        evaluate_hooks=_evaluate_hooks(plan.task, probes))
+                        evaluate_hooks=plugin.evaluate_hooks(probes))
 
 
-def _execute(plan, options) -> None:
-    from bakeoff.runner.batch import make_batch_folder, run_batch
+@contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM ends the batch as Ctrl-C does (KeyboardInterrupt): the runs in flight unwind, their sandboxes and
+    engines close, the journal says where it stopped. A second signal while that happens is ignored."""
+    def interrupt(signum, frame) -> None:
+        for each in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(each, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = {each: signal.signal(each, interrupt) for each in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
+def _gpu_probe():
+    """NVML's reading of GPU 0, sampled with every stage; None on a machine NVML finds no GPU on."""
+    from bakeoff.models.memory import NvmlProbe
+
+    probe = NvmlProbe()
+    return probe if probe.read() is not None else None
+
+
+def _execute(plan, plugin, options):
+    """Run the batch with the live display; print where it is and its scores. BatchInterrupted (SIGINT,
+    SIGTERM) is said and exits 130; the result says whether a run harness-failed (its exit_code)."""
+    from bakeoff.batchfolder.layout import BatchLayout
+    from bakeoff.runner.batch import BatchInterrupted, run_batch
     from bakeoff.runner.progress import LiveProgress
 
-    make_batch_folder(options.out_dir)  # a folder that cannot be made is said before the live display starts
-    with LiveProgress() as progress:
-        result = run_batch(plan, options, progress)
+    options = dataclasses.replace(options, gpu_probe=options.gpu_probe or _gpu_probe())
+    try:
+        with _terminate_as_interrupt():
+            with LiveProgress(headline=plugin.headline, journal=BatchLayout(options.out_dir).events) as progress:
+                result = run_batch(plan, plugin, options, progress)
+    except BatchInterrupted as exc:
+        click.echo(printable(str(exc)), err=True)
+        sys.exit(exc.exit_code)
     # Plain echo: a path must never be wrapped across lines (scripts and users copy it).
     click.echo(printable(f"batch folder: {result.batch_dir}"))
     click.echo(f"runs: {len(result.records)}, harness failures: {result.failed}")
+    _print_scores(result.batch_dir, plugin)
+    if result.failed:
+        click.echo(f"{result.failed} runs ended harness_failed (bakeoff could not measure them): exit status "
+                   f"{result.exit_code}; `bakeoff status {result.batch_dir}` shows why", err=True)
+    return result
+
+
+def _print_scores(batch_dir: Path, plugin) -> None:
+    from rich.console import Console
+
+    from bakeoff.report.build import batch_board
+    from bakeoff.report.terminal import scores_renderable
+
+    Console().print(scores_renderable(batch_board(batch_dir, plugin), plugin.headline, "scores"))
 
 
 @click.command("run")
@@ -97,14 +136,14 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
-    --out folder, a batch continues where it stopped; a changed plan is refused.
+    --out folder, a batch continues where it stopped; a plan that only adds models or
+    runs extends it, any other change is refused. Exit status: 0 all runs measured;
+    4 a run ended harness_failed; 130 interrupted (SIGINT or SIGTERM: run the same
+    command to resume); 3 the folder is locked by another writer; 2 bad input or a
+    failed preflight (nothing started).
     """
-    from bakeoff.runner.executors.settings import (
-        ExecutorSettings,
-        load_plan_and_executor,
-        make_executor,
-        with_overrides,
-    )
+    from bakeoff.runner.executors.choose import make_executor
+    from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, with_overrides
     from bakeoff.runner.plan import PlanError, plan_from_mapping, read_plan_text
 
     executor = ExecutorSettings()
@@ -115,18 +154,23 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         plan, executor = load_plan_and_executor(plan_file)
         plan_text = read_plan_text(plan_file)
     elif models:
-        from bakeoff.tasks import task_plugin
-
         corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
         raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0}
         plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     executor = with_overrides(executor, executor_kind, address, parallel)
+    if executor.kind == "ray" and executor.address is not None:
+        from bakeoff.runner.executors.address import check_address
+
+        check_address(executor.address)  # before the batch folder is touched: a cluster that is not there is said now
+    plugin = task_plugin(plan.task or DEFAULT_TASK)  # resolved here, once, and handed down (UnknownTask names the known ones)
     _check_models(plan, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
-    options = _batch_options(out, plan, plan_text, wheelhouse, unsafe, probes)
-    _execute(plan, dataclasses.replace(options, executor=make_executor(executor)))
+    options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)
+    result = _execute(plan, plugin, dataclasses.replace(options, executor=make_executor(executor)))
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 @click.command("status")
@@ -136,9 +180,15 @@ def status_command(batch_dir: Path) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from bakeoff.batchfolder.read import BatchFolderError
     from bakeoff.runner.status import format_seconds, read_status, status_headline, status_table
+    from bakeoff.tasks.registry import UnknownTask, plugin_for_batch
 
-    status = read_status(batch_dir)
+    try:
+        headline = plugin_for_batch(batch_dir).headline
+    except (UnknownTask, BatchFolderError):  # no batch, or one of a task unknown here: read_status says which
+        headline = None
+    status = read_status(batch_dir, headline)
     click.echo(printable(status_headline(status)))  # plain: the folder's path must not wrap
     console = Console()
     console.print(status_table(status))
@@ -160,7 +210,6 @@ def status_command(batch_dir: Path) -> None:
 def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
     from bakeoff.runner.plan import plan_from_mapping
-    from bakeoff.tasks import task_plugin
 
     out = out.resolve()
     plugin = task_plugin(task)
@@ -171,10 +220,12 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str) -
     plan = plan_from_mapping({"models": [model], "corpus": str(corpus), "runs": 1, "sandbox": sandbox, "task": task,
                               "task_settings": DEMO_TASK_SETTINGS}, out)
     _check_models(plan)
-    _execute(plan, _batch_options(out, plan, None, None, unsafe=False, probes=probes))
+    result = _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
     from bakeoff.cli.report import report
 
     click.get_current_context().invoke(report, batch_dir=out)
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 COMMANDS = [run_command, status_command, demo_command]

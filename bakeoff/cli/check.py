@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
+import durable
 from sandbox.image import IMAGE_TAG as DEFAULT_IMAGE
 from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
@@ -37,7 +37,7 @@ def check_command(model: str, out_dir: Path, sandbox: str, image: str, as_json: 
     options = CheckOptions(image=image, out_dir=out_dir, model_path=Path(parsed.target).expanduser(), sandbox=sandbox)
     report = machine_report(options)
     if as_json:
-        click.echo(json.dumps({"ready": report.ready, "rows": [row.to_dict() for row in report.rows]}, indent=1))
+        click.echo(durable.dumps({"ready": report.ready, "rows": [row.to_dict() for row in report.rows]}, indent=1))
     else:
         click.echo(render(report))
     sys.exit(0 if report.ready else 1)

@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "bakeoff.cli.models",  # models, ask
     "bakeoff.cli.batch",  # run, status, demo
     "bakeoff.cli.report",  # analyze, report
+    "bakeoff.cli.leaderboard",  # leaderboard (batches pooled)
     "bakeoff.cli.review",  # review
     "bakeoff.cli.export",  # export (Inspect logs, Every Eval Ever records)
 )

@@ -20,9 +20,12 @@ def export(batch_dir: Path, fmt: str, out: Path | None, partial: bool) -> None:
 
     Needs the optional extra of the format: pip install 'bakeoff[inspect]' or 'bakeoff[eee]'.
     """
+    from bakeoff.batchfolder.layout import BatchLayout
     from bakeoff.export.write import export_batch
+    from bakeoff.tasks import plugin_for_batch
 
-    result = export_batch(batch_dir, fmt, out, partial=partial)
+    plugin = plugin_for_batch(batch_dir) if BatchLayout(batch_dir).is_batch() else None
+    result = export_batch(batch_dir, fmt, out, plugin=plugin, partial=partial)
     for path in result.files:
         click.echo(str(path))
     if result.partial:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
+
+import durable
 
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
 
@@ -39,7 +40,7 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     gpu = NvmlProbe().read()
     if as_json:
         for entry in entries:
-            click.echo(json.dumps({
+            click.echo(durable.dumps({
                 "spec": entry.spec, "path": str(entry.path), "size_bytes": entry.size_bytes,
                 "quantization": entry.quantization, "architecture": entry.architecture,
                 "name": entry.parameters_name, "note": entry.note,
@@ -143,7 +144,7 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
         record["capture"] = {"status": capture.status, "reason": capture.reason, "detail": capture.detail}
         if capture.budget_cut is not None:
             record["capture"]["budget_cut"] = capture.budget_cut
-        click.echo(json.dumps(record, indent=2))
+        click.echo(durable.dumps(record, indent=2))
     else:
         _print_record(record, capture)
     if capture.status == CaptureStatus.UNCAPTURED:

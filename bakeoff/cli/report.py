@@ -42,12 +42,16 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
     """
     from rich.console import Console
 
-    from bakeoff.analysis.batch_analyze import AnalyzeSettings, analyze_batch
-    from bakeoff.analysis.batch_records import read_batch
-    from bakeoff.analysis.hooks import AnalysisOptions
+    from bakeoff.batchfolder.read import read_batch
+    from bakeoff.taskapi.plugin import AnalysisNotAvailable, AnalyzeSettings
+    from bakeoff.tasks import plugin_for_batch
     from sandbox.wheelhouse import default_wheelhouse
 
-    kind = sandbox or read_batch(batch_dir).plan.get("sandbox") or DOCKER
+    plugin = plugin_for_batch(batch_dir)
+    if not plugin.reanalysable:  # said before a sandbox is opened or a consent asked for
+        plugin.reanalyse(batch_dir, AnalyzeSettings())
+        raise AnalysisNotAvailable(f"task {plugin.name} has no probes to recompute")
+    kind = sandbox or read_batch(batch_dir).plan.sandbox or DOCKER
     consent = consent_settings(kind, unsafe, UnsafeAnalysisRefused)
     house = usable_wheelhouse(wheelhouse or default_wheelhouse())
     settings = AnalyzeSettings(
@@ -55,12 +59,11 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
         sandbox_options=consent,
         wheelhouse=house,
         force=force,
-        options=AnalysisOptions(probe=not no_probe, probe_rows=probe_rows, retrain_seeds=retrain_seeds),
-        judge=judge,
+        options={"probe": not no_probe, "probe_rows": probe_rows, "retrain_seeds": retrain_seeds, "judge": judge},
     )
     console = Console(stderr=True)
     with console.status("analysing") as status:
-        results = analyze_batch(batch_dir, settings, progress=lambda run_id: status.update(f"analysing {run_id}"))
+        results = plugin.reanalyse(batch_dir, settings, progress=lambda run_id: status.update(f"analysing {run_id}"))
     for result in results:
         spread = "" if result.retrain_spread is None else f" retrain spread {result.retrain_spread:.3f}"
         verdict = f" probe {result.probe_verdict}" if result.probe_verdict else ""
@@ -81,9 +84,11 @@ def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
     from rich.console import Console
 
     from bakeoff.report.build import write_report
+    from bakeoff.tasks import plugin_for_batch
 
+    plugin = plugin_for_batch(batch_dir)
     with Console(stderr=True).status("writing the report"):
-        files = write_report(batch_dir, out, bootstrap_seed)
+        files = write_report(batch_dir, plugin, out, bootstrap_seed)
     click.echo(printable(f"report: {files.markdown}"))
     click.echo(printable(f"html:   {files.html}"))
     click.echo(printable(f"tables: {files.folder / 'tables'}"))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+import hashlib
 import re
 from pathlib import Path
 
 import click
+
+import durable
+from bakeoff.cli.review_audit import audit
 
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE, baseline:cues."
 METRIC_ROWS = (
@@ -70,8 +73,13 @@ def _print_table(metrics, out_dir: Path, baseline: dict | None) -> None:
 @click.option("--reasoning", type=click.Choice(("default", "off", "low", "medium", "high")), default="default",
               show_default=True, help="Reasoning mode, through the model's own switch (refused where it has none).")
 @click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama (which field carries it).")
+@click.option("--family", "families", multiple=True, default=(),
+              help="Only the pairs whose PROBLEM item is of this flaw family (repeatable); their OK twins come along.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the first N items (after --family), a pair never split: a quick look before the whole bank.")
 @click.pass_context
-def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server) -> None:
+def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, out_dir, as_json, reasoning, server,
+           families, limit) -> None:
     """Ask a model to review every claim-versus-code item: OK or PROBLEM, the line, a confidence.
 
     Uncaptured answers (nothing came back) are counted and left out of the
@@ -85,10 +93,9 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from bakeoff.models.registry import open_backend
-    from bakeoff.review.items import default_items_path, load_items
+    from bakeoff.review.items import bank_digest, default_items_path, load_items
     from bakeoff.review.journal import open_journal, resume_header
-    from bakeoff.review.output import check_output_free, items_digest, write_results
+    from bakeoff.review.output import check_output_free, write_results
     from bakeoff.review.prompt import load_template
     from bakeoff.review.runner import run_review, utc_now
     from bakeoff.review.settings import load_settings
@@ -97,13 +104,15 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
         samples=samples, temperature=temperature, max_tokens=max_tokens, seed=seed
     )
     items_path = items_file or default_items_path()
-    items = load_items(items_path)
+    items = select_items(load_items(items_path), families, limit)
     template = load_template()
     # The same model with reasoning on and off is two reviewers: their folders and resume headers differ.
     reviewer = model_spec if reasoning == "default" else f"{model_spec} reasoning={reasoning}"
     out_dir = out_dir or _default_out(model_spec if reasoning == "default" else f"{model_spec}-reasoning-{reasoning}")
     check_output_free(out_dir)  # checked again when writing; now, so that an occupied folder fails before a long run
-    items_sha256 = items_digest(items_path.read_text(encoding="utf-8"))
+    items_sha256 = bank_digest(items_path)  # the key file's too: a changed label is another review
+    if families or limit:  # a subset resumes only itself
+        items_sha256 = hashlib.sha256(f"{items_sha256}\nfamilies={sorted(families)} limit={limit}".encode()).hexdigest()
     # Before the model loads: a restart with other settings is refused at once, its answers untouched.
     journal = open_journal(out_dir, resume_header(reviewer, items_sha256, settings), utc_now())
     prior = journal.prior()
@@ -111,8 +120,9 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     console = Console(stderr=True)
     with console.status(f"loading {model_spec} ..."):
         from bakeoff.models.registry import BackendOptions
+        from bakeoff.review.reviewers import open_reviewer
 
-        backend = open_backend(model_spec, BackendOptions(reasoning=reasoning, server=server))
+        backend = open_reviewer(model_spec, BackendOptions(reasoning=reasoning, server=server))
     try:
         columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
         with Progress(*columns, console=console) as progress:
@@ -135,9 +145,41 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     written = write_results(out_dir, result, str(items_path), items_sha256, baseline)
     journal.discard()  # only now: until the finished folder is in place, its answers exist only there
     if as_json:
-        click.echo(json.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
+        click.echo(durable.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
     else:
         _print_table(result.metrics, written, baseline)
+
+
+class UnknownFamily(click.BadParameter):
+    """--family names no flaw family of the items."""
+
+
+def select_items(items, families: tuple[str, ...], limit: int | None) -> tuple:
+    """The items of the pairs whose PROBLEM item is of one of `families` (all when none), then the first
+    `limit` of them, cut only between pairs (an item without a pair is its own)."""
+    from bakeoff.errors import did_you_mean
+
+    known = sorted({item.family for item in items if item.family})
+    for family in families:
+        if family not in known:
+            raise UnknownFamily(f"no family {family!r} among the items; known: {', '.join(known)}"
+                                + did_you_mean(family, known), param_hint="--family")
+    if families:
+        pairs = {item.pair_id or item.id for item in items if item.family in families}
+        items = tuple(item for item in items if (item.pair_id or item.id) in pairs)
+    if limit is None:
+        return tuple(items)
+    sizes: dict[str, int] = {}
+    for item in items:
+        sizes[item.pair_id or item.id] = sizes.get(item.pair_id or item.id, 0) + 1
+    taken: set[str] = set()
+    count = 0
+    for group, size in sizes.items():  # groups in order of their first item
+        if count >= limit:
+            break
+        taken.add(group)
+        count += size
+    return tuple(item for item in items if (item.pair_id or item.id) in taken)
 
 
 def _flaw_lines(text: str | None) -> tuple[int, ...]:
@@ -151,30 +193,35 @@ def _flaw_lines(text: str | None) -> tuple[int, ...]:
 
 @review.command("import")
 @click.argument("notebook", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--cells", required=True, help="Cells A-B (numbered from 1, markdown cells included); code cells only are taken.")
+@click.option("--cells", required=True,
+              help="Cells A-B, or several ranges A-B,C,D-E (numbered from 1, markdown cells included); code cells only are taken.")
 @click.option("--claim", required=True, help="What the notebook's author claims the code shows.")
 @click.option("--verdict", required=True, type=click.Choice(["OK", "PROBLEM"]), help="The label, from the source.")
 @click.option("--family", default=None, help="The flaw's family (PROBLEM items).")
 @click.option("--flaw-lines", default=None, help="N,M: lines counted within the chosen cells taken together.")
-@click.option("--licence", required=True, help="The notebook's licence (an SPDX name such as MIT).")
+@click.option("--licence", "--license", "licence", required=True,
+              help="The notebook's licence (an SPDX name such as MIT); either spelling.")
 @click.option("--repository", default=None, help="Where it came from: owner/name, or a git URL.")
 @click.option("--url", default=None, help="Where it came from, when it is not a repository.")
 @click.option("--path", "source_path", default=None, help="The notebook's path in its repository (default: its file name).")
 @click.option("--id", "item_id", default=None, help="The item's id (default: <notebook>.cells-A-B).")
 @click.option("--explanation", default=None, help="Why the label is right.")
+@click.option("--pair", "pair_id", default=None,
+              help="A pair id shared with the item's twin (the same idea done the other way, one OK and one PROBLEM).")
 @click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The items JSONL file to append to (created when absent).")
+              help="The items JSONL file to add to (created with its key file ITEMS.key.jsonl when absent).")
 def import_notebook(notebook, cells, claim, verdict, family, flaw_lines, licence, repository, url, source_path,
-                    item_id, explanation, out_file) -> None:
+                    item_id, explanation, pair_id, out_file) -> None:
     """Turn cells of a real notebook into a review item (outputs stripped) and append it to --out."""
     from bakeoff.review.importer import ImportRequest, append_item, build_record
 
     request = ImportRequest(notebook=notebook, cells=cells, claim=claim, verdict=verdict, licence=licence,
                             family=family, flaw_lines=_flaw_lines(flaw_lines), repository=repository, url=url,
-                            path=source_path, item_id=item_id, explanation=explanation)
+                            path=source_path, item_id=item_id, explanation=explanation, pair_id=pair_id)
     record = build_record(request)
     append_item(out_file, record)
     click.echo(f"item {record['id']} ({len(record['code'].splitlines())} lines) appended to {out_file}")
 
 
+review.add_command(audit)
 COMMANDS = [review]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
 from pathlib import Path
 
 import click
 
-from bakeoff.tasks.registry import DEFAULT_TASK, task_names
+import durable
+from bakeoff.tasks.registry import task_names
 from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
 STAGE_WORDS = {
@@ -38,8 +38,9 @@ STAGE_WORDS = {
               help="Cap in MiB on what the submission's files and commands may occupy in the workspace "
                    "(a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
-@click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
-              help="Which take-home the submission is for (ab_test: analyze.py on the folder's hidden experiments).")
+@click.option("--task", type=click.Choice(task_names()), default=None,
+              help="Which take-home the submission is for (ab_test: analyze.py on the folder's hidden experiments). "
+                   "Default: the task the corpus's manifest names.")
 def score(
     repo: Path,
     corpus: Path,
@@ -50,7 +51,7 @@ def score(
     wheelhouse: Path | None,
     disk_mb: int,
     as_json: bool,
-    task: str,
+    task: str | None,
 ) -> None:
     """Grade the submission in REPO: install its requirements, optionally train, predict, score.
 
@@ -60,8 +61,9 @@ def score(
     only when bakeoff could not grade (no engine, no image, bad corpus path).
     """
     from bakeoff.tasks import ScoreRequest, task_plugin
+    from bakeoff.tasks.registry import task_of_corpus
 
-    plugin = task_plugin(task)
+    plugin = task_plugin(task or task_of_corpus(corpus))
     request = ScoreRequest(
         repo=repo,
         corpus=corpus,
@@ -79,7 +81,7 @@ def score(
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)
     if as_json:
-        click.echo(json.dumps(report.to_dict()))
+        click.echo(durable.dumps(report.to_dict()))
     else:
         from bakeoff.textsafe import printable
 

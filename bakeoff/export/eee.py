@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+import durable
 from bakeoff.export.eee_records import EeeRecord, review_records, run_records
 from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
 from bakeoff.export.source import ExportSource
@@ -50,7 +51,7 @@ def _finish(record: EeeRecord, aggregate_schema: dict, instance_schema: dict) ->
         errors = schema_errors(instance, instance_schema)
         if errors:
             raise ExportOutputInvalid(f"an instance of {record.path} does not fit the EEE schema: {errors[:3]}")
-        lines.append(json.dumps(instance, ensure_ascii=False))
+        lines.append(durable.dumps(instance, ensure_ascii=False))
     text = "".join(line + "\n" for line in lines)
     aggregate = dict(record.aggregate)
     if lines:  # a model never graded has aggregates only; the datastore refuses an empty instances file
@@ -71,7 +72,7 @@ def export_eee(source: ExportSource, out: Path) -> list[Path]:
         aggregate, text = _finish(record, aggregate_schema, instance_schema)
         path = out / record.path
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(aggregate, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(durable.dumps(aggregate, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(path)
         if text is not None:
             (out / record.instances_path).write_text(text, encoding="utf-8")

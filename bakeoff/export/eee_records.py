@@ -1,9 +1,9 @@
 """Every Eval Ever records of a batch: one aggregate per model (and per review) with its instances.
 
-Take-home aggregates: F1 with a crash counted as 0 and over scored runs only, each with its
-95% percentile bootstrap interval in `uncertainty.confidence_interval`; crash rate and capture
-rate. One instance per graded run (`sample_id` TASK/rNN): score = F1 (0 for a crash),
-is_correct = the run was scored. Review aggregates: accuracy, PROBLEM recall, OK specificity,
+Take-home aggregates: the task's headline (by its name) over graded runs where the task counts an unscored
+one (as its failed value), and over scored runs only, each with its 95% percentile bootstrap
+interval in `uncertainty.confidence_interval`; crash rate and capture rate. One instance per counted run
+(`sample_id` TASK/rNN): score = the headline as counted, is_correct = the run was scored. Review aggregates: accuracy, PROBLEM recall, OK specificity,
 pair accuracy, Youden's J; one instance per graded answer, is_correct = the verdict is right.
 Uncaptured answers and runs that were not graded get no instance (they are never graded) and
 are counted in the aggregate's details. Pure data: writing and validation are in eee.py.
@@ -12,22 +12,24 @@ are counted in the aggregate's details. Pure data: writing and validation are in
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import durable
 from bakeoff import __version__
-from bakeoff.analysis.aggregate import ModelSummary
-from bakeoff.analysis.batch_records import RunRecords, run_model_label, stage_calls
+from bakeoff.analysis.core import ModelCore
+from bakeoff.batchfolder.read import RunRecords, run_model_label, stage_calls
 from bakeoff.export.inspect_common import safe_name, when
 from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
+from bakeoff.records import STAGE_NAMES, CodeVersion, Stage
 from bakeoff.report.transcript_review import ReviewRecords
+from bakeoff.taskapi.headline import HeadlineSpec
 
 SCHEMA_VERSION = "0.3.0"
-BOOTSTRAP_RESAMPLES = 10_000  # bakeoff.analysis.aggregate's resample count (docs/reports.md)
+BOOTSTRAP_RESAMPLES = 10_000  # bakeoff.analysis.stats' resample count (docs/reports.md)
 DEVELOPER = "local"  # bakeoff's models are files or endpoints the user names, not a hub's ids
 
 
@@ -49,7 +51,7 @@ def stable_uuid(*parts: str) -> str:
 
 def strings(mapping: Mapping[str, Any]) -> dict[str, str]:
     """The schema's additional_details hold strings only."""
-    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in mapping.items() if v is not None}
+    return {k: v if isinstance(v, str) else durable.dumps(v) for k, v in mapping.items() if v is not None}
 
 
 def _model_info(label: str, spec: str | None, info: Mapping[str, Any] | None) -> dict:
@@ -63,10 +65,14 @@ def _model_info(label: str, spec: str | None, info: Mapping[str, Any] | None) ->
                                            "spec": spec, "model_info": dict(info) if info else None})}
 
 
-def _metric(metric_id: str, name: str, description: str, low: float = 0.0, high: float = 1.0, kind: str | None = None) -> dict:
-    return {"evaluation_description": description, "metric_id": metric_id, "metric_name": name,
-            "metric_kind": kind or metric_id, "metric_unit": "proportion", "lower_is_better": False,
-            "score_type": "continuous", "min_score": low, "max_score": high}
+def _metric(metric_id: str, name: str, description: str, low: float = 0.0, high: float | None = 1.0,
+            kind: str | None = None, lower_is_better: bool = False, unit: str = "proportion") -> dict:
+    metric = {"evaluation_description": description, "metric_id": metric_id, "metric_name": name,
+              "metric_kind": kind or metric_id, "metric_unit": unit, "lower_is_better": lower_is_better,
+              "score_type": "continuous", "min_score": low}
+    if high is not None:
+        metric["max_score"] = high
+    return metric
 
 
 def _result(result_id: str, evaluation: str, source_data: dict, when_: str | None, metric: dict, score: float,
@@ -91,13 +97,13 @@ def _interval(estimate) -> dict:
 
 def _aggregate(evaluation_id: str, source: ExportSource, name: str, model_info: dict, results: list, when_: str | None,
                details: Mapping[str, Any], retrieved: str) -> dict:
-    version = (source.records.batch.code_version if source.records else None) or {}
+    version = source.records.batch.code_version if source.records else CodeVersion()
     record = {"schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": retrieved,
               "source_metadata": {"source_name": name, "source_type": "evaluation_run",
                                   "source_organization_name": "bakeoff (local run)", "evaluator_relationship": "third_party",
                                   "additional_details": strings(details)},
-              "eval_library": {"name": "bakeoff", "version": str(version.get("version") or __version__),
-                               "additional_details": strings({"git_commit": version.get("git_commit")})},
+              "eval_library": {"name": "bakeoff", "version": version.version or __version__,
+                               "additional_details": strings({"git_commit": version.git_commit})},
               "model_info": model_info, "evaluation_results": results}
     if when_:
         record["evaluation_timestamp"] = when_
@@ -110,26 +116,24 @@ def _epoch(text: Any) -> str | None:
 
 
 def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
-    records, summary = source.records, source.summary
-    if records is None or summary is None:
+    records, core, plugin = source.records, source.core, source.plugin
+    if records is None or core is None or plugin is None:
         return []
-    plan = records.plan
-    task = str(plan.get("task") or "spam_classifier")
+    plan, task = records.plan, plugin.name
     benchmark = f"bakeoff_{safe_name(task)}"
-    specs = {m.get("label"): m.get("spec") for m in plan.get("models") or []}
-    corpus = plan.get("corpus")
+    specs = {m.label: m.spec.text for m in plan.models}
     data = {"dataset_name": f"bakeoff {task} hidden holdout", "source_type": "other",
-            "additional_details": strings({"corpus": corpus if isinstance(corpus, str) else corpus})}
+            "additional_details": strings({"corpus": plan.corpus})}
     started = _epoch(records.batch.created_at)
     out = []
-    for model in summary.models:
+    for model in core.models:
         runs = [r for r in records.runs if run_model_label(r) == model.model]
         if not runs:
             continue  # a model of the plan with no run folder yet has no results
         info = next((dict(r.run.model.info) for r in runs if r.run is not None), None)
         ident = stable_uuid(records.folder.name, model.model, task)
         evaluation_id = f"{benchmark}/{DEVELOPER}/{safe_name(model.model)}/{ident}"
-        results = _model_results(model, task, data, started)
+        results = _model_results(model, plugin.headline, task, data, started)
         unfinished = [r.run_id for r in runs if r.run_id in source.unfinished]
         details = {"batch": records.folder.name, "runs": str(len(runs)), "graded_runs": str(model.graded),
                    "uncaptured_runs": str(model.uncaptured_runs), "harness_failed_runs": str(model.harness_failed_runs),
@@ -137,21 +141,26 @@ def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
         aggregate = _aggregate(evaluation_id, source, f"bakeoff batch {records.folder.name}",
                                _model_info(model.model, specs.get(model.model), info), results, started, details, retrieved)
         instances = tuple(_run_instance(evaluation_id, model.model, task, r, source) for r in runs
-                          if (s := source.signals.get(r.run_id)) is not None and s.graded and r.run_id not in source.unfinished)
+                          if (c := source.runs.get(r.run_id)) is not None and c.graded
+                          and c.counted(plugin.headline) is not None and r.run_id not in source.unfinished)
         out.append(EeeRecord(f"data/{benchmark}/{DEVELOPER}/{safe_name(model.model)}/{ident}.json", aggregate, instances))
     return out
 
 
-def _model_results(model: ModelSummary, task: str, data: dict, when_: str | None) -> list:
+def _model_results(model: ModelCore, spec: HeadlineSpec, task: str, data: dict, when_: str | None) -> list:
     results = []
-    if model.f1_with_crashes is not None:
-        results.append(_result("f1", task, data, when_, _metric("f1", "F1 (spam class, a crash counts as 0)",
-                                                                  "holdout F1 of the spam class over graded runs"),
-                               model.f1_with_crashes.mean, _interval(model.f1_with_crashes)))
-    if model.f1_scored is not None:
-        results.append(_result("f1_scored", task, data, when_, _metric("f1_scored", "F1 (scored runs only)",
-                                                                         "holdout F1 over runs that were scored", kind="f1"),
-                               model.f1_scored.mean, _interval(model.f1_scored)))
+    bounded = spec.higher_is_better  # a higher-is-better headline is a share; a score of errors has no upper bound
+    high, unit = (1.0, "proportion") if bounded else (None, "points")
+    if spec.counts_failures and model.with_failures is not None:
+        metric = _metric(spec.name, f"{spec.label} (a crash counts as {spec.failed_value:g})",
+                         f"the task's {spec.label} over graded runs", high=high, lower_is_better=not bounded, unit=unit)
+        results.append(_result(spec.name, task, data, when_, metric, model.with_failures.mean, _interval(model.with_failures)))
+    if model.over_scored is not None:
+        metric = _metric(f"{spec.name}_scored", f"{spec.label} (scored runs only)",
+                         f"the task's {spec.label} over runs that were scored", high=high, kind=spec.name,
+                         lower_is_better=not bounded, unit=unit)
+        results.append(_result(f"{spec.name}_scored", task, data, when_, metric, model.over_scored.mean,
+                               _interval(model.over_scored)))
     for result_id, value, what in (("crash_rate", model.crash_rate, "share of graded runs not scored"),
                                    ("capture_rate", model.capture_rate, "share of model calls whose answer arrived")):
         if value is not None:
@@ -162,8 +171,6 @@ def _model_results(model: ModelSummary, task: str, data: dict, when_: str | None
 
 
 def _messages(run: RunRecords) -> list[dict[str, Any]]:
-    from bakeoff.runner.stages import STAGE_NAMES
-
     messages: list[dict[str, Any]] = []
     for name in STAGE_NAMES:
         record = run.stages.get(name)
@@ -173,7 +180,7 @@ def _messages(run: RunRecords) -> list[dict[str, Any]]:
             prompt, completion = entry.prompt, entry.completion
             if prompt is not None and prompt.messages:
                 # a repair turn continues the implement conversation: only its new message is listed
-                sent = prompt.messages if name != "repair" else prompt.messages[-1:]
+                sent = prompt.messages if name != Stage.REPAIR else prompt.messages[-1:]
                 for m in sent:
                     messages.append({"turn_idx": len(messages), "role": str(m.role), "content": m.content})
             if completion is not None:
@@ -182,30 +189,31 @@ def _messages(run: RunRecords) -> list[dict[str, Any]]:
     return messages
 
 
-def _run_instance(evaluation_id: str, label: str, task: str, run, source: ExportSource) -> dict:
-    signals = source.signals[run.run_id]
+def _run_instance(evaluation_id: str, label: str, task: str, run: RunRecords, source: ExportSource) -> dict:
+    assert source.plugin is not None
+    spec, core = source.plugin.headline, source.runs[run.run_id]
     messages = _messages(run)
     raw = next((m["content"] for m in messages if m["role"] == "user"), task) or task
     tokens = run.run.tokens.to_json() if run.run is not None else {}
-    score = signals.f1_or_zero
+    score = core.counted(spec) or 0.0
     assistant_turns = [m["turn_idx"] for m in messages if m["role"] == "assistant"]
     return {
         "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": f"{DEVELOPER}/{safe_name(label)}",
-        "evaluation_name": task, "evaluation_result_id": "f1", "sample_id": f"{task}/{run.run_id.rsplit('-', 1)[-1]}",
+        "evaluation_name": task, "evaluation_result_id": spec.name if spec.counts_failures else f"{spec.name}_scored",
+        "sample_id": f"{task}/{run.run_id.rsplit('-', 1)[-1]}",
         "sample_hash": hashlib.sha256(raw.encode()).hexdigest(), "interaction_type": "agentic",
         "input": {"raw": raw, "reference": []}, "output": None, "messages": messages,
         "answer_attribution": [{"turn_idx": assistant_turns[-1] if assistant_turns else 0,
-                                "source": "predict.py on the hidden holdout", "extracted_value": f"{score:.6f}",
+                                "source": "the submission on the hidden data", "extracted_value": f"{score:.6f}",
                                 "extraction_method": "custom", "is_terminal": True}],
-        "evaluation": {"score": float(score), "is_correct": bool(signals.scored), "num_turns": max(1, len(assistant_turns))},
+        "evaluation": {"score": float(score), "is_correct": bool(core.scored), "num_turns": max(1, len(assistant_turns))},
         "token_usage": {"input_tokens": int(tokens.get("prompt") or 0), "output_tokens": int(tokens.get("completion") or 0),
                         "total_tokens": int(tokens.get("prompt") or 0) + int(tokens.get("completion") or 0),
                         "input_tokens_cache_read": tokens.get("cached_prompt")},
-        "metadata": strings({"run_id": run.run_id, "seed": signals.seed, "outcome": signals.outcome_status,
-                             "crash_class": signals.crash_class, "leak_stance": signals.design.stance,
-                             "probe": signals.probe.verdict if signals.probe else None,
+        "metadata": strings({"run_id": run.run_id, "seed": core.seed, "outcome": core.outcome_status,
+                             "crash_class": core.crash_class, **source.extras.get(run.run_id, {}),
                              "capture": run.run.capture.to_json() if run.run is not None else None,
-                             "repair_effects": [t.effect for t in signals.repair_turns]}),
+                             "repair_effects": [t.effect for t in core.repair_turns]}),
     }
 
 

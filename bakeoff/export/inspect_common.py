@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
+from bakeoff.records import CompletionRecord, Prompt
 
 EXTRA = "inspect"
 SCORER = "bakeoff"
@@ -88,6 +89,27 @@ def model_output(label: str, completion: Mapping[str, Any] | None):
     stop = _STOP.get(str(completion.get("finish_reason")), "unknown")
     return model.ModelOutput(model=model_name(label), choices=[model.ChatCompletionChoice(message=message, stop_reason=stop)],
                              usage=usage, error=completion.get("error"))
+
+
+def record_messages(prompt: Prompt | None, metadata: Mapping[str, Any]) -> list:
+    """A stage's prompt (a typed record) as Inspect chat messages."""
+    return [chat_message(str(m.role), m.content, metadata) for m in (prompt.messages if prompt is not None else ())]
+
+
+def record_output(label: str, completion: CompletionRecord | None):
+    """A stage's completion (a typed record) as Inspect's model output."""
+    _, model, _, _ = require_inspect()
+    text, reasoning = (completion.text, completion.reasoning or None) if completion is not None else ("", None)
+    prompt_tokens = int(completion.prompt_tokens or 0) if completion is not None else 0
+    completion_tokens = int(completion.completion_tokens or 0) if completion is not None else 0
+    usage = model.ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
+                             total_tokens=prompt_tokens + completion_tokens,
+                             input_tokens_cache_read=completion.cached_prompt_tokens if completion is not None else None,
+                             reasoning_tokens=(completion.reasoning_tokens or None) if completion is not None else None)
+    stop = _STOP.get(str(completion.finish_reason) if completion is not None else "", "unknown")
+    return model.ModelOutput(model=model_name(label), usage=usage, error=completion.error if completion is not None else None,
+                             choices=[model.ChatCompletionChoice(message=chat_message("assistant", text, None, reasoning),
+                                                                 stop_reason=stop)])
 
 
 def metric(log, name: str, value: Any):

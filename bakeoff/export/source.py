@@ -12,23 +12,27 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from bakeoff.analysis.aggregate import BatchSummary
-from bakeoff.analysis.batch_records import REVIEW_KIND, REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
-from bakeoff.analysis.signals import RunSignals, run_signals
+from bakeoff.analysis.core import CoreSummary, RunCore
+from bakeoff.batchfolder.files import Journal
+from bakeoff.batchfolder.layout import BatchLayout
+from bakeoff.batchfolder.read import REVIEW_KIND, REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
 from bakeoff.export.errors import ExportRefused
 from bakeoff.records import RunStatus
-from bakeoff.report.build import summarise
+from bakeoff.report.build import core_summary
 from bakeoff.report.transcript_review import ReviewRecords, read_review
-from bakeoff.runner.records import Journal
+from bakeoff.taskapi.plugin import TaskPlugin
 
 
 @dataclass(frozen=True)
 class ExportSource:
     folder: Path
     records: BatchRecords | None  # None when the folder is a review results folder on its own
-    summary: BatchSummary | None
-    signals: Mapping[str, RunSignals]  # run id -> its signals
+    plugin: TaskPlugin | None  # the batch's task (None for a review folder)
+    core: CoreSummary | None
+    runs: Mapping[str, RunCore]  # run id -> what every task's run says
+    extras: Mapping[str, Mapping[str, Any]]  # run id -> the task's own signals (TaskPlugin.export_metadata)
     reviews: tuple[ReviewRecords, ...]
     running: bool  # the journal's last batch start has no end
     unfinished: tuple[str, ...]  # run ids without a finished run.json
@@ -38,13 +42,10 @@ class ExportSource:
         return self.running or bool(self.unfinished)
 
 
-LOCK_FILE = "batch.lock"  # bakeoff.runner.lock: the writer's flock, held while `bakeoff run` works on the folder
-
-
 def _lock_held(folder: Path) -> bool:
     """Whether a process holds the batch's writer lock, read from /proc/locks (taking no lock: a reader never may)."""
     try:
-        info = (folder / LOCK_FILE).stat()
+        info = BatchLayout(folder).lock.stat()
         table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
     except OSError:
         return False
@@ -58,7 +59,7 @@ def _running(folder: Path) -> bool:
     if _lock_held(folder):
         return True
     state = None
-    for entry in Journal(folder / "events.jsonl").entries():
+    for entry in Journal(BatchLayout(folder).events).entries():
         if entry.get("event") in ("batch_started", "batch_done"):
             state = entry["event"]
     return state == "batch_started"
@@ -75,20 +76,26 @@ def _unfinished(records: BatchRecords) -> tuple[str, ...]:
     return tuple(missing)
 
 
-def load_source(folder: Path, *, partial: bool, bootstrap_seed: int = 0) -> ExportSource:
+def load_source(folder: Path, plugin: TaskPlugin | None, *, partial: bool, bootstrap_seed: int = 0) -> ExportSource:
+    """What an export reads of `folder`: a batch of the task `plugin` is, or a review folder (plugin None)."""
     folder = Path(folder)
     review_file = folder / REVIEW_SUMMARY_FILE
-    if not (folder / "batch.json").is_file() and review_file.is_file():
+    if not BatchLayout(folder).is_batch() and review_file.is_file():
         summary = read_json_file(review_file)
         if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
             review = read_review(folder, folder.name, summary)
-            return ExportSource(folder, None, None, {}, (review,), False, ())
+            return ExportSource(folder, None, None, None, {}, {}, (review,), False, ())
     records = read_batch(folder)
+    if plugin is None:
+        raise ExportRefused(f"{folder} is a batch folder: exporting it needs its task's plug-in")
+    core = core_summary(records, plugin, bootstrap_seed)
     source = ExportSource(
         folder=folder,
         records=records,
-        summary=summarise(records, bootstrap_seed),
-        signals={run.run_id: run_signals(run) for run in records.runs},
+        plugin=plugin,
+        core=core,
+        runs={run.run_id: run for run in core.runs},
+        extras={run.run_id: plugin.export_metadata(run) for run in records.runs},
         reviews=tuple(read_review(folder / name, name, summary) for name, summary in records.reviews),
         running=_running(folder),
         unfinished=_unfinished(records),

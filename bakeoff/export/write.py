@@ -13,6 +13,7 @@ from pathlib import Path
 import durable
 from bakeoff.export.errors import ExportError, ExportOutputInvalid
 from bakeoff.export.source import load_source
+from bakeoff.taskapi.plugin import TaskPlugin
 
 FORMATS = ("inspect", "eee")
 
@@ -62,11 +63,13 @@ def _build(fmt: str, source, staging: Path) -> list[Path]:
     return export_eee(source, staging)
 
 
-def export_batch(batch_dir: Path, fmt: str, out: Path | None = None, *, partial: bool = False) -> ExportResult:
+def export_batch(batch_dir: Path, fmt: str, out: Path | None = None, *, plugin: TaskPlugin | None = None,
+                 partial: bool = False) -> ExportResult:
+    """Export a batch folder (of the task `plugin` is) or a review results folder (no plug-in)."""
     _require(fmt)  # a missing extra is said before anything is read
     target = Path(out) if out is not None else default_out(batch_dir, fmt)
     _check_out(batch_dir, target)
-    source = load_source(Path(batch_dir), partial=partial)
+    source = load_source(Path(batch_dir), plugin, partial=partial)
     with durable.staged_folder(target, if_exists=durable.IfExists.REFUSE) as staging:  # empty (checked above)
         files = _build(fmt, source, staging)
         if not files:

@@ -11,6 +11,10 @@ model prompted in a way its authors never wrote.
 The reasoning format and the reasoning switch are read from the template's
 behaviour (what it renders) and markers (what it mentions), never from a
 hash of a known file: a user's model carries its authors' template.
+
+A template is code from the model file: `ChatTemplate` is built only inside the
+template worker's process (bakeoff.models.template_worker, under a deadline and a
+memory cap); everything else asks bakeoff.models.template_process.
 """
 
 from __future__ import annotations

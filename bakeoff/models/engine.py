@@ -12,111 +12,16 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
-from bakeoff.models.base import GenerationSettings, Message
-from bakeoff.models.gguf_header import GgufInfo
-from bakeoff.models.memory import GpuMemory, MemoryEstimate
+from bakeoff.models.engine_messages import EngineFacts, LoadConfig, LoadFailed, StopRequest
+from bakeoff.models.exit_status import describe_exit
 
 STOP_WAIT_S = 10.0  # how long a polite stop may take before the child is killed
-
-
-# --- messages ----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LoadConfig:
-    """Everything the child needs to load the model: sent once, at start (and again at each restart)."""
-
-    info: GgufInfo
-    n_ctx: int
-    n_gpu_layers: int
-    load_seed: int
-    n_threads: int | None
-    n_threads_batch: int | None
-    gpu: GpuMemory | None  # the free-memory reading the fit check runs against
-    gpu_simulated: bool = False  # an injected reading stands for a GPU the build can use
-    reasoning: str = "default"  # the reasoning mode, set through the model's chat template
-
-
-@dataclass(frozen=True)
-class EngineFacts:
-    """What the child reports once the model is loaded: the build it runs and what it loaded."""
-
-    pid: int
-    llama_cpp_python_version: str
-    libraries: dict[str, str]
-    system_info: str
-    gpu_offload_supported: bool
-    n_ctx: int
-    estimate: MemoryEstimate
-    chat_template_sha256: str = ""
-    reasoning_format: str = "none"  # bakeoff.models.reasoning.ReasoningFormat value
-    reasoning_kwargs: dict[str, Any] = field(default_factory=dict)  # template variables the mode sets
-    n_threads: int = 0  # the generation and prompt threads llama.cpp was loaded with
-    n_threads_batch: int = 0
-
-
-@dataclass(frozen=True)
-class LoadFailed:
-    """The child could not load the model; `error` is the BakeoffError the parent raises."""
-
-    error: Exception
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    messages: tuple[Message, ...]
-    settings: GenerationSettings
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    text: str
-    finish_reason: str
-    prompt_tokens: int
-    completion_tokens: int
-    prompt_seconds: float
-    generation_seconds: float
-    cached_prompt_tokens: int = 0
-    error: str | None = None
-    error_kind: str | None = None
-    partial_text: str = ""
-    reasoning: str = ""
-    reasoning_tokens: int = 0
-    reasoning_unfinished: bool = False
-    token_budget: int | None = None
-
-
-@dataclass(frozen=True)
-class RenderRequest:
-    """The prompt the chat template makes of these messages (answered with `Rendered`)."""
-
-    messages: tuple[Message, ...]
-
-
-@dataclass(frozen=True)
-class Rendered:
-    prompt: str
-
-
-@dataclass(frozen=True)
-class ResetRequest:
-    """Forget the KV cache (benchmarks use it for a cold start); answered with `Done`."""
-
-
-@dataclass(frozen=True)
-class Done:
-    pass
-
-
-@dataclass(frozen=True)
-class StopRequest:
-    """End the child's loop; the child closes the model and exits 0."""
 
 
 # --- the parent's side -------------------------------------------------------
@@ -127,19 +32,6 @@ class EngineDied(Exception):
 
 class EngineOverran(Exception):
     """No answer within the time given: the caller decides whether to stop the child."""
-
-
-def describe_exit(exitcode: int | None) -> str:
-    """'killed by signal SIGSEGV (exit status -11)' or 'exited with status 1'."""
-    if exitcode is None:
-        return "ended with no exit status"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"killed by signal {name} (exit status {exitcode})"
-    return f"exited with status {exitcode}"
 
 
 @dataclass
@@ -196,7 +88,9 @@ class EngineProcess:
         # The sentinel becomes readable when the child exits, whoever reaps it. is_alive()
         # alone answers True for a dead child that something else in the process already
         # reaped (its waitpid then fails), and the next turn would be lost to a dead engine.
-        return self.process.is_alive() and not wait([self.process.sentinel], 0)
+        # A killed child whose main thread is already a zombie while its other threads still
+        # unwind is neither reapable nor closed yet: it is dead all the same.
+        return self.process.is_alive() and not wait([self.process.sentinel], 0) and not _main_thread_exited(self.pid)
 
     def request(self, message: Any, wait_s: float | None) -> Any:
         """Send one request and return the child's reply (EngineDied, EngineOverran otherwise)."""
@@ -240,3 +134,15 @@ class EngineProcess:
                 pass
             self.process.join(STOP_WAIT_S)
         self.kill()
+
+
+def _main_thread_exited(pid: int | None) -> bool:
+    """True when /proc shows the process's main thread as a zombie (Linux; False where /proc is not there)."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] in ("Z", "X")

@@ -16,16 +16,9 @@ from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import GenerationSettings, Message
-from bakeoff.models.engine import (
-    ChatReply,
-    ChatRequest,
-    EngineDied,
-    EngineFacts,
-    EngineOverran,
-    EngineProcess,
-    LoadConfig,
-)
+from bakeoff.models.engine import EngineDied, EngineOverran, EngineProcess
 from bakeoff.models.engine_build import REBUILD_HINT, BuildStamp, build_flags_for, read_build_stamp
+from bakeoff.models.engine_messages import ChatReply, ChatRequest, EngineFacts, LoadConfig
 from bakeoff.models.memory import GpuMemoryProbe, NvmlProbe
 
 PROBE_N_CTX = 256

@@ -8,8 +8,12 @@ One `Llama` object serves every conversation and turn. llama-cpp-python keeps
 the tokens of its last evaluation and, on the next call, re-reads only what
 follows the longest common token prefix; so a second turn of a conversation
 costs little prompt processing. Nothing here resets or reloads the model
-between calls, and the chat template is the one stored in the GGUF, rendered
-by bakeoff.models.chat_template (a template it cannot render fails the load).
+between calls, and the chat template is the one stored in the GGUF, rendered in
+its own process under a deadline and a memory limit (bakeoff.models.template_process):
+a template that cannot render, or exhausts a limit, fails the load within that
+deadline; one that exhausts a limit later fails that turn. No template code runs in
+this process: llama-cpp-python's own compilation of the file's templates, for chat
+handlers we never call, is skipped while the model loads.
 A reasoning model's raw output is split here into reasoning and answer, in the
 format its template shows, and the reasoning is counted with the model's tokenizer.
 """
@@ -19,11 +23,12 @@ from __future__ import annotations
 import os
 import signal
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
-from bakeoff.models.chat_template import ChatTemplate, TemplateTokens
-from bakeoff.models.engine import (
+from bakeoff.models.chat_template import TemplateTokens
+from bakeoff.models.engine_messages import (
     ChatReply,
     ChatRequest,
     Done,
@@ -31,6 +36,7 @@ from bakeoff.models.engine import (
     LoadConfig,
     LoadFailed,
     Rendered,
+    RenderFailed,
     RenderRequest,
     ResetRequest,
     StopRequest,
@@ -38,6 +44,7 @@ from bakeoff.models.engine import (
 from bakeoff.models.errors import BackendUnavailable, ChatTemplateError, ModelFileInvalid
 from bakeoff.models.memory import check_fits
 from bakeoff.models.reasoning import ReasoningFormat, prompt_opens_reasoning, split_output
+from bakeoff.models.template_process import TemplateProcess
 
 
 def serve(conn, config: LoadConfig) -> None:
@@ -103,7 +110,7 @@ def _common_prefix(previous: list[int], current: list[int]) -> int:
 class Engine:
     """The loaded model, its chat template, and how one chat request is answered."""
 
-    def __init__(self, llama_cpp, llm, template: ChatTemplate, facts: EngineFacts) -> None:
+    def __init__(self, llama_cpp, llm, template: TemplateProcess, facts: EngineFacts) -> None:
         self._llama_cpp = llama_cpp
         self._llm = llm
         self._template = template
@@ -122,10 +129,13 @@ class Engine:
         requested_layers = config.n_gpu_layers if offload or config.gpu_simulated else 0
         estimate = check_fits(config.info, config.n_ctx, requested_layers, config.gpu)
         llm = _load(llama_cpp, config)
+        template = None
         try:
-            template = _chat_template(llm, config.info.path)
-            reasoning_kwargs = template.reasoning_kwargs(config.reasoning)  # an impossible mode fails the load
+            template = _chat_template(llm, config)
+            checked = template.check(config.reasoning)  # an impossible mode, or a hostile template, fails the load
         except BaseException:
+            if template is not None:
+                template.close()
             llm.close()
             raise
         facts = EngineFacts(
@@ -136,9 +146,9 @@ class Engine:
             gpu_offload_supported=offload,
             n_ctx=llm.n_ctx(),
             estimate=estimate,
-            chat_template_sha256=template.sha256,
-            reasoning_format=template.format.value,
-            reasoning_kwargs=reasoning_kwargs,
+            chat_template_sha256=checked.sha256,
+            reasoning_format=checked.format.value,
+            reasoning_kwargs=checked.reasoning_kwargs,
             n_threads=int(llm.n_threads),
             n_threads_batch=int(llm.n_threads_batch),
         )
@@ -148,7 +158,10 @@ class Engine:
         if isinstance(request, ChatRequest):
             return self.chat(request)
         if isinstance(request, RenderRequest):
-            return Rendered(self._render(request.messages))
+            try:
+                return Rendered(self._render(request.messages))
+            except BakeoffError as exc:  # the template failed (or overran) on these messages
+                return RenderFailed(exc)
         if isinstance(request, ResetRequest):
             self._llm.reset()
             return Done()
@@ -204,6 +217,9 @@ class Engine:
         deadline = _Deadline(started + settings.timeout_s)
         try:
             prompt = self._render(request.messages)
+        except BakeoffError as exc:  # the template refused these messages, or overran its limits: this turn fails
+            return _failed(f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
+        try:
             # The template writes every special token it wants (BOS included): none is added.
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= llm.n_ctx():
@@ -243,6 +259,7 @@ class Engine:
         )
 
     def close(self) -> None:
+        self._template.close()
         if self._llm is not None:
             self._llm.close()
             self._llm = None
@@ -253,31 +270,54 @@ def _failed(error: str, elapsed: float, kind: str = "backend_error", partial_tex
                      generation_seconds=elapsed, error=error, error_kind=kind, partial_text=partial_text)
 
 
+class _UncompiledFormatter:
+    """Stands in for llama-cpp-python's Jinja2ChatFormatter while the model loads: that class compiles every
+    template in the file's metadata, in this process, for chat handlers bakeoff never calls (prompts are
+    rendered by the template process and handed over as tokens)."""
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def to_chat_handler(self):
+        def unused(*_: object, **__: object):
+            raise ChatTemplateError("llama-cpp-python's chat handlers are not used by bakeoff")
+
+        return unused
+
+
+@contextmanager
+def _no_template_compilation(llama_cpp):
+    formats = getattr(llama_cpp, "llama_chat_format", None)
+    original = getattr(formats, "Jinja2ChatFormatter", None)
+    if original is None:  # a llama-cpp-python without it compiles nothing of the kind
+        yield
+        return
+    formats.Jinja2ChatFormatter = _UncompiledFormatter
+    try:
+        yield
+    finally:
+        formats.Jinja2ChatFormatter = original
+
+
 def _load(llama_cpp, config: LoadConfig):
     try:
-        return llama_cpp.Llama(
-            model_path=str(config.info.path),
-            n_ctx=config.n_ctx,
-            n_gpu_layers=config.n_gpu_layers,
-            seed=config.load_seed,
-            n_threads=config.n_threads,
-            n_threads_batch=config.n_threads_batch,
-            verbose=False,
-        )
+        with _no_template_compilation(llama_cpp):
+            return llama_cpp.Llama(
+                model_path=str(config.info.path),
+                n_ctx=config.n_ctx,
+                n_gpu_layers=config.n_gpu_layers,
+                seed=config.load_seed,
+                n_threads=config.n_threads,
+                n_threads_batch=config.n_threads_batch,
+                verbose=False,
+            )
     except (ValueError, RuntimeError) as exc:
         raise BackendUnavailable(f"llama.cpp could not load {config.info.path}: {exc}") from None
-    except Exception as exc:
-        import jinja2
-
-        # llama-cpp-python compiles the file's chat template while loading: its failure is the template's.
-        if isinstance(exc, jinja2.TemplateError):
-            raise ChatTemplateError(f"the chat template of {config.info.path} does not compile: "
-                                    f"{type(exc).__name__}: {exc}") from None
-        raise
 
 
-def _chat_template(llm, path: Path) -> ChatTemplate:
-    """The chat template stored in the GGUF, compiled and checked (ChatTemplateError when it cannot render)."""
+def _chat_template(llm, config: LoadConfig) -> TemplateProcess:
+    """The chat template stored in the GGUF, in its own process (not started until it is first checked)."""
+    path = config.info.path
     source = llm.metadata.get("tokenizer.chat_template")
     if not source:
         raise ModelFileInvalid(f"{path} has no chat template in its metadata (a base model?)")
@@ -287,4 +327,4 @@ def _chat_template(llm, path: Path) -> ChatTemplate:
         bos_token=model.token_get_text(bos_id) if bos_id != -1 else "",
         eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
     )
-    return ChatTemplate(source, tokens)
+    return TemplateProcess(source, tokens, model=str(path), limits=config.template_limits)

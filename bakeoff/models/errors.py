@@ -33,6 +33,22 @@ class ChatTemplateError(BakeoffError):
     """A model's chat template that cannot be compiled or rendered (refused at load, never replaced)."""
 
 
+class ChatTemplateExhausted(ChatTemplateError):
+    """A chat template that ran past a limit of its process (bakeoff.models.template_process); `limit` says which:
+    "deadline", "memory", "recursion", "size" (the prompt it rendered), "process" (it died), "start"."""
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+    def __reduce__(self):  # sent from the engine's process to the parent, keyword and all
+        return (_exhausted, (str(self), self.limit))
+
+
+def _exhausted(message: str, limit: str) -> ChatTemplateExhausted:
+    return ChatTemplateExhausted(message, limit=limit)
+
+
 class ReasoningModeUnsupported(BakeoffError):
     """A reasoning mode the model or server has no switch for."""
 

@@ -45,7 +45,7 @@ def _load(cache_file: Path) -> dict:
 def _store(cache_file: Path, data: dict) -> None:
     """Write atomically so a crash never leaves half a cache behind."""
     try:
-        durable.write_text(cache_file, json.dumps(data, indent=0, sort_keys=True), mode=durable.PRIVATE)
+        durable.write_text(cache_file, durable.dumps(data, indent=0, sort_keys=True), mode=durable.PRIVATE)
     except OSError:
         return  # a read-only home or a full disk only costs a re-hash next time
 

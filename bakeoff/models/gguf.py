@@ -15,31 +15,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
-from bakeoff.models.engine import (
+from bakeoff.models.engine import EngineDied, EngineOverran, EngineProcess
+from bakeoff.models.engine_build import build_flags_for, read_build_stamp
+from bakeoff.models.engine_messages import (
     ChatReply,
     ChatRequest,
     Done,
-    EngineDied,
     EngineFacts,
-    EngineOverran,
-    EngineProcess,
     LoadConfig,
     Rendered,
+    RenderFailed,
     RenderRequest,
     ResetRequest,
 )
-from bakeoff.models.engine_build import build_flags_for, read_build_stamp
 from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe
 from bakeoff.models.registry import Engine
 from bakeoff.models.scheduling import default_threads
+from bakeoff.models.template_process import TemplateLimits
 
 MAX_CONSECUTIVE_CRASHES = 3
 BACKEND_CRASH = "backend_crash"
@@ -63,6 +63,8 @@ class GgufSettings:
     load_timeout_s: float = 900.0  # a load that takes longer than this is a failure (the child is stopped)
     build_stamp: Path | None = None  # None: <venv>/bakeoff-llama-build.json
     reasoning: str = "default"  # default, off, low, medium, high: set through the model's chat template
+    # The chat template's own process: how long a check or render may take, and the memory it may add.
+    template_limits: TemplateLimits = field(default_factory=TemplateLimits)
 
 
 class GgufBackend:
@@ -79,7 +81,7 @@ class GgufBackend:
         self._config = LoadConfig(
             info=self.info, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers, load_seed=settings.load_seed,
             n_threads=threads, n_threads_batch=settings.n_threads_batch or threads, gpu=self.gpu,
-            gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning,
+            gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning, template_limits=settings.template_limits,
         )
         self._entry = engine_entry
         self._crashes = 0  # consecutive turns the engine died on
@@ -117,6 +119,7 @@ class GgufBackend:
             "architecture": self.info.architecture,
             "model_name": self.info.name,
             "quantization": self.info.quantization,
+            "parameters": self.info.parameters,  # from the header's tensor table
             "n_ctx": facts.n_ctx,
             "n_layer": self.info.n_layer,
             "n_gpu_layers_requested": self.settings.n_gpu_layers,
@@ -155,6 +158,8 @@ class GgufBackend:
     def render_prompt(self, messages: Sequence[Message]) -> str:
         """The prompt the model's chat template makes of `messages`, with this backend's reasoning mode."""
         reply = self._running_engine().request(RenderRequest(tuple(messages)), wait_s=None)
+        if isinstance(reply, RenderFailed):
+            raise reply.error
         assert isinstance(reply, Rendered), reply
         return reply.prompt
 

@@ -3,6 +3,12 @@
 Only the key/value section at the start of the file is read; large arrays
 (the tokenizer's vocabulary) are skipped, not kept. This is what lets
 bakeoff estimate a model's memory need and list models cheaply.
+
+A GGUF file is untrusted input: every length is checked against what is left
+of the file before it is used, arrays of arrays are skipped with an explicit
+stack (no recursion) and refused past MAX_ARRAY_DEPTH levels, and a string value
+kept in memory may be at most MAX_STRING_BYTES long: each is a named
+ModelFileInvalid, never a RecursionError or MemoryError.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ _SCALARS = {
 }
 _STRING = 8
 _ARRAY = 9
+MAX_ARRAY_DEPTH = 16  # real files nest arrays one level deep; nothing needs more
+MAX_STRING_BYTES = 64 << 20  # a chat template is kilobytes; a value this long is not metadata
 
 # general.file_type: llama.cpp's llama_ftype numbering, the quantization of most tensors.
 FILE_TYPES = {
@@ -61,6 +69,7 @@ class GgufInfo:
     head_dim_k: int
     head_dim_v: int
     context_length: int  # the context the model was trained for
+    parameters: int = 0  # the weights' element count, summed over the tensor table (0: not read)
 
     def kv_cache_bytes(self, n_ctx: int, bytes_per_value: int = 2) -> int:
         """K and V caches for `n_ctx` tokens, f16 by default (llama.cpp's default cache type)."""
@@ -92,6 +101,9 @@ class _Reader:
 
     def string(self) -> str:
         length = self.scalar("<Q")
+        self._require(length)
+        if length > MAX_STRING_BYTES:
+            raise ModelFileInvalid(f"{self.path}: a GGUF string of {length:,} bytes (more than {MAX_STRING_BYTES:,})")
         return self.take(length).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
@@ -107,23 +119,60 @@ class _Reader:
         raise ModelFileInvalid(f"{self.path}: unknown GGUF value type {value_type}")
 
     def skip_array(self) -> None:
-        """Arrays (vocabularies, merges) are skipped: bakeoff needs none of them."""
-        element_type = self.scalar("<I")
-        count = self.scalar("<Q")
-        if element_type in _SCALARS:
-            self.skip(struct.calcsize(_SCALARS[element_type]) * count)
-        elif element_type == _STRING:
-            for _ in range(count):
-                self.skip_string()
-        else:
-            for _ in range(count):
-                self.value(element_type)
+        """Arrays (vocabularies, merges) are skipped: bakeoff needs none of them.
+
+        An array of arrays is walked with a stack of (arrays left to skip at this level), never by recursion.
+        """
+        pending = [1]  # the one array whose header comes next
+        while pending:
+            if pending[-1] == 0:
+                pending.pop()
+                continue
+            pending[-1] -= 1
+            element_type, count = self.scalar("<I"), self.scalar("<Q")
+            if element_type in _SCALARS:
+                self.skip(struct.calcsize(_SCALARS[element_type]) * count)
+            elif element_type == _STRING:
+                self._require(count * 8)  # each string has at least its length
+                for _ in range(count):
+                    self.skip_string()
+            elif element_type == _ARRAY:
+                if len(pending) >= MAX_ARRAY_DEPTH:
+                    raise ModelFileInvalid(
+                        f"{self.path}: GGUF metadata arrays nested more than {MAX_ARRAY_DEPTH} levels deep")
+                self._require(count * 12)  # each element array has at least its type and count
+                pending.append(count)
+            else:
+                raise ModelFileInvalid(f"{self.path}: unknown GGUF value type {element_type}")
         return None
 
 
 def read_metadata(path: Path) -> dict:
     """All scalar and string metadata of a GGUF file (arrays are left out)."""
-    path = Path(path)
+    return _read_header(Path(path), with_tensors=False)[0]
+
+
+MAX_DIMS = 8  # GGML_MAX_DIMS is 4; a table claiming more is not a GGUF's
+
+
+def _parameters(reader: _Reader, tensors: int) -> int:
+    """The element count of every tensor in the table that follows the metadata: the model's parameters."""
+    total = 0
+    for _ in range(tensors):
+        reader.skip_string()  # the tensor's name
+        dims = reader.scalar("<I")
+        if dims > MAX_DIMS:
+            raise ModelFileInvalid(f"{reader.path}: a tensor of {dims} dimensions")
+        count = 1
+        for _ in range(dims):
+            count *= reader.scalar("<Q")
+        reader.skip(4 + 8)  # its type and offset
+        total += count
+    return total
+
+
+def _read_header(path: Path, with_tensors: bool) -> tuple[dict, int]:
+    """(metadata, parameter count: 0 unless `with_tensors`)."""
     if not path.is_file():
         from bakeoff.models.errors import ModelFileNotFound
 
@@ -135,7 +184,7 @@ def read_metadata(path: Path) -> dict:
         version = reader.scalar("<I")
         if version < 2:
             raise ModelFileInvalid(f"{path}: GGUF version {version} is too old (need 2 or later)")
-        reader.scalar("<Q")  # tensor count
+        tensors = reader.scalar("<Q")
         kv_count = reader.scalar("<Q")
         metadata: dict = {"GGUF.version": version}
         for _ in range(kv_count):
@@ -143,13 +192,14 @@ def read_metadata(path: Path) -> dict:
             value = reader.value(reader.scalar("<I"))
             if value is not None:
                 metadata[key] = value
-    return metadata
+        parameters = _parameters(reader, tensors) if with_tensors else 0
+    return metadata, parameters
 
 
 def read_info(path: Path) -> GgufInfo:
     """The model's shape and quantization, from its header."""
     path = Path(path)
-    meta = read_metadata(path)
+    meta, parameters = _read_header(path, with_tensors=True)
     arch = str(meta.get("general.architecture", ""))
 
     def number(suffix: str, default: int | None = None) -> int:
@@ -178,4 +228,5 @@ def read_info(path: Path) -> GgufInfo:
         head_dim_k=number("attention.key_length", head_dim),
         head_dim_v=number("attention.value_length", head_dim),
         context_length=number("context_length", 0),
+        parameters=parameters,
     )

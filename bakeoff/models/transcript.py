@@ -10,7 +10,6 @@ docs/models.md documents it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,9 +64,9 @@ def append_transcript(path: Path, key: str, completion: Completion, messages: Se
 
 def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
     try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise ModelFileInvalid(f"{source}:{number}: not JSON ({exc})") from None
+        data = durable.loads(raw, what="the line")
+    except durable.UntrustedJSON as exc:
+        raise ModelFileInvalid(f"{source}:{number}: not a usable JSON line ({exc})") from None
     if not isinstance(data, dict):
         raise ModelFileInvalid(f"{source}:{number}: a line must be a JSON object")
     error = data.get("error")

@@ -3,25 +3,28 @@
 Each top-level record (batch, stage, run, analysis) has `to_json()`, the object written to disk, and
 `from_json(data)`, which checks the `schema` tag (UnknownRecordSchema for one it does not know) and the
 keys it needs (DamagedRecord otherwise). Unknown extra keys are ignored on read. Reading and writing the
-files themselves is the runner's (bakeoff.runner.records); this package holds no I/O.
+files themselves is the runner's (bakeoff.batchfolder.files); this package holds no I/O.
 """
 
 from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
-from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord
+from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion, Extension
 from bakeoff.records.enums import (
+    STAGE_NAMES,
     UNCAPTURED_REASONS,
     UNUSABLE_REASONS,
     Attribution,
     CaptureReason,
     CaptureStatus,
+    ClaimSource,
     CrashClass,
     LadderStatus,
     RepairEffect,
     RepairGrant,
     RunStatus,
+    Stage,
 )
 from bakeoff.records.errors import DamagedRecord, UnknownRecordSchema
-from bakeoff.records.ladder import RUNG_NAMES, TOP_RUNG, LadderCheck, Requirement
+from bakeoff.records.ladder import RUNG_NAMES, TOP_RUNG, Headline, LadderCheck, Requirement, Rung, turn_effect
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -37,10 +40,12 @@ from bakeoff.records.parts import (
     SkippedPath,
     Timings,
 )
+from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
 from bakeoff.records.run import (
     RUN_SCHEMA,
     CaptureCounts,
     CorpusRef,
+    ModelFacts,
     ModelRef,
     Outcome,
     RunRecord,
@@ -50,10 +55,13 @@ from bakeoff.records.run import (
 from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
 
 __all__ = [
+    "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
+    "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
+    "turn_effect",
     "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
     "UNCAPTURED_REASONS", "UNUSABLE_REASONS", "AnalysisRecord", "Attribution", "BatchRecord", "Capture",
     "CaptureCounts", "CaptureReason", "CaptureStatus", "Claim", "Command", "Commit", "CompletionRecord", "CorpusRef",
-    "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelRef", "Outcome",
+    "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelFacts", "ModelRef", "Outcome",
     "Prompt", "PromptCut", "PromptMessage", "RepairEffect", "RepairGrant", "RepairTurn", "Requirement", "Resources",
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
     "UnknownRecordSchema",

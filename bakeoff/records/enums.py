@@ -9,6 +9,20 @@ from __future__ import annotations
 from enum import StrEnum
 
 
+class Stage(StrEnum):
+    """The six stages of a run, in their order (a stage record's `stage`)."""
+
+    EXPLORE = "explore"
+    DECIDE = "decide"
+    IMPLEMENT = "implement"
+    REPAIR = "repair"
+    EVALUATE = "evaluate"
+    DOCS = "docs"
+
+
+STAGE_NAMES = tuple(stage.value for stage in Stage)
+
+
 class Attribution(StrEnum):
     """Whose outcome a stage is (docs/records.md, stage record `attribution`)."""
 
@@ -66,8 +80,16 @@ class LadderStatus(StrEnum):
     OUT_OF_MEMORY = "out_of_memory"
     BAD_OUTPUT = "bad_output"
     DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
-    NO_PREDICT_SCRIPT = "no_predict_script"
-    NO_TRAIN_SCRIPT = "no_train_script"  # the run's outcome when no check ever ran
+    NO_SCRIPT = "no_script"  # the submission lacks the script the task's hidden step runs
+    NOT_CHECKED = "not_checked"  # the run's outcome when no check ever ran
+
+
+class ClaimSource(StrEnum):
+    """Where the model's own estimate of its result was found, in the order it is looked for."""
+
+    VISIBLE_OUTPUT = "visible_output"  # what the submission's visible step printed
+    DESIGN = "design"  # DESIGN.md
+    README = "readme"  # README.md (after the docs stage, or in a folder graded alone)
 
 
 class CrashClass(StrEnum):
@@ -87,8 +109,8 @@ class CrashClass(StrEnum):
 
 
 class RepairEffect(StrEnum):
-    RESCUED = "rescued"  # up the ladder, or F1 up by more than the tolerance
-    REGRESSED = "regressed"  # down the ladder, or F1 down by more than the tolerance
+    RESCUED = "rescued"  # up the ladder, or the headline better by more than its tolerance
+    REGRESSED = "regressed"  # down the ladder, or the headline worse by more than its tolerance
     UNCHANGED = "unchanged"
 
 

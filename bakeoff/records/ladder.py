@@ -1,29 +1,78 @@
-"""The ladder check: where a submission stands after install, train, smoke test and the hidden holdout.
+"""The ladder check: how far a submission got, in words that are the same for every task.
 
-How a repair turn changed it (turn_effect, with the task's headline number) is the runner's: bakeoff.runner.ladder.
-
-Rungs: 0 nothing, 1 requirements installed, 2 training completed,
-3 prediction completed, 4 output valid, 5 scored (then F1 tells further).
+Rungs (`Rung`): nothing, installed (its requirements), visible step ran (the step the model may see the
+output of), hidden step ran (on the data it never sees), output valid, scored. Past the top rung the task's
+headline number (`Headline`: its name, value, direction and noise) tells further. What each rung means for
+one task, and the words its pages use for it, are the task's (bakeoff.taskapi).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Any
 
-from bakeoff.records.enums import CrashClass, LadderStatus
-from bakeoff.records.jsonio import JsonObject, enum_value, items, optional_enum, required
+from bakeoff.records.enums import CrashClass, LadderStatus, RepairEffect
+from bakeoff.records.errors import DamagedRecord
+from bakeoff.records.jsonio import JsonObject, enum_value, items, optional, optional_enum, required
 
-RUNG_NAMES = (
-    "nothing",
-    "requirements_installed",
-    "training_completed",
-    "prediction_completed",
-    "output_valid",
-    "scored",
-)
-TOP_RUNG = len(RUNG_NAMES) - 1
+
+class Rung(IntEnum):
+    """How far a submission got (the check's `rung`; its `rung_name` is the member's label)."""
+
+    NOTHING = 0
+    INSTALLED = 1
+    VISIBLE_STEP_RAN = 2
+    HIDDEN_STEP_RAN = 3
+    OUTPUT_VALID = 4
+    SCORED = 5
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+RUNG_NAMES = tuple(rung.label for rung in Rung)
+TOP_RUNG = Rung.SCORED
+
+
+def rung_of(value: Any, name: str = "rung") -> Rung:
+    """A recorded rung number as a Rung; DamagedRecord for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TOP_RUNG:
+        raise DamagedRecord(f"'{name}' is {value!r}, not a rung from 0 to {int(TOP_RUNG)}")
+    return Rung(value)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The number a scored submission is judged by: its name, its value (None: not scored), which way is
+    better, and the change that is only noise (a repair turn within it left the submission unchanged)."""
+
+    name: str
+    value: float | None
+    higher_is_better: bool
+    tolerance: float = 0.0
+
+    def to_json(self) -> JsonObject:
+        return {"name": self.name, "value": self.value, "higher_is_better": self.higher_is_better,
+                "tolerance": self.tolerance}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Headline:
+        required(data, "name", "higher_is_better")
+        return cls(str(data["name"]), _number(data.get("value")), bool(data["higher_is_better"]),
+                   _number(data.get("tolerance")) or 0.0)
+
+    def gain(self, before: Headline) -> float | None:
+        """How much better this value is than `before`'s (negative: worse); None when either is missing."""
+        if self.value is None or before.value is None:
+            return None
+        return (self.value - before.value) if self.higher_is_better else (before.value - self.value)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
@@ -49,33 +98,37 @@ class Requirement:
 
 @dataclass(frozen=True)
 class LadderCheck:
-    """Where a submission stands after install, train, smoke test and the hidden holdout."""
+    """Where a submission stands after install, its visible step and its hidden step, graded on the host."""
 
-    rung: int
+    rung: Rung
     status: LadderStatus
-    failed_step: str | None  # install, train, predict, score (a stage name for one that filled the disk); None when scored
-    f1: float | None
+    failed_step: str | None  # the task's step it ended at (a stage name for one that filled the disk); None when scored
+    headline: Headline | None
     crash_class: CrashClass | None = None
     detail: str | None = None
     traceback_tail: str | None = None
-    visible_ok: bool = False  # install, train and the smoke test passed: what the model can know
+    visible_ok: bool = False  # install and the visible step passed: what the model can know
     visible_failure: str | None = None  # the real output shown to the model when they did not
-    metrics: Mapping[str, Any] | None = None  # the task's scorer's figures (spam: f1, precision, ... tp, fp, fn, tn)
+    metrics: Mapping[str, Any] | None = None  # the task's grader's figures
     requirements: tuple[Requirement, ...] = ()
-    train_output: str = ""  # what training printed (the model's claim may be in it)
+    visible_output: str = ""  # what the visible step printed (the model's claim may be in it)
     extras: Mapping[str, Any] = field(default_factory=dict)  # written only when not empty
 
     @property
     def rung_name(self) -> str:
-        return RUNG_NAMES[self.rung]
+        return Rung(self.rung).label
+
+    @property
+    def headline_value(self) -> float | None:
+        return self.headline.value if self.headline is not None else None
 
     def to_json(self) -> JsonObject:
         return {
-            "rung": self.rung,
+            "rung": int(self.rung),
             "rung_name": self.rung_name,
             "status": self.status,
             "failed_step": self.failed_step,
-            "f1": self.f1,
+            "headline": self.headline.to_json() if self.headline is not None else None,
             "crash_class": self.crash_class,
             "detail": self.detail,
             "traceback_tail": self.traceback_tail,
@@ -83,7 +136,7 @@ class LadderCheck:
             "visible_failure": self.visible_failure,
             "metrics": dict(self.metrics) if self.metrics is not None else None,
             "requirements": [r.to_json() for r in self.requirements],
-            "train_output": self.train_output,
+            "visible_output": self.visible_output,
             **({"extras": dict(self.extras)} if self.extras else {}),
         }
 
@@ -91,10 +144,10 @@ class LadderCheck:
     def from_json(cls, data: Mapping[str, Any]) -> LadderCheck:
         required(data, "rung", "status")
         return cls(
-            rung=int(data["rung"]),
+            rung=rung_of(data["rung"], "check.rung"),
             status=enum_value(LadderStatus, data["status"], "check.status"),
             failed_step=data.get("failed_step"),
-            f1=data.get("f1"),
+            headline=optional(Headline.from_json, data.get("headline"), "check.headline"),
             crash_class=optional_enum(CrashClass, data.get("crash_class"), "check.crash_class"),
             detail=data.get("detail"),
             traceback_tail=data.get("traceback_tail"),
@@ -102,15 +155,24 @@ class LadderCheck:
             visible_failure=data.get("visible_failure"),
             metrics=data.get("metrics"),
             requirements=items(Requirement.from_json, data.get("requirements"), "check.requirements"),
-            train_output=data.get("train_output") or "",
+            visible_output=data.get("visible_output") or "",
             extras=data.get("extras") or {},
         )
 
-    # The names the runner has always used.
-    def to_dict(self) -> JsonObject:
-        return self.to_json()
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LadderCheck:
-        return cls.from_json(data)
-
+def turn_effect(before: LadderCheck, after: LadderCheck) -> RepairEffect:
+    """rescued (up the ladder, or the headline better by more than its tolerance), regressed (down, or worse),
+    else unchanged."""
+    if after.rung > before.rung:
+        return RepairEffect.RESCUED
+    if after.rung < before.rung:
+        return RepairEffect.REGRESSED
+    if before.headline is None or after.headline is None:
+        return RepairEffect.UNCHANGED
+    gain = after.headline.gain(before.headline)
+    tolerance = max(before.headline.tolerance, after.headline.tolerance)
+    if gain is not None and gain < -tolerance:
+        return RepairEffect.REGRESSED
+    if gain is not None and gain > tolerance:
+        return RepairEffect.RESCUED
+    return RepairEffect.UNCHANGED

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
 
-from bakeoff.records.enums import CaptureReason, CaptureStatus, CrashClass, LadderStatus
+from bakeoff.records.enums import CaptureReason, CaptureStatus, ClaimSource, CrashClass, LadderStatus
 from bakeoff.records.errors import DamagedRecord
-from bakeoff.records.jsonio import JsonObject, enum_value, items, required
+from bakeoff.records.jsonio import JsonObject, as_object, enum_value, items, optional_enum, required
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,11 @@ class CompletionRecord:
     reasoning_unfinished: bool = False
     token_budget: int | None = None
 
+    @property
+    def answer_tokens(self) -> int:
+        """The generated tokens that were the answer (completion_tokens counts the reasoning too)."""
+        return max(0, int(self.completion_tokens or 0) - int(self.reasoning_tokens or 0))
+
     def to_json(self) -> JsonObject:
         return {"text": self.text, "finish_reason": self.finish_reason, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "prompt_seconds": self.prompt_seconds,
@@ -223,7 +228,7 @@ def execution_fields(run: Execution) -> ExecutionFields:
 class Command:
     """One execution in the sandbox."""
 
-    purpose: str  # explore, install, train, holdout_predict, smoke_predict
+    purpose: str  # what it ran for: explore, install, or a step of the task's check
     argv: tuple[str, ...]
     exit_code: int | None
     timed_out: bool
@@ -329,16 +334,24 @@ class Timings:
 
 @dataclass(frozen=True)
 class Resources:
-    """Peaks sampled during a stage; the sandbox's is None where the driver cannot report it."""
+    """Peaks sampled during a stage, and the sandbox's CPU seconds in it; each optional figure is None where
+    it could not be read (the sandbox's memory, an engine process the backend does not have, no GPU)."""
 
     harness_peak_rss_bytes: int
     system_peak_used_bytes: int
     sandbox_peak_memory_bytes: int | None = None
+    engine_peak_rss_bytes: int | None = None  # the model's engine process (llama.cpp's child)
+    gpu_peak_used_bytes: int | None = None  # the GPU's used memory, through NVML
+    sandbox_cpu_s: float | None = None  # user + system seconds of the stage's sandboxed commands
 
     def to_json(self) -> JsonObject:
-        return {"harness_peak_rss_bytes": self.harness_peak_rss_bytes,
-                "system_peak_used_bytes": self.system_peak_used_bytes,
-                "sandbox_peak_memory_bytes": self.sandbox_peak_memory_bytes}
+        data: JsonObject = {"harness_peak_rss_bytes": self.harness_peak_rss_bytes,
+                            "system_peak_used_bytes": self.system_peak_used_bytes,
+                            "sandbox_peak_memory_bytes": self.sandbox_peak_memory_bytes}
+        for key in OPTIONAL_RESOURCES:  # written only when measured: older records stay as they were
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Resources | None:
@@ -346,36 +359,36 @@ class Resources:
         if not data:
             return None
         return cls(data.get("harness_peak_rss_bytes") or 0, data.get("system_peak_used_bytes") or 0,
-                   data.get("sandbox_peak_memory_bytes"))
+                   data.get("sandbox_peak_memory_bytes"), *(_number(data.get(key)) for key in OPTIONAL_RESOURCES))
+
+
+OPTIONAL_RESOURCES = ("engine_peak_rss_bytes", "gpu_peak_used_bytes", "sandbox_cpu_s")
+
+
+def _number(value: Any) -> Any:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
 class Claim:
-    """The model's own estimate of its result, where it was found (train_output, design, readme or None), and
-    the real figure beside it. The estimate's keys are its task's (spam_classifier: claimed_f1 and real_f1;
-    ab_test: claimed_effect and claimed_ci), so they are kept as given, in `values`."""
+    """The model's own estimate of its headline-like figure beside the real one, and where the estimate was
+    found: the visible step's output, the design document or the README (ClaimSource), or None when it
+    made none. `extra` holds the parts of a claim that only its task reads (an interval, say)."""
 
-    source: str | None
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of_f1(cls, claimed_f1: float | None, source: str | None, real_f1: float | None) -> Claim:
-        """The spam take-home's claim: an EXPECTED_F1 line beside the holdout F1."""
-        return cls(source, {"claimed_f1": claimed_f1, "real_f1": real_f1})
-
-    @property
-    def claimed_f1(self) -> float | None:
-        value = self.values.get("claimed_f1")
-        return float(value) if isinstance(value, int | float) else None
-
-    @property
-    def real_f1(self) -> float | None:
-        value = self.values.get("real_f1")
-        return float(value) if isinstance(value, int | float) else None
+    source: ClaimSource | None
+    claimed: float | None = None
+    real: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> JsonObject:
-        return {**self.values, "source": self.source}
+        return {"source": self.source, "claimed": self.claimed, "real": self.real, "extra": dict(self.extra)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Claim:
-        return cls(data.get("source"), {key: value for key, value in data.items() if key != "source"})
+        extra = data.get("extra") or {}
+        return cls(optional_enum(ClaimSource, data.get("source"), "claim.source"), _float(data.get("claimed")),
+                   _float(data.get("real")), dict(as_object(extra, "claim.extra")))
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

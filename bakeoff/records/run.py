@@ -1,4 +1,4 @@
-"""The run record: runs/<run_id>/run.json (schema bakeoff.run/1), the outcome of a run summed up from its stages."""
+"""The run record: runs/<run_id>/run.json (schema bakeoff.run/2), the outcome of a run summed up from its stages."""
 
 from __future__ import annotations
 
@@ -6,19 +6,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bakeoff.records.enums import Attribution, CaptureStatus, CrashClass, LadderStatus, RepairEffect, RunStatus
+from bakeoff.records.batch import CodeVersion
+from bakeoff.records.enums import Attribution, CaptureStatus, CrashClass, LadderStatus, RepairEffect, RunStatus, Stage
 from bakeoff.records.jsonio import (
     JsonObject,
     as_list,
     as_object,
     enum_value,
+    optional,
     optional_enum,
     read_record,
     required,
 )
-from bakeoff.records.parts import Timings
+from bakeoff.records.ladder import Headline, Rung, rung_of
+from bakeoff.records.parts import Claim, Timings
 
-RUN_SCHEMA = "bakeoff.run/1"
+RUN_SCHEMA = "bakeoff.run/2"  # /1: before the task-neutral outcome (bakeoff.batchfolder.upgrade reads it)
 RUN_SCHEMAS = (RUN_SCHEMA,)
 
 
@@ -29,12 +32,43 @@ class ModelRef:
     identity: str | None = None
     info: Mapping[str, Any] = field(default_factory=dict)  # the backend's model_info (sha256, quantization, n_ctx...)
 
+    @property
+    def facts(self) -> ModelFacts:
+        return ModelFacts.from_info(self.info)
+
     def to_json(self) -> JsonObject:
         return {"label": self.label, "spec": self.spec, "identity": self.identity, "info": dict(self.info)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModelRef:
         return cls(data.get("label") or "", data.get("spec") or "", data.get("identity"), dict(data.get("info") or {}))
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a backend's model_info says of the model's cost and identity, typed (None where it says nothing):
+    a GGUF's quantization, parameter count (from its header's tensor table) and file size and sha256;
+    the GPU it was offloaded to; an endpoint's served model name."""
+
+    quantization: str | None = None
+    parameters: int | None = None
+    file_bytes: int | None = None
+    sha256: str | None = None
+    gpu: str | None = None
+    served_model: str | None = None
+
+    @classmethod
+    def from_info(cls, info: Mapping[str, Any]) -> ModelFacts:
+        def whole(key: str) -> int | None:
+            value = info.get(key)
+            return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+        def text(key: str) -> str | None:
+            value = info.get(key)
+            return value if isinstance(value, str) and value else None
+
+        return cls(text("quantization"), whole("parameters"), whole("file_bytes"), text("sha256"), text("gpu"),
+                   text("served_model"))
 
 
 @dataclass(frozen=True)
@@ -50,60 +84,47 @@ class CorpusRef:
         return cls(data.get("path") or "", data.get("manifest_sha256"))
 
 
-OUTCOME_COMMON = ("status", "rung", "rung_name", "failed_step", "crash_class", "detail", "metrics")
-
-
 @dataclass(frozen=True)
 class Outcome:
-    """The run's final ladder check plus the model's claim.
-
-    `task_fields` are the outcome's keys that belong to the task (its plug-in's outcome_fields):
-    spam_classifier f1, claimed_f1 and claim_source; ab_test also its headline and claimed effect.
-    """
+    """The run's final ladder check (how far it got, its headline) and the model's claim beside it."""
 
     status: LadderStatus
-    rung: int
-    rung_name: str
+    rung: Rung
     failed_step: str | None = None
     crash_class: CrashClass | None = None
     detail: str | None = None
     metrics: Mapping[str, Any] | None = None
-    task_fields: Mapping[str, Any] = field(default_factory=dict)
+    headline: Headline | None = None
+    claim: Claim = field(default_factory=lambda: Claim(None))
 
     @property
-    def f1(self) -> float | None:
-        return _number(self.task_fields.get("f1"))
+    def rung_name(self) -> str:
+        return Rung(self.rung).label
 
     @property
-    def claimed_f1(self) -> float | None:
-        return _number(self.task_fields.get("claimed_f1"))
-
-    @property
-    def claim_source(self) -> str | None:
-        source = self.task_fields.get("claim_source")
-        return source if isinstance(source, str) else None
+    def headline_value(self) -> float | None:
+        return self.headline.value if self.headline is not None else None
 
     def to_json(self) -> JsonObject:
-        return {"status": self.status, "rung": self.rung, "rung_name": self.rung_name,
+        return {"status": self.status, "rung": int(self.rung), "rung_name": self.rung_name,
                 "failed_step": self.failed_step, "crash_class": self.crash_class, "detail": self.detail,
-                "metrics": dict(self.metrics) if self.metrics is not None else None, **self.task_fields}
+                "metrics": dict(self.metrics) if self.metrics is not None else None,
+                "headline": self.headline.to_json() if self.headline is not None else None,
+                "claim": self.claim.to_json()}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Outcome:
         required(data, "status", "rung")
-        return cls(enum_value(LadderStatus, data["status"], "outcome.status"), int(data["rung"]),
-                   data.get("rung_name") or "", data.get("failed_step"),
+        return cls(enum_value(LadderStatus, data["status"], "outcome.status"), rung_of(data["rung"], "outcome.rung"),
+                   data.get("failed_step"),
                    optional_enum(CrashClass, data.get("crash_class"), "outcome.crash_class"), data.get("detail"),
-                   data.get("metrics"), {key: value for key, value in data.items() if key not in OUTCOME_COMMON})
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+                   data.get("metrics"), optional(Headline.from_json, data.get("headline"), "outcome.headline"),
+                   optional(Claim.from_json, data.get("claim"), "outcome.claim") or Claim(None))
 
 
 @dataclass(frozen=True)
 class StageSummary:
-    stage: str
+    stage: Stage
     attribution: Attribution
     capture: CaptureStatus | None  # None for a stage with no model call
 
@@ -112,7 +133,7 @@ class StageSummary:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StageSummary:
-        return cls(data["stage"], enum_value(Attribution, data["attribution"], "stages.attribution"),
+        return cls(enum_value(Stage, data["stage"], "stages.stage"), enum_value(Attribution, data["attribution"], "stages.attribution"),
                    optional_enum(CaptureStatus, data.get("capture"), "stages.capture"))
 
 
@@ -166,7 +187,7 @@ class RunRecord:
     capture: CaptureCounts
     tokens: TokenCounts
     timings: Timings  # summed over the stages
-    code_version: Mapping[str, Any] = field(default_factory=dict)
+    code_version: CodeVersion = field(default_factory=CodeVersion)
 
     @property
     def finished(self) -> bool:
@@ -190,7 +211,7 @@ class RunRecord:
             "capture": self.capture.to_json(),
             "tokens": self.tokens.to_json(),
             "timings": self.timings.to_json(),
-            "code_version": dict(self.code_version),
+            "code_version": self.code_version.to_json(),
         }
 
     @classmethod
@@ -216,5 +237,5 @@ class RunRecord:
             capture=CaptureCounts.from_json(as_object(data.get("capture") or {}, "capture")),
             tokens=TokenCounts.from_json(as_object(data.get("tokens") or {}, "tokens")),
             timings=Timings.from_json(as_object(data["timings"], "timings")),
-            code_version=dict(data.get("code_version") or {}),
+            code_version=CodeVersion.from_json(as_object(data.get("code_version") or {}, "code_version")),
         )

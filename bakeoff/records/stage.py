@@ -1,4 +1,4 @@
-"""The stage record: runs/<run_id>/stages/<n>-<stage>.json (schema bakeoff.stage/1)."""
+"""The stage record: runs/<run_id>/stages/<n>-<stage>.json (schema bakeoff.stage/2)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bakeoff.records.enums import Attribution, RepairEffect, RepairGrant
+from bakeoff.records.enums import Attribution, RepairEffect, RepairGrant, Stage
 from bakeoff.records.jsonio import JsonObject, enum_value, items, optional, read_record, required
 from bakeoff.records.ladder import LadderCheck
 from bakeoff.records.parts import (
@@ -21,7 +21,7 @@ from bakeoff.records.parts import (
     Timings,
 )
 
-STAGE_SCHEMA = "bakeoff.stage/1"
+STAGE_SCHEMA = "bakeoff.stage/2"  # /1: before the task-neutral ladder (bakeoff.batchfolder.upgrade reads it)
 STAGE_SCHEMAS = (STAGE_SCHEMA,)
 
 
@@ -77,7 +77,7 @@ class StageRecord:
     """One finished (or harness-failed) stage of a run, as written to disk and read back on resume."""
 
     run_id: str
-    stage: str  # explore, decide, implement, repair, evaluate, docs
+    stage: Stage
     index: int  # 1..6
     attribution: Attribution
     commit: Commit
@@ -128,7 +128,7 @@ class StageRecord:
     def _read(cls, data: Mapping[str, Any]) -> StageRecord:
         return cls(
             run_id=data.get("run_id") or "",
-            stage=data["stage"],
+            stage=enum_value(Stage, data["stage"], "stage"),
             index=data.get("index") or 0,
             attribution=enum_value(Attribution, data["attribution"], "attribution"),
             commit=Commit.from_json(data["commit"] if isinstance(data["commit"], Mapping) else {}),

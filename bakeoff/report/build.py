@@ -7,23 +7,26 @@ its target and swapped into place whole (durable.staged_folder), so a report fol
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import durable
-from bakeoff.analysis.batch_records import BatchRecords, read_batch
+from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
+from bakeoff.analysis.cost import model_costs, run_cost
+from bakeoff.analysis.leaderboard import LeaderRow, batch_leaderboard
+from bakeoff.batchfolder.layout import REPORT_DIR
+from bakeoff.batchfolder.read import BatchRecords, read_batch, run_model_label
 from bakeoff.report.capture import capture_reasons_table
-from bakeoff.report.findings import count
+from bakeoff.report.core import core_section, count
+from bakeoff.report.cost import model_cost_table, pareto_plot, run_cost_table
+from bakeoff.report.leaderboard import glossary_lines, leaderboard_table
 from bakeoff.report.reasoning import reasoning_findings, reasoning_table
-from bakeoff.report.render import render_html, render_markdown
+from bakeoff.report.render import Page, render_html, render_markdown
 from bakeoff.report.review import review_tables
-from bakeoff.report.spam_sections import summarise
+from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.tables import Table
-from bakeoff.report.task_sections import add_sections, task_sections
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
-
-REPORT_DIR = "report"
+from bakeoff.taskapi.plugin import CoreSection, TaskPlugin
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,33 @@ class ReportFiles:
     tables: tuple[Path, ...]
 
 
-__all__ = ["REPORT_DIR", "ReportFiles", "summarise", "summary_dict", "write_report"]  # summarise: the exports' too
+__all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "summary_dict", "write_report"]
+
+
+def core_summary(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int = 0) -> CoreSummary:
+    """What every task's report has, computed once (the exports read it too)."""
+    return summarise_core([run_core(run) for run in records.runs], records.model_labels(), plugin.headline,
+                          bootstrap_seed)
+
+
+def task_sections(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int,
+                  core: CoreSummary | None = None) -> list[ReportSection]:
+    """The plug-in's sections in its order, with the common part where it put its CoreSection."""
+    core = core or core_summary(records, plugin, bootstrap_seed)
+    sections = []
+    for section in plugin.report_sections(records, core, bootstrap_seed):
+        sections.append(core_section(core, section.findings) if isinstance(section, CoreSection) else section)
+    return [s for s in sections if isinstance(s, ReportSection)]
+
+
+def add_sections(sections: list[ReportSection], found: list[str], tables: list[Table],
+                 plots: dict[str, tuple[str, str]]) -> None:
+    """Append each section's findings, tables and plots (name -> (caption, svg)) to the report's."""
+    for section in sections:
+        found.extend(section.findings)
+        tables.extend(section.tables)
+        for plot in section.plots:
+            plots[plot.name] = (plot.caption, plot.svg)
 
 
 def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
@@ -44,49 +73,94 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
     facts = [
         f"Batch {records.folder.name}: {count(len(records.model_labels()), 'model')}, {count(len(records.runs), 'run')} "
         f"({finished} finished).",
-        f"Task {plan.get('task', '?')}, sandbox {plan.get('sandbox', '?')}, corpus {plan.get('corpus', '?')}.",
+        f"Task {plan.task or '?'}, sandbox {plan.sandbox or '?'}, corpus {plan.corpus or '?'}.",
         f"Intervals: 95% percentile bootstrap, seed {bootstrap_seed}. Uncaptured runs are never graded.",
     ]
     version = records.batch.code_version
-    if version:
-        facts.append(f"bakeoff {version.get('version', '?')} at {str(version.get('git_commit', '?'))[:12]}.")
+    if version.version or version.git_commit:
+        facts.append(f"bakeoff {version.version or '?'} at {(version.git_commit or '?')[:12]}.")
     return facts
 
 
-def write_report(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+def added_marks(records: BatchRecords) -> dict[str, str]:
+    """model -> how its runs came in later, for the models a plan extension added runs of."""
+    added = records.batch.added_later()
+    marks: dict[str, str] = {}
+    for label in records.model_labels():
+        mine = [run.run_id for run in records.runs if run_model_label(run) == label]
+        later = [run_id for run_id in mine if run_id in added]
+        if later:
+            extensions = ", ".join(str(n) for n in sorted({added[r] for r in later}))
+            marks[label] = ("added later" if len(later) == len(mine) else f"{len(later)} of {len(mine)} runs added later") \
+                + f" (extension {extensions})"
+    return marks
+
+
+def extension_lines(records: BatchRecords) -> list[str]:
+    return [f"Extension {n} ({ext.at}): the plan added {count(len(ext.added), 'run')}: {', '.join(ext.added)}."
+            for n, ext in enumerate(records.batch.extensions, 1)]
+
+
+def scores_table(records: BatchRecords, core: CoreSummary) -> Table:
+    """The leaderboard this report opens with (what `bakeoff run` prints at its end)."""
+    return leaderboard_table(batch_leaderboard(records, core, added_marks(records)), core.headline)
+
+
+def batch_board(batch_dir: Path, plugin: TaskPlugin, bootstrap_seed: int = 0) -> tuple[LeaderRow, ...]:
+    """The leaderboard rows of a batch folder, read afresh (what `bakeoff run` prints when the batch ends)."""
+    records = read_batch(batch_dir)
+    return batch_leaderboard(records, core_summary(records, plugin, bootstrap_seed), added_marks(records))
+
+
+def cost_part(records: BatchRecords, core: CoreSummary) -> tuple[list[Table], Plot]:
+    """Cost beside quality: per model, per run, and the headline against model time with its frontier."""
+    costs = [run_cost(run) for run in records.runs]
+    labels = [m.model for m in core.models]
+    by_model = model_costs(costs, labels)
+    tables = [model_cost_table([by_model[label] for label in labels]), run_cost_table(costs, records.batch.added_later())]
+    return tables, pareto_plot(core.runs, costs, labels, core.headline)
+
+
+def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+    """The report of the batch in `batch_dir`, whose task's plug-in is `plugin` (the command line resolves it)."""
     records = read_batch(batch_dir)
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
-    found: list[str] = []
+    core = core_summary(records, plugin, bootstrap_seed)
+    scores = scores_table(records, core)
+    found: list[str] = extension_lines(records)
     tables: list[Table] = []
     plots: dict[str, tuple[str, str]] = {}
-    # The task's own part comes from its plug-in (spam: F1, leak, calibration; ab_test: unit and intervals);
+    # The task's own part comes from its plug-in (its headline, its probes, its calibration);
     # what follows is the same for every task.
-    add_sections(task_sections(records, bootstrap_seed), found, tables, plots)
-    tables += [capture_reasons_table(records), *review_tables(records.reviews)]
+    add_sections(task_sections(records, plugin, bootstrap_seed, core), found, tables, plots)
+    cost_tables, pareto = cost_part(records, core)
+    plots[pareto.name] = (pareto.caption, pareto.svg)
+    tables += [*cost_tables, capture_reasons_table(records), *review_tables(records.reviews)]
     reasoning = reasoning_table(records)
     if reasoning.rows:  # a batch where no model reasoned has no reasoning section
         tables.append(reasoning)
     facts = _facts(records, bootstrap_seed)
     found += reasoning_findings(reasoning)
+    page = Page(title, facts, scores, glossary_lines(), found, tables, plots)
     with durable.staged_folder(target) as staging:  # the old report, if any, is swapped out whole
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()
         for name, (_, svg) in plots.items():
             (staging / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
-        for table in tables:
+        for table in (scores, *tables):
             (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
-        (staging / "report.md").write_text(render_markdown(title, facts, found, tables, plots), encoding="utf-8")
-        pages = write_transcripts(records, staging)  # one page per run and review, linked from report.html
-        html = link_transcripts(render_html(title, facts, found, tables, plots), pages)
+        (staging / "report.md").write_text(render_markdown(page), encoding="utf-8")
+        pages = write_transcripts(records, plugin, staging)  # one page per run and review, linked from report.html
+        html = link_transcripts(render_html(page), pages)
         (staging / "report.html").write_text(html, encoding="utf-8")
-        (staging / "summary.json").write_text(json.dumps(summary_dict(tables), indent=1), encoding="utf-8")
+        (staging / "summary.json").write_text(durable.dumps(summary_dict([scores, *tables]), indent=1), encoding="utf-8")
     return ReportFiles(
         folder=target,
         markdown=target / "report.md",
         html=target / "report.html",
         plots=tuple(target / "plots" / f"{name}.svg" for name in plots),
-        tables=tuple(target / "tables" / f"{t.name}.csv" for t in tables),
+        tables=tuple(target / "tables" / f"{t.name}.csv" for t in (scores, *tables)),
     )
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from bakeoff.analysis.batch_records import BatchRecords, run_model_label, stage_calls
 from bakeoff.analysis.stats import rate
+from bakeoff.batchfolder.read import BatchRecords, run_model_label, stage_calls
 from bakeoff.records import Capture, CaptureStatus, StageRecord
 from bakeoff.report.tables import Column, Table
 

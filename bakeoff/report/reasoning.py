@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from bakeoff.analysis.batch_records import BatchRecords, run_model_label, stage_calls
 from bakeoff.analysis.stats import rate
+from bakeoff.batchfolder.read import BatchRecords, run_model_label, stage_calls
 from bakeoff.records import Capture, CaptureReason, CompletionRecord, StageRecord
-from bakeoff.report.tables import Table, _cols
+from bakeoff.report.tables import Table, cols
 
 RUNAWAY = "runaway_reasoning"
-COLUMNS = _cols(
+COLUMNS = cols(
     "model stage calls:int reasoning_calls:int reasoning_tokens:int reasoning_tokens_per_call:int "
     "completion_tokens:int reasoning_share:pct runaway:int runaway_rate:pct cut_off:int budget_cuts:int"
 )

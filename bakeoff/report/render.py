@@ -3,20 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 
 from bakeoff.report.tables import Table, display
 from bakeoff.textsafe import markdown_text, printable
 
 PLOT_SECTION_ID = "plots"
-# Fixed figure geometry: the page places plot i at a position a test (or a reader) can compute.
+# Fixed geometry: the page places plot i at a position a test (or a reader) can compute. Above the plots,
+# the scores and the findings each have a box of fixed height (scrolled inside when they hold more).
 FIGURE_W, FIGURE_H, GAP, HEADER_H = 600, 380, 20, 160
+SCORES_H, FINDINGS_H = 320, 280
+PLOTS_TOP = HEADER_H + SCORES_H + FINDINGS_H
+
+
+@dataclass(frozen=True)
+class Page:
+    """Everything the report's two renderings show, in their order: the scores first."""
+
+    title: str
+    facts: Sequence[str]
+    scores: Table  # the leaderboard
+    glossary: Sequence[str]
+    findings: Sequence[str]
+    tables: Sequence[Table]
+    plots: Mapping[str, tuple[str, str]]  # name -> (caption, svg)
 
 CSS = f"""
 body {{ margin: 0; font-family: Helvetica, Arial, sans-serif; color: #222; background: #fafafa; }}
 header {{ height: {HEADER_H}px; box-sizing: border-box; padding: 16px {GAP}px; overflow: hidden; }}
 header h1 {{ margin: 0 0 8px 0; font-size: 24px; }}
 header p {{ margin: 2px 0; font-size: 13px; color: #555; }}
+#scores {{ height: {SCORES_H}px; box-sizing: border-box; overflow: auto; }}
+#findings {{ height: {FINDINGS_H}px; box-sizing: border-box; overflow: auto; }}
+#scores h2, #findings h2 {{ margin: 4px 0 8px 0; }}
+details summary {{ cursor: pointer; font-size: 12px; color: #555; margin: 4px 0; }}
+dl.glossary dt {{ font-weight: bold; font-size: 13px; }}
+dl.glossary dd {{ margin: 0 0 4px 16px; font-size: 13px; }}
 #{PLOT_SECTION_ID} {{ display: grid; grid-template-columns: {FIGURE_W}px {FIGURE_W}px; gap: {GAP}px; padding: 0 {GAP}px; }}
 figure {{ margin: 0; width: {FIGURE_W}px; }}
 figure svg {{ display: block; width: {FIGURE_W}px; height: {FIGURE_H}px; }}
@@ -34,7 +57,7 @@ def plot_box(index: int) -> tuple[int, int, int, int]:
     """(left, top, width, height) in CSS pixels of the index-th plot in the page."""
     column, row = index % 2, index // 2
     left = GAP + column * (FIGURE_W + GAP)
-    top = HEADER_H + row * (FIGURE_H + 48 + GAP)  # 48: the caption under each plot
+    top = PLOTS_TOP + row * (FIGURE_H + 48 + GAP)  # 48: the caption under each plot
     return left, top, FIGURE_W, FIGURE_H
 
 
@@ -57,14 +80,25 @@ def markdown_table(table: Table) -> str:
     return "\n".join([head, rule, *body])
 
 
-def render_markdown(title: str, facts: Sequence[str], found: Sequence[str], tables: Sequence[Table],
-                    plots: Mapping[str, tuple[str, str]]) -> str:
-    parts = [f"# {_md(title)}", "", *[f"- {_md(f)}" for f in facts], "", "## Findings", ""]
-    parts += [f"- {_md(line)}" for line in found] or ["- (no runs)"]
-    for table in tables:
-        parts += ["", f"## {_md(table.title)}", "", markdown_table(table), "", f"CSV: `tables/{printable(table.name)}.csv`"]
+def md_table_part(table: Table, heading: str) -> list[str]:
+    """A table's short view, and the whole of a wide one folded under it (GitHub and most viewers fold <details>)."""
+    parts = ["", f"{heading} {_md(table.title)}", "", markdown_table(table.view())]
+    if table.is_wide:
+        parts += ["", f"<details><summary>all {len(table.columns)} columns</summary>", "", markdown_table(table), "",
+                  "</details>"]
+    return parts + ["", f"CSV: `tables/{printable(table.name)}.csv`"]
+
+
+def render_markdown(page: Page) -> str:
+    parts = [f"# {_md(page.title)}", "", *[f"- {_md(f)}" for f in page.facts]]
+    parts += md_table_part(page.scores, "## Scores:")  # "## Scores: Leaderboard (<headline>, ...)"
+    parts += ["", "## Findings", ""]
+    parts += [f"- {_md(line)}" for line in page.findings] or ["- (no runs)"]
+    parts += ["", "## Words", "", *[f"- {_md(line)}" for line in page.glossary]]
+    for table in page.tables:
+        parts += md_table_part(table, "##")
     parts += ["", "## Plots", ""]
-    parts += [f"- `plots/{printable(name)}.svg`: {_md(caption)}" for name, (caption, _) in plots.items()]
+    parts += [f"- `plots/{printable(name)}.svg`: {_md(caption)}" for name, (caption, _) in page.plots.items()]
     parts += ["", "The HTML report (`report.html`) shows the plots inline.", ""]
     return "\n".join(parts)
 
@@ -80,24 +114,34 @@ def html_table(table: Table) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def render_html(title: str, facts: Sequence[str], found: Sequence[str], tables: Sequence[Table],
-                plots: Mapping[str, tuple[str, str]]) -> str:
+def html_table_part(table: Table) -> str:
+    body = html_table(table.view())
+    if table.is_wide:
+        body += f"<details><summary>all {len(table.columns)} columns</summary>{html_table(table)}</details>"
+    return body + f"<p><small>CSV: tables/{escape(table.name)}.csv</small></p>"
+
+
+def render_html(page: Page) -> str:
     figures = "".join(
         f'<figure id="plot-{escape(name)}">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
-        for name, (caption, svg) in plots.items()
+        for name, (caption, svg) in page.plots.items()
     )
-    items = "".join(f"<li>{escape(line)}</li>" for line in found) or "<li>(no runs)</li>"
+    items = "".join(f"<li>{escape(line)}</li>" for line in page.findings) or "<li>(no runs)</li>"
     sections = "".join(
-        f'<section id="table-{escape(t.name)}"><h2>{escape(t.title)}</h2>{html_table(t)}'
-        f'<p><small>CSV: tables/{escape(t.name)}.csv</small></p></section>'
-        for t in tables
+        f'<section id="table-{escape(t.name)}"><h2>{escape(t.title)}</h2>{html_table_part(t)}</section>'
+        for t in page.tables
     )
-    header = "".join(f"<p>{escape(f)}</p>" for f in facts)
+    words = "".join(f"<dt>{escape(line.split(': ', 1)[0])}</dt><dd>{escape(line.split(': ', 1)[-1])}</dd>"
+                    for line in page.glossary)
+    header = "".join(f"<p>{escape(f)}</p>" for f in page.facts)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
-        f"<header><h1>{escape(title)}</h1>{header}</header>"
-        f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
+        f"<title>{escape(page.title)}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>{escape(page.title)}</h1>{header}</header>"
+        f'<section id="scores"><h2>Scores</h2><p><small>{escape(page.scores.title)}</small></p>'
+        f'{html_table_part(page.scores)}</section>'
         f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section>'
+        f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
+        f'<section id="glossary"><h2>Words</h2><dl class="glossary">{words}</dl></section>'
         f"{sections}</body></html>\n"
     )

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from bakeoff.analysis.batch_records import RunRecords, run_model_label
+from bakeoff.batchfolder.read import RunRecords, run_model_label
 from bakeoff.records import (
-    RUNG_NAMES,
+    STAGE_NAMES,
     Capture,
     Command,
     CompletionRecord,
@@ -23,11 +23,12 @@ from bakeoff.records import (
     LadderCheck,
     Outcome,
     Prompt,
+    Stage,
     StageRecord,
 )
 from bakeoff.report.transcript_git import repair_diffs
 from bakeoff.report.transcript_html import Raw, diff_html, dropped_note, esc, fold, grid, kv, number, page
-from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.taskapi.plugin import TaskPlugin
 
 TRANSCRIPT_DIR = "transcripts"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -44,25 +45,18 @@ def transcript_path(run_id: str) -> str:
     return f"{TRANSCRIPT_DIR}/{transcript_name(run_id)}"
 
 
-def ladder_words(check: LadderCheck | Outcome | None) -> str | None:
-    """A ladder check, or a run's outcome (the final check), in words."""
+def ladder_words(check: LadderCheck | Outcome | None, plugin: TaskPlugin) -> str | None:
+    """A ladder check, or a run's outcome (the final check), in words (the task's names for its rungs)."""
     if check is None:
         return None
-    words = [f"rung {check.rung} ({_rung_name(check) or '?'})", check.status.value]
-    if check.f1 is not None:
-        words.append(f"F1 {number(check.f1)}")
+    words = [f"rung {int(check.rung)} ({plugin.words.rung(check.rung) or '?'})", check.status.value]
+    if check.headline_value is not None:
+        words.append(f"{plugin.headline.label} {number(check.headline_value)}")
     if check.crash_class:
         words.append(f"crash class {check.crash_class.value}" + (f": {check.detail}" if check.detail else ""))
     if check.failed_step:
         words.append(f"failed at {check.failed_step}")
     return ", ".join(words)
-
-
-def _rung_name(check: LadderCheck | Outcome) -> str:
-    """The rung's name as recorded (a run's outcome carries it; a check's follows from its rung)."""
-    if isinstance(check, Outcome):
-        return check.rung_name
-    return check.rung_name if 0 <= check.rung < len(RUNG_NAMES) else ""
 
 
 def _prompt(prompt: Prompt | None, label: str = "prompt") -> str:
@@ -119,26 +113,26 @@ def _command(index: int, c: Command) -> str:
     return f'<div class="command"><h3>Command {index}: {esc(c.purpose)}</h3>{head}{outputs}{trace}</div>'
 
 
-def _check(check: LadderCheck | None, label: str = "Ladder check") -> str:
+def _check(check: LadderCheck | None, plugin: TaskPlugin, label: str = "Ladder check") -> str:
     if check is None:
         return ""
-    parts = [f"<h3>{esc(label)}</h3>", kv([("result", ladder_words(check)),
+    parts = [f"<h3>{esc(label)}</h3>", kv([("result", ladder_words(check, plugin)),
                                             ("visible steps passed", check.visible_ok)])]
     if check.visible_failure:
         parts.append(fold("what the model was told", check.visible_failure))
     if check.traceback_tail:
         parts.append(fold("traceback tail", check.traceback_tail))
-    if check.train_output:
-        parts.append(fold("training output (head and tail)", check.train_output))
+    if check.visible_output:
+        parts.append(fold(f"{plugin.words.visible_output} (head and tail)", check.visible_output))
     return "".join(parts)
 
 
-def _turns(run: RunRecords, stages: Mapping[str, StageRecord]) -> str:
-    repair = stages.get("repair")
+def _turns(run: RunRecords, stages: Mapping[str, StageRecord], plugin: TaskPlugin) -> str:
+    repair = stages.get(Stage.REPAIR)
     turns = repair.turns if repair is not None else ()
     if repair is None or not turns:
         return '<p class="note">no repair turn was granted</p>'
-    implement = stages.get("implement")
+    implement = stages.get(Stage.IMPLEMENT)
     implement_sha = implement.commit.sha if implement is not None else None
     diffs = repair_diffs(run.folder / "repo", implement_sha, repair.commit.sha, turns)
     parts = []
@@ -148,8 +142,8 @@ def _turns(run: RunRecords, stages: Mapping[str, StageRecord]) -> str:
         parts.append(
             f'<section class="turn" id="turn-{esc(turn.turn)}"><h3>Repair turn {esc(turn.turn)}: '
             f'<span class="{css}">{esc(effect)}</span></h3>'
-            + kv([("granted because", turn.granted_because.value), ("ladder before", ladder_words(turn.before)),
-                  ("ladder after", ladder_words(turn.after)), ("effect", effect)])
+            + kv([("granted because", turn.granted_because.value), ("ladder before", ladder_words(turn.before, plugin)),
+                  ("ladder after", ladder_words(turn.after, plugin)), ("effect", effect)])
             + _prompt(turn.prompt, "prompt (continues the implement conversation)")
             + _completion(turn.completion, turn.capture) + _files(turn.files_written)
             + f"<h3>Code before and after</h3><p class=\"note\">{esc(diff.source)}</p>"
@@ -157,55 +151,55 @@ def _turns(run: RunRecords, stages: Mapping[str, StageRecord]) -> str:
     return "".join(parts)
 
 
-def _stage(run: RunRecords, index: int, name: str, record: StageRecord) -> str:
+def _stage(run: RunRecords, index: int, name: str, record: StageRecord, plugin: TaskPlugin) -> str:
     parts = [kv([("attribution", record.attribution.value), ("why", record.attribution_reason),
                  ("commit", record.commit.sha[:12]),
                  ("wall time", f"{number(record.timings.wall_s, 1)} s")])]
-    if name != "repair":
+    if name != Stage.REPAIR:
         parts += [_prompt(record.prompt), _completion(record.completion, record.capture), _files(record.files_written)]
     for i, command in enumerate(record.commands, 1):
         parts.append(_command(i, command))
     if record.shown_to_model:
         parts.append(fold("exploration output as shown to the model", record.shown_to_model))
-    parts.append(_check(record.check))
-    if name == "repair":
-        parts.append(_turns(run, run.stages))
+    parts.append(_check(record.check, plugin))
+    if name == Stage.REPAIR:
+        parts.append(_turns(run, run.stages, plugin))
     if record.claim is not None:
-        claim = record.claim
-        parts.append(kv([("claimed F1", number(claim.claimed_f1)), ("claim source", claim.source),
-                         ("real F1", number(claim.real_f1))]))
+        claim, what = record.claim, plugin.words.claim
+        parts.append(kv([(f"claimed {what}", number(claim.claimed)), ("claim source", plugin.words.source(claim.source)),
+                         (f"real {what}", number(claim.real))]))
     return (f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
             + "".join(parts) + "</section>")
 
 
-def _header(run: RunRecords) -> str:
-    record = run.run
+def _header(run: RunRecords, plugin: TaskPlugin) -> str:
+    record, what = run.run, plugin.words.claim
     if record is None:
         return kv([("model", run_model_label(run)),
                    ("run status", "unfinished: no run.json yet (the run has not ended)"),
-                   ("claimed F1", "no claim"), ("real F1", "not scored")])
-    outcome = record.outcome
+                   (f"claimed {what}", "no claim"), (f"real {what}", "not scored")])
+    outcome, claim = record.outcome, record.outcome.claim
     return kv([
         ("model", run_model_label(run)), ("spec", record.model.spec),
         ("seed", record.seed),
         ("run status", record.status.value),
         ("harness error", record.error),
-        ("final outcome", ladder_words(outcome)),
-        ("claimed F1", (f"{number(outcome.claimed_f1)} (from {outcome.claim_source})"
-                        if outcome.claimed_f1 is not None else "no claim")),
-        ("real F1", number(outcome.f1) if outcome.f1 is not None else "not scored"),
+        ("final outcome", ladder_words(outcome, plugin)),
+        (f"claimed {what}", (f"{number(claim.claimed)} (from {plugin.words.source(claim.source)})"
+                             if claim.claimed is not None else "no claim")),
+        (f"real {what}", number(claim.real) if claim.real is not None else "not scored"),
         ("repair effects", " ".join(effect.value for effect in record.repair_effects)),
         ("model calls", ", ".join(f"{v} {k}" for k, v in record.capture.to_json().items())),
     ])
 
 
-def render_run_transcript(run: RunRecords, back: str | None = "../report.html") -> str:
-    sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run)}</section>']
+def render_run_transcript(run: RunRecords, plugin: TaskPlugin, back: str | None = "../report.html") -> str:
+    sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>']
     for index, name in enumerate(STAGE_NAMES, 1):
         record = run.stages.get(name)
         if record is None:
             sections.append(f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
                             '<p class="note">no record: the stage did not finish</p></section>')
         else:
-            sections.append(_stage(run, index, name, record))
+            sections.append(_stage(run, index, name, record, plugin))
     return page(f"transcript: {run.run_id}", "".join(sections), back)

@@ -9,24 +9,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bakeoff.analysis.batch_records import BatchRecords
+from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.transcript import TRANSCRIPT_DIR, render_run_transcript, transcript_name, transcript_path
 from bakeoff.report.transcript_html import esc
 from bakeoff.report.transcript_review import read_review, render_review_transcript
+from bakeoff.taskapi.plugin import TaskPlugin
 
 
 def review_page_path(source: str) -> str:
     return f"{TRANSCRIPT_DIR}/{transcript_name('review-' + source.replace('/', '-'))}"
 
 
-def write_transcripts(records: BatchRecords, report_dir: Path) -> dict[str, str]:
+def write_transcripts(records: BatchRecords, plugin: TaskPlugin, report_dir: Path) -> dict[str, str]:
     """Write every run's and review's page under report_dir/transcripts/; returns {title: relative path}."""
     folder = Path(report_dir) / TRANSCRIPT_DIR
     folder.mkdir(exist_ok=True)
     pages: dict[str, str] = {}
     for run in records.runs:
         path = transcript_path(run.run_id)
-        (Path(report_dir) / path).write_text(render_run_transcript(run), encoding="utf-8")
+        (Path(report_dir) / path).write_text(render_run_transcript(run, plugin), encoding="utf-8")
         pages[f"run {run.run_id}"] = path
     for source, summary in records.reviews:
         review = read_review(records.folder / source, source, summary)

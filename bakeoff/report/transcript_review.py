@@ -8,7 +8,6 @@ the page never shows an item that is not the one the model was asked about.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,19 +35,15 @@ class ReviewRecords:
 
 def _items(summary: Mapping[str, Any]) -> Mapping[str, Any]:
     from bakeoff.review.errors import ReviewError
-    from bakeoff.review.items import parse_items
+    from bakeoff.review.items import bank_digest, load_items
 
     path = summary.get("items_file")
     if not isinstance(path, str) or not path:
         return {}
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    if hashlib.sha256(text.encode("utf-8")).hexdigest() != summary.get("items_sha256"):
-        return {}
-    try:
-        return {item.id: item for item in parse_items(text, path)}
+    try:  # the items file and its key, if it has one, must be the ones the review was asked about
+        if bank_digest(Path(path)) != summary.get("items_sha256"):
+            return {}
+        return {item.id: item for item in load_items(Path(path))}
     except ReviewError:
         return {}
 

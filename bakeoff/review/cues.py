@@ -156,9 +156,9 @@ class CuesBackend:
         pass
 
 
-def open_cues(target: str) -> CuesBackend:
+def open_cues(bank_file: Path | None) -> CuesBackend:
     """`baseline:cues` trains on the shipped bank; `baseline:cues:FILE` on the items in FILE."""
-    return CuesBackend(load_items(Path(target)) if target else None)
+    return CuesBackend(load_items(bank_file) if bank_file is not None else None)
 
 
 def baseline_summary(items: Sequence[ReviewItem]) -> dict:

@@ -1,28 +1,38 @@
-"""Review items: the JSONL format, loading, and validation.
+"""Review items: the two item files, loading, and validation (docs/review.md).
 
-One item a line. The fields (docs/review.md):
-  id, claim, code, verdict (OK|PROBLEM), family (null for OK), flaw_lines
-  (1-based lines of `code`, empty for OK), explanation, pair_id (shared by
-  two twins, else null), origin (original|injected|real), and the optional
-  fixture (the generators.review_data fixture the code runs on), domain
-  (tabular|time_series|text), mechanism (how the tests show a flawed twin's
-  flaw at work) and source (where a real item's code came from; required
-  for origin "real", whose label comes from that source, not from execution).
-Any subset of the shipped file is itself a valid items file: a twin whose
-partner is absent is simply left out of the pair metrics.
+A bank is two JSONL files. The items file holds only what a reviewer sees: per
+line an `id`, a `claim` and the `code`. The key file beside it (items.jsonl ->
+items.key.jsonl) holds, per id, everything a reviewer must not see: verdict
+(OK|PROBLEM), family (null for OK), flaw_lines (1-based lines of `code`, empty
+for OK), explanation, pair_id (shared by two twins, else null), origin
+(original|injected|real) and the optional fixture (the generators.review_data
+fixture the code runs on), domain (tabular|time_series|text), mechanism (how
+the tests show a flawed twin's flaw at work), template (the pair template a
+shipped twin was built from) and source (where a real item's code came from;
+required for origin "real", whose label comes from that source, not from
+execution). Each file may open with a header line holding the bank's canary
+string. The review runner reads both files; a model is only ever shown the
+claim and the code.
+
+A file with no key beside it is self-contained: each line carries the key
+fields too (the first banks' format, and the handiest for a few items of
+one's own). Any subset of a bank is itself a valid bank: a twin whose partner
+is absent is simply left out of the pair metrics.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+import durable
 from bakeoff.review.errors import ItemsInvalid
+from bakeoff.review.sources import Source, source_from_record
 
 OK = "OK"
 PROBLEM = "PROBLEM"
@@ -38,49 +48,14 @@ FAMILIES = (
 ORIGINS = ("original", "injected", "real")
 REAL = "real"
 DOMAINS = ("tabular", "time_series", "text")
-REQUIRED_FIELDS = ("id", "claim", "code", "verdict", "family", "flaw_lines", "explanation", "pair_id", "origin")
-OPTIONAL_FIELDS = ("fixture", "domain", "mechanism", "source")
-SOURCE_FIELDS = ("repository", "url", "path", "lines", "licence")
+VISIBLE_FIELDS = ("id", "claim", "code")  # all an items file holds, and all a reviewer is shown
+KEY_REQUIRED = ("verdict", "family", "flaw_lines", "explanation", "pair_id", "origin")
+KEY_OPTIONAL = ("fixture", "domain", "mechanism", "source", "template")
+REQUIRED_FIELDS = (*VISIBLE_FIELDS, *KEY_REQUIRED)  # a self-contained line
+OPTIONAL_FIELDS = KEY_OPTIONAL
+HEADER_FIELDS = ("canary", "part")
+ITEMS_PART, KEY_PART = "items", "key"
 _ITEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # it becomes part of a conversation key and a file's records
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a real item's code came from: a repository or a URL, a path in it, a line range, a licence."""
-
-    path: str
-    lines: str  # "A-B", 1-based and inclusive, in the original file
-    licence: str
-    repository: str | None = None
-    url: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"repository": self.repository, "url": self.url, "path": self.path, "lines": self.lines,
-                "licence": self.licence}
-
-
-_LINE_RANGE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*")
-
-
-def source_from_record(record: object, where: str) -> Source:
-    if not isinstance(record, dict):
-        raise ItemsInvalid(f"{where}: source must be an object")
-    unknown = sorted(set(record) - set(SOURCE_FIELDS))
-    _require(not unknown, where, f"unknown source field(s): {', '.join(unknown)}")
-    texts: dict[str, Any] = {}  # each a non-empty string or None, checked as it is read
-    for name in SOURCE_FIELDS:
-        value = record.get(name)
-        _require(value is None or (isinstance(value, str) and value.strip() != ""), where,
-                 f"source {name} must be a non-empty string")
-        texts[name] = value
-    _require(bool(texts["repository"] or texts["url"]), where, "source needs a repository or a url")
-    for name in ("path", "lines", "licence"):
-        _require(texts[name] is not None, where, f"source needs {name}")
-    _require(bool(_LINE_RANGE.fullmatch(texts["lines"])), where, f"source lines must read A-B, not {texts['lines']!r}")
-    first, last = (int(n) for n in texts["lines"].split("-"))
-    _require(first <= last, where, f"source lines {texts['lines']} run backwards")
-    return Source(path=texts["path"], lines=texts["lines"], licence=texts["licence"],
-                  repository=texts["repository"], url=texts["url"])
 
 
 @dataclass(frozen=True)
@@ -98,6 +73,7 @@ class ReviewItem:
     domain: str | None = None
     mechanism: dict | None = None
     source: Source | None = None
+    template: str | None = None  # the pair template a shipped twin was built from (the audit holds templates out)
 
     @property
     def is_real(self) -> bool:
@@ -126,14 +102,44 @@ class ReviewItem:
             "domain": self.domain,
             "mechanism": self.mechanism,
             "source": self.source.to_dict() if self.source else None,
+            "template": self.template,
         }
+
+    def visible_record(self) -> dict:
+        """The items file's line: what a reviewer sees."""
+        return {"id": self.id, "claim": self.claim, "code": self.code}
+
+    def key_record(self) -> dict:
+        """The key file's line: everything else."""
+        record = self.to_dict()
+        return {"id": self.id, **{name: record[name] for name in (*KEY_REQUIRED, *KEY_OPTIONAL)}}
+
+
+def _spec_dir() -> Path:
+    import task_specs
+
+    return Path(task_specs.__file__).parent / "claim_review"
 
 
 def default_items_path() -> Path:
-    """The shipped benchmark: task_specs/claim_review/items.jsonl."""
-    import task_specs
+    """The shipped benchmark: task_specs/claim_review/items.jsonl (its key: items.key.jsonl)."""
+    return _spec_dir() / "items.jsonl"
 
-    return Path(task_specs.__file__).parent / "claim_review" / "items.jsonl"
+
+def default_real_items_path() -> Path:
+    """The shipped real items: task_specs/claim_review/real/items.jsonl (their notebooks beside them)."""
+    return _spec_dir() / "real" / "items.jsonl"
+
+
+def canary() -> str:
+    """The bank's canary string (task_specs/claim_review/canary.txt), written at the head of both files."""
+    return (_spec_dir() / "canary.txt").read_text(encoding="utf-8").strip()
+
+
+def key_path(items_path: Path) -> Path:
+    """items.jsonl -> items.key.jsonl, beside it."""
+    items_path = Path(items_path)
+    return items_path.with_name(f"{items_path.stem}.key{items_path.suffix or '.jsonl'}")
 
 
 def _require(condition: bool, where: str, message: str) -> None:
@@ -188,6 +194,8 @@ def item_from_record(record: object, where: str) -> ReviewItem:
     _require(domain is None or domain in DOMAINS, where, f"domain must be one of {', '.join(DOMAINS)} or null")
     mechanism = record.get("mechanism")
     _require(mechanism is None or isinstance(mechanism, dict), where, "mechanism must be an object or null")
+    template = record.get("template")
+    _require(template is None or (isinstance(template, str) and template != ""), where, "template must be a string or null")
     source = None
     if record.get("source") is not None:
         source = source_from_record(record["source"], where)
@@ -208,6 +216,7 @@ def item_from_record(record: object, where: str) -> ReviewItem:
         domain=domain,
         mechanism=mechanism,
         source=source,
+        template=template,
     )
 
 
@@ -235,8 +244,9 @@ def group_pairs(items: Iterable[ReviewItem], complete_only: bool = True) -> dict
     }
 
 
-def parse_items(text: str, source: str) -> tuple[ReviewItem, ...]:
-    items = []
+def _records(text: str, source: str, part: str) -> list[tuple[str, dict]]:
+    """(where, record) for every line of one file; a leading header line (the canary) is checked and left out."""
+    records: list[tuple[str, dict]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -245,22 +255,92 @@ def parse_items(text: str, source: str) -> tuple[ReviewItem, ...]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ItemsInvalid(f"{where}: not valid JSON ({exc.msg})") from None
-        items.append(item_from_record(record, where))
+        if isinstance(record, dict) and "canary" in record and "id" not in record:
+            _require(not records, where, "a header line (the canary) comes first")
+            _require(set(record) <= set(HEADER_FIELDS), where, f"a header holds only {', '.join(HEADER_FIELDS)}")
+            _require(record.get("part", part) == part, where, f"this header is for a {record.get('part')} file, not {part}")
+            continue
+        records.append((where, record))
+    return records
+
+
+def _merge(visible: list[tuple[str, dict]], key: list[tuple[str, dict]], source: str, key_source: str) -> list[tuple[str, dict]]:
+    """Each items line joined with its key line; a verdict-bearing field in the items file is refused."""
+    by_id: dict[object, tuple[str, dict]] = {}
+    for where, record in key:
+        _require(isinstance(record, dict) and isinstance(record.get("id"), str), where,
+                 "a key line must be a JSON object with a string id")
+        unknown = sorted(set(record) - {"id", *KEY_REQUIRED, *KEY_OPTIONAL})
+        _require(not unknown, where, f"unknown key field(s): {', '.join(unknown)}")
+        _require(record.get("id") not in by_id, where, f"duplicate item id {record.get('id')!r} in the key")
+        by_id[record.get("id")] = (where, record)
+    merged, seen = [], set()
+    for where, record in visible:
+        _require(isinstance(record, dict) and isinstance(record.get("id"), str), where,
+                 "an item must be a JSON object with a string id")
+        _require(record.get("id") not in seen, where, f"duplicate item id {record.get('id')!r}")
+        seen.add(record.get("id"))
+        extra = sorted(set(record) - set(VISIBLE_FIELDS))
+        _require(not extra, where, f"an items file with a key holds only {', '.join(VISIBLE_FIELDS)}; "
+                                   f"move {', '.join(extra)} to {key_source}")
+        _require(record.get("id") in by_id, where, f"item {record.get('id')!r} has no line in {key_source}")
+        merged.append((where, {**by_id.pop(record.get("id"))[1], **record}))
+    _require(not by_id, key_source, f"key lines for items not in {source}: {', '.join(map(str, by_id))}")
+    return merged
+
+
+def parse_items(text: str, source: str, key_text: str | None = None, key_source: str = "the key file") -> tuple[ReviewItem, ...]:
+    """The items of a self-contained file (`key_text` None), or of an items file and its key."""
+    records = _records(text, source, ITEMS_PART)
+    if key_text is not None:
+        records = _merge(records, _records(key_text, key_source, KEY_PART), source, key_source)
+    items = tuple(item_from_record(record, where) for where, record in records)
     _require(bool(items), source, "no items")
     check_collection(items, source)
-    return tuple(items)
+    return items
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ItemsInvalid(f"no {what} at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ItemsInvalid(f"cannot read {what} {path}: {exc}") from None
+
+
+def read_bank(path: Path) -> tuple[str, str | None]:
+    """(items text, key text or None when the file is self-contained)."""
+    path = Path(path)
+    text = _read(path, "items file")
+    key = key_path(path)
+    return text, (_read(key, "key file") if key.exists() else None)
 
 
 def load_items(path: Path | None = None) -> tuple[ReviewItem, ...]:
-    """The items of a JSONL file (the shipped benchmark when `path` is None), validated."""
+    """The items of a bank (the shipped benchmark when `path` is None), joined with its key, validated."""
     path = Path(path) if path is not None else default_items_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ItemsInvalid(f"no items file at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ItemsInvalid(f"cannot read items file {path}: {exc}") from None
-    return parse_items(text, str(path))
+    text, key = read_bank(path)
+    return parse_items(text, str(path), key, str(key_path(path)))
+
+
+def bank_digest(path: Path) -> str:
+    """sha256 of what a review was asked about: the items file, and its key when there is one.
+
+    A self-contained file's digest is its text's alone, as the first banks recorded it.
+    """
+    text, key = read_bank(path)
+    data = text.encode("utf-8") if key is None else text.encode("utf-8") + b"\0" + key.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def bank_texts(items: Sequence[ReviewItem], canary_text: str) -> tuple[str, str]:
+    """(items file, key file) for `items`, in their order, each headed by the canary."""
+    def lines(part: str, records: Iterable[dict]) -> str:
+        head = durable.dumps({"canary": canary_text, "part": part}, ensure_ascii=False) + "\n"
+        return head + "".join(durable.dumps(record, ensure_ascii=False) + "\n" for record in records)
+
+    return lines(ITEMS_PART, (i.visible_record() for i in items)), lines(KEY_PART, (i.key_record() for i in items))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ complete. An existing non-empty destination is never overwritten.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -20,10 +19,6 @@ RESULT_KIND = "claim_review"
 SCHEMA_VERSION = 1
 SUMMARY_FILE = "review.json"
 ANSWERS_FILE = "answers.jsonl"
-
-
-def items_digest(items_text: str) -> str:
-    return hashlib.sha256(items_text.encode("utf-8")).hexdigest()
 
 
 def summary_record(result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None) -> dict:
@@ -82,9 +77,9 @@ def write_results(
         with durable.publishing(staging, out_dir, durable.IfExists.REFUSE):  # an empty folder there is taken over
             with open(staging / ANSWERS_FILE, "w", encoding="utf-8") as handle:
                 for record in answer_records(result):
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    handle.write(durable.dumps(record, ensure_ascii=False) + "\n")
             summary = summary_record(result, items_file, items_sha256, baseline)
-            (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+            (staging / SUMMARY_FILE).write_text(durable.dumps(summary, indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
         raise ReviewError(f"cannot write review results to {out_dir}: {exc}") from None
     return out_dir

@@ -12,8 +12,10 @@ from string import Template
 
 from bakeoff.models.base import Message
 from bakeoff.records.parts import Prompt, PromptCut, PromptMessage
+from bakeoff.taskapi.context import CUT_MARK, shorten
 
-CUT_MARK = "\n[... {n} characters cut ...]\n"
+__all__ = ["CUT_MARK", "Conversation", "continued_conversation", "shorten", "stage_conversation"]
+
 MIN_PART_CHARS = 400  # a variable part is never cut below this (a traceback's tail must survive)
 
 
@@ -39,17 +41,6 @@ class Conversation:
         """The conversation as a stage record keeps it."""
         return Prompt(self.key, tuple(PromptMessage(m.role, m.content) for m in self.messages), self.chars,
                       self.shared_prefix_chars, tuple(PromptCut(c.part, c.original_chars, c.kept_chars) for c in self.cuts))
-
-
-def shorten(text: str, limit: int) -> str:
-    """Keep the head and the tail (where a traceback's cause is) of a text longer than `limit`."""
-    if len(text) <= limit:
-        return text
-    marker = CUT_MARK.format(n=len(text) - limit)
-    room = max(0, limit - len(marker))
-    head = room // 3
-    tail = room - head
-    return text[:head] + marker + (text[-tail:] if tail else "")
 
 
 def fit_parts(parts: Mapping[str, str], room: int) -> tuple[dict[str, str], list[Cut]]:

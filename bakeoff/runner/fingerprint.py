@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
-from bakeoff.runner.context import CorpusFiles
+from bakeoff.taskapi.context import CorpusFiles
 
 _CHUNK = 1 << 20
 

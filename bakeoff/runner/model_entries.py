@@ -14,18 +14,25 @@ labels differ (`-reasoning-off` is added unless a label is given).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from bakeoff.models.errors import BackendOptionInvalid, ModelSpecError
-from bakeoff.models.registry import OPTIONS_READ_BY, check_plan_option, spec_kind
-from bakeoff.runner.plan import PlanError
+from bakeoff.errors import did_you_mean
+from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
+from bakeoff.models.registry import OPTIONS_READ_BY, check_model_options, check_plan_option
+from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
+from bakeoff.records.plan import ModelEntry, PlanError, backend_options
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
 ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries",
                  "engine", "max_concurrent")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
+# A label names files (runs/<label>-rNN/, transcripts/<label>-rNN.html): well inside a file name's 255 bytes.
+MAX_LABEL = 64
+LABEL_PATTERN = rf"[A-Za-z0-9._-]{{1,{MAX_LABEL}}}"
 
 
 # `bakeoff demo` runs the 135M default model: a 4K context and answer budgets it can fill, no reasoning room.
@@ -34,6 +41,10 @@ DEMO_TASK_SETTINGS = {
     "max_tokens": {"explore": 700, "decide": 700, "implement": 1400, "repair": 1400, "docs": 600},
     "reasoning_tokens": {"explore": 0, "decide": 0, "implement": 0, "repair": 0, "docs": 0},
 }
+
+
+class ReviewOnlyReader(PlanError):
+    """A plan names `baseline:cues`, the review benchmark's surface reader: it cannot do a take-home."""
 
 
 class ModelEntryError(PlanError):
@@ -53,6 +64,7 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     if unknown:
         raise ModelEntryError(
             f"model {item.get('spec')!r}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(ENTRY_KEYS))}"
+            + did_you_mean(unknown, ENTRY_KEYS)
         )
     read = _options_read(item)
     options = []
@@ -72,25 +84,78 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
     """The options the entry's backend reads; None for one that reads any (scripted stands in for every
-    kind) and for a spec that names no backend (refused with its own message when the model is opened)."""
+    kind) and for a spec that names no backend (refused with its own message below)."""
     try:
-        return OPTIONS_READ_BY.get(spec_kind(str(item.get("spec"))))
-    except ModelSpecError:
+        return OPTIONS_READ_BY.get(parse_spec(str(item.get("spec"))).kind)
+    except (ModelSpecError, ModelFileNotFound):
         return None
+
+
+
+
+def _spec(text: str, base_dir: Path) -> ModelSpec:
+    """The entry's spec, parsed once here, its file's path made absolute against `base_dir` (the plan file's
+    folder, as the corpus is): a bad one is the user's to fix before hours of runs, not a failed run."""
+    from bakeoff.review.reviewers import is_cues_spec
+
+    if is_cues_spec(text):
+        raise ReviewOnlyReader(f"{text!r} reads review items only and cannot do a take-home; "
+                               "use it with `bakeoff review --model baseline:cues`")
+    return parse_spec(absolute_spec(parse_spec(text), base_dir))
+
+
+def absolute_spec(spec: ModelSpec, base_dir: Path) -> str:
+    """The spec's text with a relative file (gguf:, scripted:, a plain .gguf path) made absolute against
+    `base_dir`; any other spec as written. batch.json keeps this form, so a resume from another folder
+    finds the same files."""
+    if spec.kind not in ("gguf", "scripted") or spec.is_default:
+        return spec.text
+    path = Path(spec.target).expanduser()
+    if not path.is_absolute():
+        path = (base_dir / path).resolve()
+    prefix = next((kind for kind in ("gguf:", "scripted:") if spec.text.startswith(kind)), "")  # a plain .gguf has none
+    return f"{prefix}{path}"
+
+
+def _entry(item: Any, base_dir: Path) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
+    """(label, spec, reasoning, own options) of one `models` item: a spec string or a table."""
+    if isinstance(item, str):
+        return label_for_spec(item)[:MAX_LABEL], _spec(item, base_dir), "default", ()  # a long file name is cut
+    if isinstance(item, Mapping) and isinstance(item.get("spec"), str):
+        reasoning, options = reasoning_of(item), options_of(item)
+        label = str(item.get("label") or default_label(label_for_spec(item["spec"])[:MAX_LABEL - 20], reasoning))
+        if not re.fullmatch(LABEL_PATTERN, label):
+            shown = label if len(label) <= 80 else label[:77] + "..."
+            raise PlanError(f"model label {shown!r} may hold only letters, digits, '.', '_' and '-', "
+                            f"at most {MAX_LABEL} of them")
+        return label, _spec(item["spec"], base_dir), reasoning, options
+    raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
+
+
+def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path) -> tuple[ModelEntry, ...]:
+    """The plan's models, each with its spec parsed and the BackendOptions it is opened with (shared
+    [model_options] and its own, merged and checked here, once); relative model files are read against
+    `base_dir`."""
+    if not isinstance(raw, list) or not raw:
+        raise PlanError("the plan must name at least one model: models = [\"default\"]")
+    entries = []
+    for item in raw:
+        label, spec, reasoning, options = _entry(item, base_dir)
+        try:
+            backend = backend_options(model_options, options, reasoning)
+            check_model_options(spec, backend)
+        except BackendOptionInvalid as exc:
+            raise PlanError(f"model {label}: {exc}") from None
+        entries.append(ModelEntry(label, spec, reasoning, options, backend))
+    labels = [e.label for e in entries]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
+    return tuple(entries)
 
 
 def default_label(base: str, reasoning: str) -> str:
     return base if reasoning == "default" else f"{base}-reasoning-{reasoning}"
-
-
-def backend_options(model_options: Mapping[str, Any], entry_options: tuple[tuple[str, Any], ...], reasoning: str,
-                    context_tokens: int) -> dict[str, Any]:
-    """What a model is opened with: [model_options], then its own options, its reasoning mode;
-    a gguf model is loaded with the task's context unless n_ctx is given."""
-    merged: dict[str, Any] = {"n_ctx": context_tokens, **dict(model_options), **dict(entry_options)}
-    if reasoning != "default":
-        merged["reasoning"] = reasoning
-    return merged
 
 
 def check_context(models, model_options: Mapping[str, Any], settings, stages) -> None:

@@ -11,9 +11,9 @@ from pathlib import PurePosixPath
 
 from bakeoff.models.base import Completion, GenerationSettings
 from bakeoff.records.parts import Capture, CompletionRecord, FileWritten
-from bakeoff.runner.context import RunContext, StageClock
 from bakeoff.runner.conversation import Conversation
 from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text
+from bakeoff.taskapi.context import RunContext, StageClock
 
 
 @dataclass(frozen=True)

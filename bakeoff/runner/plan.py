@@ -7,19 +7,21 @@ a restart with a plan that differs is refused with the list of differences.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from bakeoff.errors import BakeoffError
-from bakeoff.runner.records import to_jsonable
-from bakeoff.tasks.registry import DEFAULT_TASK
+import durable
+from bakeoff.errors import did_you_mean
+from bakeoff.records.plan import ModelEntry, Plan, PlanChanged, PlanError, RunLimits
+from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
+from bakeoff.taskapi.spec import DEFAULT_TASK
 from sandbox.kinds import DOCKER, KINDS
+
+__all__ = ["ModelEntry", "Plan", "PlanChanged", "PlanError", "ReviewOnlyReader", "RunLimits", "RunSlot", "load_plan", "plan_differences",
+           "plan_from_mapping", "run_order", "run_seed"]
 
 SANDBOX_CHOICES = KINDS
 # Sane upper bounds: a plan beyond them is a typo, and honouring it would exhaust memory before any run starts.
@@ -29,79 +31,6 @@ MAX_SEED = 2**63 - 1
 LIMIT_MAXIMA = {"memory_mb": 1 << 20, "pids": 1 << 20, "cpus": 1024.0, "output_kb": 1 << 20}
 PLAN_KEYS = {"models", "runs", "task", "corpus", "sandbox", "seed", "limits", "task_settings", "model_options"}
 EXECUTOR_TABLE = "executor"  # beside the plan in its file (bakeoff.runner.executors.settings)
-
-
-class PlanError(BakeoffError):
-    """The plan file or the run options are invalid."""
-
-
-class PlanChanged(BakeoffError):
-    """A batch folder was started with another plan; resuming it with this one would mix results."""
-
-
-@dataclass(frozen=True)
-class ModelEntry:
-    label: str  # names the model's runs: <label>-r01
-    spec: str  # a backend spec string: default, gguf:PATH, openai:URL#MODEL, scripted:FILE
-    reasoning: str = "default"  # default, off, low, medium, high (bakeoff.runner.model_entries)
-    options: tuple[tuple[str, Any], ...] = ()  # this model's own backend options (n_ctx, n_gpu_layers...)
-
-    def to_dict(self) -> dict[str, Any]:
-        # Only what differs from the defaults: a plan written before these keys keeps its hash.
-        entry: dict[str, Any] = {"label": self.label, "spec": self.spec}
-        if self.reasoning != "default":
-            entry["reasoning"] = self.reasoning
-        options = _identity_options(dict(self.options))
-        if options:
-            entry["options"] = options
-        return entry
-
-
-def _identity_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Backend options without those that only schedule work (max_concurrent): not part of the plan's identity."""
-    from bakeoff.models.registry import SCHEDULING_OPTIONS
-
-    return {name: value for name, value in options.items() if name not in SCHEDULING_OPTIONS}
-
-
-@dataclass(frozen=True)
-class RunLimits:
-    """Caps of every execution in a run's sandbox."""
-
-    memory_mb: int = 4096
-    pids: int = 512
-    cpus: float = 2.0
-    output_kb: int = 1024
-
-
-@dataclass(frozen=True)
-class Plan:
-    models: tuple[ModelEntry, ...]
-    corpus: str  # absolute path of a corpus folder (generators' layout)
-    runs: int = 5
-    task: str = DEFAULT_TASK
-    sandbox: str = DOCKER  # sandbox.kinds.KINDS
-    seed: int = 0
-    limits: RunLimits = field(default_factory=RunLimits)
-    task_settings: Mapping[str, Any] = field(default_factory=dict)
-    model_options: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "models": [m.to_dict() for m in self.models],
-            "corpus": self.corpus,
-            "runs": self.runs,
-            "task": self.task,
-            "sandbox": self.sandbox,
-            "seed": self.seed,
-            "limits": to_jsonable(self.limits),
-            "task_settings": to_jsonable(dict(self.task_settings)),
-            "model_options": to_jsonable(_identity_options(dict(self.model_options))),
-        }
-
-    def sha256(self) -> str:
-        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -131,49 +60,11 @@ def run_seed(batch_seed: int, index: int) -> int:
     return (batch_seed * 1_000_003 + index) % (2**31 - 1)
 
 
-def label_for_spec(spec: str) -> str:
-    """A short file-name-safe name for a model spec (the stem of a file, the model of an endpoint)."""
-    kind, _, rest = spec.partition(":")
-    if not rest:
-        base = kind
-    elif kind == "openai":
-        base = rest.rpartition("#")[2] or rest
-    else:
-        base = Path(rest).name
-        for suffix in (".gguf", ".jsonl", ".json"):
-            base = base.removesuffix(suffix)
-    slug = re.sub(r"[^A-Za-z0-9._]+", "-", base).strip("-.").lower()
-    return slug or "model"
-
-
-def _models_from(raw: Any) -> tuple[ModelEntry, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise PlanError("the plan must name at least one model: models = [\"default\"]")
-    entries = []
-    for item in raw:
-        if isinstance(item, str):
-            entries.append(ModelEntry(label_for_spec(item), item))
-        elif isinstance(item, Mapping) and isinstance(item.get("spec"), str):
-            from bakeoff.runner.model_entries import default_label, options_of, reasoning_of
-
-            reasoning, options = reasoning_of(item), options_of(item)
-            label = str(item.get("label") or default_label(label_for_spec(item["spec"]), reasoning))
-            if not re.fullmatch(r"[A-Za-z0-9._-]+", label):
-                raise PlanError(f"model label {label!r} may hold only letters, digits, '.', '_' and '-'")
-            entries.append(ModelEntry(label, item["spec"], reasoning, options))
-        else:
-            raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
-    labels = [e.label for e in entries]
-    duplicates = sorted({label for label in labels if labels.count(label) > 1})
-    if duplicates:
-        raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
-    return tuple(entries)
-
-
 def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     unknown = sorted(set(raw) - PLAN_KEYS)
     if unknown:
-        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}")
+        raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}"
+                        + did_you_mean(unknown, PLAN_KEYS))
     if "corpus" not in raw:
         raise PlanError("the plan must name a corpus folder: corpus = \"path/to/corpus\"")
     runs = raw.get("runs", 5)
@@ -187,11 +78,10 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         raise PlanError(f"seed must be a whole number from 0 to {MAX_SEED}, got {_short(seed)}")
     limits = _limits_from(_table(raw, "limits"))
     corpus = (base_dir / str(raw["corpus"])).resolve()
-    models = _models_from(raw.get("models"))
+    model_options = _model_options_from(_table(raw, "model_options"))
+    models = models_from(raw.get("models"), model_options, base_dir)
     if runs * len(models) > MAX_SLOTS:
         raise PlanError(f"{runs} runs of {len(models)} models is {runs * len(models)} runs; at most {MAX_SLOTS} per batch")
-    model_options = _model_options_from(_table(raw, "model_options"))
-    _check_backend_options(models, model_options)
     return Plan(
         models=models,
         corpus=str(corpus),
@@ -224,19 +114,6 @@ def _model_options_from(raw: Mapping[str, Any]) -> dict[str, Any]:
     return dict(raw)
 
 
-def _check_backend_options(models: tuple[ModelEntry, ...], model_options: Mapping[str, Any]) -> None:
-    """Each model's options, shared and its own, made into the typed BackendOptions it will be opened with."""
-    from bakeoff.models.errors import BackendOptionInvalid
-    from bakeoff.models.registry import check_model_options, options_from_plan
-
-    for model in models:
-        try:
-            options_from_plan({**model_options, **dict(model.options)})
-            check_model_options(model.spec, {**model_options, **dict(model.options)})
-        except BackendOptionInvalid as exc:
-            raise PlanError(f"model {model.label}: {exc}") from None
-
-
 def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = raw.get(key, {})
     if not isinstance(value, Mapping):
@@ -248,7 +125,8 @@ def _limits_from(raw: Mapping[str, Any]) -> RunLimits:
     known = {f.name for f in fields(RunLimits)}
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise PlanError(f"bad [limits]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+                        + did_you_mean(unknown, known))
     for name, value in raw.items():
         whole = name != "cpus"
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or not 0 < value <= LIMIT_MAXIMA[name]:
@@ -302,5 +180,5 @@ def plan_differences(stored: Mapping[str, Any], current: Mapping[str, Any], pref
         if isinstance(old, Mapping) and isinstance(new, Mapping):
             differences.extend(plan_differences(old, new, prefix=f"{name}."))
         elif old != new:
-            differences.append(f"{name}: {json.dumps(old)} -> {json.dumps(new)}")
+            differences.append(f"{name}: {durable.dumps(old)} -> {durable.dumps(new)}")
     return differences

@@ -12,34 +12,48 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bakeoff.models.base import ModelBackend
-from bakeoff.records import Commit, CrashClass, LadderCheck, LadderStatus, Resources, RunRecord, StageRecord, Timings
-from bakeoff.runner.context import CorpusFiles, RunContext, StageClock
-from bakeoff.runner.conversation import shared_system_message
-from bakeoff.runner.plan import Plan, RunLimits, RunSlot
-from bakeoff.runner.record_files import (  # the runner reads and writes its records through record_files only
+from bakeoff.batchfolder.files import WriteCounter, is_disk_full, no_room_left, out_of_disk, utc_now
+from bakeoff.batchfolder.layout import BatchLayout, RunLayout
+from bakeoff.batchfolder.records import (  # the runner reads and writes its records through the batch folder's door
     finished_stages,
     is_finished,
     read_run_record,
     read_stage_record,
-    stage_record_path,
     stages_with_failure,
     write_run_record,
     write_stage_record,
 )
-from bakeoff.runner.records import WriteCounter, is_disk_full, no_room_left, out_of_disk, utc_now
+from bakeoff.models.base import ModelBackend
+from bakeoff.models.memory import GpuMemoryProbe
+from bakeoff.records import (
+    STAGE_NAMES,
+    CodeVersion,
+    Commit,
+    CrashClass,
+    LadderCheck,
+    LadderStatus,
+    Resources,
+    Rung,
+    RunRecord,
+    Stage,
+    StageRecord,
+    Timings,
+)
+from bakeoff.runner.conversation import shared_system_message
+from bakeoff.runner.plan import Plan, RunLimits, RunSlot
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
-from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, STAGE_NAMES, StageOutcome, stage_functions
-from bakeoff.runner.summary import run_summary
-from bakeoff.runner.task import TaskSpec
+from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, StageOutcome, stage_functions
+from bakeoff.runner.summary import run_summary, stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
+from bakeoff.taskapi.context import CorpusFiles, RunContext, StageClock
+from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
+from bakeoff.taskapi.spec import TaskSpec
 from sandbox.submission import SubmissionSandbox, open_submission_sandbox, seen_inside
 
 __all__ = ["BatchEnv", "execute_run", "finished_stages", "is_finished", "read_run_record", "read_stage_record",
-           "run_sandbox", "stage_record_path"]
-_stages_with_failure = stages_with_failure  # the name the Ray driver imports
+           "run_sandbox"]
 
 
 class EventLog(Protocol):
@@ -50,22 +64,28 @@ class EventLog(Protocol):
 
 @dataclass(frozen=True)
 class BatchEnv:
-    """What every run of a batch shares."""
+    """What every run of a batch shares; the task's plug-in is the one the command line resolved."""
 
     plan: Plan
+    plugin: TaskPlugin
     task: TaskSpec
     corpus: CorpusFiles
     batch_dir: Path
     journal: EventLog
     counter: WriteCounter
-    code_version: Mapping[str, Any]
+    code_version: CodeVersion
     corpus_sha256: Mapping[str, str | None] | None = None  # the corpus fingerprint batch.json recorded
     wheelhouse: Path | None = None
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
-    evaluate_hooks: Mapping[str, Callable] = field(default_factory=dict)
+    evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
+    gpu_probe: GpuMemoryProbe | None = None  # sampled with every stage (peak GPU memory); None: no GPU read
+
+    @property
+    def layout(self) -> BatchLayout:
+        return BatchLayout(self.batch_dir)
 
     def run_dir(self, run_id: str) -> Path:
-        return self.batch_dir / "runs" / run_id
+        return self.layout.run(run_id).folder
 
 
 def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None,
@@ -91,7 +111,7 @@ def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, whee
 
 
 def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord]) -> RunRepo:
-    repo_dir = run_dir / "repo"
+    repo_dir = RunLayout(run_dir).repo
     if not done:
         return RunRepo.create(repo_dir, env.task.template_dir, env.corpus.excerpt)
     repo = RunRepo(repo_dir)
@@ -102,11 +122,12 @@ def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord])
 
 
 def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, commit, timings: Timings,
-                  peaks) -> StageRecord:
-    """The stage's outcome with what the runner adds: the commit, timings and resource peaks (None: not sampled)."""
+                  peaks, sandbox_cpu_s: float | None = None) -> StageRecord:
+    """The stage's outcome with what the runner adds: the commit, timings, resource peaks (None: not sampled)
+    and the sandbox's CPU seconds in the stage."""
     skipped = commit.skipped or {}
     return StageRecord(
-        run_id=slot.run_id, stage=stage, index=index, attribution=outcome.attribution,
+        run_id=slot.run_id, stage=Stage(stage), index=index, attribution=outcome.attribution,
         attribution_reason=outcome.attribution_reason, prompt=outcome.prompt, completion=outcome.completion,
         capture=outcome.capture, files_written=outcome.files_written, commands=outcome.commands,
         shown_to_model=outcome.shown_to_model, check=outcome.check, turns=outcome.turns, claim=outcome.claim,
@@ -114,7 +135,8 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
         commit=Commit.from_json({"sha": commit.sha, "message": commit.message, "date": commit.date, "skipped": skipped}),
         timings=timings,
         resources=None if peaks is None else Resources(peaks.harness_peak_rss_bytes, peaks.system_peak_used_bytes,
-                                                       peaks.sandbox_peak_memory_bytes),
+                                                       peaks.sandbox_peak_memory_bytes, peaks.engine_peak_rss_bytes,
+                                                       peaks.gpu_peak_used_bytes, sandbox_cpu_s),
     )
 
 
@@ -123,7 +145,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
     """Run (or finish) one run and return its run record. Harness failures end the run, never the batch."""
     run_dir = env.run_dir(slot.run_id)
     if is_finished(run_dir):
-        return read_run_record(run_dir / "run.json")
+        return read_run_record(RunLayout(run_dir).record)
     done = finished_stages(run_dir)
     env.journal.append("run_started", run_id=slot.run_id, resumed_after=list(done))
     started_at = utc_now()
@@ -136,43 +158,55 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
         with open_submission_sandbox(box) as sandbox:
             isolation = getattr(sandbox, "kind", "") or isolation
             ctx = RunContext(
-                run_id=slot.run_id, seed=slot.seed, task=env.task, repo=repo, run_dir=run_dir, sandbox=sandbox,
+                run_id=slot.run_id, seed=slot.seed, task=env.task, plugin=env.plugin, repo=repo, run_dir=run_dir,
+                sandbox=sandbox,
                 backend=backend, corpus=env.corpus,
                 shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8"),
                                             env.corpus.layout.excerpt_of),
                 env=box.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
             )
-            error = _run_stages(env, slot, ctx, done, on_stage)
+            error = _run_stages(env, slot, ctx, repo, done, on_stage)
     except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch
         if is_disk_full(exc) or no_room_left(run_dir):  # outside a stage: the batch folder's disk is full
             raise out_of_disk(run_dir, exc) from exc
         error = f"{type(exc).__name__}: {exc}"
     stages = finished_stages(run_dir) if error is None else stages_with_failure(run_dir)
     if stages:  # a kill between a stage record and its transcript write left the transcript behind
-        write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
-    record = run_summary(env, slot, stages, started_at, error, isolation, backend)
+        write_transcript(RunLayout(run_dir).transcript, stages.values(), env.counter)
+    record = run_summary(env, slot, stages, started_at, error, isolation, backend.identity)
     write_run_record(run_dir, record, env.counter)
     env.journal.append("run_failed" if error else "run_done", run_id=slot.run_id)
     return record
 
 
-def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, index: int, stage: str, last_sha: str,
-                      exc: BaseException, clock: StageClock, started_at: str) -> StageRecord:
+def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, index: int, stage: str,
+                      last_sha: str, exc: BaseException, clock: StageClock, started_at: str) -> StageRecord:
     """The stage filled the disk: drop what it wrote (the workspace back at the last finished stage) and record
     that as the model's failure, ending the run. Still no room afterwards: the disk is full anyway (OutOfDisk)."""
-    ctx.repo.drop_untracked()  # first: resetting writes the index, which needs the room this frees
-    ctx.repo.reset_to(last_sha)
+    repo.drop_untracked()  # first: resetting writes the index, which needs the room this frees
+    repo.reset_to(last_sha)
     detail = f"{type(exc).__name__}: {exc}"[-2000:]
-    check = LadderCheck(0, LadderStatus.CRASHED, stage, None, crash_class=CrashClass.DISK_FULL, detail=detail)
+    check = LadderCheck(Rung.NOTHING, LadderStatus.CRASHED, stage, None, crash_class=CrashClass.DISK_FULL, detail=detail)
     outcome = StageOutcome(MODEL_ERROR, DISK_FULL, check=check, extras={"disk_full": detail})
-    commit = ctx.repo.commit(stage)
+    commit = repo.commit(stage)
     record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), None)
     write_stage_record(ctx.run_dir, record, env.counter)
     env.journal.append("stage_disk_full", run_id=slot.run_id, stage=stage)
     return record
 
 
-def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, StageRecord], on_stage) -> str | None:
+def _sandbox_cpu(ctx: RunContext) -> float | None:
+    """CPU seconds of the run's sandbox so far (sandbox.base.Sandbox.cpu_seconds; None: not reported)."""
+    return getattr(ctx.sandbox, "cpu_seconds", None)  # a stand-in sandbox of a test may not count them
+
+
+def _engine_pid(ctx: RunContext) -> int | None:
+    """The model's engine process, for its memory peak: a llama.cpp backend has one; an endpoint has none."""
+    return getattr(ctx.backend, "engine_pid", None)  # not part of ModelBackend: most backends have no process
+
+
+def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, done: dict[str, StageRecord],
+                on_stage: Callable[[str, str], None] | None) -> str | None:
     """The stages not yet done, in order; returns a harness error that ended the run, or None."""
     from sandbox.errors import SandboxError
 
@@ -187,25 +221,29 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, done: dict[str, S
         env.journal.append("stage_started", run_id=slot.run_id, stage=stage)
         clock = StageClock()
         started_at = utc_now()
-        last_sha = list(done.values())[-1].commit.sha if done else ctx.repo.root_sha()
+        last_sha = list(done.values())[-1].commit.sha if done else repo.root_sha()
         try:
-            with PeakSampler() as sampler:
-                ctx.repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
-                ctx.repo.scratch()
+            cpu_before = _sandbox_cpu(ctx)
+            with PeakSampler(engine_pid=lambda: _engine_pid(ctx), gpu=env.gpu_probe) as sampler:
+                repo.restore_data(env.corpus.excerpt)  # what the last execution left there is the model's doing
+                repo.scratch()
                 try:
                     outcome = functions[stage](ctx, clock, done)
                 except SandboxError as exc:
                     outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
-            commit = ctx.repo.commit(stage)
-            record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), sampler.peaks())
+            cpu_after = _sandbox_cpu(ctx)
+            cpu = None if cpu_after is None else cpu_after - (cpu_before or 0.0)
+            commit = repo.commit(stage)
+            record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()),
+                                   sampler.peaks(), cpu)
             write_stage_record(ctx.run_dir, record, env.counter)
         except Exception as exc:  # noqa: BLE001 - only a full disk is handled here
             if not (is_disk_full(exc) or no_room_left(ctx.run_dir)):
                 raise
-            record = _record_disk_full(env, slot, ctx, index, stage, last_sha, exc, clock, started_at)
+            record = _record_disk_full(env, slot, ctx, repo, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record
-        write_transcript(ctx.run_dir / "transcript.jsonl", done.values(), env.counter)
-        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, attribution=record.attribution)
+        write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter)
+        env.journal.append("stage_done", run_id=slot.run_id, stage=stage, **stage_done_fields(record))
         if record.attribution == HARNESS_ERROR:
             return f"stage {stage}: {record.attribution_reason}"
     return None

@@ -14,25 +14,32 @@ from typing import Any
 
 from bakeoff.models.base import Message, turn_key
 from bakeoff.records import (
+    STAGE_NAMES,
+    TOP_RUNG,
     Attribution,
     Capture,
     Claim,
     Command,
     CompletionRecord,
     FileWritten,
+    LadderCheck,
     LadderStatus,
     Prompt,
     RepairEffect,
     RepairGrant,
     RepairTurn,
+    Rung,
+    Stage,
     StageRecord,
+    turn_effect,
 )
-from bakeoff.runner.context import RunContext, StageClock, execute, output_for_model
 from bakeoff.runner.conversation import Conversation, continued_conversation, stage_conversation
-from bakeoff.runner.ladder import TOP_RUNG, LadderCheck, turn_effect
 from bakeoff.runner.modelcall import Answer, ask, write_files
-from bakeoff.runner.record_files import STAGE_NAMES  # noqa: F401 - re-exported: the stage names live here too
-from bakeoff.tasks import task_plugin
+from bakeoff.taskapi.context import RunContext, StageClock, execute, output_for_model
+from bakeoff.taskapi.grading import GradeJob
+from bakeoff.taskapi.plugin import EvaluateHook
+
+__all__ = ["STAGE_NAMES", "EvaluateHook", "StageOutcome", "final_check", "find_claim", "ladder_check", "stage_functions"]
 
 # The runner's names for the attributions (bakeoff.records.Attribution holds the one definition).
 OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = (
@@ -124,7 +131,7 @@ def _text_document(ctx: RunContext, answer: Answer, name: str) -> list[FileWritt
 
 
 def decide(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
-    explored = done.get("explore")
+    explored = done.get(Stage.EXPLORE)
     exploration = (explored.shown_to_model if explored else None) or NO_EXPLORATION
     conversation = stage_conversation(turn_key("decide", 1), ctx.shared, ctx.task.prompts["decide"],
                                       {"exploration_output": exploration}, _budget(ctx, "decide"))
@@ -134,6 +141,15 @@ def decide(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
         return failed
     written = _text_document(ctx, answer, "DESIGN.md")
     return StageOutcome(OK, None, files_written=tuple(written), **_answered(answer, conversation))
+
+
+def ladder_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
+    """The run's task grades its workspace in the run's sandbox (the one grading path, bakeoff.taskapi.grading);
+    `label` names what is kept of the hidden step in the run folder."""
+    graded = ctx.plugin.grade(GradeJob.of_run(ctx, label))
+    clock.sandbox_s += graded.sandbox_s
+    clock.scoring_s += graded.scoring_s
+    return graded.ladder_check(), graded.commands()
 
 
 def _check_attribution(check: LadderCheck) -> tuple[Attribution, str | None]:
@@ -155,7 +171,7 @@ def implement(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
 
         written = write_files(ctx, extract_files(answer.text), _is_code)
     # The check runs whatever the answer was: it is the "before" of the first repair turn.
-    check, commands = task_plugin(ctx.task.name).check(ctx, clock, "implement")
+    check, commands = ladder_check(ctx, clock, Stage.IMPLEMENT)
     if answer.captured or answer.capture is None:
         attribution, reason = _check_attribution(check)
     else:
@@ -169,8 +185,8 @@ def _repair_prompt(ctx: RunContext, before: LadderCheck) -> tuple[str, dict[str,
     if not before.visible_ok:
         failure = before.visible_failure or f"The submission did not work ({before.status})."
         return ctx.task.prompts["repair"], {"failure": failure}, RepairGrant.VISIBLE_FAILURE
-    train_output = {"train_output": before.train_output or "(no output)"}
-    return ctx.task.prompts["repair_always"], train_output, RepairGrant.ALWAYS_REPAIR
+    visible = {"visible_output": before.visible_output or "(no output)"}
+    return ctx.task.prompts["repair_always"], visible, RepairGrant.ALWAYS_REPAIR
 
 
 def _earlier_messages(prompt: Prompt | None) -> tuple[Message, ...]:
@@ -178,7 +194,7 @@ def _earlier_messages(prompt: Prompt | None) -> tuple[Message, ...]:
 
 
 def repair(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
-    implement_record = done["implement"]
+    implement_record = done[Stage.IMPLEMENT]
     before = implement_record.check or NO_CHECK
     messages = _earlier_messages(implement_record.prompt)
     answer_text = implement_record.completion.text if implement_record.completion else ""
@@ -204,9 +220,9 @@ def repair(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
             from bakeoff.answers import extract_files
 
             written = write_files(ctx, extract_files(answer.text), _is_code)
-            after, turn_commands = task_plugin(ctx.task.name).check(ctx, clock, f"repair-{turn}")
+            after, turn_commands = ladder_check(ctx, clock, f"repair-{turn}")
             commands.extend(turn_commands)
-        effect = turn_effect(before, after, task_plugin(ctx.task.name).headline)
+        effect = turn_effect(before, after)
         turns.append(RepairTurn(turn, because, **asked, files_written=tuple(written), before=before, after=after,
                                 effect=effect))
         messages, answer_text = conversation.messages, answer.text
@@ -225,7 +241,7 @@ def _repair_attribution(turns: list[RepairTurn], final: LadderCheck) -> tuple[At
     return _check_attribution(final)
 
 
-NO_CHECK = LadderCheck(0, LadderStatus.NO_TRAIN_SCRIPT, "train", None)  # the run's outcome when no check ran
+NO_CHECK = LadderCheck(Rung.NOTHING, LadderStatus.NOT_CHECKED, None, None)  # the run's outcome when no check ran
 
 
 def final_check(done: Done) -> LadderCheck:
@@ -233,7 +249,7 @@ def final_check(done: Done) -> LadderCheck:
     for record in done.values():
         if record.attribution_reason == DISK_FULL and record.check is not None:
             return record.check
-    for stage in ("repair", "implement"):
+    for stage in (Stage.REPAIR, Stage.IMPLEMENT):
         found = done.get(stage)
         if found is not None and found.check is not None:
             return found.check
@@ -242,11 +258,8 @@ def final_check(done: Done) -> LadderCheck:
 
 def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> Claim:
     """The model's own estimate, as its task reads it (its output, else its design, else after docs its README)."""
-    return Claim.from_json(task_plugin(ctx.task.name).claim(ctx, check, include_readme))
-
-
-# Evaluate hooks: extra measurements on the final submission (the analysis adds its probes here).
-EvaluateHook = Callable[[RunContext, StageClock, LadderCheck], Mapping[str, Any]]
+    readme = ctx.repo.read_file("README.md") if include_readme else None
+    return ctx.plugin.claim(check.visible_output, ctx.repo.read_file("DESIGN.md"), readme, check)
 
 
 def _run_hook(hook: EvaluateHook, ctx: RunContext, clock: StageClock, check: LadderCheck) -> dict[str, Any]:
@@ -274,7 +287,7 @@ def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None):
 
 def docs(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     check = final_check(done)
-    parts = {"design": ctx.repo.read_file("DESIGN.md") or NO_DESIGN, "train_output": check.train_output or "(no output)"}
+    parts = {"design": ctx.repo.read_file("DESIGN.md") or NO_DESIGN, "visible_output": check.visible_output or "(no output)"}
     conversation = stage_conversation(turn_key("docs", 1), ctx.shared, ctx.task.prompts["docs"], parts, _budget(ctx, "docs"))
     answer = ask(ctx, clock, conversation, "docs", expect="text")
     failed = _not_captured(answer, conversation)
@@ -289,10 +302,10 @@ def docs(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
 
 def stage_functions(evaluate_hooks: Mapping[str, EvaluateHook] | None = None) -> dict[str, Callable]:
     return {
-        "explore": explore,
-        "decide": decide,
-        "implement": implement,
-        "repair": repair,
-        "evaluate": make_evaluate(evaluate_hooks),
-        "docs": docs,
+        Stage.EXPLORE: explore,
+        Stage.DECIDE: decide,
+        Stage.IMPLEMENT: implement,
+        Stage.REPAIR: repair,
+        Stage.EVALUATE: make_evaluate(evaluate_hooks),
+        Stage.DOCS: docs,
     }

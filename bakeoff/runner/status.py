@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from bakeoff.batchfolder.files import Journal
+from bakeoff.batchfolder.layout import BatchLayout
+from bakeoff.batchfolder.records import read_batch_record, read_run_record
 from bakeoff.errors import BakeoffError
-from bakeoff.runner.record_files import read_run_record, stage_record_path
-from bakeoff.runner.records import Journal
-from bakeoff.runner.stages import STAGE_NAMES
+from bakeoff.records import STAGE_NAMES, LadderStatus, Outcome, RunStatus
+from bakeoff.taskapi.headline import HeadlineSpec
 
 
 class NotABatch(BakeoffError):
@@ -21,7 +23,7 @@ class RunState:
     state: str  # finished, harness_failed, in_progress, pending
     stages_done: int
     current_stage: str | None
-    outcome: str | None  # e.g. "scored f1=0.812" or "crashed (module_not_found)"
+    outcome: str | None  # e.g. "scored <headline>=0.812" or "crashed (module_not_found)"
     wall_s: float | None
     node: str | None = None  # the Ray node that ran it last (None under the local executor)
 
@@ -44,14 +46,16 @@ class BatchStatus:
         return sum(walls) / len(walls) * (len(self.runs) - self.finished)
 
 
-def describe_outcome(outcome: dict) -> str:
-    if outcome.get("status") == "scored":
-        headline = outcome.get("headline")  # a task's own headline number (ab_test: winkler), else the record's f1
-        if isinstance(headline, dict) and isinstance(headline.get("value"), (int, float)):
-            return f"scored {headline.get('name')}={headline['value']:.4f}"
-        return f"scored f1={outcome['f1']:.3f}" if isinstance(outcome.get("f1"), (int, float)) else "scored"
-    crash = outcome.get("crash_class")
-    return f"{outcome.get('status')} ({crash})" if crash else str(outcome.get("status"))
+def describe_outcome(outcome: Outcome, headline: HeadlineSpec | None = None) -> str:
+    """'scored <headline name>=<value>' (the value as its task prints it), or 'crashed (module_not_found)'."""
+    if outcome.status == LadderStatus.SCORED:
+        value = outcome.headline_value
+        if outcome.headline is None or value is None:
+            return "scored"
+        shown = headline.show(value) if headline is not None else f"{value:.4f}"
+        return f"scored {outcome.headline.name}={shown}"
+    crash = outcome.crash_class
+    return f"{outcome.status} ({crash})" if crash else str(outcome.status)
 
 
 def _current_stages(journal: Journal) -> dict[str, str]:
@@ -69,25 +73,24 @@ def _nodes(entries: list[dict]) -> dict[str, str]:
     return {e["run_id"]: e["node"] for e in entries if e.get("event") == "run_placed" and e.get("node")}
 
 
-def read_status(folder: Path) -> BatchStatus:
-    batch_json = folder / "batch.json"
-    if not batch_json.is_file():
+def read_status(folder: Path, headline: HeadlineSpec | None = None) -> BatchStatus:
+    """The batch's runs as its folder has them; `headline` prints the task's number (the command line's plug-in)."""
+    layout = BatchLayout(folder)
+    if not layout.is_batch():
         raise NotABatch(f"{folder} is not a batch folder (no batch.json); start one with `bakeoff run`")
-    from bakeoff.runner.batch import read_batch_record
-
-    batch = read_batch_record(batch_json, required=("order",))  # all that status reads
-    journal = Journal(folder / "events.jsonl")
+    batch = read_batch_record(layout.record)  # a damaged batch.json is refused here as the report refuses it
+    journal = Journal(layout.events)
     current = _current_stages(journal)
     entries = journal.entries()
     nodes = _nodes(entries)
     runs = []
-    for run_id in batch["order"]:
-        run_dir = folder / "runs" / run_id
-        done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if stage_record_path(run_dir, i, s).is_file())
-        if (run_dir / "run.json").is_file():
-            record = read_run_record(run_dir / "run.json")
+    for run_id in batch.order:
+        run = layout.run(run_id)
+        done = sum(1 for i, s in enumerate(STAGE_NAMES, 1) if run.stage_record(i, s).is_file())
+        if run.record.is_file():
+            record = read_run_record(run.record)
             state = str(record.status)  # finished or harness_failed
-            outcome = describe_outcome(record.outcome.to_json()) if state == "finished" else record.error
+            outcome = describe_outcome(record.outcome, headline) if record.status == RunStatus.FINISHED else record.error
             runs.append(RunState(run_id, state, done, None, outcome, record.timings.wall_s, nodes.get(run_id)))
         else:
             state = "in_progress" if done or run_id in current else "pending"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from bakeoff.batchfolder.files import utc_now
 from bakeoff.records import (
     RUN_SCHEMA,
     Capture,
@@ -17,15 +18,18 @@ from bakeoff.records import (
     Outcome,
     RunRecord,
     RunStatus,
+    Stage,
     StageRecord,
     StageSummary,
     Timings,
     TokenCounts,
 )
 from bakeoff.records.parts import TIME_KEYS
-from bakeoff.runner.records import utc_now
 from bakeoff.runner.stages import final_check
-from bakeoff.tasks import task_plugin
+
+if TYPE_CHECKING:
+    from bakeoff.runner.plan import RunSlot
+    from bakeoff.runner.run import BatchEnv
 
 __all__ = ["RUN_SCHEMA", "run_summary"]
 
@@ -47,8 +51,19 @@ def _token_totals(calls: list[tuple[CompletionRecord | None, Capture]]) -> Token
                        sum(int(c.completion_tokens or 0) for c in completions))
 
 
+def stage_done_fields(record: StageRecord) -> dict[str, Any]:
+    """What the journal's `stage_done` line says of a stage beside its name: its attribution, wall time and
+    the tokens its model calls generated (the live display shows tokens and tokens per second from them)."""
+    completions = [completion for _, completion, _ in record.model_calls() if completion is not None]
+    return {"attribution": record.attribution, "wall_s": round(record.timings.wall_s, 3),
+            "prompt_tokens": sum(int(c.prompt_tokens or 0) for c in completions),
+            "completion_tokens": sum(int(c.completion_tokens or 0) for c in completions),
+            "reasoning_tokens": sum(int(c.reasoning_tokens or 0) for c in completions),
+            "generation_s": round(sum(float(c.generation_seconds or 0.0) for c in completions), 3)}
+
+
 def _claim(stages: Mapping[str, StageRecord]) -> Claim:
-    for stage in ("docs", "evaluate"):
+    for stage in (Stage.DOCS, Stage.EVALUATE):
         record = stages.get(stage)
         if record is not None and record.claim is not None:
             return record.claim
@@ -60,38 +75,37 @@ def _summed_timings(stages: Mapping[str, StageRecord], started_at: str) -> Timin
     return Timings(started_at, utc_now(), **sums)
 
 
-def run_summary(env, slot, stages: Mapping[str, StageRecord], started_at: str, error: str | None, isolation: str,
-                backend) -> RunRecord:
+def run_summary(env: BatchEnv, slot: RunSlot, stages: Mapping[str, StageRecord], started_at: str, error: str | None,
+                isolation: str, identity: str | None) -> RunRecord:
+    """The run record from the run's stage records; `identity` is its backend's (None when none was opened)."""
     check = final_check(stages)
     claim = _claim(stages)
     calls = _model_calls(stages)
     info: Mapping[str, Any] = {}
     for completion, _ in calls:
         info = (completion.model_info if completion is not None else None) or info
-    repair = stages.get("repair")
+    repair = stages.get(Stage.REPAIR)
     return RunRecord(
         run_id=slot.run_id,
         run_index=slot.index,
         seed=slot.seed,
         task=env.plan.task,
-        model=ModelRef(slot.model.label, slot.model.spec,
-                       getattr(backend, "identity", None) if backend is not None else None, dict(info)),
+        model=ModelRef(slot.model.label, slot.model.spec.text, identity, dict(info)),
         corpus=CorpusRef(str(env.corpus.folder), env.corpus.manifest_sha256()),
         isolation=isolation,
         status=RunStatus.HARNESS_FAILED if error else RunStatus.FINISHED,
         error=error,
         outcome=Outcome(
-            status=check.status, rung=check.rung, rung_name=check.rung_name, failed_step=check.failed_step,
+            status=check.status, rung=check.rung, failed_step=check.failed_step,
             crash_class=check.crash_class, detail=check.detail,
             metrics=dict(check.metrics) if check.metrics is not None else None,
-            # the task's own fields: f1, claimed_f1 and claim_source for spam_classifier
-            task_fields=task_plugin(env.plan.task).outcome_fields(check, claim.to_json()),
+            headline=check.headline, claim=claim,
         ),
-        stages=tuple(StageSummary(name, r.attribution, r.capture.status if r.capture else None)
+        stages=tuple(StageSummary(Stage(name), r.attribution, r.capture.status if r.capture else None)
                      for name, r in stages.items()),
         repair_effects=tuple(t.effect for t in repair.turns) if repair is not None else (),
         capture=_capture_counts(calls),
         tokens=_token_totals(calls),
         timings=_summed_timings(stages, started_at),
-        code_version=dict(env.code_version),
+        code_version=env.code_version,
     )

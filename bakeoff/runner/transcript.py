@@ -6,13 +6,13 @@ it consistent with them across kills: a stage that was cut short leaves no line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+import durable
+from bakeoff.batchfolder.files import WriteCounter, write_atomic_text
 from bakeoff.models.base import Completion, Message
 from bakeoff.records import CompletionRecord, PromptMessage, StageRecord
-from bakeoff.runner.records import WriteCounter, write_atomic_text
 
 
 def model_turns(stage_records: Iterable[StageRecord]) -> list[tuple[str, CompletionRecord, tuple[PromptMessage, ...]]]:
@@ -28,7 +28,7 @@ def transcript_text(stage_records: Iterable[StageRecord]) -> str:
     for key, completion, messages in model_turns(stage_records):
         restored = Completion(**completion.to_json())
         line = transcript_line(key, restored, [Message(m.role, m.content) for m in messages])
-        lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
+        lines.append(durable.dumps(line, ensure_ascii=False, sort_keys=True))
     return "".join(line + "\n" for line in lines)
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, smoke-test input)
-DATA_DIR = "data"
+from bakeoff.taskapi.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
+
+__all__ = ["DATA_DIR", "SCRATCH_DIR", "RunRepo", "StageCommit", "real_folder", "regular_file_inside", "remove_folder"]
+
 _KEEP_ON_RESET = (f"{DATA_DIR}/", f"{SCRATCH_DIR}/")
 _COMMITTER = {
     "GIT_AUTHOR_NAME": "bakeoff",
@@ -23,38 +25,6 @@ _COMMITTER = {
     "GIT_COMMITTER_NAME": "bakeoff",
     "GIT_COMMITTER_EMAIL": "runner@bakeoff.invalid",
 }
-
-
-def real_folder(root: Path, relative: str) -> Path:
-    """`root/relative` as a real folder, made where missing.
-
-    Sandboxed code writes the workspace: a link (or a file) it left on the way is removed, never followed.
-    """
-    folder = root
-    for part in PurePosixPath(relative).parts:
-        folder = folder / part
-        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            folder.unlink()
-        folder.mkdir(exist_ok=True)
-    return folder
-
-
-def remove_folder(root: Path, relative: str) -> None:
-    """Remove `root/relative`; where sandboxed code left a link on the way, only the link goes."""
-    path = root
-    for part in PurePosixPath(relative).parts:
-        path = path / part
-        if path.is_symlink() or (path.exists() and not path.is_dir()):
-            path.unlink()
-            return
-        if not path.exists():
-            return
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def regular_file_inside(root: Path, path: Path) -> bool:
-    """True for a regular file, not a link, in a folder that (links resolved) lies inside `root`."""
-    return not path.is_symlink() and path.is_file() and path.parent.resolve().is_relative_to(root.resolve())
 
 
 def encoded_text(text: str) -> bytes:

@@ -1,9 +1,22 @@
-"""Take-homes as plug-ins: `task_plugin(name)` gives what the harness needs to run and grade one task."""
+"""The take-homes: one package per task (spam/, ab_test/) and the registry that finds a task's plug-in by name.
 
-from bakeoff.tasks.base import EvaluateHook, GenerateRequest, ScoreReport, ScoreRequest, TaskPlugin
-from bakeoff.tasks.registry import UnknownTask, task_names, task_plugin
+This is the top of the library: the command line resolves a plug-in here once and hands it down to the runner,
+the analysis and the report, which never look a task up themselves.
+"""
+
+from bakeoff.taskapi.plugin import EvaluateHook, GenerateRequest, TaskPlugin
+from bakeoff.taskapi.score import ScoreReport, ScoreRequest
+from bakeoff.tasks.registry import (
+    DEFAULT_TASK,
+    UnknownTask,
+    plugin_for_batch,
+    report_batch,
+    run_plan,
+    task_names,
+    task_plugin,
+)
 
 __all__ = [
-    "EvaluateHook", "GenerateRequest", "ScoreReport", "ScoreRequest", "TaskPlugin", "UnknownTask", "task_names",
-    "task_plugin",
+    "DEFAULT_TASK", "EvaluateHook", "GenerateRequest", "ScoreReport", "ScoreRequest", "TaskPlugin", "UnknownTask",
+    "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_plugin",
 ]

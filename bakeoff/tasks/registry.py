@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bakeoff.errors import BakeoffError
-from bakeoff.tasks.base import TaskPlugin
+from bakeoff.errors import BakeoffError, did_you_mean
+from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.spec import DEFAULT_TASK
+
+__all__ = ["DEFAULT_TASK", "CorpusTaskUnknown", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan",
+           "task_names", "task_of_corpus", "task_plugin"]
+
+if TYPE_CHECKING:
+    from bakeoff.records import Plan
+    from bakeoff.report.build import ReportFiles
+    from bakeoff.runner.batch import BatchOptions, BatchResult, ProgressSink
 
 # name -> "module:Class". A third task adds one line here (docs/tasks.md, "Adding a task").
 _PLUGINS: dict[str, str] = {
-    "spam_classifier": "bakeoff.tasks.spam:SpamClassifier",
-    "ab_test": "bakeoff.tasks.ab_test:AbTest",
+    "spam_classifier": "bakeoff.tasks.spam.plugin:SpamClassifier",
+    "ab_test": "bakeoff.tasks.ab_test.plugin:AbTest",
+    "simulation": "bakeoff.tasks.simulation.plugin:Simulation",
 }
 
 
-DEFAULT_TASK = "spam_classifier"  # what a plan that names no task runs
 
 
 class UnknownTask(BakeoffError):
@@ -29,9 +40,66 @@ def task_plugin(name: str) -> TaskPlugin:
     """The plug-in of the task `name`; UnknownTask naming the known ones otherwise."""
     target = _PLUGINS.get(name)
     if target is None:
-        raise UnknownTask(f"no task named {name!r}; known tasks: {', '.join(task_names())}")
+        raise UnknownTask(f"no task named {name!r}; known tasks: {', '.join(task_names())}" + did_you_mean(name, task_names()))
     module, cls = target.split(":")
     plugin = getattr(import_module(module), cls)()
     if not isinstance(plugin, TaskPlugin) or plugin.name != name:
         raise UnknownTask(f"{target} is not the plug-in of task {name!r}")
     return plugin
+
+
+class CorpusTaskUnknown(BakeoffError):
+    """A corpus folder whose manifest names no task bakeoff knows (give --task)."""
+
+
+def task_of_corpus(folder: Path) -> str:
+    """The task whose data `folder` holds, read from its manifest.json: its `task`, else the task whose
+    generator wrote it (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam")."""
+    import json
+
+    path = Path(folder) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorpusTaskUnknown(f"cannot read {path} to learn the corpus's task ({exc}); give --task") from None
+    named = manifest.get("task") if isinstance(manifest, dict) else None
+    if isinstance(named, str) and named in _PLUGINS:
+        return named
+    version = manifest.get("generator_version") if isinstance(manifest, dict) else None
+    for name in task_names():
+        generator = task_plugin(name).generator
+        if generator and isinstance(version, str) and version.startswith(f"{generator}-"):
+            return name
+    raise CorpusTaskUnknown(f"{path} names no task bakeoff knows (generator {version!r}); give --task "
+                            f"({', '.join(task_names())})")
+
+
+def plugin_for_batch(batch_dir: Path) -> TaskPlugin:
+    """The plug-in of the task a batch folder ran (its batch.json's plan)."""
+    from bakeoff.batchfolder.layout import BatchLayout
+    from bakeoff.batchfolder.read import BatchFolderError
+    from bakeoff.batchfolder.records import read_batch_record
+    from bakeoff.records import DamagedRecord, UnknownRecordSchema
+
+    layout = BatchLayout(Path(batch_dir))
+    if not layout.is_batch():
+        raise BatchFolderError(f"{batch_dir} is not a batch folder (no batch.json)")
+    try:
+        record = read_batch_record(layout.record)
+    except (DamagedRecord, UnknownRecordSchema) as exc:
+        raise BatchFolderError(str(exc)) from None
+    return task_plugin(record.plan.task or DEFAULT_TASK)
+
+
+def report_batch(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+    """`bakeoff report DIR` as a library call: the report of a batch, with the plug-in of the task it ran."""
+    from bakeoff.report.build import write_report
+
+    return write_report(batch_dir, plugin_for_batch(batch_dir), out_dir, bootstrap_seed)
+
+
+def run_plan(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+    """`bakeoff run` as a library call: the batch of `plan`, with the plug-in of the task it names."""
+    from bakeoff.runner.batch import run_batch
+
+    return run_batch(plan, task_plugin(plan.task or DEFAULT_TASK), options, progress)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+from generators.ab_test.population import MAX_LIFT, Population, population_rates
 from generators.errors import InvalidParameter
 
-GENERATOR_VERSION = "ab_test-1.0"
+# 2.0: experiments of different sizes, effects of both signs, propensity rising with visits, bots, a fault
+# that re-fires purchases with new timestamps, flat traffic, and the hidden part keyed by a secret.
+GENERATOR_VERSION = "ab_test-2.0"
 
 # Below this many users per experiment an arm may hold too few converters for any interval to mean much.
 MIN_USERS = 200
@@ -16,29 +19,40 @@ ARMS = ("A", "B")
 
 @dataclass(frozen=True)
 class AbParams:
-    """Everything that determines the visible experiment and the hidden ones. Same params => same bytes."""
+    """Everything that determines the visible experiment (with the seed) and the hidden ones (with the secret)."""
 
     seed: int = 0
     users: int = 20_000  # the visible experiment, the one the model analyses
-    effect: float = 0.01  # its true effect of B on the per-visit conversion rate (absolute)
-    experiments: int = 48  # hidden experiments
-    holdout_users: int = 20_000  # users per hidden experiment
+    effect: float = 0.01  # its true effect of B on the visit-weighted conversion rate (absolute)
+    experiments: int = 96  # hidden experiments
+    holdout_users: int = 4_000  # users in the smallest hidden experiment ...
+    holdout_size_spread: float = 20.0  # ... and the largest has this many times more (log-uniform between)
     zero_effect_share: float = 0.25  # share of hidden experiments where B does nothing
-    max_effect: float = 0.02  # the other hidden effects are drawn uniformly from [0.001, max_effect]
-    base_rate: float = 0.08  # mean per-visit conversion propensity of a user in arm A
-    concentration: float = 3.0  # Beta(a + b); smaller means users differ more (stronger within-user correlation)
-    visits_tail: float = 1.7  # Pareto index of visits per user: P(visits >= k) = k^-tail
+    max_effect: float = 0.05  # the other hidden effects are uniform in [-max_effect, max_effect]
+    base_rate: float = 0.08  # a typical person's per-visit propensity (the Beta mean)
+    concentration: float = 3.0  # Beta(a + b); smaller means people differ more (stronger within-user correlation)
+    visits_tail: float = 1.7  # Pareto index of a person's visits: P(visits >= k) = k^-tail
     max_visits: int = 100
+    engagement: float = 0.5  # a person's propensity grows as visits ** engagement
+    bot_share: float = 0.001  # share of visitors that are bots: many visits, never a purchase
+    bot_min_visits: int = 40
+    bot_max_visits: int = 160
     days: int = 14
     fault_days: int = 2  # consecutive days on which one arm's logger misbehaves
-    fault_converted_share: float = 1.0  # on the fault days, share of the faulty arm's converted sessions logged twice
-    fault_other_share: float = 0.1  # ... and of its sessions that did not convert
+    fault_converted_share: float = 1.0  # on the fault days, share of the faulty arm's purchases logged twice
+    fault_other_share: float = 0.1  # ... and of its visits without a purchase (always as exact repeats)
+    refire_share: float = 0.5  # share of the doubled purchases re-fired seconds later, with a new timestamp
 
     def __post_init__(self) -> None:
         validate(self)
 
     def to_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @property
+    def population(self) -> Population:
+        return Population(self.base_rate, self.concentration, self.visits_tail, self.max_visits, self.engagement,
+                          self.bot_share, self.bot_min_visits, self.bot_max_visits)
 
 
 def validate(p: AbParams) -> None:
@@ -48,17 +62,27 @@ def validate(p: AbParams) -> None:
     _whole("holdout_users", p.holdout_users, MIN_USERS)
     _whole("experiments", p.experiments, 1)
     _whole("max_visits", p.max_visits, 1)
+    _whole("bot_min_visits", p.bot_min_visits, 1)
+    _whole("bot_max_visits", p.bot_max_visits, p.bot_min_visits)
     _whole("days", p.days, 4)
     _whole("fault_days", p.fault_days, 1)
     if p.fault_days > p.days - 2:
         raise InvalidParameter(f"fault_days must leave the first and the last day clean, got {p.fault_days} of {p.days}")
-    for name in ("zero_effect_share", "fault_converted_share", "fault_other_share"):
+    for name in ("zero_effect_share", "fault_converted_share", "fault_other_share", "refire_share"):
         _number(name, getattr(p, name), 0.0, 1.0)
-    _number("base_rate", p.base_rate, 0.001, 0.5)
-    _number("effect", p.effect, 0.0, 0.05)
-    _number("max_effect", p.max_effect, 0.001, 0.05)
+    _number("bot_share", p.bot_share, 0.0, 0.1)
+    _number("holdout_size_spread", p.holdout_size_spread, 1.0, 1000.0)
+    _number("base_rate", p.base_rate, 0.001, 0.4)
+    _number("effect", p.effect, -0.05, 0.05)
+    _number("max_effect", p.max_effect, 0.001, 0.2)
     _number("concentration", p.concentration, 0.1, 1000.0)
     _number("visits_tail", p.visits_tail, 0.5, 10.0)
+    _number("engagement", p.engagement, 0.0, 1.0)
+    rate = population_rates(p.population).visit_weighted
+    largest = max(abs(p.effect), p.max_effect)
+    if largest > MAX_LIFT * rate:
+        raise InvalidParameter(f"an effect of {largest} is more than {MAX_LIFT:.0%} of the arm-A conversion rate "
+                               f"{rate:.4f}: lower max_effect or effect, or raise base_rate")
 
 
 def _whole(name: str, value: object, minimum: int) -> None:

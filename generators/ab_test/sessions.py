@@ -1,11 +1,15 @@
-"""One experiment's sessions log: users, their visits, their conversions, and the logging fault.
+"""One experiment's sessions log: visitors, their visits, their purchases, and the logging fault.
 
-Each user gets an arm once (a fair coin), a device, a country, a heavy-tailed number of visits and
-their own conversion propensity, so one user's visits are correlated. B adds `effect` to every
-user's per-visit propensity, which makes the true effect on the visit-weighted conversion rate
-exactly `effect` (visits are drawn independently of propensity). Then, on `fault_days` consecutive
-days, one arm's logger writes some sessions twice, most of all the converted ones: a careless estimate
-is biased, and a careful analyst sees identical rows and an arm whose session count jumps on those days.
+Each visitor gets an arm once (a fair coin), a device, a country, a number of visits and a per-visit
+propensity (generators.ab_test.population: people who come back often buy more often; a few bots visit
+many times and never buy). A visitor's visits fall uniformly over the test's days, so traffic is flat;
+the first one is the visit that assigned the arm. B multiplies every propensity by (1 + lift), with the
+lift chosen so that the effect on the population's visit-weighted conversion rate is exactly `effect`.
+
+Then, on `fault_days` consecutive days, one arm's logger misbehaves: it writes purchases twice (some as an
+exact repeat of the row, some re-fired a few seconds later with a new timestamp and the same amount) and
+some visits without a purchase twice (exact repeats). A careless estimate is biased toward that arm;
+dropping exact repeats removes only part of the bias.
 """
 
 from __future__ import annotations
@@ -15,22 +19,28 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from generators.ab_test.params import ARMS
+from generators.ab_test.params import ARMS, AbParams
+from generators.ab_test.population import (
+    BOT_DEVICE,
+    DEVICE_LIFT,
+    DEVICE_SHARES,
+    DEVICES,
+    MAX_PROPENSITY,
+    engagement_factor,
+    population_rates,
+)
 
 START = np.datetime64("2026-03-02T00:00:00", "s")
 DAY_SECONDS = 86_400
-DEVICES = ("desktop", "mobile", "tablet")
-DEVICE_SHARES = (0.45, 0.45, 0.10)
-DEVICE_LIFT = (1.2, 0.8, 1.0)  # propensity multipliers: desktop users buy more often
 COUNTRIES = ("US", "DE", "GB", "FR", "IN", "BR")
 COUNTRY_SHARES = (0.40, 0.15, 0.15, 0.10, 0.10, 0.10)
-MAX_PROPENSITY = 0.9  # arm A's propensity is capped here so that adding the effect stays below 1
+REFIRE_DELAY_S = (2, 45)  # a re-fired purchase lands this many seconds after the original
 COLUMNS = ("user_id", "arm", "visit_time", "device", "country", "converted", "revenue")
 
 
 @dataclass(frozen=True)
 class ExperimentSpec:
-    """What one experiment is drawn from (its own seed, size, effect)."""
+    """What one experiment is drawn from: its own seed (128 bits for a hidden one), size and effect."""
 
     seed: int
     users: int
@@ -39,27 +49,35 @@ class ExperimentSpec:
 
 @dataclass(frozen=True)
 class ExperimentTruth:
-    """What is kept from the model: the true effect and where the fault is."""
+    """What is kept from the model: the true effect, how it was planted, and where the fault is."""
 
-    effect: float
+    effect: float  # on the visit-weighted conversion rate: the estimand
+    per_user_effect: float  # on the mean of per-user rates: what a per-user average estimates instead
+    lift: float  # B's propensities are A's times (1 + lift)
+    users: int
+    bots: int
     fault_arm: str
     fault_day: str  # YYYY-MM-DD, the first faulty day
     fault_days: int
-    duplicated_rows: int
+    duplicated_rows: int  # every extra row the fault wrote ...
+    refired_rows: int  # ... of which these are purchases re-fired with a new timestamp (not exact repeats)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
-def _visits_per_user(rng: np.random.Generator, users: int, tail: float, cap: int) -> np.ndarray:
+def _visits_per_user(rng: np.random.Generator, bots: np.ndarray, params: AbParams) -> np.ndarray:
     # 1 + Lomax(tail) is Pareto with minimum 1: P(visits >= k) = k^-tail for whole k.
-    return np.minimum(cap, np.floor(1.0 + rng.pareto(tail, users))).astype(np.int64)
+    people = np.minimum(params.max_visits, np.floor(1.0 + rng.pareto(params.visits_tail, bots.size))).astype(np.int64)
+    robots = rng.integers(params.bot_min_visits, params.bot_max_visits + 1, bots.size)
+    return np.where(bots, robots, people)
 
 
-def _propensities(rng, users: int, devices: np.ndarray, base_rate: float, concentration: float) -> np.ndarray:
-    a = base_rate * concentration
-    raw = rng.beta(a, concentration - a, users) * np.asarray(DEVICE_LIFT)[devices]
-    return np.clip(raw, 0.0, MAX_PROPENSITY)
+def _propensities(rng: np.random.Generator, device: np.ndarray, visits: np.ndarray, bots: np.ndarray,
+                  params: AbParams) -> np.ndarray:
+    a, b = params.population.beta_shape
+    raw = rng.beta(a, b, device.size) * np.asarray(DEVICE_LIFT)[device] * engagement_factor(visits, params.population)
+    return np.where(bots, 0.0, np.minimum(raw, MAX_PROPENSITY))
 
 
 def _strictly_increasing(user: np.ndarray, seconds: np.ndarray) -> np.ndarray:
@@ -70,14 +88,12 @@ def _strictly_increasing(user: np.ndarray, seconds: np.ndarray) -> np.ndarray:
     return shifted + position
 
 
-def _visits(rng, params, users: int, visits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _visit_times(rng: np.random.Generator, params: AbParams, visits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(user, second) of every visit, sorted by user then time: each visit uniform over the test, so the
+    traffic of a day does not depend on the day; a user's first visit is simply their earliest."""
     horizon = params.days * DAY_SECONDS
-    first = rng.integers(0, horizon, users)
-    user = np.repeat(np.arange(users), visits)
-    later = rng.random(len(user))
-    seconds = first[user] + (later * (horizon - first[user])).astype(np.int64)
-    starts = np.cumsum(visits) - visits
-    seconds[starts] = first  # each user's first visit is the one that assigned the arm
+    user = np.repeat(np.arange(visits.size), visits)
+    seconds = rng.integers(0, horizon, user.size)
     order = np.lexsort((seconds, user))
     user, seconds = user[order], seconds[order]
     seconds = np.minimum(_strictly_increasing(user, seconds), horizon - 1)
@@ -86,39 +102,63 @@ def _visits(rng, params, users: int, visits: np.ndarray) -> tuple[np.ndarray, np
     return user, (horizon - 1 - from_end)[::-1]
 
 
-def build_experiment(spec: ExperimentSpec, params) -> tuple[pd.DataFrame, ExperimentTruth]:
+def _refire_seconds(user: np.ndarray, seconds: np.ndarray, picked: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A few seconds after each picked visit, never on a second its user already has a visit or a copy on."""
+    if picked.size == 0:
+        return np.empty(0, dtype=np.int64)
+    taken = set(zip(user.tolist(), seconds.tolist(), strict=True))
+    delays = rng.integers(REFIRE_DELAY_S[0], REFIRE_DELAY_S[1] + 1, picked.size)
+    out = np.empty(picked.size, dtype=np.int64)
+    for index, (row, delay) in enumerate(zip(picked.tolist(), delays.tolist(), strict=True)):
+        second = int(seconds[row]) + delay
+        while (int(user[row]), second) in taken:
+            second += 1
+        taken.add((int(user[row]), second))
+        out[index] = second
+    return out
+
+
+def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFrame, ExperimentTruth]:
     """The sessions log (sorted by time, as a logger writes it) and its truth."""
     rng = np.random.default_rng(spec.seed)
+    rates = population_rates(params.population)
+    lift = spec.effect / rates.visit_weighted
     arm = rng.integers(0, 2, spec.users)
-    device = rng.choice(len(DEVICES), spec.users, p=DEVICE_SHARES)
+    bots = rng.random(spec.users) < params.bot_share
+    device = np.where(bots, BOT_DEVICE, rng.choice(len(DEVICES), spec.users, p=DEVICE_SHARES))
     country = rng.choice(len(COUNTRIES), spec.users, p=COUNTRY_SHARES)
-    propensity = _propensities(rng, spec.users, device, params.base_rate, params.concentration)
-    propensity = propensity + spec.effect * arm
-    visits = _visits_per_user(rng, spec.users, params.visits_tail, params.max_visits)
-    user, seconds = _visits(rng, params, spec.users, visits)
-    converted = rng.random(len(user)) < propensity[user]
-    revenue = np.where(converted, np.round(rng.lognormal(3.4, 0.8, len(user)), 2), 0.0)
+    visits = _visits_per_user(rng, bots, params)
+    propensity = _propensities(rng, device, visits, bots, params) * (1.0 + lift * arm)
+    user, seconds = _visit_times(rng, params, visits)
+    converted = rng.random(user.size) < propensity[user]
+    revenue = np.where(converted, np.round(rng.lognormal(3.4, 0.8, user.size), 2), 0.0)
 
     fault_arm = int(rng.integers(0, 2))
     fault_day = int(rng.integers(1, params.days - params.fault_days))
     day_of_visit = seconds // DAY_SECONDS
     on_fault = (arm[user] == fault_arm) & (day_of_visit >= fault_day) & (day_of_visit < fault_day + params.fault_days)
     share = np.where(converted, params.fault_converted_share, params.fault_other_share)
-    twice = on_fault & (rng.random(len(user)) < share)
-    copies = 1 + twice.astype(np.int64)
+    twice = on_fault & (rng.random(user.size) < share)
+    refired = twice & converted & (rng.random(user.size) < params.refire_share)
+    exact = twice & ~refired
 
+    rows = np.concatenate([np.arange(user.size), np.flatnonzero(exact), np.flatnonzero(refired)])
+    stamp = np.concatenate([seconds, seconds[exact], _refire_seconds(user, seconds, np.flatnonzero(refired), rng)])
     user_ids = np.array([f"u{index:06d}" for index in range(spec.users)])
-    times = (START + seconds.astype("timedelta64[s]")).astype(str)
     frame = pd.DataFrame({
-        "user_id": np.repeat(user_ids[user], copies),
-        "arm": np.repeat(np.asarray(ARMS)[arm[user]], copies),
-        "visit_time": np.repeat(times, copies),
-        "device": np.repeat(np.asarray(DEVICES)[device[user]], copies),
-        "country": np.repeat(np.asarray(COUNTRIES)[country[user]], copies),
-        "converted": np.repeat(converted.astype(np.int64), copies),
-        "revenue": np.repeat(revenue, copies),
+        "user_id": user_ids[user[rows]],
+        "arm": np.asarray(ARMS)[arm[user[rows]]],
+        "visit_time": (START + stamp.astype("timedelta64[s]")).astype(str),
+        "device": np.asarray(DEVICES)[device[user[rows]]],
+        "country": np.asarray(COUNTRIES)[country[user[rows]]],
+        "converted": converted[rows].astype(np.int64),
+        "revenue": revenue[rows],
     })
     frame = frame.sort_values(["visit_time", "user_id"], kind="stable").reset_index(drop=True)
     day = str((START + np.timedelta64(fault_day * DAY_SECONDS, "s")).astype("datetime64[D]"))
-    truth = ExperimentTruth(float(spec.effect), ARMS[fault_arm], day, params.fault_days, int(twice.sum()))
+    truth = ExperimentTruth(
+        effect=float(spec.effect), per_user_effect=round(float(lift * rates.per_user), 6), lift=round(float(lift), 6),
+        users=spec.users, bots=int(bots.sum()), fault_arm=ARMS[fault_arm], fault_day=day,
+        fault_days=params.fault_days, duplicated_rows=int(twice.sum()), refired_rows=int(refired.sum()),
+    )
     return frame, truth

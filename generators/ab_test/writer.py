@@ -1,15 +1,16 @@
 """Writing the A/B-test data folder atomically, with the spam corpus's durable-write helpers.
 
 The folder holds what the model gets (sessions.csv, excerpt.txt), what only the grader reads
-(truth.json, holdout/, holdout_truth.csv) and manifest.json (every parameter, the files'
-hashes and the rates measured on the written files). The hidden experiments' seeds are spawned
-from the master seed and never written into anything a model is shown.
+(truth.json, holdout/, holdout_truth.csv, secret.hex) and manifest.json (every parameter, the files'
+hashes, the secret's id and the rates measured on the written files). The visible experiment comes from
+the seed alone; the hidden experiments (their seeds, sizes and effects) from the seed and the secret.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ import durable
 from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
 from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment
+from generators.secret import Secret
 from generators.spam.memory import check_memory
 from generators.spam.writer import _check_target, _sha256, _write_csv, new_staging
 
@@ -31,7 +33,7 @@ HOLDOUT_DIR = "holdout"
 HOLDOUT_TRUTH_FILE = "holdout_truth.csv"
 MANIFEST_FILE = "manifest.json"
 EXCERPT_LINES = 10
-MIN_HOLDOUT_EFFECT = 0.001
+HIDDEN_PURPOSE = "ab_test hidden experiments"  # names the secret-keyed stream the hidden part is drawn from
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,16 @@ class AbManifest:
     sha256: dict[str, str]
     measured: MeasuredSessions
     holdout_rows: dict[str, int]
+    secret_id: str  # names the secret the hidden experiments were drawn with (generators.secret); never the secret
 
     def to_dict(self) -> dict[str, object]:
         return {
             "generator_version": self.generator_version,
             "seed": self.params.seed,
+            "secret_id": self.secret_id,
+            "hidden_part": "holdout/ and holdout_truth.csv: sizes, effects and logs drawn from the seed and the "
+                           "secret in secret.hex, never mounted; the visible experiment from the seed alone",
             "params": self.params.to_dict(),
-            "holdout_seeds": "numpy SeedSequence(seed).spawn(1 + experiments)[1:], never shown to a model",
             "sha256": dict(self.sha256),
             "measured": self.measured.to_dict(),
             "holdout_rows": dict(self.holdout_rows),
@@ -58,30 +63,37 @@ def experiment_name(index: int) -> str:
     return f"exp_{index:03d}"
 
 
-def _seeds(params: AbParams) -> list[int]:
-    children = np.random.SeedSequence(params.seed).spawn(1 + params.experiments)
-    return [int(child.generate_state(1)[0]) for child in children]
+def _wide_seed(sequence: np.random.SeedSequence) -> int:
+    """128 bits of seed for one experiment's Generator: too many to search, unlike a 32-bit seed."""
+    return int.from_bytes(sequence.generate_state(4, dtype=np.uint32).tobytes(), "big")
 
 
-def holdout_specs(params: AbParams) -> list[ExperimentSpec]:
-    """The hidden experiments: own seeds, a share with no effect, the rest uniform in [0.001, max_effect]."""
-    seeds = _seeds(params)
-    rng = np.random.default_rng(seeds[0] ^ 0x5EED)
+def holdout_specs(params: AbParams, secret: Secret) -> list[ExperimentSpec]:
+    """The hidden experiments, all from the seed and the secret: own seeds, sizes log-uniform from
+    holdout_users to holdout_users * holdout_size_spread, a share with no effect, the rest uniform in
+    [-max_effect, max_effect]."""
+    plan, *children = secret.seed_sequence(params.seed, HIDDEN_PURPOSE).spawn(1 + params.experiments)
+    rng = np.random.default_rng(plan)
     zero = set(rng.permutation(params.experiments)[: round(params.zero_effect_share * params.experiments)].tolist())
-    effects = rng.uniform(MIN_HOLDOUT_EFFECT, params.max_effect, params.experiments)
+    effects = rng.uniform(-params.max_effect, params.max_effect, params.experiments)
+    sizes = params.holdout_users * params.holdout_size_spread ** rng.random(params.experiments)
     return [
-        ExperimentSpec(seed, params.holdout_users, 0.0 if index in zero else round(float(effects[index]), 5))
-        for index, seed in enumerate(seeds[1:])
+        ExperimentSpec(_wide_seed(child), int(round(sizes[index])), 0.0 if index in zero else round(float(effects[index]), 5))
+        for index, child in enumerate(children)
     ]
 
 
 def visible_spec(params: AbParams) -> ExperimentSpec:
-    return ExperimentSpec(_seeds(params)[0], params.users, params.effect)
+    """The visible experiment: from the seed alone, so `--seed` reproduces what the model is shown."""
+    return ExperimentSpec(_wide_seed(np.random.SeedSequence(params.seed)), params.users, params.effect)
 
 
 def expected_rows(params: AbParams, users: int) -> int:
-    """Sessions expected for `users` users: E[visits] = sum over k <= max_visits of P(visits >= k) = k^-tail."""
-    mean_visits = sum(k ** -params.visits_tail for k in range(1, params.max_visits + 1))
+    """Sessions expected for `users` users: a person's E[visits] = sum over k <= max_visits of
+    P(visits >= k) = k^-tail, a bot's the middle of its range."""
+    person = sum(k ** -params.visits_tail for k in range(1, params.max_visits + 1))
+    bot = (params.bot_min_visits + params.bot_max_visits) / 2
+    mean_visits = (1 - params.bot_share) * person + params.bot_share * bot
     return int(users * mean_visits * 1.2)  # the fault's duplicates and a margin
 
 
@@ -91,10 +103,10 @@ def _write_excerpt(csv_path: Path, excerpt: Path) -> None:
     excerpt.write_text("".join(lines), encoding="utf-8", newline="")
 
 
-def _write_holdout(params: AbParams, folder: Path, progress: Callable[[str], None]) -> dict[str, int]:
+def _write_holdout(params: AbParams, secret: Secret, folder: Path, progress: Callable[[str], None]) -> dict[str, int]:
     (folder / HOLDOUT_DIR).mkdir()
     rows, truths = {}, []
-    for index, spec in enumerate(holdout_specs(params)):
+    for index, spec in enumerate(holdout_specs(params, secret)):
         name = experiment_name(index)
         progress(f"hidden experiment {index + 1} of {params.experiments}")
         frame, truth = build_experiment(spec, params)
@@ -114,24 +126,32 @@ def _write_visible(params: AbParams, folder: Path) -> ExperimentTruth:
 
 
 def generate_ab_data(
-    params: AbParams, out_dir: Path, force: bool = False, progress: Callable[[str], None] = lambda _: None
+    params: AbParams, out_dir: Path, force: bool = False, progress: Callable[[str], None] = lambda _: None,
+    secret: Secret | None = None,
 ) -> AbManifest:
-    """Generate the visible experiment, the hidden ones and the manifest into `out_dir`."""
+    """Generate the visible experiment, the hidden ones and the manifest into `out_dir`.
+
+    The visible experiment depends on `params` alone; the hidden ones also on `secret` (a fresh one from
+    the operating system when none is given), written to `out_dir/secret.hex` beside their truth.
+    """
+    secret = secret if secret is not None else Secret.fresh()
     out_dir = Path(out_dir).absolute()
     # One experiment is held in memory at a time: the largest one decides (before anything is allocated).
-    check_memory(expected_rows(params, max(params.users, params.holdout_users)), 0)
+    largest_hidden = math.ceil(params.holdout_users * params.holdout_size_spread)
+    check_memory(expected_rows(params, max(params.users, largest_hidden)), 0)
     _check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible experiment")
         _write_visible(params, staging)
-        holdout_rows = _write_holdout(params, staging, progress)
+        holdout_rows = _write_holdout(params, secret, staging, progress)
+        secret.write(staging)
         progress("measuring the written files")
         names = [SESSIONS_FILE, EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE]
         names += [f"{HOLDOUT_DIR}/{name}.csv" for name in holdout_rows]
         manifest = AbManifest(
             GENERATOR_VERSION, params, {name: _sha256(staging / name) for name in names},
-            measure_file(staging / SESSIONS_FILE), holdout_rows,
+            measure_file(staging / SESSIONS_FILE), holdout_rows, secret.identity,
         )
         text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"
         (staging / MANIFEST_FILE).write_text(text, encoding="utf-8")

@@ -1,38 +1,37 @@
-"""Calibration of the A/B-test take-home: run the three reference analyses on the hidden experiments.
+"""Calibration of the A/B-test take-home: the reference analyses and the cheaters on the hidden experiments.
 
-Each reference's analyze.py runs on the host as a plain subprocess, once per hidden experiment (they are
-our own trusted code; a submission runs the same way in the sandbox), and the interval grader scores the
-results against holdout_truth.csv. The targets: careless has the narrowest intervals and coverage well
-below 95%; careful covers near 95% and has the best (lowest) Winkler score.
+Each row's analyze.py runs on the host as a plain subprocess, once per hidden experiment (they are our own
+trusted code; a submission runs the same way in the sandbox), and the interval grader scores the results
+against holdout_truth.csv. Rows are the three references (careless, half, careful) and the degenerate
+baselines of generators.calibration.ab_cheaters. Every row other than careful gets careful's paired margin
+on the mean Winkler score; the task is valid when careful beats every cheater by an interval above zero.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from generators.ab_test import AbParams
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE
+from generators.calibration.ab_cheaters import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, materialize_ab
+from generators.calibration.paired import PairedInterval, RowKind, paired_mean_margin, wilson_interval
 from generators.calibration.runner import _child_env
-from generators.errors import CorpusNotFound, GeneratorError, ReferenceFailed
+from generators.errors import CorpusNotFound, ReferenceFailed
 from generators.spam.writer import read_manifest
 
-AB_VARIANTS = ("ab_careless", "ab_half", "ab_careful")
-REFERENCES = Path(__file__).resolve().parents[1] / "references"
+__all__ = ["AB_CHEATERS", "AB_VARIANTS", "AbCalibration", "AbChecks", "AbReferenceResult", "UnknownAbReference",
+           "calibrate_ab", "evaluate_ab", "materialize_ab", "run_ab_reference", "run_analyze"]
+
 CARELESS_MAX_COVERAGE = 0.80  # "well below 95%"
-CAREFUL_COVERAGE_BAND = (0.85, 1.0)  # 95% +/- about three binomial errors over 48 experiments
+CAREFUL_COVERAGE_BAND = (0.85, 1.0)  # 95% less about three binomial errors over 48 experiments, more over 96
 _TAIL_CHARS = 2000
-
-
-class UnknownAbReference(GeneratorError):
-    """A reference analysis name that does not exist."""
 
 
 @dataclass(frozen=True)
@@ -45,17 +44,33 @@ class AbReferenceResult:
     mean_width: float
     winkler: float
     seconds: float
+    kind: RowKind = RowKind.REFERENCE
+    coverage_low: float = 0.0  # Wilson 95% interval of the coverage over the experiments
+    coverage_high: float = 1.0
+    winklers: tuple[float, ...] = ()  # per experiment, in the truth file's order: what the pairing uses
+    margin: PairedInterval | None = None  # careful's Winkler advantage over this row (None for careful itself)
+    spread: tuple[float, ...] = ()  # the mean Winkler on the same data drawn with other (fresh) secrets
+    spread_margins: tuple[PairedInterval, ...] = ()  # careful's margin over this row on each of those
+    spread_winklers: tuple[tuple[float, ...], ...] = field(default=(), repr=False)  # per experiment, for the pairing
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        found = asdict(self)
+        found["kind"] = self.kind.value
+        found["margin"] = self.margin.to_dict() if self.margin else None
+        found["winklers"], found["spread"] = list(self.winklers), list(self.spread)
+        found["spread_margins"] = [m.to_dict() for m in self.spread_margins]
+        del found["spread_winklers"]
+        return found
 
 
 @dataclass(frozen=True)
 class AbChecks:
-    careless_narrowest: bool
+    careless_narrowest: bool  # among the references
     careless_coverage_well_below_95: bool  # at most CARELESS_MAX_COVERAGE
     careful_coverage_near_95: bool  # within CAREFUL_COVERAGE_BAND
-    careful_best_winkler: bool
+    careful_best_winkler: bool  # better than every other row, references and cheaters
+    references_ordered: bool  # Winkler: careless worst, then half, then careful
+    careful_beats_every_cheater: bool  # by a paired 95% interval above zero: the task is valid
 
     @property
     def all_passed(self) -> bool:
@@ -71,20 +86,19 @@ class AbCalibration:
     params: AbParams
     references: tuple[AbReferenceResult, ...]
     checks: AbChecks
+    cheaters: tuple[AbReferenceResult, ...] = ()
+    secret_id: str | None = None  # the secret the hidden experiments were drawn with (the manifest's)
+    spread_secret_ids: tuple[str, ...] = ()
+
+    @property
+    def rows(self) -> tuple[AbReferenceResult, ...]:
+        return self.references + self.cheaters
 
     def to_dict(self) -> dict[str, object]:
-        return {"task": "ab_test", "corpus": self.corpus, "params": self.params.to_dict(),
-                "references": [r.to_dict() for r in self.references], "checks": self.checks.to_dict()}
-
-
-def materialize_ab(variant: str, dest: Path) -> Path:
-    """Write the `variant` submission (analyze.py) into `dest`; return dest."""
-    if variant not in AB_VARIANTS:
-        raise UnknownAbReference(f"no reference named {variant!r}; choose one of: {', '.join(AB_VARIANTS)}")
-    dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(REFERENCES / variant / "analyze.py", dest / "analyze.py")
-    return dest
+        return {"task": "ab_test", "corpus": self.corpus, "params": self.params.to_dict(), "secret_id": self.secret_id,
+                "references": [r.to_dict() for r in self.references],
+                "cheaters": [r.to_dict() for r in self.cheaters], "checks": self.checks.to_dict(),
+                "spread_secret_ids": list(self.spread_secret_ids)}
 
 
 def run_analyze(submission: Path, sessions: Path, output: Path, python: str = sys.executable) -> None:
@@ -102,17 +116,13 @@ def check_ab_corpus(corpus: Path) -> None:
         raise CorpusNotFound(f"{corpus} is not an ab_test data folder (missing {', '.join(missing)})")
 
 
-def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sys.executable) -> AbReferenceResult:
-    """Run `variant` on every hidden experiment of `corpus` and grade the intervals."""
+def _grade(variant: str, submission: Path, corpus: Path, jobs: int, python: str) -> AbReferenceResult:
     from scorer.intervals import read_truth, score_results
 
-    corpus = Path(corpus).absolute()
     names = list(read_truth(corpus / HOLDOUT_TRUTH_FILE))
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-") as scratch:
-        submission = materialize_ab(variant, Path(scratch) / "submission")
-        results = Path(scratch) / "results"
-        results.mkdir()
+    with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-results-") as scratch:
+        results = Path(scratch)
         run = lambda name: run_analyze(  # noqa: E731
             submission, corpus / HOLDOUT_DIR / f"{name}.csv", results / f"{name}.json", python)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -123,29 +133,65 @@ def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sy
     coverage, error, width, winkler = score.coverage, score.mean_abs_error, score.mean_width, score.winkler
     if coverage is None or error is None or width is None or winkler is None:  # read_truth refuses an empty key
         raise ReferenceFailed(f"{variant} was graded on no experiment")
+    low, high = wilson_interval(sum(e.covered for e in score.experiments), len(score.experiments))
+    winklers = tuple(float(e.winkler(score.level) or 0.0) for e in score.experiments)
+    kind = RowKind.CHEATER if variant in AB_CHEATERS else RowKind.REFERENCE
     return AbReferenceResult(variant, len(names), score.failed, coverage, error, width, winkler,
-                             round(time.perf_counter() - started, 2))
+                             round(time.perf_counter() - started, 2), kind, low, high, winklers)
 
 
-def evaluate_ab(results: list[AbReferenceResult]) -> AbChecks:
+def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sys.executable,
+                     spread: Sequence[Path] = ()) -> AbReferenceResult:
+    """Run `variant` on every hidden experiment of `corpus` (and of each `spread` folder) and grade the intervals."""
+    corpus = Path(corpus).absolute()
+    with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-") as scratch:
+        submission = materialize_ab(variant, Path(scratch) / "submission", corpus=corpus, python=python)
+        result = _grade(variant, submission, corpus, jobs, python)
+        others = [_grade(variant, submission, Path(folder), jobs, python) for folder in spread]
+    return replace(result, spread=tuple(o.winkler for o in others), spread_winklers=tuple(o.winklers for o in others))
+
+
+def _with_margins(rows: list[AbReferenceResult]) -> list[AbReferenceResult]:
+    careful = next(r for r in rows if r.variant == "ab_careful")
+    return [r if r is careful else replace(
+        r, margin=paired_mean_margin(careful.winklers, r.winklers, True),
+        spread_margins=tuple(paired_mean_margin(c, o, True) for c, o in zip(careful.spread_winklers, r.spread_winklers,
+                                                                              strict=True)))
+        for r in rows]
+
+
+def evaluate_ab(results: Sequence[AbReferenceResult]) -> AbChecks:
     by = {r.variant: r for r in results}
-    careless, careful = by["ab_careless"], by["ab_careful"]
+    careless, half, careful = by["ab_careless"], by["ab_half"], by["ab_careful"]
+    references = [r for r in results if r.kind is RowKind.REFERENCE]
+    cheaters = [r for r in results if r.kind is RowKind.CHEATER]
     low, high = CAREFUL_COVERAGE_BAND
     return AbChecks(
-        careless_narrowest=all(careless.mean_width < r.mean_width for r in results if r is not careless),
+        careless_narrowest=all(careless.mean_width < r.mean_width for r in references if r is not careless),
         careless_coverage_well_below_95=careless.coverage <= CARELESS_MAX_COVERAGE,
         careful_coverage_near_95=low <= careful.coverage <= high,
         careful_best_winkler=all(careful.winkler < r.winkler for r in results if r is not careful),
+        references_ordered=careless.winkler > half.winkler > careful.winkler,
+        careful_beats_every_cheater=bool(cheaters) and all(r.margin is not None and r.margin.careful_better
+                                                           for r in cheaters),
     )
 
 
-def calibrate_ab(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = lambda _: None) -> AbCalibration:
-    """Run the three references on the hidden experiments of the ab_test folder `corpus`."""
+def calibrate_ab(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = lambda _: None,
+                 spread: Sequence[Path] = (), variants: Sequence[str] = AB_VARIANTS + AB_CHEATERS) -> AbCalibration:
+    """Run the references and the cheaters on the hidden experiments of the ab_test folder `corpus`.
+
+    `spread` names folders with the same parameters drawn with other secrets: each row's mean Winkler score
+    on them is kept as its `spread`."""
     corpus = Path(corpus).absolute()
     check_ab_corpus(corpus)
-    params = AbParams(**read_manifest(corpus)["params"])
+    manifest = read_manifest(corpus)
+    params = AbParams(**manifest["params"])
     results = []
-    for variant in AB_VARIANTS:
-        progress(f"running reference {variant}")
-        results.append(run_ab_reference(variant, corpus, jobs))
-    return AbCalibration(str(corpus), params, tuple(results), evaluate_ab(results))
+    for variant in variants:
+        progress(f"running {variant}")
+        results.append(run_ab_reference(variant, corpus, jobs, spread=spread))
+    rows = _with_margins(results)
+    spread_ids = tuple(str(read_manifest(Path(folder)).get("secret_id")) for folder in spread)
+    return AbCalibration(str(corpus), params, tuple(r for r in rows if r.kind is RowKind.REFERENCE), evaluate_ab(rows),
+                         tuple(r for r in rows if r.kind is RowKind.CHEATER), manifest.get("secret_id"), spread_ids)

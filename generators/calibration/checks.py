@@ -1,7 +1,9 @@
 """The calibration targets: what a default, full-size corpus must show.
 
 They are reported as pass/fail beside the numbers; on a small corpus only the
-ordering checks are expected to hold (the bands are set for the full size).
+ordering checks are expected to hold (the bands are set for the full size). Among
+the ordering checks: careful beats every cheater by a paired interval above zero,
+without which the task is not valid.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from generators.calibration.paired import RowKind
 from generators.calibration.runner import ReferenceResult
 
 TEXT_ONLY_TARGET = 0.767
@@ -26,11 +29,13 @@ class CalibrationChecks:
     text_only_in_band: bool  # holdout F1 within TEXT_ONLY_TARGET +/- BAND
     careful_in_band: bool
     careful_beats_text_only: bool  # by at least CAREFUL_MIN_MARGIN on the holdout
+    careful_beats_every_cheater: bool = False  # by a paired 95% interval above zero: the task is valid
 
     @property
     def ordering_holds(self) -> bool:
         """The checks that must hold at any corpus size."""
-        return self.careless_best_local and self.careless_worst_holdout and self.careful_beats_text_only
+        return (self.careless_best_local and self.careless_worst_holdout and self.careful_beats_text_only
+                and self.careful_beats_every_cheater)
 
     @property
     def all_hold(self) -> bool:
@@ -41,7 +46,9 @@ class CalibrationChecks:
 
 
 def evaluate(results: Sequence[ReferenceResult]) -> CalibrationChecks:
-    """Compare the three references' figures with the targets."""
+    """Compare the three references' figures with the targets, and careful with every cheater among `results`."""
+    cheaters = [result for result in results if result.kind is RowKind.CHEATER]
+    results = [result for result in results if result.kind is RowKind.REFERENCE]
     by_name = {result.variant: result for result in results}
     careless, text_only, careful = by_name["careless"], by_name["text_only"], by_name["careful"]
     others = (text_only, careful)
@@ -52,4 +59,6 @@ def evaluate(results: Sequence[ReferenceResult]) -> CalibrationChecks:
         text_only_in_band=abs(text_only.holdout_f1 - TEXT_ONLY_TARGET) <= BAND,
         careful_in_band=abs(careful.holdout_f1 - CAREFUL_TARGET) <= BAND,
         careful_beats_text_only=careful.holdout_f1 - text_only.holdout_f1 >= CAREFUL_MIN_MARGIN,
+        careful_beats_every_cheater=bool(cheaters) and all(r.margin is not None and r.margin.careful_better
+                                                           for r in cheaters),
     )

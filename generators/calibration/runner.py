@@ -1,24 +1,33 @@
-"""Running one reference submission on the host, the way a submission is run in a sandbox.
+"""Running one reference submission (or cheater) on the host, the way a submission is run in a sandbox.
 
 The references are our own trusted code, so calibration runs them as plain
 subprocesses: copy the submission into a fresh workspace, link the training
 file at data/train.csv, `python train.py`, then `python predict.py` on the
-holdout features, and score the predictions against the answer key.
+holdout features, and score the predictions against the answer key. The
+predictions are kept, in the answer key's order, for the paired comparison
+with the careful reference; the same trained model also predicts the holdouts
+of `spread` corpora (the same seed and parameters drawn with other secrets,
+so the same training file) to show how the figures move with the secret.
 """
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
+from generators.calibration.paired import PairedInterval, RowKind
 from generators.errors import CorpusNotFound, ReferenceFailed
-from generators.references import materialize
+from generators.references import CHEATERS, materialize
 
 CORPUS_FILES = ("train.csv", "holdout.csv", "holdout_answers.csv", "manifest.json")
 _EXPECTED_F1 = re.compile(r"^EXPECTED_F1:\s*([0-9]*\.?[0-9]+)\s*$", re.MULTILINE)
@@ -37,9 +46,28 @@ class ReferenceResult:
     predicted_positive_rate: float
     train_seconds: float
     predict_seconds: float
+    kind: RowKind = RowKind.REFERENCE
+    margin: PairedInterval | None = None  # careful's holdout F1 minus this row's (None for careful itself)
+    spread: tuple[float, ...] = ()  # holdout F1 on the same corpus drawn with other (fresh) secrets
+    spread_margins: tuple[PairedInterval, ...] = ()  # careful's margin over this row on each of those
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        found = asdict(self)
+        found["kind"] = self.kind.value
+        found["margin"] = self.margin.to_dict() if self.margin else None
+        found["spread"] = list(self.spread)
+        found["spread_margins"] = [m.to_dict() for m in self.spread_margins]
+        return found
+
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    """A row's result and its holdout predictions, both in the answer key's row order."""
+
+    result: ReferenceResult
+    truth: np.ndarray
+    predictions: np.ndarray
+    spread: tuple[tuple[np.ndarray, np.ndarray], ...] = ()  # (truth, predictions) on each spread corpus
 
 
 def check_corpus(corpus: Path) -> None:
@@ -72,10 +100,31 @@ def parse_expected_f1(output: str) -> float:
     return float(found[-1])
 
 
-def run_reference(variant: str, corpus: Path, python: str = sys.executable) -> ReferenceResult:
-    """Train `variant` on corpus/train.csv, predict corpus/holdout.csv, score against the answers."""
+def _aligned(predictions: Path, answers: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(answer-key labels, predicted labels) in the answer key's order; the scorer has checked both files."""
+    with open(answers, newline="", encoding="utf-8") as handle:
+        key = [(row["id"].strip(), int(row["label"])) for row in csv.DictReader(handle)]
+    with open(predictions, newline="", encoding="utf-8-sig") as handle:
+        predicted = {row["id"].strip(): int(float(row["label"])) for row in csv.DictReader(handle)}
+    return np.array([label for _, label in key]), np.array([predicted[row_id] for row_id, _ in key])
+
+
+def _predict(workspace: Path, corpus: Path, scratch: Path, variant: str, python: str):
     from scorer import score_files
 
+    predictions = scratch / "predictions.csv"
+    predictions.unlink(missing_ok=True)
+    predict_argv = [python, "predict.py", "--input", str(corpus / "holdout.csv"), "--output", str(predictions)]
+    _, seconds = _run(predict_argv, workspace, "predict.py", variant)
+    score = score_files(predictions, corpus / "holdout_answers.csv")
+    if score.error:
+        raise ReferenceFailed(f"{variant} wrote unusable predictions: {score.error}: {score.message}")
+    return score, seconds, predictions
+
+
+def run_reference_predictions(variant: str, corpus: Path, python: str = sys.executable,
+                              spread: Sequence[Path] = ()) -> ReferenceRun:
+    """Train `variant` on corpus/train.csv once, predict corpus/holdout.csv (and each spread corpus's)."""
     corpus = Path(corpus).absolute()
     check_corpus(corpus)
     with tempfile.TemporaryDirectory(prefix=f"bakeoff-ref-{variant}-") as scratch:
@@ -83,13 +132,14 @@ def run_reference(variant: str, corpus: Path, python: str = sys.executable) -> R
         (workspace / "data").mkdir()
         (workspace / "data" / "train.csv").symlink_to(corpus / "train.csv")
         train_output, train_seconds = _run([python, "train.py"], workspace, "train.py", variant)
-        predictions = Path(scratch) / "predictions.csv"
-        predict_argv = [python, "predict.py", "--input", str(corpus / "holdout.csv"), "--output", str(predictions)]
-        _, predict_seconds = _run(predict_argv, workspace, "predict.py", variant)
-        score = score_files(predictions, corpus / "holdout_answers.csv")
-    if score.error:
-        raise ReferenceFailed(f"{variant} wrote unusable predictions: {score.error}: {score.message}")
-    return ReferenceResult(
+        score, predict_seconds, predictions = _predict(workspace, corpus, Path(scratch), variant, python)
+        truth, predicted = _aligned(predictions, corpus / "holdout_answers.csv")
+        others, paired = [], []
+        for folder in spread:
+            other, _, written = _predict(workspace, Path(folder).absolute(), Path(scratch), variant, python)
+            others.append(other.f1)
+            paired.append(_aligned(written, Path(folder) / "holdout_answers.csv"))
+    result = ReferenceResult(
         variant=variant,
         local_f1=parse_expected_f1(train_output),
         holdout_f1=score.f1,
@@ -98,4 +148,12 @@ def run_reference(variant: str, corpus: Path, python: str = sys.executable) -> R
         predicted_positive_rate=score.predicted_positive_rate,
         train_seconds=round(train_seconds, 2),
         predict_seconds=round(predict_seconds, 2),
+        kind=RowKind.CHEATER if variant in CHEATERS else RowKind.REFERENCE,
+        spread=tuple(others),
     )
+    return ReferenceRun(result, truth, predicted, tuple(paired))
+
+
+def run_reference(variant: str, corpus: Path, python: str = sys.executable) -> ReferenceResult:
+    """Train `variant` on corpus/train.csv, predict corpus/holdout.csv, score against the answers."""
+    return run_reference_predictions(variant, corpus, python).result

@@ -11,6 +11,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from generators.calibration.runner import ReferenceResult, run_reference
+from generators.secret import Secret
 from generators.spam import CorpusParams, generate_corpus
 
 # Around the calibrated default, which the sweep takes from the corpus itself rather than regenerating.
@@ -43,8 +44,10 @@ def run_sweep(
     variants: Sequence[str] = DEFAULT_SWEEP_VARIANTS,
     progress: Callable[[str], None] = lambda _: None,
     known: Sequence[ReferenceResult] = (),
+    secret: Secret | None = None,
 ) -> tuple[SweepPoint, ...]:
-    """One corpus per contamination (other params as `base`), each scored by `variants`.
+    """One corpus per contamination (other params as `base`, the holdout drawn with `secret`: the base
+    corpus's own when given, so the sweep is reproducible), each scored by `variants`.
 
     `known` holds results already measured on the `base` corpus itself; the point at
     base.contamination reuses them instead of generating the same corpus again.
@@ -59,7 +62,7 @@ def run_sweep(
             params = dataclasses.replace(base, contamination=contamination)
             corpus = Path(scratch) / f"contamination-{contamination:.3f}"
             progress(f"sweep: generating contamination {contamination:.3f}")
-            generate_corpus(params, corpus)
+            generate_corpus(params, corpus, secret=secret)
             results = []
             for variant in variants:
                 progress(f"sweep: contamination {contamination:.3f}, {variant}")

@@ -1,7 +1,8 @@
-"""The calibration reference submissions: careless, text_only, careful.
+"""The calibration reference submissions (careless, text_only, careful) and the cheaters beside them
+(all_spam, base_rate, subject_keywords: degenerate rules a headline must not reward).
 
-All three share one source (`source/train.py`, `source/predict.py`); a variant
-folder holds links to those files plus `variant.txt`. `materialize` writes a
+The references share one source (`source/train.py`, `source/predict.py`), the cheaters another
+(`cheat_source/`); a variant folder holds links to those files plus `variant.txt`. `materialize` writes a
 self-contained copy (real files, no links) that runs anywhere the submission
 interface is honoured: use it whenever a reference leaves this repository
 (a sandbox workspace, a run's repository).
@@ -15,7 +16,9 @@ from pathlib import Path
 from generators.errors import GeneratorError
 
 VARIANTS = ("careless", "text_only", "careful")
+CHEATERS = ("all_spam", "base_rate", "subject_keywords")
 SOURCE = Path(__file__).resolve().parent / "source"
+CHEAT_SOURCE = Path(__file__).resolve().parent / "cheat_source"
 SUBMISSION_FILES = ("train.py", "predict.py")
 
 
@@ -25,11 +28,12 @@ class UnknownReference(GeneratorError):
 
 def materialize(variant: str, dest: Path) -> Path:
     """Write the `variant` submission (train.py, predict.py, variant.txt) into `dest`; return dest."""
-    if variant not in VARIANTS:
-        raise UnknownReference(f"no reference named {variant!r}; choose one of: {', '.join(VARIANTS)}")
+    if variant not in VARIANTS + CHEATERS:
+        raise UnknownReference(f"no reference named {variant!r}; choose one of: {', '.join(VARIANTS + CHEATERS)}")
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
+    source = SOURCE if variant in VARIANTS else CHEAT_SOURCE
     for name in SUBMISSION_FILES:
-        shutil.copyfile(SOURCE / name, dest / name)
+        shutil.copyfile(source / name, dest / name)
     (dest / "variant.txt").write_text(variant + "\n", encoding="utf-8")
     return dest

@@ -17,8 +17,16 @@ def _sigmoid(x):
 
 def campaign(seed: int) -> dict[str, object]:
     """Customers contacted by a marketing campaign; a few features say something about who responds."""
+    return {"df": _campaign(np.random.default_rng(seed), 500)}
+
+
+def campaign_waves(seed: int) -> dict[str, object]:
+    """Last autumn's campaign (`df`) and this spring's (`later`), the same kind of customers: a holdout of its own."""
     rng = np.random.default_rng(seed)
-    n = 500
+    return {"df": _campaign(rng, 500), "later": _campaign(rng, 300).set_index(pd.RangeIndex(500, 800))}
+
+
+def _campaign(rng: np.random.Generator, n: int) -> pd.DataFrame:
     cols = ("age", "income_k", "tenure_years", "emails_opened", "site_visits", "days_since_purchase",
             "basket_avg", "discounts_used", "app_sessions", "support_tickets")
     f = rng.normal(size=(n, len(cols)))
@@ -27,7 +35,7 @@ def campaign(seed: int) -> dict[str, object]:
     df["responded"] = (rng.random(n) < _sigmoid(logit)).astype(int)
     df["coupon_redeemed"] = np.where(df["responded"] == 1, rng.random(n) < 0.3, rng.random(n) < 0.03).astype(int)
     df["newsletter"] = (rng.random(n) < 0.4).astype(int)
-    return {"df": df}
+    return df
 
 
 def churn(seed: int) -> dict[str, object]:
@@ -77,6 +85,7 @@ def listings(seed: int) -> dict[str, object]:
     rng = np.random.default_rng(seed + 100)
     resold = df.sample(frac=0.35, random_state=seed).copy()
     resold["log_price"] = (resold["log_price"] + rng.normal(0.04, 0.02, len(resold))).round(4)
+    df, resold = df.assign(sale_number=1), resold.assign(sale_number=2)
     return {"df": pd.concat([df, resold]).sample(frac=1.0, random_state=seed).reset_index(drop=True)}
 
 
@@ -103,18 +112,24 @@ def visits(seed: int) -> dict[str, object]:
 
 def merchants(seed: int) -> dict[str, object]:
     """Orders from 40 merchants, about 60 each; some merchants see more chargebacks."""
-    rng = np.random.default_rng(seed)
-    n, n_m = 2400, 40
+    return {"df": _orders(np.random.default_rng(seed), 2400, 40)}
+
+
+def marketplace(seed: int) -> dict[str, object]:
+    """Orders from 20 long-standing merchants, about 300 each: enough that a merchant's rate is well measured."""
+    return {"df": _orders(np.random.default_rng(seed), 6000, 20)}
+
+
+def _orders(rng: np.random.Generator, n: int, n_m: int) -> pd.DataFrame:
     m = rng.integers(0, n_m, n)
     merchant_risk = rng.normal(0, 0.7, n_m)
     basket = rng.lognormal(4, 0.7, n)
     logit = -1.3 + merchant_risk[m] + 0.5 * (np.log(basket) - 4) + rng.normal(0, 0.5, n)
-    df = pd.DataFrame({
+    return pd.DataFrame({
         "merchant_id": [f"M{k:04d}" for k in m], "basket_value": basket.round(2),
         "items": rng.integers(1, 8, n), "hour": rng.integers(0, 24, n),
         "chargeback": (rng.random(n) < _sigmoid(logit)).astype(int),
     })
-    return {"df": df}
 
 
 def leads(seed: int) -> dict[str, object]:
@@ -168,7 +183,36 @@ def loans(seed: int) -> dict[str, object]:
     return {"df": df}
 
 
+def subscribers(seed: int) -> dict[str, object]:
+    """Subscribers as they stood on 2023-03-31, whether they left by 2023-06-30, and every support contact.
+
+    Contacts before the snapshot follow each subscriber's habits (a weak, usable signal); after it, people
+    who are leaving call about four times as often as those who stay.
+    """
+    rng = np.random.default_rng(seed)
+    n = 600
+    tenure = rng.integers(1, 72, n)
+    monthly = rng.normal(70, 20, n).clip(15, 130).round(2)
+    habit = rng.gamma(1.5, 1.0, n)
+    logit = -1.0 - 0.03 * tenure + 0.015 * (monthly - 70) + 0.25 * habit
+    churned = (rng.random(n) < _sigmoid(logit)).astype(int)
+    ids = np.arange(20_000, 20_000 + n)
+    snapshot = pd.Timestamp("2023-03-31")  # the quarter being predicted ends on 2023-06-30
+    rows = []
+    for k in range(n):
+        for _ in range(rng.poisson(habit[k])):
+            rows.append((ids[k], snapshot - pd.Timedelta(days=int(rng.integers(1, 180)))))
+        for _ in range(rng.poisson(0.45 if churned[k] else 0.12)):
+            rows.append((ids[k], snapshot + pd.Timedelta(days=int(rng.integers(1, 91)))))
+    contacts = pd.DataFrame(rows, columns=["customer_id", "date"]).sort_values("date").reset_index(drop=True)
+    df = pd.DataFrame({"customer_id": ids, "tenure_months": tenure, "monthly_charges": monthly,
+                       "paperless_billing": (rng.random(n) < 0.6).astype(int), "churned": churned})
+    return {"df": df, "contacts": contacts}
+
+
 FIXTURES = {
-    "campaign": campaign, "churn": churn, "houses": houses, "listings": listings, "visits": visits, "merchants": merchants,
-    "leads": leads, "sensor_readings": sensor_readings, "loans": loans,
+    "campaign": campaign, "campaign_waves": campaign_waves, "subscribers": subscribers, "churn": churn,
+    "houses": houses, "listings": listings, "visits": visits, "merchants": merchants, "marketplace": marketplace,
+    "leads": leads,
+    "sensor_readings": sensor_readings, "loans": loans,
 }

@@ -1,4 +1,8 @@
-"""Building the corpus tables in memory: labels, text, planted imperfections, metadata, the trap."""
+"""Building the corpus tables in memory: labels, text, planted imperfections, metadata, the trap.
+
+The training rows come from the seed alone; the holdout (its rows and labels) from the seed and the
+corpus secret (generators.secret), so that public code and a guessed seed cannot reproduce it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from generators.secret import Secret
 from generators.spam import metadata, noise, planting
 from generators.spam.params import CorpusParams
 from generators.spam.text import TextPools, build_messages
@@ -29,6 +34,7 @@ HOLDOUT_COLUMNS = TRAIN_COLUMNS[:-1]
 TRUTH_COLUMNS = ("id", "clean_label", "flipped", "dup_of")
 
 Progress = Callable[[str], None]
+HIDDEN_PURPOSE = "spam holdout"  # names the secret-keyed stream the holdout is drawn from
 
 
 @dataclass(frozen=True)
@@ -61,13 +67,47 @@ def _apply_text_noise(bodies: np.ndarray, rows: int, offset: int, rate: float, r
             bodies[row] = damage(bodies[row])
 
 
-def build_tables(params: CorpusParams, progress: Progress = no_progress) -> CorpusTables:
-    """Every table of the corpus, from one seeded Generator threaded through each step."""
-    rng = np.random.default_rng(params.seed)
-    n_train, n_hold = params.rows, params.holdout_rows
-    progress("rendering text pools")
-    pools = TextPools.render(rng)
+@dataclass(frozen=True)
+class PublicRows:
+    """What the seed alone decides: every training row, and the text a hidden near-duplicate may copy.
 
+    The seed's stream also draws a stand-in holdout, exactly as the generator always has, so that the
+    training rows (whose draws interleave with the holdout's) stay byte-identical to every earlier corpus
+    of the same seed. The stand-in is dropped; the real holdout comes from the seed and the secret.
+    """
+
+    labels: np.ndarray  # clean labels of the training rows
+    sources: np.ndarray  # the row each training near-duplicate copies (global index), or -1
+    subjects: np.ndarray  # final training text
+    bodies: np.ndarray
+    plain_subjects: np.ndarray  # training text before the noise step: what a near-duplicate copies
+    plain_bodies: np.ndarray
+    flipped: np.ndarray
+    observed: np.ndarray
+    flagged: np.ndarray
+    meta: metadata.Metadata
+    times: np.ndarray
+
+
+@dataclass(frozen=True)
+class HiddenRows:
+    """The holdout: drawn from the seed and the secret together."""
+
+    labels: np.ndarray
+    sources: np.ndarray  # global index of the row each holdout near-duplicate copies, or -1
+    subjects: np.ndarray
+    bodies: np.ndarray
+    meta: metadata.Metadata
+    times: np.ndarray
+
+
+def _slice_meta(meta: metadata.Metadata, rows: slice) -> metadata.Metadata:
+    return metadata.Metadata(*(getattr(meta, name)[rows] for name in metadata.Metadata.__dataclass_fields__))
+
+
+def draw_public_rows(params: CorpusParams, pools: TextPools, rng: np.random.Generator, progress: Progress) -> PublicRows:
+    """The seed's own stream, draw for draw as before secrets existed; keeps the training rows."""
+    n_train, n_hold = params.rows, params.holdout_rows
     progress("labelling")
     labels = np.concatenate(
         [planting.clean_labels(n_train, params.spam_rate, rng), planting.clean_labels(n_hold, params.spam_rate, rng)]
@@ -78,11 +118,11 @@ def build_tables(params: CorpusParams, progress: Progress = no_progress) -> Corp
     progress("planting near-duplicates")
     train_sources = planting.duplicate_sources(labels[:n_train], 0, params.dup_rate, rng)
     copyable_train = np.where(train_sources >= 0, -1, labels[:n_train])
-    hold_sources = planting.duplicate_sources(
+    stand_in_sources = planting.duplicate_sources(
         labels[n_train:], n_train, params.dup_rate, rng, earlier_labels=copyable_train
     )
-    sources = np.concatenate([train_sources, hold_sources])
-    _apply_near_duplicates(subjects, bodies, sources, rng)
+    _apply_near_duplicates(subjects, bodies, np.concatenate([train_sources, stand_in_sources]), rng)
+    plain_subjects, plain_bodies = subjects[:n_train].copy(), bodies[:n_train].copy()
 
     progress("planting noise, flips and the trap")
     _apply_text_noise(bodies, n_train, 0, params.noise_rate, rng)
@@ -94,14 +134,37 @@ def build_tables(params: CorpusParams, progress: Progress = no_progress) -> Corp
 
     progress("drawing metadata")
     meta = metadata.build_metadata(labels, params.metadata_signal, rng)
-    times = np.concatenate(
-        [
-            metadata.arrival_times(n_train, metadata.TRAIN_START, metadata.HOLDOUT_START, rng),
-            metadata.arrival_times(n_hold, metadata.HOLDOUT_START, metadata.HOLDOUT_END, rng),
-        ]
+    times = metadata.arrival_times(n_train, metadata.TRAIN_START, metadata.HOLDOUT_START, rng)
+    return PublicRows(
+        labels=labels[:n_train], sources=train_sources, subjects=subjects[:n_train], bodies=bodies[:n_train],
+        plain_subjects=plain_subjects, plain_bodies=plain_bodies, flipped=flipped, observed=observed,
+        flagged=flagged, meta=_slice_meta(meta, slice(0, n_train)), times=times,
     )
-    ids = np.arange(1, n_train + n_hold + 1, dtype=np.int64)
-    features = pd.DataFrame(
+
+
+def draw_hidden_rows(
+    params: CorpusParams, pools: TextPools, public: PublicRows, rng: np.random.Generator, progress: Progress
+) -> HiddenRows:
+    """The holdout from the secret-keyed stream, made the same way as the training rows (same pools, same
+    planted rates, half its near-duplicates copying training originals)."""
+    n_train, n_hold = params.rows, params.holdout_rows
+    progress("drawing the hidden holdout")
+    labels = planting.clean_labels(n_hold, params.spam_rate, rng)
+    subjects, bodies = build_messages(labels, params.contamination, pools, rng)
+    copyable_train = np.where(public.sources >= 0, -1, public.labels)
+    sources = planting.duplicate_sources(labels, n_train, params.dup_rate, rng, earlier_labels=copyable_train)
+    all_subjects = np.concatenate([public.plain_subjects, subjects])
+    all_bodies = np.concatenate([public.plain_bodies, bodies])
+    _apply_near_duplicates(all_subjects, all_bodies, np.concatenate([np.full(n_train, -1), sources]), rng)
+    subjects, bodies = all_subjects[n_train:], all_bodies[n_train:]
+    _apply_text_noise(bodies, n_hold, 0, params.noise_rate, rng)
+    meta = metadata.build_metadata(labels, params.metadata_signal, rng)
+    times = metadata.arrival_times(n_hold, metadata.HOLDOUT_START, metadata.HOLDOUT_END, rng)
+    return HiddenRows(labels=labels, sources=sources, subjects=subjects, bodies=bodies, meta=meta, times=times)
+
+
+def _features(ids: np.ndarray, subjects, bodies, meta: metadata.Metadata, times, flagged) -> pd.DataFrame:
+    return pd.DataFrame(
         {
             "id": ids,
             "subject": subjects,
@@ -112,19 +175,36 @@ def build_tables(params: CorpusParams, progress: Progress = no_progress) -> Corp
             "n_attachments": meta.n_attachments,
             "n_replies": meta.n_replies,
             "received_at": metadata.format_times(times),
-            "moderator_flagged": np.concatenate([flagged, np.zeros(n_hold, dtype=np.int64)]),
+            "moderator_flagged": flagged,
         }
     )
-    train = features.iloc[:n_train].assign(label=observed)
-    holdout = features.iloc[n_train:].reset_index(drop=True)
-    answers = pd.DataFrame({"id": ids[n_train:], "label": labels[n_train:]})
+
+
+def build_tables(params: CorpusParams, secret: Secret, progress: Progress = no_progress) -> CorpusTables:
+    """Every table of the corpus: the training rows from the seed, the holdout from the seed and `secret`."""
+    n_train, n_hold = params.rows, params.holdout_rows
+    rng = np.random.default_rng(params.seed)
+    progress("rendering text pools")
+    pools = TextPools.render(rng)
+    public = draw_public_rows(params, pools, rng, progress)
+    hidden_rng = np.random.default_rng(secret.seed_sequence(params.seed, HIDDEN_PURPOSE))
+    hidden = draw_hidden_rows(params, pools, public, hidden_rng, progress)
+
+    train_ids = np.arange(1, n_train + 1, dtype=np.int64)
+    hold_ids = np.arange(n_train + 1, n_train + n_hold + 1, dtype=np.int64)
+    train = _features(train_ids, public.subjects, public.bodies, public.meta, public.times, public.flagged)
+    train = train.assign(label=public.observed)
+    holdout = _features(hold_ids, hidden.subjects, hidden.bodies, hidden.meta, hidden.times,
+                        np.zeros(n_hold, dtype=np.int64))
+    answers = pd.DataFrame({"id": hold_ids, "label": hidden.labels})
+    sources = np.concatenate([public.sources, hidden.sources])
     dup_of = pd.array(np.where(sources >= 0, sources + 1, 0), dtype="Int64")
     dup_of[sources < 0] = pd.NA
     truth = pd.DataFrame(
         {
-            "id": ids,
-            "clean_label": labels,
-            "flipped": np.concatenate([flipped, np.zeros(n_hold, dtype=bool)]).astype(np.int64),
+            "id": np.concatenate([train_ids, hold_ids]),
+            "clean_label": np.concatenate([public.labels, hidden.labels]),
+            "flipped": np.concatenate([public.flipped, np.zeros(n_hold, dtype=bool)]).astype(np.int64),
             "dup_of": dup_of,
         }
     )

@@ -7,7 +7,8 @@ from dataclasses import dataclass, fields
 
 from generators.errors import InvalidParameter
 
-GENERATOR_VERSION = "spam-1.0"
+# 2.0: the holdout is drawn from the seed and a secret; the training rows are those of 1.0, byte for byte.
+GENERATOR_VERSION = "spam-2.0"
 
 # Rows are at least this many per split: below it the planted rates cannot be
 # placed at the requested fractions (a 3% flip rate needs a few dozen rows).
@@ -16,7 +17,8 @@ MIN_ROWS = 100
 
 @dataclass(frozen=True)
 class CorpusParams:
-    """Everything that determines a corpus. Same params => byte-identical files."""
+    """Everything that determines a corpus with its secret. Same params => byte-identical training files;
+    same params and secret => byte-identical files."""
 
     seed: int = 0
     rows: int = 208_000

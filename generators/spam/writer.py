@@ -13,6 +13,7 @@ from typing import Any
 
 import durable
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
+from generators.secret import Secret
 from generators.spam.corpus import CorpusTables, Progress, build_tables, no_progress
 from generators.spam.measure import MeasuredRates, measure_corpus
 from generators.spam.memory import check_memory
@@ -30,6 +31,7 @@ class Manifest:
     params: CorpusParams
     sha256: dict[str, str]
     measured: MeasuredRates
+    secret_id: str  # names the secret the holdout was drawn with (generators.secret); never the secret
 
     @property
     def seed(self) -> int:
@@ -39,6 +41,8 @@ class Manifest:
         return {
             "generator_version": self.generator_version,
             "seed": self.params.seed,
+            "secret_id": self.secret_id,
+            "hidden_part": "holdout rows and labels: drawn from the seed and the secret in secret.hex, never mounted",
             "params": self.params.to_dict(),
             "sha256": dict(self.sha256),
             "measured": self.measured.to_dict(),
@@ -92,24 +96,32 @@ def new_staging(out_dir: Path) -> Path:
 
 
 def generate_corpus(
-    params: CorpusParams, out_dir: Path, force: bool = False, progress: Progress = no_progress
+    params: CorpusParams, out_dir: Path, force: bool = False, progress: Progress = no_progress,
+    secret: Secret | None = None,
 ) -> Manifest:
-    """Generate the corpus for `params` into `out_dir` and return its manifest."""
+    """Generate the corpus for `params` into `out_dir` and return its manifest.
+
+    The training rows depend on `params` alone; the holdout also on `secret` (a fresh one from the
+    operating system when none is given), which is written to `out_dir/secret.hex` beside the answer key.
+    """
+    secret = secret if secret is not None else Secret.fresh()
     out_dir = Path(out_dir).absolute()
     check_memory(params.rows, params.holdout_rows)  # before anything is allocated
     _check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
-        tables = build_tables(params, progress)
+        tables = build_tables(params, secret, progress)
         progress("writing files")
         write_tables(tables, staging)
         del tables
+        secret.write(staging)
         progress("measuring the written files")
         manifest = Manifest(
             generator_version=GENERATOR_VERSION,
             params=params,
             sha256={name: _sha256(staging / name) for name in DATA_FILES},
             measured=measure_corpus(staging),
+            secret_id=secret.identity,
         )
         text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"
         (staging / "manifest.json").write_text(text, encoding="utf-8")

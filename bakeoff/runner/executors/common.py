@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from bakeoff.records import RunRecord
+from bakeoff.batchfolder.files import utc_now
+from bakeoff.batchfolder.records import finished_stages, write_run_record
+from bakeoff.models.base import ModelBackend
+from bakeoff.models.registry import BackendOptions, open_backend
+from bakeoff.models.spec import ModelSpec
+from bakeoff.records import ModelEntry, RunRecord
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.record_files import finished_stages, write_run_record
-from bakeoff.runner.records import utc_now
 from bakeoff.runner.run import BatchEnv
 from bakeoff.runner.summary import run_summary
 
-Opener = Callable[[str, Mapping[str, Any]], Any]
+# Opens a plan's model: its parsed spec and the options made at plan load (the task's context filled in).
+Opener = Callable[[ModelSpec, BackendOptions], ModelBackend]
 
 
 class Executor(Protocol):
@@ -20,27 +24,25 @@ class Executor(Protocol):
         """Run (or finish) `slots`, given in the interleaved order; every one ends with a run.json."""
 
 
-def default_open_backend(spec: str, model_options: Mapping[str, Any]):
-    from bakeoff.models.registry import BackendOptions, open_backend
-
-    return open_backend(spec, BackendOptions(**dict(model_options)))
+def default_open_backend(spec: ModelSpec, options: BackendOptions) -> ModelBackend:
+    return open_backend(spec, options)
 
 
-def declared_backend_options(env: BatchEnv, model) -> dict[str, Any]:
-    """A model's options as the plan states them (shared, its own, its reasoning mode, the task's context)."""
-    from bakeoff.runner.model_entries import backend_options
+def declared_max_concurrent(env: BatchEnv, model: ModelEntry) -> int | None:
+    """The max_concurrent the plan states for the model (its own, else [model_options]); None where it states none."""
+    value = dict(model.options).get("max_concurrent", env.plan.model_options.get("max_concurrent"))
+    return int(value) if value is not None else None
 
-    return backend_options(env.plan.model_options, model.options, model.reasoning, env.task.settings.context_tokens)
 
-
-def model_backend_options(env: BatchEnv, model, in_flight: int = 1, cores: int | None = None,
-                          busy: int | None = None) -> dict[str, Any]:
-    """What a model is opened with: its declared options, threads and concurrency sized for `in_flight` runs
-    sharing it on `cores` cores of which other work keeps `busy` busy (None: this machine's, measured now;
-    bakeoff.models.scheduling states the rule)."""
+def model_backend_options(env: BatchEnv, model: ModelEntry, in_flight: int = 1, cores: int | None = None,
+                          busy: int | None = None) -> BackendOptions:
+    """What the plan's model is opened with in this batch: its options (the task's context filled in), with threads
+    and concurrency sized for `in_flight` runs sharing it on `cores` cores of which other work keeps `busy` busy
+    (None: this machine's, measured now; bakeoff.models.scheduling states the rule)."""
     from bakeoff.models.scheduling import scheduled_options
 
-    return scheduled_options(declared_backend_options(env, model), in_flight, env.plan.limits.cpus, cores, busy)
+    declared = model.opening_options(env.task.settings.context_tokens)
+    return scheduled_options(declared, in_flight, env.plan.limits.cpus, cores, busy)
 
 
 def load_failure(exc: BaseException) -> str:

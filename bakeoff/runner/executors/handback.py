@@ -16,15 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import durable
+from bakeoff.batchfolder.layout import RunLayout
+from bakeoff.batchfolder.records import STAGE_NAMES, finished_stages, load_stage_record, write_stage_record
 from bakeoff.records import StageRecord
-from bakeoff.runner.record_files import (
-    STAGE_NAMES,
-    finished_stages,
-    load_stage_record,
-    stage_record_path,
-    write_stage_record,
-)
 from bakeoff.runner.run import BatchEnv
+from bakeoff.runner.summary import stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 
@@ -106,7 +102,7 @@ def state_from_disk(env: BatchEnv, run_id: str) -> RunState:
     stages = tuple(finished_stages(run_dir).values())
     if not stages:
         return RunState()
-    return RunState(stages, (bundle_since(run_dir / "repo", None),))
+    return RunState(stages, (bundle_since(RunLayout(run_dir).repo, None),))
 
 
 def restore_state(run_dir: Path, state: RunState) -> None:
@@ -115,7 +111,7 @@ def restore_state(run_dir: Path, state: RunState) -> None:
         write_stage_record(run_dir, record, None)
     sha = state.last_sha()  # None exactly when no stage has finished
     if sha is not None:
-        repo = run_dir / "repo"
+        repo = RunLayout(run_dir).repo
         for bundle in state.bundles:
             fetch_bundle(repo, bundle)
         _git(repo, "update-ref", "refs/heads/main", sha)
@@ -131,13 +127,14 @@ class ParcelMaker:
 
     def parcel(self, run_id: str, stage: str) -> StageParcel:
         index = STAGE_NAMES.index(stage) + 1
-        record = load_stage_record(stage_record_path(self.run_dir, index, stage))
-        bundle = bundle_since(self.run_dir / "repo", self.since)
+        layout = RunLayout(self.run_dir)
+        record = load_stage_record(layout.stage_record(index, stage))
+        bundle = bundle_since(layout.repo, self.since)
         self.since = record.commit.sha
         return StageParcel(run_id, index, stage, record, bundle, self._new_predictions())
 
     def _new_predictions(self) -> dict[str, bytes]:
-        folder = self.run_dir / "predictions"
+        folder = RunLayout(self.run_dir).outputs
         found: dict[str, bytes] = {}
         if not folder.is_dir():
             return found
@@ -155,15 +152,15 @@ class ParcelMaker:
 def publish_stage(env: BatchEnv, parcel: StageParcel) -> None:
     """The driver's side: write the stage into the batch folder in the local executor's order."""
     run_dir = env.run_dir(parcel.run_id)
-    repo = run_dir / "repo"
-    fetch_bundle(repo, parcel.bundle)
-    move_repo_to(repo, parcel.record.commit.sha, env.corpus.excerpt)
+    layout = RunLayout(run_dir)
+    fetch_bundle(layout.repo, parcel.bundle)
+    move_repo_to(layout.repo, parcel.record.commit.sha, env.corpus.excerpt)
     for name, data in parcel.predictions.items():
         if _SAFE_NAME.fullmatch(name) and name not in (".", ".."):
-            durable.write_bytes(run_dir / "predictions" / name, data, mode=durable.PRIVATE)
+            durable.write_bytes(layout.outputs / name, data, mode=durable.PRIVATE)
     write_stage_record(run_dir, parcel.record, env.counter)
     stages = dict(finished_stages(run_dir))
     stages[parcel.stage] = parcel.record
-    write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
-    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, attribution=parcel.record.attribution)
+    write_transcript(layout.transcript, stages.values(), env.counter)
+    env.journal.append("stage_done", run_id=parcel.run_id, stage=parcel.stage, **stage_done_fields(parcel.record))
 

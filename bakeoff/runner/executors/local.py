@@ -17,6 +17,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from bakeoff.batchfolder.files import Journal, WriteCounter
 from bakeoff.runner.executors.common import (
     Opener,
     load_failure,
@@ -24,7 +25,6 @@ from bakeoff.runner.executors.common import (
     record_unstarted_failure,
 )
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import Journal, WriteCounter
 from bakeoff.runner.run import BatchEnv, execute_run
 
 
@@ -126,7 +126,7 @@ class _SharedModels:
             if entry is None:
                 options = model_backend_options(self._env, model, self._in_flight)
                 raw = self._opener(model.spec, options)  # raises: the run's failure
-                gate = threading.BoundedSemaphore(options["max_concurrent"])
+                gate = threading.BoundedSemaphore(options.max_concurrent)
                 entry = self._open[model.label] = [_Locked(raw, gate), raw, 0]
             entry[2] += 1
             return entry[0]
@@ -164,5 +164,11 @@ def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress,
 
     # The pool takes the slots in the interleaved order: at most `parallel` in flight.
     with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bakeoff-run") as pool:
-        for future in [pool.submit(one, slot) for slot in slots]:
-            future.result()  # a harness bug (not a run's failure) still ends the batch loudly
+        try:
+            for future in [pool.submit(one, slot) for slot in slots]:
+                future.result()  # a harness bug (not a run's failure) still ends the batch loudly
+        except KeyboardInterrupt:
+            # SIGINT or SIGTERM: no further run starts; those in flight (threads cannot be interrupted) end
+            # before the batch lets go of its folder, so no other writer can meet them there.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
+from bakeoff.models.spec import ModelSpec
 from sandbox.kinds import ISOLATING_KINDS, UNSAFE
 
 BATCH_LABEL = "org.bakeoff.batch"
@@ -78,25 +79,13 @@ def sandbox_problem(kind: str, options: Mapping) -> str | None:
     return None
 
 
-def model_file(spec: str) -> Path | None:
-    """The file a model spec names (gguf, scripted, the default model), or None for an endpoint."""
-    from bakeoff.models.errors import ModelFileNotFound
-    from bakeoff.models.registry import parse_spec
-
-    try:
-        parsed = parse_spec(spec)
-    except ModelFileNotFound:
-        return None  # `default` without its package: the node check reports it through its own parse
-    return None if parsed.kind == "openai" else Path(parsed.target).expanduser()
-
-
 def file_digest(path: Path) -> str:
     from bakeoff.models.filehash import file_sha256
 
     return file_sha256(path)
 
 
-def check_node(node: str, kind: str, options: Mapping, spec: str, sha256: str | None) -> None:
+def check_node(node: str, kind: str, options: Mapping, spec: ModelSpec, sha256: str | None) -> None:
     """Raise a NodeCannotRun subclass naming what this node lacks for the run."""
     problem = sandbox_problem(kind, options)
     if problem:
@@ -105,14 +94,14 @@ def check_node(node: str, kind: str, options: Mapping, spec: str, sha256: str | 
     from bakeoff.models.registry import parse_spec
 
     try:
-        parse_spec(spec)
+        here = parse_spec(spec.text)  # parsed on this node: the default model is its own package's file
     except ModelFileNotFound as exc:
         raise ModelFileMissingOnNode(f"node {node}: {exc}") from None
-    path = model_file(spec)
+    path = here.file()  # None for an endpoint
     if path is None:
         return
     if not path.is_file():
-        raise ModelFileMissingOnNode(f"node {node} has no model file {path} (model spec {spec})")
+        raise ModelFileMissingOnNode(f"node {node} has no model file {path} (model spec {spec.text})")
     if sha256 is not None and file_digest(path) != sha256:
         raise ModelFileMissingOnNode(f"node {node}: {path} differs from the driver's copy (sha256 is not {sha256[:12]}...)")
 

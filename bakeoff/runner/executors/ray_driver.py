@@ -12,17 +12,19 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from bakeoff.batchfolder.files import utc_now
+from bakeoff.batchfolder.records import read_batch_record
 from bakeoff.errors import BakeoffError
+from bakeoff.models.spec import ModelSpec
 from bakeoff.records import RunRecord
 from bakeoff.runner.executors.common import (
     Opener,
-    declared_backend_options,
+    declared_max_concurrent,
     model_backend_options,
     record_unstarted_failure,
 )
 from bakeoff.runner.executors.settings import ExecutorSettings
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.records import read_json, utc_now
 from bakeoff.runner.run import BatchEnv
 
 POLL_S = 0.2
@@ -46,14 +48,9 @@ def require_ray():
     return ray
 
 
-class _Identity:
-    def __init__(self, identity: str | None) -> None:
-        self.identity = identity
-
-
 def batch_id(env: BatchEnv) -> str:
     """Names the batch on container labels: its folder and creation time (stable across driver restarts)."""
-    created = read_json(env.batch_dir / "batch.json").get("created_at", "")
+    created = read_batch_record(env.layout.record).created_at
     return hashlib.sha256(f"{env.batch_dir}\n{created}".encode()).hexdigest()[:16]
 
 
@@ -110,11 +107,10 @@ class _Driver:
     # -- submitting ----------------------------------------------------------------------------
 
     def _demand(self, slot: RunSlot) -> dict[str, float]:
-        from bakeoff.models.registry import parse_spec
         from bakeoff.runner.executors.node import sandbox_resource
 
         wanted = self.settings.for_model(slot.model.label)
-        kind = parse_spec(slot.model.spec).kind
+        kind = slot.model.spec.kind
         gpus = wanted.gpus if wanted.gpus is not None else (self.settings.gpus_per_run if kind == "gguf" else 0.0)
         demand = {"CPU": self.settings.cpus_per_run, "GPU": gpus, sandbox_resource(self.env.plan.sandbox): 1.0}
         if wanted.vram_gb:
@@ -134,14 +130,14 @@ class _Driver:
             return self.settings.max_in_flight
         return int(self.ray.cluster_resources().get(sandbox_resource(self.env.plan.sandbox), 0))
 
-    def _model_sha256(self, spec: str) -> str | None:
+    def _model_sha256(self, spec: ModelSpec) -> str | None:
         """The model file's sha256 where the driver has the file (a node must have the same one)."""
-        from bakeoff.runner.executors.node import file_digest, model_file
+        from bakeoff.runner.executors.node import file_digest
 
-        if spec not in self._hashes:
-            path = model_file(spec)
-            self._hashes[spec] = file_digest(path) if path is not None and path.is_file() else None
-        return self._hashes[spec]
+        if spec.text not in self._hashes:
+            path = spec.file()
+            self._hashes[spec.text] = file_digest(path) if path is not None and path.is_file() else None
+        return self._hashes[spec.text]
 
     def _job(self, slot: RunSlot):
         from bakeoff.models.scheduling import ray_run_threads
@@ -149,7 +145,7 @@ class _Driver:
 
         env = self.env
         return RunJob(
-            slot=slot, plan=env.plan, batch_id=self.batch_id, code_version=dict(env.code_version),
+            slot=slot, plan=env.plan, plugin=env.plugin, batch_id=self.batch_id, code_version=env.code_version,
             corpus_folder=str(env.corpus.folder), corpus_manifest_sha256=env.corpus.manifest_sha256(),
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
             evaluate_hooks=dict(env.evaluate_hooks),
@@ -177,11 +173,9 @@ class _Driver:
     def _model_cap(self, slot: RunSlot) -> int | None:
         """At most this many of the model's runs at once: its max_in_flight, and for an endpoint (one server
         for every run, unlike a GGUF file each run loads itself) a declared max_concurrent."""
-        from bakeoff.models.registry import spec_kind
-
         cap = self.settings.for_model(slot.model.label).max_in_flight
-        declared = declared_backend_options(self.env, slot.model).get("max_concurrent")
-        if declared and spec_kind(slot.model.spec) == "openai":
+        declared = declared_max_concurrent(self.env, slot.model)
+        if declared and slot.model.spec.kind == "openai":
             cap = min(cap, declared) if cap else declared
         return cap
 
@@ -240,17 +234,17 @@ class _Driver:
 
     def _run_record(self, slot: RunSlot, outcome) -> RunRecord:
         """What execute_run writes at a run's end, from the stages this driver published."""
-        from bakeoff.runner.record_files import finished_stages, stages_with_failure, write_run_record
+        from bakeoff.batchfolder.records import finished_stages, stages_with_failure, write_run_record
         from bakeoff.runner.summary import run_summary
         from bakeoff.runner.transcript import write_transcript
 
         env, run_dir = self.env, self.env.run_dir(slot.run_id)
         stages = finished_stages(run_dir) if outcome.error is None else stages_with_failure(run_dir)
         if stages:
-            write_transcript(run_dir / "transcript.jsonl", stages.values(), env.counter)
+            write_transcript(env.layout.run(slot.run_id).transcript, stages.values(), env.counter)
         started_at = outcome.started_at or utc_now()
         record = run_summary(env, slot, stages, started_at, outcome.error, outcome.isolation or env.plan.sandbox,
-                             _Identity(outcome.identity))
+                             outcome.identity)
         write_run_record(run_dir, record, env.counter)
         env.journal.append("run_failed" if outcome.error else "run_done", run_id=slot.run_id)
         return record

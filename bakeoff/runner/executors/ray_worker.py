@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import durable
+from bakeoff.models.registry import BackendOptions
+from bakeoff.records import CodeVersion
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
 from bakeoff.runner.plan import Plan, RunSlot
+from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
 
 
 class Desk:
@@ -56,14 +59,15 @@ class RunJob:
 
     slot: RunSlot
     plan: Plan
+    plugin: TaskPlugin  # the task's plug-in the driver was handed (pickled with the job: a class with no state)
     batch_id: str
-    code_version: Mapping[str, Any]
+    code_version: CodeVersion
     corpus_folder: str
     corpus_manifest_sha256: str | None
     wheelhouse: str | None
     sandbox_options: Mapping[str, Any]
-    evaluate_hooks: Mapping[str, Callable]
-    model_options: Mapping[str, Any]
+    evaluate_hooks: Mapping[str, EvaluateHook]
+    model_options: BackendOptions
     model_sha256: str | None
     opener: Callable
 
@@ -101,10 +105,9 @@ def _local_corpus(job: RunJob, corpus_box: list):
     """The corpus at the driver's path when this node has the same one (manifest sha256), else a copy from Ray."""
     import ray
 
-    from bakeoff.runner.context import CorpusError, CorpusFiles
-    from bakeoff.tasks import task_plugin
+    from bakeoff.taskapi.corpus import CorpusError, CorpusFiles
 
-    layout = task_plugin(job.plan.task).corpus_layout()
+    layout = job.plugin.corpus_layout()
     try:
         here = CorpusFiles.from_folder(Path(job.corpus_folder), layout)
         if here.manifest_sha256() == job.corpus_manifest_sha256:
@@ -176,16 +179,17 @@ def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
 def _run_in(scratch: Path, desk, job: RunJob, state: RunState, options: dict, node: str, corpus_box: list) -> Outcome:
     import ray
 
+    from bakeoff.batchfolder.files import WriteCounter
+    from bakeoff.batchfolder.layout import BatchLayout
     from bakeoff.runner.executors.common import load_failure
-    from bakeoff.runner.records import WriteCounter
     from bakeoff.runner.run import BatchEnv, execute_run
-    from bakeoff.runner.task import load_task
 
-    run_dir = scratch / "runs" / job.run_id
+    run_dir = BatchLayout(scratch).run(job.run_id).folder
     restore_state(run_dir, state)
     post = lambda message: ray.get(desk.post.remote(job.run_id, message))  # noqa: E731 - synchronous: held before going on
     env = BatchEnv(
-        plan=job.plan, task=load_task(job.plan.task, job.plan.task_settings), corpus=_local_corpus(job, corpus_box),
+        plan=job.plan, plugin=job.plugin, task=job.plugin.spec(job.plan.task_settings),
+        corpus=_local_corpus(job, corpus_box),
         batch_dir=scratch, journal=ForwardingJournal(post, job.run_id, ParcelMaker(run_dir, state.last_sha())),
         counter=WriteCounter(None), code_version=job.code_version, wheelhouse=_wheelhouse(job),
         sandbox_options=options, evaluate_hooks=job.evaluate_hooks,

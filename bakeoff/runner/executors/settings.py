@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from bakeoff.runner.executors.address import parse_address
 from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, plan_from_mapping, read_plan_toml
 
 EXECUTOR_KINDS = ("local", "ray")
@@ -79,6 +80,8 @@ def executor_from_mapping(raw: Mapping[str, Any]) -> ExecutorSettings:
     address = raw.get("address")
     if address is not None and (not isinstance(address, str) or not address.strip()):
         raise PlanError(f"bad [executor]: address must be a non-empty string, got {address!r}")
+    if address is not None:
+        parse_address(address)  # its form is checked with the plan; whether it answers, before the batch
     models = raw.get("models", {})
     if not isinstance(models, Mapping):
         raise PlanError(f"bad [executor]: models must be a table of model labels, got {models!r}")
@@ -104,6 +107,7 @@ def with_overrides(settings: ExecutorSettings, kind: str | None, address: str | 
     if kind is not None:
         changes["kind"] = kind
     if address is not None:
+        parse_address(address)
         changes["address"] = address
     if parallel is not None:
         changes["parallel"] = min(parallel, MAX_PARALLEL)
@@ -115,14 +119,3 @@ def load_plan_and_executor(path: Path) -> tuple[Plan, ExecutorSettings]:
     raw = read_plan_toml(path)
     executor = executor_from_mapping(raw.pop(EXECUTOR_TABLE, {}))
     return plan_from_mapping(raw, path.resolve().parent), executor
-
-
-def make_executor(settings: ExecutorSettings):
-    """The executor the settings name; the Ray one is imported only when asked for."""
-    if settings.kind == "ray":
-        from bakeoff.runner.executors.ray_driver import RayExecutor
-
-        return RayExecutor(settings)
-    from bakeoff.runner.executors.local import LocalExecutor
-
-    return LocalExecutor(settings.parallel)

@@ -20,3 +20,8 @@ class PairSpec:
     knobs: tuple[object, ...] = tuple(range(0, 60))
     decimals: int = 2
     extra: dict = field(default_factory=dict)
+    template: str = ""  # the idea both twins share, across data sets (the audit holds templates out); default: pair_id's head
+
+    @property
+    def template_name(self) -> str:
+        return self.template or self.pair_id.split(".")[0]

@@ -7,8 +7,17 @@ Run it with the OLD code first on the path, from a worktree of that commit:
         /work/main/tests/data/batch_before_records/make_fixture.py /tmp/h2b/verify OUT
 
 It writes WORK (corpus, scripted answers, the full batch) and OUT/batch (the records a report reads)
-and OUT/expected (the old code's report of OUT/batch). The committed records hold WORK's absolute
-paths (/tmp/h2b/verify) as the old runner wrote them; the report shows them as text, nothing opens them.
+and OUT/expected (the old code's report of OUT/batch).
+
+When the report itself changes on purpose (issue 27: scores first, cost, intervals from too few runs
+withheld), OUT/expected is made again from the same committed records by the new code, after its diff
+against the old one was read:
+
+    cd /tmp && PYTHONPATH=/work/wt/iNN /work/main/.venv/bin/python \
+        /work/wt/iNN/tests/data/batch_before_records/make_fixture.py --expected-only \
+        /work/wt/iNN/tests/data/batch_before_records
+
+The committed records hold WORK's absolute paths (/tmp/h2b/verify) as the old runner wrote them; the report shows them as text, nothing opens them.
 Kept out: the run repositories (a nested git repository cannot be committed; only repo/DESIGN.md is
 read), transcript.jsonl, predictions/, events.jsonl, plan.toml and the corpus's csv files.
 """
@@ -146,6 +155,11 @@ def expected(batch: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--expected-only":  # the report of the committed records, by the tree on PYTHONPATH
+        out = Path(sys.argv[2])
+        shutil.rmtree(out / "expected")
+        expected((out / "batch").resolve(), out.resolve())
+        raise SystemExit(0)
     work, out = Path(sys.argv[1]), Path(sys.argv[2])
     make_batch(work)
     strip(work, out / "batch")

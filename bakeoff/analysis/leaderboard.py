@@ -1,0 +1,220 @@
+"""The leaderboard: one row per model, sorted by the task's headline (its direction), with how many runs it rests
+on, its crash rate and what it cost; for one batch, or pooled over many.
+
+Batches pool only when what decides a score agrees: the task and its version (spec folder and grader), the
+corpus (its files' fingerprint, and the secret its hidden part was drawn with where the manifest names one),
+bakeoff's version and the sandbox kind. Rows of a pooled board are models by identity (a file's sha256, or an
+endpoint and its served model), not by label, with their reasoning mode (and scaffold, once plans have one).
+Runs are paired only within one batch, on its shared seeds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bakeoff.analysis.core import CoreSummary, PairedComparison, RunCore, run_core, summarise_core
+from bakeoff.analysis.cost import ModelCost, RunCost, model_costs, run_cost
+from bakeoff.analysis.stats import Estimate
+from bakeoff.batchfolder.read import BatchRecords, run_model_label
+from bakeoff.errors import BakeoffError
+from bakeoff.taskapi.headline import HeadlineSpec
+
+DEFAULT_SCAFFOLD = "staged"  # the six stages: the one scaffold there is; a plan axis when the agent scaffold comes
+
+
+class BatchesNotPoolable(BakeoffError):
+    """Batches whose task version, corpus, secret, harness or sandbox differ cannot share a leaderboard."""
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    model: str  # the row's name (a pooled row: the labels its identity had)
+    headline: Estimate | None  # over graded runs where failures count, else over scored runs
+    runs: int
+    graded: int
+    scored: int
+    crash_rate: float | None
+    cost: ModelCost
+    identity: str | None = None
+    reasoning: str = "default"
+    scaffold: str = DEFAULT_SCAFFOLD
+    batches: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()  # what differs about the batches it pools (--allow-mixed), runs added later
+
+    @property
+    def too_few_runs(self) -> bool:
+        return self.headline is not None and not self.headline.has_interval
+
+
+def rank(rows: Sequence[LeaderRow], spec: HeadlineSpec) -> tuple[LeaderRow, ...]:
+    """Best first by the headline's mean in its direction; rows with no headline last, in their order."""
+    with_value = [r for r in rows if r.headline is not None]
+    without = [r for r in rows if r.headline is None]
+    ordered = sorted(with_value, key=lambda r: r.headline.mean if r.headline is not None else 0.0,
+                     reverse=spec.higher_is_better)
+    return (*ordered, *without)
+
+
+def headline_of(core: CoreSummary, model: str) -> Estimate | None:
+    summary = core.model(model)
+    if summary is None:
+        return None
+    return summary.with_failures if core.headline.counts_failures else summary.over_scored
+
+
+def batch_leaderboard(records: BatchRecords, core: CoreSummary, added: Mapping[str, str] | None = None) -> tuple[LeaderRow, ...]:
+    """One batch's board: its models by label, ranked (`added`: a mark per model whose runs were added later)."""
+    costs = model_costs([run_cost(run) for run in records.runs], [m.model for m in core.models])
+    plan_models = {m.label: m for m in records.plan.models}
+    rows = []
+    for m in core.models:
+        entry = plan_models.get(m.model)
+        mark = (added or {}).get(m.model)
+        rows.append(LeaderRow(
+            model=m.model, headline=headline_of(core, m.model), runs=m.runs, graded=m.graded, scored=m.scored,
+            crash_rate=m.crash_rate, cost=costs[m.model], identity=records.batch.identities.get(m.model),
+            reasoning=entry.reasoning if entry is not None else "default", batches=(records.folder.name,),
+            marks=(mark,) if mark else (),
+        ))
+    return rank(rows, core.headline)
+
+
+# -- pooling ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PoolFacts:
+    """What must agree for two batches to share a leaderboard."""
+
+    task: str
+    task_version: str | None
+    corpus: str | None  # sha256 of the corpus fingerprint batch.json recorded
+    secret_id: str | None
+    harness: str  # bakeoff's version
+    sandbox: str
+
+    FIELDS = ("task_version", "corpus", "secret_id", "harness", "sandbox")
+
+
+def _short(value: str | None) -> str:
+    if value is None:
+        return "unknown"
+    return value[:12] if len(value) > 16 else value
+
+
+def pool_facts(records: BatchRecords, default_task: str) -> PoolFacts:
+    fingerprint = records.batch.corpus_sha256
+    corpus = None
+    if fingerprint is not None:
+        corpus = hashlib.sha256(json.dumps(dict(fingerprint), sort_keys=True).encode()).hexdigest()
+    return PoolFacts(records.plan.task or default_task, records.batch.task_version, corpus, records.secret_id,
+                     records.batch.code_version.version, records.plan.sandbox)
+
+
+def differences(facts: Mapping[str, PoolFacts]) -> dict[str, dict[str, str]]:
+    """field -> {batch: value} for every field the batches do not agree on. An unknown task version, corpus or
+    harness (a batch from before they were recorded) agrees with none; a secret is unknown where the corpus has
+    none, so only a secret that differs, or is there for some batches only, disagrees."""
+    found: dict[str, dict[str, str]] = {}
+    for name in PoolFacts.FIELDS:
+        values = {batch: getattr(f, name) for batch, f in facts.items()}
+        unknown_differs = name != "secret_id" and len(values) > 1 and None in values.values()
+        if len(set(values.values())) > 1 or unknown_differs:
+            found[name] = {batch: _short(v) for batch, v in values.items()}
+    return found
+
+
+def describe_differences(found: Mapping[str, Mapping[str, str]]) -> str:
+    return "; ".join(f"{name}: " + ", ".join(f"{batch} {value}" for batch, value in values.items())
+                     for name, values in found.items())
+
+
+def identity_of(records: BatchRecords, label: str) -> str:
+    """A model's identity in a batch: what batch.json recorded, else its file's sha256 from a run, else its spec."""
+    known = records.batch.identities.get(label)
+    if known:
+        return known
+    for run in records.runs:
+        if run.run is not None and run_model_label(run) == label and run.run.model.facts.sha256:
+            return f"sha256:{run.run.model.facts.sha256}"
+    entry = records.plan.model(label)
+    return entry.spec.text if entry is not None else label
+
+
+@dataclass(frozen=True)
+class PooledBoard:
+    task: str
+    spec: HeadlineSpec
+    rows: tuple[LeaderRow, ...]
+    core: CoreSummary  # over the pooled rows (runs relabelled by row, seeds kept apart by batch)
+    batches: tuple[str, ...]
+    mixed: Mapping[str, Mapping[str, str]]  # the differences --allow-mixed let through
+    run_costs: tuple[RunCost, ...]
+
+    def pairs(self) -> tuple[PairedComparison, ...]:
+        return tuple(p for p in self.core.pairs if p.seeds)  # only rows whose runs share a batch and a seed
+
+
+def _row_key(records: BatchRecords, label: str) -> tuple[str, str, str]:
+    entry = records.plan.model(label)
+    return identity_of(records, label), entry.reasoning if entry is not None else "default", DEFAULT_SCAFFOLD
+
+
+def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_task: str, allow_mixed: bool = False,
+                 bootstrap_seed: int = 0) -> PooledBoard:
+    """One task's batches pooled (BatchesNotPoolable listing what differs unless `allow_mixed`)."""
+    names = _names(batches)
+    facts = {names[i]: pool_facts(b, default_task) for i, b in enumerate(batches)}
+    found = differences(facts)
+    if found and not allow_mixed:
+        raise BatchesNotPoolable(f"these batches cannot be pooled: {describe_differences(found)}. Pool only batches "
+                                 "of the same task version, corpus, secret, harness and sandbox, or pass --allow-mixed "
+                                 "to pool them with each row marked")
+    keys: dict[tuple[str, str, str], str] = {}  # row key -> row name
+    labels: dict[tuple[str, str, str], list[str]] = {}
+    cores: list[RunCore] = []
+    costs: list[RunCost] = []
+    row_batches: dict[str, list[str]] = {}
+    for index, records in enumerate(batches):
+        for run in records.runs:
+            label = run_model_label(run)
+            key = _row_key(records, label)
+            if label not in labels.setdefault(key, []):
+                labels[key].append(label)
+            name = keys.setdefault(key, label)
+            one = run_core(run)
+            # Seeds pair runs of one batch only: another batch's seed 7 ran on another night.
+            seed = None if one.seed is None else index * (1 << 32) + one.seed
+            cores.append(dataclasses.replace(one, model=name, seed=seed))
+            costs.append(dataclasses.replace(run_cost(run), model=name))
+            if names[index] not in row_batches.setdefault(name, []):
+                row_batches[name].append(names[index])
+    renamed = {keys[key]: " / ".join(found_labels) for key, found_labels in labels.items()}
+    cores = [dataclasses.replace(c, model=renamed[c.model]) for c in cores]
+    costs = [dataclasses.replace(c, model=renamed[c.model]) for c in costs]
+    order = [renamed[keys[key]] for key in keys]
+    core = summarise_core(cores, order, spec, bootstrap_seed)
+    by_cost = model_costs(costs, order)
+    rows = []
+    for key, first in keys.items():
+        name = renamed[first]
+        m = core.model(name)
+        assert m is not None
+        in_batches = tuple(row_batches[first])
+        marks = tuple(f"{fact} {', '.join(dict.fromkeys(values[b] for b in in_batches))}"
+                      for fact, values in found.items())
+        rows.append(LeaderRow(model=name, headline=headline_of(core, name), runs=m.runs, graded=m.graded,
+                              scored=m.scored, crash_rate=m.crash_rate, cost=by_cost[name], identity=key[0],
+                              reasoning=key[1], scaffold=key[2], batches=in_batches, marks=marks))
+    task = next(iter(facts.values())).task if facts else default_task
+    return PooledBoard(task, spec, rank(rows, spec), core, tuple(names), found, tuple(costs))
+
+
+def _names(batches: Sequence[BatchRecords]) -> list[str]:
+    """Each batch's folder name, made unique with its parent's where two share one."""
+    plain = [b.folder.name for b in batches]
+    return [f"{b.folder.parent.name}/{b.folder.name}" if plain.count(b.folder.name) > 1 else b.folder.name
+            for b in batches]

@@ -1,0 +1,187 @@
+"""Reading a whole batch folder for the analysis, the report and the exports (layout: bakeoff.batchfolder.layout;
+fields: docs/records.md). Nothing here writes.
+
+The records are read through bakeoff.batchfolder.records into the typed classes of bakeoff.records, whose
+from_json checks each record's schema tag and the keys it needs. A record that is damaged, or of a schema
+this bakeoff does not read, is a BatchFolderError naming it. The corpus's manifest and calibration and a
+review's summary are not batch records: they stay mappings, read by their own readers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bakeoff.batchfolder.files import read_json_object
+from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
+from bakeoff.batchfolder.records import read_analysis_record, read_batch_record, read_run_record, read_typed
+from bakeoff.errors import BakeoffError
+from bakeoff.records import (
+    ANALYSIS_SCHEMA,
+    STAGE_NAMES,
+    AnalysisRecord,
+    BatchRecord,
+    DamagedRecord,
+    Plan,
+    RepairTurn,
+    RunRecord,
+    StageRecord,
+    UnknownRecordSchema,
+)
+
+__all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RunRecords",
+           "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
+
+ANALYSIS_FILE = "analysis.json"  # RunLayout.analysis: written by `bakeoff analyze` beside run.json
+JUDGE_FIELD = "design_judge"  # analysis.json: the optional model judge's opinion of the design
+R = TypeVar("R")
+
+
+class BatchFolderError(BakeoffError):
+    """The folder is not a batch folder, or one of its records cannot be read."""
+
+
+@dataclass(frozen=True)
+class RunRecords:
+    """Everything recorded about one run."""
+
+    run_id: str
+    folder: Path
+    run: RunRecord | None  # run.json; None while the run is unfinished
+    stages: Mapping[str, StageRecord]  # stage name -> its record
+    analysis: AnalysisRecord | None  # analysis.json, when `bakeoff analyze` has run
+    design_text: str | None  # the design document the run ended with (repo/DESIGN.md, else the decide answer)
+
+    @property
+    def finished(self) -> bool:
+        return self.run is not None
+
+
+@dataclass(frozen=True)
+class BatchRecords:
+    folder: Path
+    batch: BatchRecord
+    runs: tuple[RunRecords, ...]  # in the batch's execution order
+    calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
+    reviews: tuple[tuple[str, Mapping[str, Any]], ...]  # (folder name, metrics) of claim-review results in the batch
+    manifest: Mapping[str, Any] | None = None  # the corpus's manifest.json, when it can be found
+
+    @property
+    def plan(self) -> Plan:
+        """The resolved plan the batch was started with (docs/running.md)."""
+        return self.batch.plan
+
+    @property
+    def secret_id(self) -> str | None:
+        """The id of the secret the corpus's hidden part was drawn with, where its manifest names one."""
+        found = self.manifest.get("secret_id") if self.manifest is not None else None
+        return found if isinstance(found, str) and found else None
+
+    def model_labels(self) -> list[str]:
+        seen = [m.label for m in self.plan.models if m.label]
+        for run in self.runs:
+            label = run_model_label(run)
+            if label not in seen:
+                seen.append(label)
+        return seen
+
+
+def stage_calls(record: StageRecord) -> tuple[StageRecord | RepairTurn, ...]:
+    """The parts of a stage record that may hold a model call: the stage's own, then each repair turn's."""
+    return (record, *record.turns)
+
+
+def run_model_label(run: RunRecords) -> str:
+    if run.run is not None and run.run.model.label:
+        return run.run.model.label
+    return run.run_id.rsplit("-r", 1)[0]
+
+
+def read_json_file(path: Path, reader: Callable[[Path], Any] = read_json_object) -> Any:
+    """A record through `reader` (a JSON object by default); BatchFolderError naming the file and what is wrong."""
+    try:
+        return reader(path)
+    except DamagedRecord as exc:
+        raise BatchFolderError(str(exc)) from None
+    except UnknownRecordSchema as exc:
+        raise BatchFolderError(str(exc)) from None
+    except OSError as exc:
+        raise BatchFolderError(f"cannot read record {path}: {exc}") from None
+
+
+def read_batch(folder: Path) -> BatchRecords:
+    layout = BatchLayout(Path(folder))
+    folder = layout.folder
+    if not layout.is_batch():
+        raise BatchFolderError(f"{folder} is not a batch folder (no batch.json)")
+    batch: BatchRecord = read_json_file(layout.record, read_batch_record)
+    runs_dir = layout.runs
+    ordered = list(batch.order)
+    present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+    run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
+    runs = tuple(read_run(runs_dir / run_id) for run_id in run_ids)
+    corpus_files = _corpus_file(folder, batch.plan, "manifest.json")
+    manifest = read_json_file(corpus_files) if corpus_files else None
+    return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest)
+
+
+def _read_stage(path: Path) -> StageRecord:
+    return read_typed(path, StageRecord.from_json)
+
+
+def read_run(folder: Path) -> RunRecords:
+    layout = RunLayout(folder)
+    stages: dict[str, StageRecord] = {}
+    for index, stage in enumerate(STAGE_NAMES, start=1):
+        path = layout.stage_record(index, stage)
+        if path.is_file():
+            stages[stage] = read_json_file(path, _read_stage)
+    return RunRecords(
+        run_id=folder.name,
+        folder=folder,
+        run=read_json_file(layout.record, read_run_record) if layout.record.is_file() else None,
+        stages=stages,
+        analysis=read_json_file(layout.analysis, read_analysis_record) if layout.analysis.is_file() else None,
+        design_text=_design_text(layout, stages),
+    )
+
+
+def _design_text(layout: RunLayout, stages: Mapping[str, StageRecord]) -> str | None:
+    design = layout.repo / "DESIGN.md"
+    if design.is_file() and not design.is_symlink():  # a link sandboxed code left could point at any host file
+        return design.read_text(encoding="utf-8", errors="replace")
+    decide = stages.get("decide")
+    return decide.completion.text if decide is not None and decide.completion is not None else None
+
+
+def _corpus_file(folder: Path, plan: Plan, name: str) -> Path | None:
+    """`name` beside the batch, in its own corpus/, or in the plan's corpus folder."""
+    candidates = [folder / name, folder / "corpus" / name]
+    if plan.corpus:
+        candidates.append(Path(plan.corpus) / name)
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def _calibration(folder: Path, plan: Plan) -> Mapping[str, Any] | None:
+    path = _corpus_file(folder, plan, "calibration.json")
+    return read_json_file(path) if path else None
+
+
+REVIEW_FOLDERS = REVIEW_DIRS
+REVIEW_SUMMARY_FILE = "review.json"  # what `bakeoff review --out DIR` writes (docs/review.md)
+REVIEW_KIND = "claim_review"
+
+
+def _reviews(folder: Path) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """Every `bakeoff review --out` folder kept under BATCH/review/ or BATCH/reviews/ (found by its review.json)."""
+    found = []
+    for name in REVIEW_FOLDERS:
+        base = folder / name
+        if base.is_dir():
+            for path in sorted(base.rglob(REVIEW_SUMMARY_FILE)):
+                summary = read_json_file(path)
+                if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
+                    found.append((path.parent.relative_to(folder).as_posix(), summary))
+    return tuple(found)

@@ -1,0 +1,169 @@
+"""The plan a batch runs, typed: its models (each a parsed spec with the backend options it is opened with),
+runs, task, corpus, sandbox, seed, limits and settings. batch.json keeps it as `plan` (`Plan.to_dict`, whose
+canonical JSON is hashed: a resumed batch must be started with the same plan).
+
+Reading a plan file (TOML, with its checks and messages) is bakeoff.runner.plan's; this module is the data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bakeoff.errors import BakeoffError
+from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
+from bakeoff.models.registry import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
+from bakeoff.models.spec import ModelSpec, parse_spec
+from bakeoff.records.errors import DamagedRecord
+from bakeoff.records.jsonio import JsonObject, as_list, as_object, guarded
+
+DEFAULT_REASONING = "default"
+
+
+class PlanError(BakeoffError):
+    """The plan file or the run options are invalid."""
+
+
+class PlanChanged(BakeoffError):
+    """A batch folder was started with another plan; resuming it with this one would mix results."""
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """Caps of every execution in a run's sandbox."""
+
+    memory_mb: int = 4096
+    pids: int = 512
+    cpus: float = 2.0
+    output_kb: int = 1024
+
+    def to_json(self) -> JsonObject:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of a plan: the label its runs are named by, its parsed spec, its reasoning mode, its own
+    backend options (as the plan gave them) and the BackendOptions it is opened with (shared and own
+    options merged, and checked, when the plan was loaded)."""
+
+    label: str  # names the model's runs: <label>-r01
+    spec: ModelSpec
+    reasoning: str = DEFAULT_REASONING  # default, off, low, medium, high (bakeoff.runner.model_entries)
+    options: tuple[tuple[str, Any], ...] = ()  # this model's own backend options (n_ctx, n_gpu_layers...)
+    # None: made from `options` and the reasoning mode alone. Derived from the fields above and the plan's
+    # [model_options], so it takes no part in comparing entries.
+    backend: BackendOptions | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.spec, str):  # a spec string is parsed here, once
+            object.__setattr__(self, "spec", parse_spec(self.spec))
+
+    def opening_options(self, context_tokens: int) -> BackendOptions:
+        """What the model is opened with in a batch: a gguf model is loaded with the task's context unless
+        its options set n_ctx."""
+        options = self.backend or backend_options({}, self.options, self.reasoning)
+        return options if options.n_ctx is not None else dataclasses.replace(options, n_ctx=context_tokens)
+
+    def to_dict(self) -> JsonObject:
+        # Only what differs from the defaults: a plan written before these keys keeps its hash.
+        entry: JsonObject = {"label": self.label, "spec": self.spec.text}
+        if self.reasoning != DEFAULT_REASONING:
+            entry["reasoning"] = self.reasoning
+        options = identity_options(dict(self.options))
+        if options:
+            entry["options"] = options
+        return entry
+
+
+def identity_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Backend options without those that only schedule work (max_concurrent): they take no part in the plan's
+    identity, so a batch resumes under another concurrency (records never depend on it)."""
+    return {name: value for name, value in options.items() if name not in SCHEDULING_OPTIONS}
+
+
+def backend_options(model_options: Mapping[str, Any], own: tuple[tuple[str, Any], ...], reasoning: str) -> BackendOptions:
+    """[model_options], then the model's own options, then its reasoning mode: the typed, checked result
+    (BackendOptionInvalid for a key no backend reads or a value of the wrong type or range)."""
+    merged: dict[str, Any] = {**dict(model_options), **dict(own)}
+    if reasoning != DEFAULT_REASONING:
+        merged["reasoning"] = reasoning
+    return options_from_plan(merged)
+
+
+@dataclass(frozen=True)
+class Plan:
+    models: tuple[ModelEntry, ...]
+    corpus: str  # absolute path of the task's data folder
+    runs: int = 5
+    task: str = ""  # a plan file that names none runs bakeoff.tasks.registry.DEFAULT_TASK
+    sandbox: str = "docker"  # sandbox.kinds.KINDS
+    seed: int = 0
+    limits: RunLimits = field(default_factory=RunLimits)
+    task_settings: Mapping[str, Any] = field(default_factory=dict)
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> JsonObject:
+        return {
+            "models": [m.to_dict() for m in self.models],
+            "corpus": self.corpus,
+            "runs": self.runs,
+            "task": self.task,
+            "sandbox": self.sandbox,
+            "seed": self.seed,
+            "limits": self.limits.to_json(),
+            "task_settings": _jsonable(dict(self.task_settings)),
+            "model_options": _jsonable(identity_options(self.model_options)),
+        }
+
+    def sha256(self) -> str:
+        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def model(self, label: str) -> ModelEntry | None:
+        return next((m for m in self.models if m.label == label), None)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Plan:
+        """The plan batch.json recorded (DamagedRecord for one that cannot be a plan)."""
+        return guarded(lambda: _plan_from_json(as_object(data, "plan")), "plan")
+
+
+def _plan_from_json(data: Mapping[str, Any]) -> Plan:
+    model_options = dict(as_object(data.get("model_options") or {}, "plan.model_options"))
+    models = []
+    for raw in as_list(data.get("models"), "plan.models"):
+        item = as_object(raw, "plan.models")
+        own = tuple(sorted(dict(as_object(item.get("options") or {}, "plan.models.options")).items()))
+        reasoning = str(item.get("reasoning") or DEFAULT_REASONING)
+        try:
+            spec = parse_spec(str(item["spec"]))
+            backend = backend_options(model_options, own, reasoning)
+        except (BackendOptionInvalid, ModelFileNotFound, ModelSpecError) as exc:
+            raise DamagedRecord(f"plan model {item.get('label')!r}: {exc}") from None
+        models.append(ModelEntry(str(item["label"]), spec, reasoning, own, backend))
+    limits = as_object(data.get("limits") or {}, "plan.limits")
+    return Plan(
+        models=tuple(models),
+        corpus=str(data.get("corpus") or ""),
+        runs=int(data.get("runs") or 0),
+        task=str(data.get("task") or ""),
+        sandbox=str(data.get("sandbox") or Plan.sandbox),
+        seed=int(data.get("seed") or 0),
+        limits=RunLimits(**{k: limits[k] for k in limits if k in {f.name for f in dataclasses.fields(RunLimits)}}),
+        task_settings=dict(as_object(data.get("task_settings") or {}, "plan.task_settings")),
+        model_options=model_options,
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    """Mappings and tuples as the JSON objects and lists they are written as."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value

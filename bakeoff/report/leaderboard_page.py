@@ -1,0 +1,89 @@
+"""`bakeoff leaderboard`'s files: one self-contained HTML page (tables and the Pareto plot of each task),
+Markdown, and a CSV per task, written into a folder swapped in whole (durable.staged_folder)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from html import escape
+from pathlib import Path
+
+import durable
+from bakeoff.analysis.leaderboard import PooledBoard, describe_differences
+from bakeoff.report.core import pair_findings, pairs_table
+from bakeoff.report.cost import pareto_plot
+from bakeoff.report.leaderboard import glossary_lines, leaderboard_table
+from bakeoff.report.render import CSS, html_table_part, md_table_part
+from bakeoff.report.tables import Table
+from bakeoff.textsafe import markdown_text as _md
+
+
+@dataclass(frozen=True)
+class LeaderboardFiles:
+    folder: Path
+    markdown: Path
+    html: Path
+    tables: tuple[Path, ...]
+    plots: tuple[Path, ...]
+
+
+def _tables(board: PooledBoard) -> tuple[Table, Table]:
+    title = f"{board.task}: pooled over {len(board.batches)} batches"
+    scores = leaderboard_table(board.rows, board.spec, name=f"leaderboard-{board.task}",
+                               title=f"{title} ({board.spec.label}, {'higher' if board.spec.higher_is_better else 'lower'} "
+                                     "is better)")
+    paired = replace(pairs_table(replace(board.core, pairs=board.pairs())), name=f"paired-{board.task}")
+    return scores, paired
+
+
+def _notes(board: PooledBoard) -> list[str]:
+    notes = [f"Batches: {', '.join(board.batches)}."]
+    if board.mixed:
+        notes.append(f"Pooled with --allow-mixed although they differ: {describe_differences(board.mixed)}; "
+                     "each row's marks say what its batches were.")
+    notes += pair_findings(board.pairs(), board.spec) or ["No two rows share a batch and a seed: no paired comparison."]
+    return notes
+
+
+def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path) -> LeaderboardFiles:
+    parts_md = ["# bakeoff leaderboard", ""]
+    parts_html: list[str] = []
+    written_tables: list[tuple[Table, ...]] = []
+    svgs: dict[str, str] = {}
+    for board in boards:
+        scores, paired = _tables(board)
+        plot = pareto_plot(board.core.runs, board.run_costs, [r.model for r in board.rows], board.spec)
+        name = f"pareto-{board.task}"
+        svgs[name] = plot.svg
+        written_tables.append((scores, paired))
+        notes = _notes(board)
+        parts_md += [f"## {_md(board.task)}", "", *[f"- {_md(n)}" for n in notes]]
+        parts_md += md_table_part(scores, "###") + md_table_part(paired, "###")
+        parts_md += ["", f"Plot: `plots/{name}.svg`: {_md(plot.caption)}", ""]
+        parts_html.append(
+            f'<section id="task-{escape(board.task)}"><h2>{escape(board.task)}</h2>'
+            + "".join(f"<p>{escape(n)}</p>" for n in notes)
+            + f'<div id="table-{escape(scores.name)}"><h3>{escape(scores.title)}</h3>{html_table_part(scores)}</div>'
+            + f'<figure id="plot-{escape(name)}">{plot.svg}<figcaption>{escape(plot.caption)}</figcaption></figure>'
+            + f'<div id="table-{escape(paired.name)}"><h3>{escape(paired.title)}</h3>{html_table_part(paired)}</div>'
+            + "</section>"
+        )
+    words = glossary_lines()
+    parts_md += ["## Words", "", *[f"- {_md(w)}" for w in words], ""]
+    glossary = "".join(f"<dt>{escape(w.split(': ', 1)[0])}</dt><dd>{escape(w.split(': ', 1)[-1])}</dd>" for w in words)
+    html = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bakeoff leaderboard</title>"
+            f"<style>{CSS}</style></head><body><header><h1>bakeoff leaderboard</h1></header>{''.join(parts_html)}"
+            f'<section id="glossary"><h2>Words</h2><dl class="glossary">{glossary}</dl></section></body></html>\n')
+    with durable.staged_folder(out_dir) as staging:
+        (staging / "tables").mkdir()
+        (staging / "plots").mkdir()
+        for tables in written_tables:
+            for table in tables:
+                (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
+        for name, svg in svgs.items():
+            (staging / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
+        (staging / "leaderboard.md").write_text("\n".join(parts_md), encoding="utf-8")
+        (staging / "leaderboard.html").write_text(html, encoding="utf-8")
+    return LeaderboardFiles(out_dir, out_dir / "leaderboard.md", out_dir / "leaderboard.html",
+                            tuple(out_dir / "tables" / f"{t.name}.csv" for ts in written_tables for t in ts),
+                            tuple(out_dir / "plots" / f"{n}.svg" for n in svgs))

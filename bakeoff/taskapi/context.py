@@ -1,0 +1,118 @@
+"""What a run's stages and its task's plug-in are handed: the run's workspace, sandbox, model, data, task
+and plug-in, and the clocks its stages keep; executing a command there and showing its output to the model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bakeoff.grading.crashes import classify
+from bakeoff.models.base import Message, ModelBackend
+from bakeoff.records.parts import Command, Crash, Timings, crash_class_of
+from bakeoff.taskapi.corpus import CorpusFiles
+from bakeoff.taskapi.spec import TaskSpec
+from bakeoff.taskapi.workspace import Workspace
+from sandbox.base import ExecResult, Sandbox
+
+if TYPE_CHECKING:  # the plug-in's methods take a RunContext: only the annotation is needed here
+    from bakeoff.taskapi.plugin import TaskPlugin
+
+CUT_MARK = "\n[... {n} characters cut ...]\n"
+
+
+@dataclass
+class StageClock:
+    """Seconds spent per kind of work within one stage; the rest of the wall time is harness overhead."""
+
+    started: float = field(default_factory=time.monotonic)
+    model_s: float = 0.0
+    sandbox_s: float = 0.0
+    scoring_s: float = 0.0
+
+    def timings(self, started_at: str, finished_at: str) -> Timings:
+        wall = time.monotonic() - self.started
+        return Timings(started_at, finished_at, wall_s=wall, model_s=self.model_s, sandbox_s=self.sandbox_s,
+                       scoring_s=self.scoring_s, harness_s=max(0.0, wall - self.model_s - self.sandbox_s - self.scoring_s))
+
+
+@dataclass(frozen=True)
+class RunContext:
+    run_id: str
+    seed: int
+    task: TaskSpec
+    plugin: TaskPlugin
+    repo: Workspace
+    run_dir: Path
+    sandbox: Sandbox
+    backend: ModelBackend
+    corpus: CorpusFiles
+    shared: Message  # the system message every stage starts with
+    env: Mapping[str, str]  # seeding, given to every execution
+    wheelhouse: Path | None = None
+    temperature: float = 0.0
+
+    @property
+    def outputs_dir(self) -> Path:
+        """Where the hidden step's outputs are kept, outside the workspace (bakeoff.batchfolder.layout)."""
+        from bakeoff.batchfolder.layout import RunLayout
+
+        return RunLayout(self.run_dir).outputs
+
+
+def command_record(purpose: str, result: ExecResult, crash: Crash | None = None) -> Command:
+    """An execution as the stage record keeps it."""
+    return Command.of(purpose, result, result.stdout, result.stderr, result.isolation, crash)
+
+
+def crash_of(result: ExecResult) -> Crash | None:
+    """The crash classification of a failed execution (None when it succeeded)."""
+    if result.ok:
+        return None
+    info = classify(result)
+    return Crash(crash_class_of(info.crash_class, "crash_class"), info.detail, info.traceback_tail)
+
+
+def execute(
+    ctx: RunContext, clock: StageClock, purpose: str, argv: Sequence[str], timeout_s: float
+) -> tuple[ExecResult, Command]:
+    """Run one command in the run's sandbox, seeded; time it as sandbox time; record it."""
+    started = time.monotonic()
+    try:
+        result = ctx.sandbox.exec(list(argv), timeout_s=timeout_s, env=dict(ctx.env))
+    finally:
+        clock.sandbox_s += time.monotonic() - started
+    return result, command_record(purpose, result, crash_of(result))
+
+
+def output_for_model(result: ExecResult, limit: int) -> str:
+    """What an execution printed, as the model is shown it: stdout then stderr, head and tail kept."""
+    parts = [result.stdout.rstrip()]
+    if result.stderr.strip():
+        parts.append(result.stderr.rstrip())
+    if result.timed_out:
+        parts.append("[killed: the command ran longer than the time limit]")
+    if result.oom_killed:
+        parts.append("[killed: the command ran out of memory]")
+    if result.exit_code not in (0, None):
+        parts.append(f"[exit status {result.exit_code}]")
+    text = "\n".join(p for p in parts if p) or "(no output)"
+    return shorten(text, limit)
+
+
+def shorten(text: str, limit: int) -> str:
+    """Keep the head and the tail (where a traceback's cause is) of a text longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    marker = CUT_MARK.format(n=len(text) - limit)
+    room = max(0, limit - len(marker))
+    head = room // 3
+    tail = room - head
+    return text[:head] + marker + (text[-tail:] if tail else "")
+
+
+def messages_from_dicts(items: Sequence[Mapping[str, str]]) -> tuple[Message, ...]:
+    return tuple(Message(item["role"], item["content"]) for item in items)

@@ -1,0 +1,70 @@
+"""The one grading path of every task: a plug-in grades a workspace that sits in an open sandbox.
+
+The stage runner hands it the run's sandbox (GradeJob.of_run: the check of implement and of each repair
+turn); `bakeoff score` hands it a sandbox over a scratch copy of a folder (bakeoff.taskapi.score). Both get
+back a `Graded`: the task's own result, which says what the ladder check is, which commands ran and where
+the time went.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bakeoff.records import Command, LadderCheck
+from bakeoff.taskapi.corpus import CorpusFiles
+from bakeoff.taskapi.spec import TaskSettings
+from bakeoff.taskapi.workspace import Workspace
+from sandbox.base import Sandbox
+
+if TYPE_CHECKING:
+    from bakeoff.taskapi.context import RunContext
+
+
+@dataclass(frozen=True)
+class GradeJob:
+    """What a plug-in grades, and with what: the workspace in its open sandbox, the task's data and limits.
+
+    `visible_step`: run the step whose output the model may see (a run's check does; grading a folder alone
+    needs only the hidden step). `train`: a task with a training step runs it first (a run's check always does).
+    """
+
+    sandbox: Sandbox
+    workspace: Workspace
+    corpus: CorpusFiles
+    settings: TaskSettings
+    wheelhouse: Path | None
+    outputs_dir: Path  # where the hidden step's outputs are kept (outside the workspace)
+    label: str  # names what is kept there (implement, repair-1...)
+    env: Mapping[str, str] = field(default_factory=dict)  # seeding, given to every execution
+    visible_step: bool = True
+    train: bool = True
+    timeout_s: float | None = None  # one limit for every command (bakeoff score --timeout); None: the task's
+    on_step: Callable[[str], None] = field(default=lambda _: None)
+
+    @classmethod
+    def of_run(cls, ctx: RunContext, label: str) -> GradeJob:
+        """The check of a run, in its own sandbox."""
+        return cls(ctx.sandbox, ctx.repo, ctx.corpus, ctx.task.settings, ctx.wheelhouse, ctx.outputs_dir, label,
+                   ctx.env)
+
+    def timeout_for(self, step: str) -> float:
+        return self.timeout_s if self.timeout_s is not None else self.settings.timeout_for(step)
+
+
+class Graded(ABC):
+    """A task's result of grading one workspace."""
+
+    sandbox_s: float = 0.0  # seconds its commands ran in the sandbox
+    scoring_s: float = 0.0  # seconds of grading on the host
+
+    @abstractmethod
+    def ladder_check(self) -> LadderCheck:
+        """Where the submission stands (its headline filled when it was scored)."""
+
+    @abstractmethod
+    def commands(self) -> list[Command]:
+        """The commands that ran, as a stage record keeps them (the failing one carrying its crash)."""

@@ -1,0 +1,136 @@
+"""The result of grading one submission: what happened, how far it got, and why it stopped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bakeoff.records import Rung
+from bakeoff.records.enums import CrashClass, LadderStatus
+from bakeoff.records.parts import execution_fields
+from sandbox.base import ExecResult
+from sandbox.requirements import RequirementsReport
+from scorer import Score
+
+# stage: where it ended
+INSTALL = "install"
+TRAIN = "train"
+PREDICT = "predict"
+SCORE = "score"
+STAGES = (INSTALL, TRAIN, PREDICT, SCORE)
+
+OUTPUT_TAIL_CHARS = 16_000
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One command the grader ran in the sandbox, with the end of its output."""
+
+    stage: str
+    argv: tuple[str, ...]
+    exit_code: int | None
+    timed_out: bool
+    oom_killed: bool
+    duration_s: float
+    stdout_tail: str
+    stderr_tail: str
+    stdout_dropped_bytes: int = 0
+    stderr_dropped_bytes: int = 0
+    disk_peak_bytes: int | None = None  # the workspace filesystem's peak use; None where it was not capped
+    disk_cap_bytes: int | None = None
+
+    @classmethod
+    def from_result(cls, stage: str, result: ExecResult) -> StepRecord:
+        return cls(
+            stage=stage,
+            **execution_fields(result),
+            stdout_tail=result.stdout[-OUTPUT_TAIL_CHARS:],
+            stderr_tail=result.stderr[-OUTPUT_TAIL_CHARS:],
+            stdout_dropped_bytes=result.stdout_dropped_bytes + max(0, len(result.stdout) - OUTPUT_TAIL_CHARS),
+            stderr_dropped_bytes=result.stderr_dropped_bytes + max(0, len(result.stderr) - OUTPUT_TAIL_CHARS),
+            disk_peak_bytes=result.disk_peak_bytes,
+            disk_cap_bytes=result.disk_cap_bytes,
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "stage": self.stage,
+            "argv": list(self.argv),
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "oom_killed": self.oom_killed,
+            "duration_s": self.duration_s,
+            "stdout_tail": self.stdout_tail,
+            "stderr_tail": self.stderr_tail,
+            "stdout_dropped_bytes": self.stdout_dropped_bytes,
+            "stderr_dropped_bytes": self.stderr_dropped_bytes,
+            "disk_peak_bytes": self.disk_peak_bytes,
+            "disk_cap_bytes": self.disk_cap_bytes,
+        }
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds spent per stage (0 for a stage that did not run)."""
+
+    install_s: float = 0.0
+    train_s: float = 0.0
+    predict_s: float = 0.0
+    score_s: float = 0.0
+    total_s: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "install_s": self.install_s,
+            "train_s": self.train_s,
+            "predict_s": self.predict_s,
+            "score_s": self.score_s,
+            "total_s": self.total_s,
+        }
+
+
+@dataclass(frozen=True)
+class SubmissionOutcome:
+    """How grading one submission ended. `f1` is 0 unless status is scored."""
+
+    status: LadderStatus  # how grading ended
+    stage: str
+    rung: Rung  # the furthest step of the ladder reached (a skipped step counts as passed)
+    isolation: str  # "docker", "bwrap" or "none" (no isolation: unsafe)
+    crash_class: CrashClass | None = None  # set when status is crashed (see bakeoff.grading.crashes)
+    detail: str = ""  # e.g. the missing module's name, the scorer's error, the unmet requirement
+    traceback_tail: str = ""
+    f1: float = 0.0
+    metrics: Score | None = None  # the scorer's full result once the output was read
+    requirements: RequirementsReport | None = None
+    timings: Timings = field(default_factory=Timings)
+    steps: tuple[StepRecord, ...] = ()
+    claimed_f1: float | None = None  # the submission's own EXPECTED_F1, kept beside the real one
+    claim_source: str | None = None  # "train_output", "design" or "readme"
+    workspace_notes: tuple[str, ...] = ()  # what the scratch copy left out or kept as a link (bakeoff score)
+
+    @property
+    def scored(self) -> bool:
+        return self.status == LadderStatus.SCORED
+
+    def step(self, stage: str) -> StepRecord | None:
+        """The record of the command run for `stage`, if one ran."""
+        return next((step for step in self.steps if step.stage == stage), None)
+
+    def to_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "stage": self.stage,
+            "rung": int(self.rung),
+            "isolation": self.isolation,
+            "crash_class": self.crash_class,
+            "detail": self.detail,
+            "traceback_tail": self.traceback_tail,
+            "f1": self.f1,
+            "metrics": self.metrics.to_dict() if self.metrics else None,
+            "requirements": self.requirements.to_dict() if self.requirements else None,
+            "timings": self.timings.to_dict(),
+            "claimed_f1": self.claimed_f1,
+            "claim_source": self.claim_source,
+            "workspace_notes": list(self.workspace_notes),
+            "steps": [step.to_dict() for step in self.steps],
+        }

@@ -1,0 +1,110 @@
+"""Full-size calibration of the simulation take-home, printed as the Markdown table the README carries.
+
+Generates the default data (4 visible examples, 48 hidden configurations of 5 CPU seconds each) with the
+public calibration secret (so anyone can reproduce the figures; a real bake-off draws its own), runs the
+careless, half and careful references and the three degenerate baselines on every hidden configuration
+exactly as `bakeoff calibrate --task simulation` does, and the behavioural probe on the references.
+
+    .venv/bin/python bench/calibrate_sim.py [--out DIR] [--seed N] [--configurations N] [--jobs N] [--no-probe]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import durable  # noqa: E402
+from generators.calibration import CALIBRATION_FILE  # noqa: E402
+from generators.calibration import simulation as cal  # noqa: E402
+from generators.calibration.sim_probe import host_runner, run_behaviour_probe  # noqa: E402
+from generators.simulation import Secret, SimParams, generate_sim_data  # noqa: E402
+from generators.simulation.writer import HOLDOUT_DIR, read_truth_rows  # noqa: E402
+
+TARGETS = {
+    "sim_careless": "worst reference",
+    "sim_half": "between careless and careful",
+    "sim_careful": f"best; coverage in [{cal.CAREFUL_BAND_COVERAGE[0]}, 1] in every band",
+    "sim_mm1": "careful better, interval > 0",
+    "sim_erlang_c": "careful better, interval > 0",
+    "sim_constant": "careful better, interval > 0",
+}
+
+
+def cell(value: float | None, fmt: str = "{:.3f}") -> str:
+    return "-" if value is None else fmt.format(value)
+
+
+def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], probes: dict[str, str]) -> str:
+    p = calibration.params
+    careful = calibration.references[-1]
+    bands = [b.band for b in careful.bands]
+    counts = ", ".join(f"{b.configurations} {b.band}" for b in careful.bands)
+    lines = [
+        f"Data: seed {p.seed}, the public calibration secret, {p.configurations} hidden configurations ({counts}), "
+        f"{p.cpu_seconds} CPU seconds each. Generation {seconds['generate']:.0f} s, calibration "
+        f"{seconds['calibrate']:.0f} s" + (f", probe {seconds['probe']:.0f} s." if "probe" in seconds else "."),
+        "",
+        "| submission | coverage | " + " | ".join(f"coverage {b}" for b in bands)
+        + " | mean rel. error | relative Winkler (headline) | careful better by [95%] | probe | target |",
+        "| --- | ---: | " + " | ".join("---:" for _ in bands) + " | ---: | ---: | ---: | --- | --- |",
+    ]
+    margins = {m.variant: m for m in calibration.margins}
+    for r in (*calibration.references, *calibration.baselines):
+        m = margins.get(r.variant)
+        band_cells = " | ".join(cell(score.coverage if (score := r.band(b)) else None) for b in bands)
+        lines.append(f"| {r.variant} | {r.coverage:.3f} | {band_cells} | {r.mean_rel_error:.4f} | "
+                     f"{r.relative_winkler:.4f} | {f'{m.mean:.3f} [{m.low:.3f}, {m.high:.3f}]' if m else '-'} | "
+                     f"{probes.get(r.variant, '-')} | {TARGETS[r.variant]} |")
+    checks = calibration.checks.to_dict()
+    lines += ["", "Checks: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks.items())]
+    return "\n".join(lines)
+
+
+def probe_references(folder: Path, scratch: Path) -> dict[str, str]:
+    """The behavioural probe's verdict of each reference on the heaviest hidden configuration."""
+    from bakeoff.tasks.simulation.probe import probe_choice
+
+    (row,) = probe_choice(read_truth_rows(folder), 1)
+    config = json.loads((folder / HOLDOUT_DIR / f"{row['configuration']}.json").read_text(encoding="utf-8"))
+    found = {}
+    for variant in cal.SIM_REFERENCES:
+        probe = run_behaviour_probe(host_runner(cal.materialize_sim(variant, scratch / variant)), config)
+        found[variant] = f"{probe.behaviour.value} ({probe.spread_ratio:.2f})" if probe.spread_ratio else probe.behaviour.value
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None, help="keep the data folder here (default: a temporary one)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--configurations", type=int, default=SimParams().configurations)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-probe", action="store_true", help="skip the behavioural probe of the references")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bakeoff-sim-bench-") as scratch:
+        out = args.out or Path(scratch) / "data"
+        seconds = {}
+        started = time.perf_counter()
+        generate_sim_data(SimParams(seed=args.seed, configurations=args.configurations), out, force=True,
+                          secret=Secret.public())
+        seconds["generate"] = time.perf_counter() - started
+        started = time.perf_counter()
+        calibration = cal.calibrate_sim(out, jobs=args.jobs, progress=lambda step: print(step, file=sys.stderr))
+        seconds["calibrate"] = time.perf_counter() - started
+        durable.write_json(out / CALIBRATION_FILE, calibration.to_dict(), mode=durable.PRIVATE)
+        probes = {}
+        if not args.no_probe:
+            started = time.perf_counter()
+            probes = probe_references(out, Path(scratch))
+            seconds["probe"] = time.perf_counter() - started
+        print(markdown_table(calibration, seconds, probes))
+
+
+if __name__ == "__main__":
+    main()

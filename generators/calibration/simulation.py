@@ -1,0 +1,242 @@
+"""Calibration of the simulation take-home: the references and the degenerate baselines on every hidden
+configuration, graded by the interval grader with its scale-free scores, overall and by load band.
+
+Each simulate.py runs on the host as a plain subprocess (our own trusted code; a submission runs the same
+way in the sandbox), under the same CPU-time cap a submission gets (RLIMIT_CPU at the configuration's
+`cpu_seconds`). The headline is the mean relative Winkler score (Winkler score over the true wait, lower is
+better). The targets: careless worse than half, half worse than careful; careful's coverage near 95% in
+every load band; careful better than every baseline, by a paired bootstrap interval (over configurations,
+seeded) that excludes zero.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from generators.calibration.runner import _child_env
+from generators.errors import CorpusNotFound, GeneratorError, ReferenceFailed
+from generators.simulation.params import SimParams
+from generators.simulation.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE, read_truth_rows
+
+SIM_REFERENCES = ("sim_careless", "sim_half", "sim_careful")
+SIM_BASELINES = ("sim_mm1", "sim_erlang_c", "sim_constant")
+RESULT_KEYS = ("estimate", "ci_low", "ci_high")
+TRUTH_COLUMNS = ("configuration", "wait")
+REFERENCES = Path(__file__).resolve().parents[1] / "references"
+CAREFUL_BAND_COVERAGE = (0.80, 1.0)  # 95% less about three binomial errors over 16 configurations a band
+BOOTSTRAP_RESAMPLES = 10_000
+_TAIL_CHARS = 2000
+
+
+class UnknownSimReference(GeneratorError):
+    """A reference or baseline name that does not exist."""
+
+
+@dataclass(frozen=True)
+class BandScore:
+    band: str
+    configurations: int
+    coverage: float | None
+    relative_winkler: float | None
+    mean_rel_error: float | None
+
+
+@dataclass(frozen=True)
+class SimReferenceResult:
+    variant: str
+    configurations: int
+    failed: int
+    coverage: float
+    relative_winkler: float  # the headline
+    mean_rel_error: float
+    winkler: float  # in minutes, for reference
+    bands: tuple[BandScore, ...]
+    per_configuration: Mapping[str, float]  # relative Winkler score of each configuration (what pairs are made of)
+    seconds: float
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def band(self, name: str) -> BandScore | None:
+        return next((b for b in self.bands if b.band == name), None)
+
+
+@dataclass(frozen=True)
+class PairedMargin:
+    """A variant's relative Winkler score minus careful's, per configuration: mean and seeded bootstrap 95%
+    interval (positive: careful is better)."""
+
+    variant: str
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+@dataclass(frozen=True)
+class SimChecks:
+    careless_worse_than_half: bool
+    half_worse_than_careful: bool
+    careful_coverage_near_95_every_band: bool  # within CAREFUL_BAND_COVERAGE in each band
+    careful_beats_every_baseline: bool  # every baseline's paired margin above zero, interval excluding it
+
+    @property
+    def all_passed(self) -> bool:
+        return all(asdict(self).values())
+
+    def to_dict(self) -> dict[str, bool]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SimCalibration:
+    corpus: str
+    params: SimParams
+    references: tuple[SimReferenceResult, ...]
+    baselines: tuple[SimReferenceResult, ...]
+    margins: tuple[PairedMargin, ...]
+    checks: SimChecks
+
+    def to_dict(self) -> dict[str, object]:
+        return {"task": "simulation", "corpus": self.corpus, "params": self.params.to_dict(),
+                "references": [r.to_dict() for r in self.references],
+                "baselines": [r.to_dict() for r in self.baselines],
+                "margins": [asdict(m) for m in self.margins], "checks": self.checks.to_dict()}
+
+
+def materialize_sim(variant: str, dest: Path) -> Path:
+    """Write the `variant` submission (simulate.py) into `dest`; return dest."""
+    if variant not in SIM_REFERENCES + SIM_BASELINES:
+        raise UnknownSimReference(f"no reference named {variant!r}; choose one of: "
+                                  f"{', '.join(SIM_REFERENCES + SIM_BASELINES)}")
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(REFERENCES / variant / "simulate.py", dest / "simulate.py")
+    return dest
+
+
+def cpu_capped(cpu_seconds: int) -> Callable[[], None]:
+    """A preexec function: the child's CPU time capped as in the sandbox (SIGXCPU at the budget)."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+    return limit
+
+
+def run_simulate(submission: Path, config: Path, output: Path, python: str = sys.executable) -> None:
+    """`python simulate.py --config config --output output` in `submission`, CPU-capped at the configuration's
+    budget; ReferenceFailed on a non-zero exit."""
+    budget = int(json.loads(Path(config).read_text(encoding="utf-8"))["cpu_seconds"])
+    argv = [python, "simulate.py", "--config", str(config), "--output", str(output)]
+    done = subprocess.run(argv, cwd=submission, capture_output=True, text=True, env=_child_env(),
+                          preexec_fn=cpu_capped(budget))
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-_TAIL_CHARS:]
+        raise ReferenceFailed(f"{submission.name} simulate.py on {Path(config).name} exited with {done.returncode}:\n{tail}")
+
+
+def check_sim_corpus(corpus: Path) -> None:
+    missing = [name for name in (MANIFEST_FILE, HOLDOUT_TRUTH_FILE, HOLDOUT_DIR) if not (corpus / name).exists()]
+    if missing:
+        raise CorpusNotFound(f"{corpus} is not a simulation data folder (missing {', '.join(missing)})")
+
+
+def grade_folder(results: Path, corpus: Path) -> Any:
+    """scorer.intervals' relative grade of a folder of <configuration>.json results."""
+    from scorer.intervals import score_results
+
+    return score_results(results, corpus / HOLDOUT_TRUTH_FILE, keys=RESULT_KEYS, columns=TRUTH_COLUMNS, relative=True)
+
+
+def band_scores(score: Any, bands: Mapping[str, str]) -> tuple[BandScore, ...]:
+    from scorer.intervals import score_groups
+
+    groups = score_groups(score, bands)
+    return tuple(BandScore(band, len(g.experiments), g.coverage, g.relative_winkler, g.mean_rel_error)
+                 for band, g in sorted(groups.items(), key=lambda item: _BAND_ORDER.get(item[0], 9)))
+
+
+_BAND_ORDER = {"light": 0, "medium": 1, "heavy": 2}
+
+
+def run_sim_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sys.executable) -> SimReferenceResult:
+    """Run `variant` on every hidden configuration of `corpus` and grade the intervals."""
+    corpus = Path(corpus).absolute()
+    rows = read_truth_rows(corpus)
+    names = [row["configuration"] for row in rows]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-") as scratch:
+        submission = materialize_sim(variant, Path(scratch) / "submission")
+        results = Path(scratch) / "results"
+        results.mkdir()
+        run = lambda name: run_simulate(  # noqa: E731
+            submission, corpus / HOLDOUT_DIR / f"{name}.json", results / f"{name}.json", python)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            list(pool.map(run, names))
+        score = grade_folder(results, corpus)
+    if score.failed:
+        raise ReferenceFailed(f"{variant} wrote unusable results: {score.errors}")
+    if score.coverage is None or score.relative_winkler is None or score.mean_rel_error is None or score.winkler is None:
+        raise ReferenceFailed(f"{variant} was graded on no configuration")
+    per = {e.experiment: float(e.relative_winkler(score.level)) for e in score.experiments}
+    return SimReferenceResult(variant, len(names), score.failed, score.coverage, score.relative_winkler,
+                              score.mean_rel_error, score.winkler,
+                              band_scores(score, {row["configuration"]: row["band"] for row in rows}), per,
+                              round(time.perf_counter() - started, 2))
+
+
+def paired_margin(variant: SimReferenceResult, careful: SimReferenceResult, seed: int = 0) -> PairedMargin:
+    """Mean of (variant - careful) relative Winkler over configurations, with a seeded bootstrap 95% interval."""
+    import numpy as np
+
+    names = sorted(careful.per_configuration)
+    diffs = np.array([variant.per_configuration[n] - careful.per_configuration[n] for n in names])
+    rng = np.random.default_rng(seed)
+    means = diffs[rng.integers(0, len(diffs), (BOOTSTRAP_RESAMPLES, len(diffs)))].mean(axis=1)
+    low, high = np.quantile(means, [0.025, 0.975])
+    return PairedMargin(variant.variant, float(diffs.mean()), float(low), float(high))
+
+
+def evaluate_sim(references: Sequence[SimReferenceResult], margins: Sequence[PairedMargin]) -> SimChecks:
+    by = {r.variant: r for r in references}
+    careless, half, careful = by["sim_careless"], by["sim_half"], by["sim_careful"]
+    low, high = CAREFUL_BAND_COVERAGE
+    baseline_margins = [m for m in margins if m.variant in SIM_BASELINES]
+    return SimChecks(
+        careless_worse_than_half=careless.relative_winkler > half.relative_winkler,
+        half_worse_than_careful=half.relative_winkler > careful.relative_winkler,
+        careful_coverage_near_95_every_band=bool(careful.bands) and all(
+            b.coverage is not None and low <= b.coverage <= high for b in careful.bands),
+        careful_beats_every_baseline=bool(baseline_margins) and all(m.low > 0 for m in baseline_margins),
+    )
+
+
+def calibrate_sim(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = lambda _: None,
+                  bootstrap_seed: int = 0) -> SimCalibration:
+    """Run the references and the baselines on the hidden configurations of the simulation folder `corpus`."""
+    corpus = Path(corpus).absolute()
+    check_sim_corpus(corpus)
+    params = SimParams(**json.loads((corpus / MANIFEST_FILE).read_text(encoding="utf-8"))["params"])
+    results = {}
+    for variant in SIM_REFERENCES + SIM_BASELINES:
+        progress(f"running {variant}")
+        results[variant] = run_sim_reference(variant, corpus, jobs)
+    careful = results["sim_careful"]
+    margins = tuple(paired_margin(results[v], careful, bootstrap_seed) for v in SIM_REFERENCES + SIM_BASELINES
+                    if v != "sim_careful")
+    references = tuple(results[v] for v in SIM_REFERENCES)
+    return SimCalibration(str(corpus), params, references, tuple(results[v] for v in SIM_BASELINES), margins,
+                          evaluate_sim(references, margins))

@@ -1,0 +1,130 @@
+"""Writing the simulation take-home's data folder atomically.
+
+The folder holds what the model gets (examples/, excerpt.txt), what the sandbox sees but the model never
+does (holdout/, one configuration file each), what only the grader reads (holdout_truth.csv, truth.json,
+secret.hex) and manifest.json (every parameter, the secret's id, the files' hashes and what was drawn).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import durable
+from generators.simulation.configs import band_of, example_lines, hidden_lines
+from generators.simulation.params import GENERATOR_VERSION, SimParams
+from generators.simulation.queueing import Line, mean_wait
+from generators.simulation.secret import SECRET_FILE, Secret
+from generators.spam.writer import _check_target, _sha256, new_staging
+
+EXAMPLES_DIR, HOLDOUT_DIR = "examples", "holdout"
+EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE, MANIFEST_FILE = "excerpt.txt", "truth.json", "holdout_truth.csv", "manifest.json"
+VISIBLE_EXAMPLE = "example_1"  # the one the visible step runs (and the excerpt shows)
+TRUTH_COLUMNS = ("configuration", "wait", "method", "utilisation", "band", "stations", "family", "levels")
+_LETTERS = {"exponential": "M", "erlang": "E2", "hyperexponential": "H2", "lognormal": "LN"}  # erlang: shape 2 here
+
+
+@dataclass(frozen=True)
+class SimManifest:
+    params: SimParams
+    secret_id: str
+    sha256: Mapping[str, str]
+    truth: tuple[Mapping[str, Any], ...]  # the hidden rows of holdout_truth.csv
+
+    def measured(self) -> dict[str, Any]:
+        utilisations = [float(row["utilisation"]) for row in self.truth]
+        waits = [float(row["wait"]) for row in self.truth]
+        return {
+            "configurations": len(self.truth),
+            "bands": dict(sorted(Counter(row["band"] for row in self.truth).items())),
+            "methods": dict(sorted(Counter(row["method"] for row in self.truth).items())),
+            "stations": {str(k): v for k, v in sorted(Counter(int(row["stations"]) for row in self.truth).items())},
+            "families": dict(sorted(Counter(row["family"] for row in self.truth).items())),
+            "utilisation": [min(utilisations), max(utilisations)],
+            "wait": [min(waits), max(waits)],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "generator_version": GENERATOR_VERSION,
+            "seed": self.params.seed,
+            "params": self.params.to_dict(),
+            "secret_id": self.secret_id,
+            "hidden_part": "configurations and their seeds drawn from the seed and the secret (secret.hex, never "
+                           "mounted); the examples from the seed alone",
+            "truth": "erlang_c (M/M/c), pollaczek_khinchine (M/G/1), ctmc: the queue's Markov chain truncated at "
+                     "`levels` orders, raised until Wq moved by under 1e-9 and the last levels held under 1e-13",
+            "sha256": dict(self.sha256),
+            "measured": self.measured(),
+        }
+
+
+def family_of(config: Mapping[str, Any]) -> str:
+    """Kendall's notation of a line: arrival/service/stations, e.g. M/H2/2."""
+    arrival = _LETTERS[config["interarrival"]["distribution"]]
+    service = _LETTERS[config["service"]["distribution"]]
+    return f"{arrival}/{service}/{config['stations']}"
+
+
+def truth_row(config: Mapping[str, Any]) -> dict[str, Any]:
+    exact = mean_wait(config)
+    utilisation = Line.of(config).utilisation
+    return {"configuration": config["name"], "wait": repr(exact.wait), "method": exact.method,
+            "utilisation": round(utilisation, 6), "band": band_of(utilisation), "stations": config["stations"],
+            "family": family_of(config), "levels": exact.levels if exact.levels is not None else ""}
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def _write_truth_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=TRUTH_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, secret: Secret | None = None,
+                      progress: Callable[[str], None] = lambda _: None) -> SimManifest:
+    """The visible examples (seed alone), the hidden configurations (seed and secret: a fresh one unless
+    given) with their exact mean waits, and the manifest, into `out_dir`."""
+    out_dir = Path(out_dir).absolute()
+    secret = secret or Secret.fresh()
+    _check_target(out_dir, force)
+    staging = new_staging(out_dir)
+    with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
+        progress("the visible examples")
+        import numpy as np
+
+        (staging / EXAMPLES_DIR).mkdir()
+        examples = example_lines(params.cpu_seconds, np.random.SeedSequence([params.seed, 0x51]))
+        for config in examples:
+            _write_json(staging / EXAMPLES_DIR / f"{config['name']}.json", config)
+        (staging / EXCERPT_FILE).write_bytes((staging / EXAMPLES_DIR / f"{VISIBLE_EXAMPLE}.json").read_bytes())
+        _write_json(staging / TRUTH_FILE, {c["name"]: truth_row(c) for c in examples})
+        (staging / HOLDOUT_DIR).mkdir()
+        rows = []
+        for index, config in enumerate(hidden_lines(params.configurations, params.cpu_seconds,
+                                                    secret.seed_sequence(params.seed, "hidden configurations"))):
+            progress(f"hidden configuration {index + 1} of {params.configurations}")
+            _write_json(staging / HOLDOUT_DIR / f"{config['name']}.json", config)
+            rows.append(truth_row(config))
+        _write_truth_csv(staging / HOLDOUT_TRUTH_FILE, rows)
+        secret.write(staging)
+        names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()
+                       and p.name != SECRET_FILE)
+        manifest = SimManifest(params, secret.identity, {name: _sha256(staging / name) for name in names}, tuple(rows))
+        _write_json(staging / MANIFEST_FILE, manifest.to_dict())
+    return manifest
+
+
+def read_truth_rows(folder: Path) -> list[dict[str, str]]:
+    """holdout_truth.csv as rows of text (the grader reads `configuration` and `wait`; reports the rest)."""
+    with open(Path(folder) / HOLDOUT_TRUTH_FILE, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))

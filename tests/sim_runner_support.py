@@ -1,0 +1,85 @@
+"""Shared pieces of the simulation batch tests: a tiny data folder and scripted answers for the five stages.
+
+The simulations are the calibration references' own simulate.py (careful: replications with a warm-up and a
+t interval over replication means; careless: one run of 20,000 orders from empty, an interval as if the waits
+were independent), so what the behavioural probe should find is known; the crashing one imports a package
+that does not exist.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runner_support import fenced
+
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+TINY_SIM = {"seed": 3, "configurations": 4, "cpu_seconds": 1}
+# The tests' fixed secret (a real corpus draws its own): the hidden configurations are the same on every run.
+TINY_SECRET_HEX = "5e" * 32
+
+
+def make_tiny_sim_data(folder: Path) -> Path:
+    from generators.simulation import Secret, SimParams, generate_sim_data
+
+    generate_sim_data(SimParams(**TINY_SIM), folder, secret=Secret.from_hex(TINY_SECRET_HEX))
+    return folder
+
+
+EXPLORE = fenced("explore.py", """
+import glob, json
+for path in sorted(glob.glob("data/examples/*.json")):
+    c = json.load(open(path))
+    print(path, c["stations"], c["interarrival"]["distribution"], c["service"]["distribution"], c["cpu_seconds"])
+""")
+
+
+def design(warmup: str, interval: str) -> str:
+    return f"""My design.
+
+# file: DESIGN.md
+```markdown
+# Design
+The line is simulated order by order (each order waits for the station that frees first).
+WARMUP: {warmup}
+INTERVAL: {interval}
+ESTIMATE: 8.0 [7.0, 9.0]
+```
+"""
+
+
+CAREFUL_DESIGN = design("six relaxation times of the queue, deleted in every replication", "independent replications")
+CARELESS_DESIGN = design("the first 10% of the run", "batch means")  # what its code does not do
+
+
+def simulation(reference: str) -> str:
+    return (REFERENCES / reference / "simulate.py").read_text(encoding="utf-8")
+
+
+CAREFUL = simulation("sim_careful")
+CARELESS = simulation("sim_careless")
+CRASHING = "import queue_magic_toolkit  # no such package\n" + CAREFUL
+
+
+def implementation(simulate: str) -> str:
+    return ("Here is the simulation.\n\n" + fenced("simulate.py", simulate) + "\n"
+            + fenced("requirements.txt", "numpy", language="text"))
+
+
+README = fenced("README.md", """
+# How long orders wait
+Independent replications with a warm-up deleted.
+ESTIMATE: 8.0 [7.0, 9.0]
+""", language="markdown")
+
+
+def sim_answers(implement: str, repair: str | None = None, design_text: str = CAREFUL_DESIGN,
+                docs: str = README) -> list[dict]:
+    lines = [
+        {"key": "explore#1", "text": EXPLORE},
+        {"key": "decide#1", "text": design_text},
+        {"key": "implement#1", "text": implement},
+    ]
+    if repair is not None:
+        lines.append({"key": "implement#2", "text": repair})
+    lines.append({"key": "docs#1", "text": docs})
+    return lines

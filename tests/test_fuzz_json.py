@@ -1,0 +1,138 @@
+"""durable's reader of untrusted JSON and its writer, fuzzed and at each cap.
+
+Property: `loads` of any bytes or text returns a value or raises UntrustedJSON (the subclass naming the cap),
+never anything else; `dumps` of any value returns text that a strict reader accepts, or raises JSONUnwritable.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from fuzz_support import FUZZ
+from hypothesis import given
+from hypothesis import strategies as st
+
+import durable
+from durable import (
+    JsonLimits,
+    JSONMalformed,
+    JSONNotFinite,
+    JSONNumberTooLong,
+    JSONTooDeep,
+    JSONTooLarge,
+    JSONUnwritable,
+    UntrustedJSON,
+)
+from durable.jsonio import nesting_depth
+
+SMALL = JsonLimits(max_bytes=4096, max_depth=8, max_digits=20)
+
+scalars = st.none() | st.booleans() | st.integers(-10**15, 10**15) | st.floats(allow_nan=False, allow_infinity=False) \
+    | st.text(max_size=20)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                           max_size=4), max_leaves=30)
+# Text made of JSON's own pieces, so that the fuzzer reaches deep nesting, long numbers and the constants often.
+pieces = st.sampled_from(['[', ']', '{', '}', ',', ':', '"a"', '"\\u00e9"', '"\\ud800"', '1', '-', '0', '.5', 'e9',
+                          '9' * 30, 'e999', 'NaN', 'Infinity', '-Infinity', 'true', 'null', ' ', '"', '\\'])
+jsonish = st.lists(pieces, max_size=60).map("".join)
+
+
+def _strict(text: str):
+    def refuse(token):
+        raise ValueError(token)
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@FUZZ
+@given(st.binary(max_size=300) | jsonish.map(str.encode))
+def test_any_bytes_give_a_value_or_a_named_refusal(data):
+    try:
+        value = durable.loads(data, limits=SMALL)
+    except UntrustedJSON as exc:
+        assert exc.cap in ("bytes", "depth", "digits", "finite", "syntax") and str(exc)
+        return
+    assert nesting_depth(value) <= SMALL.max_depth
+    _strict(durable.dumps(value))  # whatever was accepted can be written back as valid JSON
+
+
+@FUZZ
+@given(jsonish)
+def test_any_text_gives_a_value_or_a_named_refusal(text):
+    try:
+        value = durable.loads(text, limits=SMALL)
+    except UntrustedJSON:
+        return
+    assert value == json.loads(text)  # what passes reads as the standard library reads it
+
+
+@FUZZ
+@given(values)
+def test_what_we_write_reads_back_the_same(value):
+    text = durable.dumps(value)
+    assert _strict(text) == value
+    assert durable.loads(text) == value
+
+
+@FUZZ
+@given(st.recursive(scalars | st.just(math.nan) | st.just(math.inf) | st.just(-math.inf),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                    max_leaves=12))
+def test_the_writer_writes_valid_json_or_refuses_by_name(value):
+    try:
+        text = durable.dumps(value)
+    except JSONUnwritable as exc:
+        assert "not JSON compliant" in str(exc)
+        return
+    assert _strict(text) == value
+
+
+@pytest.mark.parametrize("text, error, cap", [
+    ("[" * 100_000 + "]" * 100_000, JSONTooDeep, "depth"),  # far past the C parser's own guard
+    ("[" * 101 + "]" * 101, JSONTooDeep, "depth"),
+    ("1" + "0" * 400, JSONNumberTooLong, "digits"),  # the 401-digit integer of round 2, row 6
+    ("-" + "9" * 101, JSONNumberTooLong, "digits"),
+    ("1e999", JSONNotFinite, "finite"),
+    ("-1e999", JSONNotFinite, "finite"),
+    ("[NaN]", JSONMalformed, "syntax"),
+    ('{"a": Infinity}', JSONMalformed, "syntax"),
+    ("{'a': 1}", JSONMalformed, "syntax"),
+    ("", JSONMalformed, "syntax"),
+])
+def test_each_cap_is_its_own_named_error(text, error, cap):
+    with pytest.raises(error) as raised:
+        durable.loads(text)
+    assert raised.value.cap == cap and isinstance(raised.value, UntrustedJSON)
+
+
+def test_the_limits_are_inclusive_and_bytes_are_utf8():
+    assert durable.loads("[" * 100 + "]" * 100) is not None  # exactly the default depth
+    assert durable.loads("9" * 100) == int("9" * 100)
+    assert durable.loads(b"\xef\xbb\xbf{\"a\": 1}") == {"a": 1}  # a BOM
+    assert durable.loads('{"x": 1.7e308}') == {"x": 1.7e308}  # finite: the reader lets it through; graders bound it
+    with pytest.raises(JSONMalformed, match="not UTF-8"):
+        durable.loads(b'"\xff"')
+    with pytest.raises(JSONTooLarge):
+        durable.loads(b" " * 4097 + b"1", limits=SMALL)
+    with pytest.raises(JSONTooLarge):
+        durable.loads("\u00e9" * 3000, limits=SMALL)  # 6,000 bytes of UTF-8 in 3,000 characters
+
+
+def test_the_writer_refuses_nan_and_infinity_everywhere_it_writes(tmp_path):
+    for value in (math.nan, {"f1": math.inf}, [1, -math.inf]):
+        with pytest.raises(JSONUnwritable):
+            durable.dumps(value)
+        with pytest.raises(JSONUnwritable):
+            durable.write_json(tmp_path / "x.json", value)
+        with pytest.raises(JSONUnwritable):
+            durable.Journal(tmp_path / "x.jsonl").append(value)
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_journal_line_past_a_cap_is_damage_not_a_traceback(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n" + b'{"n": 1' + b"0" * 500 + b"}\n{}\n")
+    with pytest.raises(durable.JournalDamaged, match="line 1"):
+        durable.Journal(path).entries()

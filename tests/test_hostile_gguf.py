@@ -1,0 +1,111 @@
+"""Hostile GGUF headers (round 2, row 5): arrays nested 5,000 deep, and headers fuzzed byte by byte.
+
+Property of the header reader: any bytes give metadata or ModelFileInvalid, never another exception; and a bad
+file is named by `bakeoff models` (the rest of the folder still listed), `bakeoff ask` and the plan check.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+from click.testing import CliRunner
+from fuzz_support import FUZZ
+from hypothesis import given
+from hypothesis import strategies as st
+from test_models_memory import _string, write_gguf
+
+from bakeoff.cli import main
+from bakeoff.models.errors import ModelFileInvalid
+from bakeoff.models.gguf_header import read_info, read_metadata
+from bakeoff.models.registry import check_reasoning_mode
+
+DEPTH = 5000
+
+
+def nested_array_gguf(path, depth: int = DEPTH):
+    """A GGUF header whose one value is an array of an array of ... `depth` levels, the innermost empty."""
+    nested = b"".join(struct.pack("<IQ", 9, 1) for _ in range(depth - 1)) + struct.pack("<IQ", 0, 0)
+    body = _string("general.architecture") + struct.pack("<I", 8) + _string("llama")
+    body += _string("odd.nested") + struct.pack("<I", 9) + nested
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + body)
+    return path
+
+
+def test_a_header_nested_5000_deep_is_a_named_error_not_a_recursion_error(tmp_path):
+    path = nested_array_gguf(tmp_path / "deep.gguf")
+    with pytest.raises(ModelFileInvalid, match="nested more than"):
+        read_metadata(path)
+    assert read_metadata(nested_array_gguf(tmp_path / "shallow.gguf", depth=3))["general.architecture"] == "llama"
+
+
+def test_bakeoff_models_names_the_deep_file_and_lists_the_rest(tmp_path):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    nested_array_gguf(folder / "deep.gguf")
+    write_gguf(folder / "fine.gguf", {"general.architecture": "llama", "llama.block_count": 2,
+                                      "llama.embedding_length": 64, "llama.attention.head_count": 4})
+    result = CliRunner().invoke(main, ["models", "--dir", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    entries = {json.loads(line)["path"].rsplit("/", 1)[-1]: json.loads(line) for line in result.output.splitlines()}
+    assert "nested more than" in entries["deep.gguf"]["note"] and entries["fine.gguf"]["architecture"] == "llama"
+
+
+def test_ask_and_the_plan_check_name_the_deep_file(tmp_path):
+    path = nested_array_gguf(tmp_path / "deep.gguf")
+    result = CliRunner().invoke(main, ["ask", "--model", f"gguf:{path}", "hi"])
+    assert result.exit_code != 0 and "error: ModelFileInvalid:" in result.output and "Traceback" not in result.output
+    check_reasoning_mode(f"gguf:{path}", "off")  # a header that cannot be read is the load's to name: no traceback
+
+
+def _header(entries: list[tuple[str, int, bytes]]) -> bytes:
+    body = b"".join(_string(key) + struct.pack("<I", kind) + value for key, kind, value in entries)
+    return b"GGUF" + struct.pack("<IQQ", 3, 0, len(entries)) + body
+
+
+VALID = _header([
+    ("general.architecture", 8, _string("llama")),
+    ("llama.block_count", 4, struct.pack("<I", 2)),
+    ("llama.embedding_length", 4, struct.pack("<I", 64)),
+    ("llama.attention.head_count", 4, struct.pack("<I", 4)),
+    ("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 2) + _string("a") + _string("b")),
+    ("nested", 9, struct.pack("<IQ", 9, 2) + struct.pack("<IQ", 4, 1) + struct.pack("<I", 7) + struct.pack("<IQ", 0, 0)),
+    ("tokenizer.chat_template", 8, _string("{{ messages }}")),
+])
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.integers(0, len(VALID) - 1), st.integers(0, 255)), max_size=6),
+       st.integers(0, len(VALID)), st.binary(max_size=40))
+def test_any_damaged_header_gives_metadata_or_a_named_error(tmp_path, flips, cut, tail):
+    data = bytearray(VALID)
+    for position, byte in flips:
+        data[position] = byte
+    path = tmp_path / "fuzzed.gguf"
+    path.write_bytes(bytes(data[:cut]) + tail)
+    try:
+        read_info(path)
+    except ModelFileInvalid:
+        pass
+
+
+@FUZZ
+@given(st.recursive(st.tuples(st.sampled_from([0, 4, 6, 8, 10]), st.integers(0, 3)),
+                    lambda inner: st.tuples(st.just(9), st.lists(inner, max_size=3)), max_leaves=20))
+def test_any_array_shape_is_skipped_or_refused_by_name(tmp_path, shape):
+    def encode(node) -> bytes:
+        kind, content = node
+        if kind != 9:
+            size = {0: 1, 4: 4, 6: 4, 10: 8}.get(kind)
+            items = b"".join(_string("s") for _ in range(content)) if kind == 8 else b"\x00" * (size * content)
+            return struct.pack("<IQ", kind, content) + items
+        return struct.pack("<IQ", 9, len(content)) + b"".join(encode(child) for child in content)
+
+    value = encode(shape if shape[0] == 9 else (9, [shape]))
+    path = tmp_path / "arrays.gguf"
+    path.write_bytes(_header([("general.architecture", 8, _string("llama")), ("x", 9, value)]))
+    try:
+        assert read_metadata(path)["general.architecture"] == "llama"
+    except ModelFileInvalid as exc:
+        assert "nested more than" in str(exc)

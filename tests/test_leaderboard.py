@@ -1,0 +1,161 @@
+"""`bakeoff leaderboard` (issue 27): batches pooled per task, one row per model identity (its file's sha256, not its
+label) and reasoning mode; pooled only when task version, corpus, secret, harness and sandbox agree, otherwise a
+named error listing the differences, and --allow-mixed pools them with each row marked; paired comparisons only
+on seeds of one batch; HTML (opened in headless Chromium), Markdown and CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from analysis_factory import FakeRun, write_batch
+from report_png import read_png, region_stats
+from runner_support import TRAIN_CRASHING, answers, bakeoff_cli, implementation, write_script
+
+from bakeoff.analysis.leaderboard import BatchesNotPoolable, pooled_board
+from bakeoff.batchfolder.read import read_batch
+from bakeoff.tasks.ab_test.words import HEADLINE as WINKLER
+from bakeoff.tasks.spam.words import HEADLINE as F1
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def fake_batch(folder: Path, runs: list[FakeRun], identities: dict[str, str], corpus: str = "c1",
+               task_version: str | None = "v1", version: str = "0.9") -> Path:
+    write_batch(folder, runs)
+    record = json.loads((folder / "batch.json").read_text())
+    record.update(identities=identities, corpus_sha256={"manifest.json": corpus}, code_version={"version": version})
+    if task_version is not None:
+        record["task_version"] = task_version
+    (folder / "batch.json").write_text(json.dumps(record))
+    return folder
+
+
+def test_rows_are_models_by_identity_and_pairs_stay_within_a_batch(tmp_path):
+    one = fake_batch(tmp_path / "one", [FakeRun("a", i, f1=0.70 + 0.01 * i) for i in (1, 2)],
+                     {"a": "sha256:aaa"})
+    two = fake_batch(tmp_path / "two", [FakeRun("renamed", i, f1=0.72 + 0.01 * i) for i in (1, 2, 3)]
+                     + [FakeRun("b", i, f1=0.40 + 0.01 * i) for i in (1, 2, 3)],
+                     {"renamed": "sha256:aaa", "b": "sha256:bbb"})
+    board = pooled_board([read_batch(one), read_batch(two)], F1, "spam_classifier")
+    rows = {row.model: row for row in board.rows}
+    assert set(rows) == {"a / renamed", "b"}  # one file under two labels is one row
+    pooled = rows["a / renamed"]
+    assert pooled.runs == 5 and pooled.batches == ("one", "two") and pooled.identity == "sha256:aaa"
+    assert [row.model for row in board.rows] == ["a / renamed", "b"]  # ranked by F1, higher first
+    (pair,) = board.pairs()
+    assert len(pair.seeds) == 3  # only batch two's three seeds: batch one's runs of seed 1001 pair with nothing
+
+
+def test_batches_that_differ_are_refused_by_name_and_pooled_marked_when_allowed(tmp_path):
+    same = fake_batch(tmp_path / "same", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"})
+    other = fake_batch(tmp_path / "other", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"}, corpus="c2",
+                       version="1.0")
+    batches = [read_batch(same), read_batch(other)]
+    with pytest.raises(BatchesNotPoolable, match=r"corpus: same \w+, other \w+; harness: same 0.9, other 1.0") as refused:
+        pooled_board(batches, F1, "spam_classifier")
+    assert "--allow-mixed" in str(refused.value) and "task_version" not in str(refused.value)
+    board = pooled_board(batches, F1, "spam_classifier", allow_mixed=True)
+    (row,) = board.rows
+    assert row.runs == 2 and any(mark.startswith("corpus ") and ", " in mark for mark in row.marks)
+    old = fake_batch(tmp_path / "old", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"}, task_version=None)
+    with pytest.raises(BatchesNotPoolable, match="task_version: same v1, old unknown"):
+        pooled_board([read_batch(same), read_batch(old)], F1, "spam_classifier")  # a batch from before versions
+
+
+def test_a_lower_is_better_headline_ranks_the_lowest_first(tmp_path):
+    from ab_factory import AbFakeRun, write_ab_batch
+
+    folder = write_ab_batch(tmp_path / "ab", [AbFakeRun("wide", 1, half_width=0.05), AbFakeRun("tight", 1, half_width=0.004)])
+    board = pooled_board([read_batch(folder)], WINKLER, "spam_classifier")
+    assert [row.model for row in board.rows] == ["tight", "wide"]
+
+
+# -- three real scripted batches, one on another corpus ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    from generators.spam import CorpusParams, generate_corpus
+
+    root = tmp_path_factory.mktemp("leaderboard")
+    corpora = {}
+    for name, seed in (("c1", 7), ("c2", 8)):
+        corpora[name] = root / name
+        generate_corpus(CorpusParams(seed=seed, rows=1500, holdout_rows=500), corpora[name])
+    write_script(root / "alpha.jsonl", answers(implementation()))
+    write_script(root / "alpha-copy.jsonl", answers(implementation()))  # the same file under another name
+    write_script(root / "beta.jsonl", answers(implementation(TRAIN_CRASHING)))
+    plans = {
+        "night1": ("c1", [("alpha.jsonl", "alpha")]),
+        "night2": ("c1", [("alpha-copy.jsonl", "alpha-again"), ("beta.jsonl", "beta")]),
+        "night3": ("c2", [("alpha.jsonl", "alpha")]),
+    }
+    batches = root / "batches"
+    for name, (corpus, models) in plans.items():
+        entries = ", ".join(f'{{ spec = "scripted:../{f}", label = "{label}" }}' for f, label in models)
+        plan = root / "plans" / f"{name}.toml"
+        plan.parent.mkdir(exist_ok=True)
+        plan.write_text(f'runs = 1\ncorpus = "../{corpus}"\nsandbox = "docker"\nseed = 2\nmodels = [{entries}]\n'
+                        "[limits]\nmemory_mb = 2048\npids = 256\ncpus = 1.0\n[task_settings]\nsmoke_rows = 50\n")
+        done = bakeoff_cli("run", "--no-probes", "--plan", str(plan), "--out", str(batches / name))
+        assert done.returncode == 0, done.stderr
+    return root, batches
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_two_compatible_batches_make_one_leaderboard_opened_in_chromium(three, tmp_path):
+    root, batches = three
+    out = tmp_path / "board"
+    done = bakeoff_cli("leaderboard", str(batches / "night1"), str(batches / "night2"), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    with open(out / "tables" / "leaderboard-spam_classifier.csv", newline="") as handle:
+        rows = {row["model"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == {"alpha / alpha-again", "beta"}  # alpha's two files are one model: one sha256
+    alpha = rows["alpha / alpha-again"]
+    assert alpha["runs"] == "2" and alpha["batches"] == "night1 night2" and alpha["rank"] == "1"
+    assert float(alpha["median_wall_s"]) > 0 and float(alpha["tokens_in_per_run"]) > 0
+    assert float(alpha["sandbox_cpu_s_per_run"]) > 0  # training ran in the Docker sandbox: its CPU seconds
+    assert rows["beta"]["crash_rate"] == "1.0"
+    assert "spam_classifier: 2 batches" in done.stdout and "beta" in done.stdout  # and printed
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'p1'}", "--dump-dom",
+                          (out / "leaderboard.html").as_uri()], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    for part in ('id="task-spam_classifier"', 'id="table-leaderboard-spam_classifier"', 'id="plot-pareto-spam_classifier"',
+                 'id="table-paired-spam_classifier"', 'id="glossary"'):
+        assert part in dom.stdout
+    shot = tmp_path / "pareto.png"
+    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'p2'}", f"--screenshot={shot}",
+                           "--window-size=600,380", (out / "plots" / "pareto-spam_classifier.svg").as_uri()],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    colours, inked = region_stats(read_png(shot), 0, 30, 600, 340)
+    assert colours >= 4 and inked > 0.01
+    # a folder of batch folders is read whole
+    whole = bakeoff_cli("leaderboard", str(batches), "--out", str(tmp_path / "all"))
+    assert whole.returncode == 2 and "error: BatchesNotPoolable:" in whole.stderr  # night3 is in there
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_batch_on_another_corpus_is_refused_by_name_and_pooled_marked_when_allowed(three, tmp_path):
+    _, batches = three
+    args = [str(batches / name) for name in ("night1", "night2", "night3")]
+    refused = bakeoff_cli("leaderboard", *args, "--out", str(tmp_path / "refused"))
+    assert refused.returncode == 2 and "error: BatchesNotPoolable:" in refused.stderr
+    assert "corpus: night1 " in refused.stderr and "night3 " in refused.stderr and "Traceback" not in refused.stderr
+    assert not (tmp_path / "refused").exists()
+    mixed = bakeoff_cli("leaderboard", *args, "--allow-mixed", "--out", str(tmp_path / "mixed"))
+    assert mixed.returncode == 0, mixed.stderr
+    with open(tmp_path / "mixed" / "tables" / "leaderboard-spam_classifier.csv", newline="") as handle:
+        rows = {row["model"]: row for row in csv.DictReader(handle)}
+    assert rows["alpha / alpha-again"]["runs"] == "3"
+    assert all(row["marks"].startswith("corpus ") for row in rows.values())
+    assert ", " in rows["alpha / alpha-again"]["marks"]  # its batches were on both corpora
+    html = (tmp_path / "mixed" / "leaderboard.html").read_text()
+    assert "Pooled with --allow-mixed although they differ: corpus" in html

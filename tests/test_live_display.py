@@ -1,0 +1,187 @@
+"""The live display of a batch (issue 27): drawn to the terminal's width at 80 and 120 columns with no line over
+it and a title on one line; per run in flight its model, stage, time in the stage, tokens so far and tokens per
+second; the last finished run's headline; time left from the first finished stage on; the runs finished before
+a resume kept in the table, and what a resume keeps said above it. An interrupted batch says where it stopped,
+journals `interrupted` and raises BatchInterrupted (exit 130)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from bakeoff.records import RunRecord
+from bakeoff.runner.batch import BatchStart
+from bakeoff.runner.plan import ModelEntry, RunSlot
+from bakeoff.runner.progress import LiveProgress
+from bakeoff.tasks.spam.words import HEADLINE
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def record(run_id: str, f1: float | None, status: str = "finished") -> RunRecord:
+    outcome = ({"status": "scored", "rung": 5, "headline": {"name": "f1", "value": f1, "higher_is_better": True}}
+               if f1 is not None else {"status": "crashed", "rung": 1, "crash_class": "module_not_found"})
+    return RunRecord.from_json({"schema": "bakeoff.run/2", "run_id": run_id, "status": status, "timings": {},
+                                "outcome": outcome, "error": "engine died" if status == "harness_failed" else None,
+                                "tokens": {"prompt": 900, "completion": 321}})
+
+
+def journal_line(path: Path, event: str, **fields) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"at": "2026-12-01T00:00:00+00:00", "event": event, **fields}) + "\n")
+
+
+LONG = "qwen2.5-coder-14b-instruct-q4_k_m-reasoning-off"  # a long label: cells are cut, never the lines
+
+
+def slots() -> list[RunSlot]:
+    models = [ModelEntry("default", "default"), ModelEntry(LONG, "gguf:/m/x.gguf")]
+    return [RunSlot(model, index, index) for index in (1, 2, 3) for model in models]
+
+
+def display_after_a_resume(tmp_path: Path, width: int) -> tuple[LiveProgress, Clock, io.StringIO]:
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("")
+    clock = Clock()
+    out = io.StringIO()
+    console = Console(file=out, width=width, height=40, force_terminal=False, color_system=None)
+    progress = LiveProgress(console, HEADLINE, journal, clock)
+    order = slots()
+    start = BatchStart(tuple(order), finished={"default-r01": record("default-r01", 0.7123)},
+                       partial={f"{LONG}-r01": ("explore", "decide")})
+    progress.batch_started(start)
+    progress.run_started(order[1])  # the long label's first run, resumed
+    journal_line(journal, "stage_started", run_id=f"{LONG}-r01", stage="implement")
+    clock.now += 30
+    journal_line(journal, "stage_done", run_id=f"{LONG}-r01", stage="implement", wall_s=30.0,
+                 completion_tokens=600, generation_s=12.0, prompt_tokens=2000, reasoning_tokens=0)
+    progress.stage_started(f"{LONG}-r01", "repair")  # as the executor says it; the journal says it again
+    journal_line(journal, "stage_started", run_id=f"{LONG}-r01", stage="repair")
+    clock.now += 5
+    return progress, clock, out
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_display_fits_the_terminal_and_shows_runs_in_flight(tmp_path, width):
+    progress, clock, out = display_after_a_resume(tmp_path, width)
+    text = progress.render_to_text()
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    title = lines[0]
+    assert title.startswith("bakeoff batch: 1/6 runs done, 1 running, about ") and "unknown" not in title
+    assert "m" in title.split("about ")[1]  # a time: estimated from the first finished stage on
+    row = next(line for line in lines if "4/6 repair" in line)  # the run in flight: its stage,
+    assert "0m05s" in row and "600" in row and "50.0" in row  # time in the stage, tokens so far, tokens per s
+    kept = next(line for line in lines if line.startswith("default-r01"))
+    assert "kept" in kept and "0.712" in kept  # finished before this start: still in the table, with its score
+    assert "4 runs waiting" in text
+    if width >= 120:
+        assert "qwen2.5-coder" in row  # the model column (at 80 columns the run's name carries it)
+    progress.run_finished(slots()[1], record(f"{LONG}-r01", 0.65))
+    after = progress.render_to_text().splitlines()
+    assert any(line.startswith("last finished: ") and "f1=0.650" in line for line in after)
+    assert all(len(line) <= width for line in after)
+
+
+def test_a_resume_says_what_it_keeps_and_re_runs(tmp_path):
+    progress, _, out = display_after_a_resume(tmp_path, 200)
+    printed = out.getvalue()
+    assert "resuming: 1 of 6 runs finished and kept, 5 to run" in printed
+    assert f"{LONG}-r01: 2 stages kept (explore, decide); the rest of the run is re-run" in printed
+
+
+def test_the_estimate_counts_the_stages_left_from_the_first_stage_on(tmp_path):
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("")
+    clock = Clock()
+    progress = LiveProgress(Console(file=io.StringIO(), width=100), HEADLINE, journal, clock)
+    order = slots()[:2]
+    progress.batch_started(BatchStart(tuple(order)))
+    progress.run_started(order[0])
+    progress.stage_started("default-r01", "explore")
+    assert progress.seconds_left() is None  # nothing measured yet: unknown
+    clock.now += 60
+    journal_line(journal, "stage_done", run_id="default-r01", stage="explore", wall_s=60.0)
+    progress.stage_started("default-r01", "decide")
+    progress.render_to_text()  # follows the journal
+    # every stage as long as explore was: 5 stages left of this run (decide just started) and 6 of the waiting one
+    assert progress.seconds_left() == pytest.approx(11 * 60.0)
+
+
+def test_an_interrupted_batch_says_where_it_stopped_and_journals_it(tmp_path):
+    """The batch's own handling of KeyboardInterrupt (SIGINT, or SIGTERM as the command line turns it into one),
+    with an executor that is interrupted in the middle of a run's decide stage."""
+    from bakeoff.batchfolder.files import Journal, WriteCounter
+    from bakeoff.runner.batch import BatchInterrupted, SilentProgress, _interrupted, _Tracker
+
+    tracker = _Tracker(SilentProgress(), done=2)
+    slot = slots()[0]
+    tracker.run_started(slot)
+    tracker.stage_started(slot.run_id, "decide")
+    journal = Journal(tmp_path / "events.jsonl", WriteCounter())
+    error = _interrupted(journal, tracker, total=6)
+    assert isinstance(error, BatchInterrupted) and error.exit_code == 130
+    assert "default-r01 in stage decide" in str(error) and "2 of 6 runs done" in str(error)
+    assert "Run the same command to resume" in str(error)
+    (entry,) = journal.entries()
+    assert entry["event"] == "interrupted" and entry["runs"] == [{"run_id": "default-r01", "stage": "decide"}]
+
+
+def _wait_for_stage(events: Path, stage: str, process, timeout_s: float = 600.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the batch ended before {stage}: {process.returncode}")
+        if events.is_file() and any(json.loads(line).get("event") == "stage_started" and json.loads(line).get("stage") == stage
+                                    for line in events.read_text().splitlines() if line.strip().endswith("}")):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no {stage} stage within {timeout_s} s")
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_sigint_and_sigterm_say_where_the_batch_stopped_and_it_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from runner_support import REPO_ROOT, answers, implementation, make_tiny_corpus, write_plan, write_script
+
+    corpus = make_tiny_corpus(tmp_path / "corpus")
+    script = write_script(tmp_path / "answers.jsonl", answers(implementation()), copies=3)
+    plan = write_plan(tmp_path / "plan.toml", corpus, script, runs=1)
+    out = tmp_path / "batch"
+    command = [str(Path(sys.executable).parent / "bakeoff"), "run", "--no-probes", "--plan", str(plan), "--out", str(out)]
+    for signum, stage in ((signal.SIGINT, "implement"), (signal.SIGTERM, "repair")):
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+                                   env=dict(os.environ))
+        _wait_for_stage(out / "events.jsonl", stage, process)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=300)
+        assert process.returncode == 130, (signum, stderr[-3000:])
+        assert f"interrupted: scripted-r01 in stage {stage}" in stderr and "0 of 1 runs done" in stderr
+        assert "Run the same command to resume" in stderr and "Traceback" not in stderr and "Aborted!" not in stderr
+        last = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()][-1]
+        assert last["event"] == "interrupted" and last["runs"] == [{"run_id": "scripted-r01", "stage": stage}]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    import re
+
+    # what the interrupted runs recorded is kept (the signal may land just after a stage's record)
+    assert re.search(r"scripted-r01: [34] stages kept \(explore, decide, implement(, repair)?\); the rest of the run "
+                     "is re-run", done.stderr), done.stderr[-2000:]
+    assert json.loads((out / "runs" / "scripted-r01" / "run.json").read_text())["status"] == "finished"
