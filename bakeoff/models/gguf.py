@@ -22,6 +22,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.engine import EngineDied, EngineOverran, EngineProcess
 from bakeoff.models.engine_build import build_flags_for, read_build_stamp
+from bakeoff.models.engine_kind import Engine
 from bakeoff.models.engine_messages import (
     ChatReply,
     ChatRequest,
@@ -37,7 +38,6 @@ from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe
-from bakeoff.models.registry import Engine
 from bakeoff.models.scheduling import default_threads
 from bakeoff.models.template_process import TemplateLimits
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.models.base import ModelBackend
+from bakeoff.models.engine_kind import Engine
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound
 from bakeoff.models.spec import ModelSpec, default_model_path, parse_spec
 
@@ -28,13 +28,6 @@ if TYPE_CHECKING:  # only for the annotations: registry stays light, backends lo
 
 DEFAULT_N_CTX = 4096  # the context a model is loaded with when nothing asks for another
 MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
-
-
-class Engine(StrEnum):
-    """What serves a gguf: model (the plan's `engine`)."""
-
-    BINDING = "binding"  # llama-cpp-python in bakeoff's own engine process: one generation at a time
-    SERVER = "server"  # llama.cpp's llama-server on loopback: max_concurrent generations batched at once
 
 
 @dataclass(frozen=True)
@@ -136,9 +129,14 @@ def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -
                             reasoning=options.reasoning, server=options.server)
         return OpenAICompatBackend(parsed.target, parsed.model, http, transport=options.transport)
     if options.engine == Engine.SERVER:
-        from bakeoff.models.server_backend import open_server_backend
+        from bakeoff.models.server_backend import LlamaServerBackend, ServerSettings
 
-        return open_server_backend(parsed.gguf_path(), options)
+        served = ServerSettings(
+            n_ctx=options.n_ctx or DEFAULT_N_CTX, n_gpu_layers=options.n_gpu_layers, load_seed=options.load_seed,
+            n_threads=options.n_threads, n_threads_batch=options.n_threads_batch, reasoning=options.reasoning,
+            max_concurrent=options.max_concurrent, hash_cache_file=options.hash_cache_file,
+        )
+        return LlamaServerBackend(parsed.gguf_path(), served)
     from bakeoff.models.gguf import GgufBackend, GgufSettings
 
     settings = GgufSettings(

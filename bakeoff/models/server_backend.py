@@ -18,13 +18,13 @@ from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
+from bakeoff.models.engine_kind import Engine
 from bakeoff.models.errors import ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf import BACKEND_CRASH, MAX_CONSECUTIVE_CRASHES
 from bakeoff.models.gguf_header import read_info, read_metadata
 from bakeoff.models.llama_server import NOTICE_S, ServerBuild, ServerCommand, ServerProcess, find_server_build
 from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend, reasoning_fields
-from bakeoff.models.registry import DEFAULT_N_CTX, BackendOptions, Engine
 from bakeoff.models.scheduling import default_threads
 
 
@@ -39,14 +39,6 @@ class ServerSettings:
     max_concurrent: int = 1  # the server's slots (--parallel)
     hash_cache_file: Path | None = None
     load_timeout_s: float = 900.0
-
-
-def open_server_backend(path: Path, options: BackendOptions) -> LlamaServerBackend:
-    return LlamaServerBackend(path, ServerSettings(
-        n_ctx=options.n_ctx or DEFAULT_N_CTX, n_gpu_layers=options.n_gpu_layers, load_seed=options.load_seed,
-        n_threads=options.n_threads, n_threads_batch=options.n_threads_batch, reasoning=options.reasoning,
-        max_concurrent=options.max_concurrent, hash_cache_file=options.hash_cache_file,
-    ))
 
 
 class LlamaServerBackend:

@@ -98,9 +98,9 @@ def check_model(model: ModelEntry, cache: Path | None = None, list_models: Calla
 
 def check_engine(model: ModelEntry) -> None:
     """The batching engine's llama-server is there and answers --version (it starts only when the runs open it)."""
+    from bakeoff.models.engine_kind import Engine
     from bakeoff.models.errors import BackendUnavailable
     from bakeoff.models.llama_server import find_server_build
-    from bakeoff.models.registry import Engine
 
     if model.backend is None or model.backend.engine != Engine.SERVER:
         return
