@@ -24,17 +24,17 @@ from bakeoff.tasks.intervals.report import (
     cells,
     divergence_mark,
     draw_intervals,
+    findings_by_model,
     marks_legend,
     model_head,
     model_order,
     ordered,
     plotted,
+    probe_canvas,
     probe_rows,
-    probed_models,
     run_head,
     run_tail,
     runs_legend,
-    uncaptured_finding,
     unscored_finding,
     with_interval,
 )
@@ -95,38 +95,37 @@ def _designs(n: int) -> str:
 
 
 def findings(models: Sequence[AbModelSummary]) -> list[str]:
+    return findings_by_model(models, _findings_of)
+
+
+def _findings_of(m: AbModelSummary) -> list[str]:
     lines = []
-    for m in models:
-        uncaptured = uncaptured_finding(m)
-        if uncaptured is not None:
-            lines.append(uncaptured)
-            continue
-        if m.uncaptured_runs or m.harness_failed_runs:
-            lines.append(f"{m.model}: {m.uncaptured_runs} uncaptured and {m.harness_failed_runs} harness-failed runs "
-                         "left out of the scores.")
-        unscored = unscored_finding(m, "experiment")
-        if unscored is not None:
-            lines.append(unscored)
-        if m.repair_effects.get("regressed"):
-            lines.append(f"{m.model}: {m.repair_effects['regressed']} repair turn(s) made the analysis worse.")
-        if m.probed:
-            by_user, by_visit = m.measured.get(Unit.USER.value, 0), m.measured.get(Unit.VISIT.value, 0)
-            lines.append(
-                f"{m.model}: the unit probe found {by_visit} of {m.probed} probed "
-                f"{'analysis' if m.probed == 1 else 'analyses'} by visit (the interval narrowed by about 1/sqrt(2) "
-                f"when every visit was logged twice) and {by_user} by user."
-            )
-        states_user = m.divergences.get(UnitDivergence.STATES_USER_ANALYSES_VISITS.value, 0)
-        if states_user:
-            lines.append(f"{m.model}: {_designs(states_user)} UNIT: user while the code analyses visits.")
-        states_visit = m.divergences.get(UnitDivergence.STATES_VISIT_ANALYSES_USERS.value, 0)
-        if states_visit:
-            lines.append(f"{m.model}: {_designs(states_visit)} UNIT: visit while the code analyses users.")
-        if m.coverage is not None and m.winkler is not None:
-            lines.append(
-                f"{m.model}: intervals cover the true effect on {m.coverage.mean:.0%} of the hidden experiments "
-                f"over {count(m.scored, 'scored run')}; mean Winkler score {with_interval(m.winkler)} (lower is better)."
-            )
+    if m.uncaptured_runs or m.harness_failed_runs:
+        lines.append(f"{m.model}: {m.uncaptured_runs} uncaptured and {m.harness_failed_runs} harness-failed runs "
+                     "left out of the scores.")
+    unscored = unscored_finding(m, "experiment")
+    if unscored is not None:
+        lines.append(unscored)
+    if m.repair_effects.get("regressed"):
+        lines.append(f"{m.model}: {m.repair_effects['regressed']} repair turn(s) made the analysis worse.")
+    if m.probed:
+        by_user, by_visit = m.measured.get(Unit.USER.value, 0), m.measured.get(Unit.VISIT.value, 0)
+        lines.append(
+            f"{m.model}: the unit probe found {by_visit} of {m.probed} probed "
+            f"{'analysis' if m.probed == 1 else 'analyses'} by visit (the interval narrowed by about 1/sqrt(2) "
+            f"when every visit was logged twice) and {by_user} by user."
+        )
+    states_user = m.divergences.get(UnitDivergence.STATES_USER_ANALYSES_VISITS.value, 0)
+    if states_user:
+        lines.append(f"{m.model}: {_designs(states_user)} UNIT: user while the code analyses visits.")
+    states_visit = m.divergences.get(UnitDivergence.STATES_VISIT_ANALYSES_USERS.value, 0)
+    if states_visit:
+        lines.append(f"{m.model}: {_designs(states_visit)} UNIT: visit while the code analyses users.")
+    if m.coverage is not None and m.winkler is not None:
+        lines.append(
+            f"{m.model}: intervals cover the true effect on {m.coverage.mean:.0%} of the hidden experiments "
+            f"over {count(m.scored, 'scored run')}; mean Winkler score {with_interval(m.winkler)} (lower is better)."
+        )
     return lines
 
 
@@ -173,10 +172,8 @@ def intervals_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
 
 def probe_plot(runs: Sequence[AbRunSignals], models: Sequence[str]) -> str:
     """Each probed run's width ratio (duplicated visits / original) per model, against 1 and 1/sqrt(2)."""
-    canvas = Canvas(WIDTH, HEIGHT, "Unit probe: interval width with every visit logged twice")
-    rows = probed_models(runs, models)
+    canvas, rows = probe_canvas(runs, models, WIDTH, HEIGHT, "Unit probe: interval width with every visit logged twice")
     if not rows:
-        empty_note(canvas, "no run was probed")
         return canvas.to_svg()
     left, right = 150, WIDTH - RIGHT - LEGEND_W
     xs = Scale(0.5, 1.2, left, right)

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from bakeoff.analysis.stats import Estimate
 from bakeoff.report.core import count
 from bakeoff.report.plots import model_colours
-from bakeoff.report.svg import INK, MUTED, Canvas, legend
+from bakeoff.report.svg import INK, MUTED, Canvas, empty_note, legend
 from bakeoff.report.transcript import transcript_path
 from bakeoff.tasks.intervals.signals import IntervalModel, IntervalPoint, IntervalRun
 
@@ -61,11 +61,19 @@ def cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | Non
 
 # -- findings ----------------------------------------------------------------------------------------
 
-def uncaptured_finding(m: IntervalModel) -> str | None:
-    """The one line said of a model none of whose answers came back (nothing else is said of it)."""
-    if not m.all_uncaptured:
-        return None
-    return f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, not scored as zero."
+M = TypeVar("M", bound=IntervalModel)
+
+
+def findings_by_model(models: Sequence[M], own: Callable[[M], list[str]]) -> list[str]:
+    """Per model: one line where none of its answers came back (nothing else is said of it), else the task's."""
+    lines = []
+    for m in models:
+        if m.all_uncaptured:
+            lines.append(f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, "
+                         "not scored as zero.")
+        else:
+            lines.extend(own(m))
+    return lines
 
 
 def unscored_finding(m: IntervalModel, items: str) -> str | None:
@@ -143,8 +151,13 @@ def probe_dot(canvas: Canvas, x: float, y: float, fill: str, mark: str, tip: str
         canvas.circle(x, y, 5, fill, stroke=INK, tip=tip)
 
 
-def probed_models(runs: Sequence[Any], models: Sequence[str]) -> list[str]:
-    return [m for m in models if any(r.model == m and r.probe for r in runs)]
+def probe_canvas(runs: Sequence[Any], models: Sequence[str], width: int, height: int, title: str) -> tuple[Canvas, list[str]]:
+    """The probe plot's canvas and its rows, the models with a probed run (none: the canvas says so)."""
+    canvas = Canvas(width, height, title)
+    rows = [m for m in models if any(r.model == m and r.probe for r in runs)]
+    if not rows:
+        empty_note(canvas, "no run was probed")
+    return canvas, rows
 
 
 def probe_rows(canvas: Canvas, runs: Sequence[R], models: Sequence[str], rows: Sequence[str], left: float,

@@ -24,17 +24,17 @@ from bakeoff.tasks.intervals.report import (
     cells,
     divergence_mark,
     draw_intervals,
+    findings_by_model,
     marks_legend,
     model_head,
     model_order,
     ordered,
     plotted,
+    probe_canvas,
     probe_rows,
-    probed_models,
     run_head,
     run_tail,
     runs_legend,
-    uncaptured_finding,
     unscored_finding,
     with_interval,
 )
@@ -102,34 +102,33 @@ def bands_table(models: Sequence[SimModelSummary]) -> Table:
 # -- findings ----------------------------------------------------------------------------------------
 
 def findings(models: Sequence[SimModelSummary]) -> list[str]:
+    return findings_by_model(models, _findings_of)
+
+
+def _findings_of(m: SimModelSummary) -> list[str]:
     lines = []
-    for m in models:
-        uncaptured = uncaptured_finding(m)
-        if uncaptured is not None:
-            lines.append(uncaptured)
-            continue
-        unscored = unscored_finding(m, "configuration")
-        if unscored is not None:
-            lines.append(unscored)
-        if m.probed:
-            said = ", ".join(f"{m.behaviours[b.value]} {b.value}" for b in Behaviour if m.behaviours.get(b.value))
-            lines.append(f"{m.model}: the behavioural probe found {said} of {m.probed} probed "
-                         f"{'submission' if m.probed == 1 else 'submissions'}.")
-        claims = m.divergences.get(Divergence.CLAIMS_CORRELATION_ACTS_INDEPENDENT.value, 0)
-        if claims:
-            lines.append(f"{m.model}: {claims} design(s) state an interval that allows for correlated waits while the "
-                         "code's interval treats them as independent.")
-        warm = m.divergences.get(Divergence.CLAIMS_WARMUP_ACTS_BIASED.value, 0)
-        if warm:
-            lines.append(f"{m.model}: {warm} design(s) state a warm-up deletion while the estimate still moves with "
-                         "the run length.")
-        if m.coverage is not None and m.relative_winkler is not None:
-            bands = ", ".join(f"{band} {m.band_coverage[band].mean:.0%}" for band in BANDS if band in m.band_coverage)
-            lines.append(
-                f"{m.model}: intervals cover the true mean wait on {m.coverage.mean:.0%} of the hidden configurations "
-                f"({bands}) over {count(m.scored, 'scored run')}; mean relative Winkler score "
-                f"{with_interval(m.relative_winkler)} (lower is better)."
-            )
+    unscored = unscored_finding(m, "configuration")
+    if unscored is not None:
+        lines.append(unscored)
+    if m.probed:
+        said = ", ".join(f"{m.behaviours[b.value]} {b.value}" for b in Behaviour if m.behaviours.get(b.value))
+        lines.append(f"{m.model}: the behavioural probe found {said} of {m.probed} probed "
+                     f"{'submission' if m.probed == 1 else 'submissions'}.")
+    claims = m.divergences.get(Divergence.CLAIMS_CORRELATION_ACTS_INDEPENDENT.value, 0)
+    if claims:
+        lines.append(f"{m.model}: {claims} design(s) state an interval that allows for correlated waits while the "
+                     "code's interval treats them as independent.")
+    warm = m.divergences.get(Divergence.CLAIMS_WARMUP_ACTS_BIASED.value, 0)
+    if warm:
+        lines.append(f"{m.model}: {warm} design(s) state a warm-up deletion while the estimate still moves with "
+                     "the run length.")
+    if m.coverage is not None and m.relative_winkler is not None:
+        bands = ", ".join(f"{band} {m.band_coverage[band].mean:.0%}" for band in BANDS if band in m.band_coverage)
+        lines.append(
+            f"{m.model}: intervals cover the true mean wait on {m.coverage.mean:.0%} of the hidden configurations "
+            f"({bands}) over {count(m.scored, 'scored run')}; mean relative Winkler score "
+            f"{with_interval(m.relative_winkler)} (lower is better)."
+        )
     return lines
 
 
@@ -171,10 +170,8 @@ def intervals_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
 def probe_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
     """Each probed run's spread ratio (claimed standard error over its estimates' spread across seeds), log scale,
     per model, against 1 (honest) and the independence threshold."""
-    canvas = Canvas(WIDTH, HEIGHT, "Behavioural probe: interval width against the spread across seeds")
-    rows = probed_models(runs, models)
+    canvas, rows = probe_canvas(runs, models, WIDTH, HEIGHT, "Behavioural probe: interval width against the spread across seeds")
     if not rows:
-        empty_note(canvas, "no run was probed")
         return canvas.to_svg()
     left, right = 150, WIDTH - RIGHT - LEGEND_W
     lo, hi = (math.log10(v) for v in RATIO_AXIS)
