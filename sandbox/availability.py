@@ -19,8 +19,9 @@ class Availability:
     detail: str  # what works, or what is missing and how to fix it
 
 
-def check_docker(image: str) -> Availability:
-    """Engine reachable, image present and current, and a real command runs in a real sandbox."""
+def check_docker(image: str, *, run_command: bool = True) -> Availability:
+    """Engine reachable, image present and current, and (with `run_command`) a real command runs in a real
+    sandbox; a batch's preflight asks for the first two only."""
     from docker.errors import DockerException
 
     from sandbox.docker import DockerSandbox, connect
@@ -35,6 +36,8 @@ def check_docker(image: str) -> Availability:
         status = image_status(client, BuildOptions(image_tag=image))
         if not status.present:
             return Availability("docker", False, f"engine {version} runs, but {status.detail}: run `bakeoff sandbox build --bootstrap`")
+        if not run_command:
+            return Availability("docker", True, f"engine {version}; {status.detail}")
         with tempfile.TemporaryDirectory(prefix="bakeoff-check-") as workspace:
             with DockerSandbox(SandboxSpec(workspace=Path(workspace)), image=image, client=client) as box:
                 probe = box.exec(["python", "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)

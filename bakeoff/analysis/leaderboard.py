@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import durable
 from bakeoff.analysis.core import CoreSummary, PairedComparison, RunCore, run_core, summarise_core
 from bakeoff.analysis.cost import ModelCost, RunCost, model_costs, run_cost
 from bakeoff.analysis.stats import Estimate
@@ -109,7 +109,7 @@ def pool_facts(records: BatchRecords, default_task: str) -> PoolFacts:
     fingerprint = records.batch.corpus_sha256
     corpus = None
     if fingerprint is not None:
-        corpus = hashlib.sha256(json.dumps(dict(fingerprint), sort_keys=True).encode()).hexdigest()
+        corpus = hashlib.sha256(durable.dumps(dict(fingerprint), sort_keys=True).encode()).hexdigest()
     return PoolFacts(records.plan.task or default_task, records.batch.task_version, corpus, records.secret_id,
                      records.batch.code_version.version, records.plan.sandbox)
 

@@ -57,6 +57,11 @@ class RunLayout:
     def stages(self) -> Path:
         return self.folder / "stages"
 
+    @property
+    def hidden_inputs(self) -> Path:
+        """The folder mounted where the hidden inputs belong, filled only while the harness grades."""
+        return self.folder / "hidden_inputs"
+
     def stage_record(self, index: int, stage: str) -> Path:
         return self.stages / f"{index}-{stage}.json"
 

@@ -164,26 +164,12 @@ def check_sandbox(kind: str, image: str | None) -> None:
 
 
 def _check_docker(image: str | None) -> None:
-    from docker.errors import DockerException
-
-    from sandbox.docker import connect
-    from sandbox.errors import SandboxError
-    from sandbox.image import BuildOptions, image_status
+    from sandbox.availability import check_docker
     from sandbox.options import DockerOptions
 
-    tag = image or DockerOptions().image
-    try:
-        client = connect()
-    except SandboxError as exc:
-        raise SandboxNotReady(f"sandbox docker: no Docker engine answers ({exc}); start one, or use sandbox = \"bwrap\"") from None
-    try:
-        status = image_status(client, BuildOptions(image_tag=tag))
-    except DockerException as exc:
-        raise SandboxNotReady(f"sandbox docker: the engine answered with an error: {exc}") from None
-    finally:
-        client.close()
-    if not status.present:
-        raise SandboxNotReady(f"sandbox docker: {status.detail}; build it with `bakeoff sandbox build`")
+    usable = check_docker(image or DockerOptions().image, run_command=False)
+    if not usable.usable:
+        raise SandboxNotReady(f"sandbox docker: {usable.detail}")
 
 
 def check_lock_free(folder: Path) -> None:

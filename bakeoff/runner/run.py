@@ -48,6 +48,7 @@ from bakeoff.runner.summary import run_summary, stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.taskapi.context import CorpusFiles, RunContext, StageClock
+from bakeoff.taskapi.hidden_inputs import GatedFolder
 from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
 from bakeoff.taskapi.spec import TaskSpec
 from sandbox.submission import SubmissionSandbox, open_submission_sandbox, seen_inside
@@ -89,19 +90,23 @@ class BatchEnv:
 
 
 def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, wheelhouse: Path | None,
-                limits: RunLimits, settings: Mapping[str, Any] | None = None) -> SubmissionSandbox:
+                limits: RunLimits, settings: Mapping[str, Any] | None = None,
+                gate: GatedFolder | None = None) -> SubmissionSandbox:
     """A run's sandbox on `corpus`: its mounts, caps and seeding (`bakeoff analyze` opens the same one again).
 
     The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
-    (the answer key) is never among them. `settings` are the driver's own (an image; the unsafe consent).
+    (the answer key) is never among them. With a `gate`, the hidden inputs are its folder, filled only while
+    the harness grades (bakeoff.taskapi.hidden_inputs). `settings` are the driver's own (an image; the unsafe
+    consent).
     """
     from sandbox.base import MIB, Limits
 
     hook = install_seed_hook(workspace)
+    inputs = tuple(corpus.mounts()) if gate is None else (*corpus.visible_mounts(), gate.mount())
     return SubmissionSandbox(
         kind=kind,
         workspace=workspace,
-        inputs=tuple(corpus.mounts()),
+        inputs=inputs,
         wheelhouse=wheelhouse,
         limits=Limits(memory_bytes=limits.memory_mb * MIB, pids=limits.pids, cpus=limits.cpus,
                       output_bytes=limits.output_kb * 1024),
@@ -153,8 +158,10 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
     isolation = env.plan.sandbox
     try:
         repo = _prepare_repo(env, run_dir, done)
+        gate = env.corpus.hidden_gate(RunLayout(run_dir).hidden_inputs)
+        gate.prepare()
         box = run_sandbox(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
-                          env.sandbox_options)
+                          env.sandbox_options, gate)
         with open_submission_sandbox(box) as sandbox:
             isolation = getattr(sandbox, "kind", "") or isolation
             ctx = RunContext(
@@ -164,6 +171,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
                 shared=shared_system_message(env.task.system, env.task.statement, env.corpus.excerpt.read_text(encoding="utf-8"),
                                             env.corpus.layout.excerpt_of),
                 env=box.env, wheelhouse=env.wheelhouse, temperature=float(env.task.settings.temperature),
+                hidden=gate,
             )
             error = _run_stages(env, slot, ctx, repo, done, on_stage)
     except Exception as exc:  # noqa: BLE001 - one broken run (sandbox, disk, anything) must not stop the batch

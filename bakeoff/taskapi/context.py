@@ -14,6 +14,7 @@ from bakeoff.grading.crashes import classify
 from bakeoff.models.base import Message, ModelBackend
 from bakeoff.records.parts import Command, Crash, Timings, crash_class_of
 from bakeoff.taskapi.corpus import CorpusFiles
+from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSpec
 from bakeoff.taskapi.workspace import Workspace
 from sandbox.base import ExecResult, Sandbox
@@ -54,6 +55,7 @@ class RunContext:
     env: Mapping[str, str]  # seeding, given to every execution
     wheelhouse: Path | None = None
     temperature: float = 0.0
+    hidden: HiddenInputs = field(default_factory=AlwaysMounted)  # opened only while the harness grades
 
     @property
     def outputs_dir(self) -> Path:

@@ -25,6 +25,7 @@ class CorpusLayout:
     required: tuple[str, ...]
     mounts: tuple[tuple[str, str], ...]
     truth: tuple[str, ...] = ()  # the parts no sandbox ever sees and no submission may bring in (may be absent)
+    hidden: tuple[str, ...] = ()  # mounted parts a batch run's sandbox sees only while the harness grades
     excerpt: str = "excerpt.txt"
     excerpt_of: str = "the data"  # the file the excerpt's lines come from, as the prompts name it
     manifest: str = "manifest.json"
@@ -87,6 +88,19 @@ class CorpusFiles:
         from sandbox.base import Mount
 
         return tuple(Mount(self.path(part), target, read_only=True) for part, target in self.layout.mounts)
+
+    def visible_mounts(self) -> tuple[Any, ...]:
+        """The mounts of the parts that are not hidden inputs."""
+        from sandbox.base import Mount
+
+        return tuple(Mount(self.path(part), target, read_only=True) for part, target in self.layout.mounts
+                     if part not in self.layout.hidden)
+
+    def hidden_gate(self, folder: Path) -> Any:
+        """A bakeoff.taskapi.hidden_inputs.GatedFolder at `folder` for this corpus's hidden inputs."""
+        from bakeoff.taskapi.hidden_inputs import GatedFolder, hidden_parts
+
+        return GatedFolder(folder, hidden_parts(self.layout.mounts, self.layout.hidden, self.folder))
 
     def manifest_sha256(self) -> str | None:
         import hashlib

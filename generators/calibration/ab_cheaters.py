@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import durable
 from generators.ab_test import AbParams
 from generators.ab_test.writer import MANIFEST_FILE, SESSIONS_FILE
 from generators.calibration.runner import _child_env
@@ -73,7 +74,7 @@ def materialize_ab(variant: str, dest: Path, corpus: Path | None = None, python:
     shutil.copyfile(REFERENCES / variant / "analyze.py", dest / "analyze.py")
     if variant == "ab_constant":
         params = AbParams(**json.loads((corpus / MANIFEST_FILE).read_text())["params"]) if corpus else AbParams()
-        (dest / "constant.json").write_text(json.dumps(constant_interval(params)) + "\n", encoding="utf-8")
+        (dest / "constant.json").write_text(durable.dumps(constant_interval(params)) + "\n", encoding="utf-8")
     if variant == "ab_hardcoded" and corpus is not None:
-        (dest / "answer.json").write_text(json.dumps(_careful_answer(Path(corpus), python)) + "\n", encoding="utf-8")
+        (dest / "answer.json").write_text(durable.dumps(_careful_answer(Path(corpus), python)) + "\n", encoding="utf-8")
     return dest

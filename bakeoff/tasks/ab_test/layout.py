@@ -19,6 +19,7 @@ __all__ = ["HOLDOUT_IN_SANDBOX", "HOLDOUT_PART", "LAYOUT", "SESSIONS_IN_SANDBOX"
 LAYOUT = CorpusLayout(
     required=(SESSIONS_PART, HOLDOUT_PART, TRUTH_PART),
     mounts=((SESSIONS_PART, SESSIONS_IN_SANDBOX), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
+    hidden=(HOLDOUT_PART,),
     truth=(TRUTH_PART, VISIBLE_TRUTH_PART, SECRET_FILE),
     excerpt_of=SESSIONS_IN_SANDBOX,
     hint="make one with `bakeoff generate --task ab_test`",

@@ -19,6 +19,7 @@ __all__ = ["EXAMPLES_IN_SANDBOX", "EXAMPLES_PART", "HOLDOUT_IN_SANDBOX", "HOLDOU
 LAYOUT = CorpusLayout(
     required=(EXAMPLES_PART, HOLDOUT_PART, TRUTH_PART),
     mounts=((EXAMPLES_PART, EXAMPLES_IN_SANDBOX), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
+    hidden=(HOLDOUT_PART,),
     truth=(TRUTH_PART, VISIBLE_TRUTH_PART, SECRET_PART),
     excerpt_of=VISIBLE_CONFIG,
     hint="make one with `bakeoff generate --task simulation`",

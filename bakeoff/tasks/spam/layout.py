@@ -17,6 +17,7 @@ __all__ = ["ANSWERS_PART", "HOLDOUT_IN_SANDBOX", "HOLDOUT_PART", "LAYOUT", "TRAI
 LAYOUT = CorpusLayout(
     required=(TRAIN_PART, HOLDOUT_PART, ANSWERS_PART),
     mounts=((TRAIN_PART, f"{DATA_DIR}/train.csv"), (HOLDOUT_PART, HOLDOUT_IN_SANDBOX)),
+    hidden=(HOLDOUT_PART,),
     truth=(ANSWERS_PART, TRUTH_PART, SECRET_FILE),
     excerpt_of=f"{DATA_DIR}/train.csv",
 )
