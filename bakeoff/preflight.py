@@ -78,6 +78,18 @@ def engine_rows(probe: EngineProbe) -> list[CheckRow]:
     return rows
 
 
+def server_row() -> CheckRow:
+    """The batching engine's llama-server: present and runnable (it is started only by a batch that asks for it)."""
+    from bakeoff.errors import BakeoffError
+    from bakeoff.models.llama_server import find_server_build
+
+    try:
+        build = find_server_build()
+    except BakeoffError as exc:
+        return CheckRow("batching server", State.NO, str(exc))
+    return CheckRow("batching server", State.OK, f"{build.path}: {build.version}; flags: {build.flags}")
+
+
 def gpu_row(probe: GpuMemoryProbe) -> CheckRow:
     gpu = probe.read()
     if gpu is None:
@@ -130,6 +142,7 @@ def machine_report(options: CheckOptions) -> MachineReport:
     else:
         probe = probe_engine(options.model_path, options.n_gpu_layers, options.engine_entry, options.gpu_probe)
         rows.extend(engine_rows(probe))
+    rows.append(server_row())
     rows.append(gpu_row(options.gpu_probe or NvmlProbe()))
     rows.extend(docker_rows(options.image, needed=options.sandbox == "docker"))
     rows.append(bwrap_row(needed=options.sandbox == "bwrap"))

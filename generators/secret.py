@@ -2,9 +2,10 @@
 
 A corpus is made from a seed and a secret. The visible data (what a model explores and trains on) comes
 from the seed alone, so `--seed S` reproduces it; everything hidden (the spam holdout and its labels, the
-A/B test's hidden experiments and their truth) comes from the seed and the secret together. The generators
-are public and a seed is small enough to search, so without the secret a submission could regenerate the
-hidden answers from what it is shown; with 256 bits drawn from the operating system it cannot.
+A/B test's hidden experiments and their truth, the simulation's hidden configurations) comes from the seed and
+the secret together. The generators are public and a seed is small enough to search, so without the secret a
+submission could regenerate the hidden answers from what it is shown; with 256 bits drawn from the operating
+system it cannot.
 
 The secret lives only in the corpus folder's `secret.hex`, beside the answer key, and like the answer key it
 is never mounted into a sandbox. The manifest records its id, a hash that names the secret without revealing
@@ -18,6 +19,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -40,9 +42,15 @@ class InvalidSecret(GeneratorError):
 
 @dataclass(frozen=True)
 class Secret:
-    """At least 128 bits that key the hidden part of a corpus."""
+    """At least 128 bits that key the hidden part of a corpus.
+
+    A generator whose data was first keyed by an id scheme and public secret of its own keeps them with a
+    subclass that names both (generators.simulation.secret): its manifests' ids and its published figures stay.
+    """
 
     value: bytes
+    ID_PREFIX: ClassVar[bytes] = _ID_PREFIX
+    PUBLIC_HEX: ClassVar[str] = PUBLIC_SECRET_HEX
 
     def __post_init__(self) -> None:
         if len(self.value) < MIN_SECRET_BYTES:
@@ -55,7 +63,7 @@ class Secret:
 
     @classmethod
     def public(cls) -> Secret:
-        return cls.from_hex(PUBLIC_SECRET_HEX)
+        return cls.from_hex(cls.PUBLIC_HEX)
 
     @classmethod
     def from_hex(cls, text: str) -> Secret:
@@ -91,7 +99,7 @@ class Secret:
     @property
     def identity(self) -> str:
         """What the manifest records: names the secret, reveals nothing of it (the secret has 128+ bits)."""
-        return "sha256:" + hashlib.sha256(_ID_PREFIX + self.value).hexdigest()
+        return "sha256:" + hashlib.sha256(self.ID_PREFIX + self.value).hexdigest()
 
     def seed_sequence(self, seed: int, purpose: str) -> np.random.SeedSequence:
         """The seed material of one hidden part: the corpus seed, this secret and what it is for."""

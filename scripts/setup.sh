@@ -27,37 +27,32 @@ done
 if [ "${BAKEOFF_LLAMA_CUDA:-0}" = "1" ]; then
   LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_CUDA=on"
 fi
-LLAMA_BUILD_KEY=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)
-# Our own wheel cache, keyed by version and flags. pip's wheel cache does not key
-# on CMAKE_ARGS and would hand back a native (crashing) wheel, so it is never used.
-LLAMA_WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/bakeoff/llama-wheels/$LLAMA_BUILD_KEY"
-# The stamp in the venv says which build is installed; bakeoff reads it into model_info.
+# The wheel and llama.cpp's own llama-server (the batching engine) are built together from one tree by
+# scripts/llama-build.sh and cached under ~/.cache/bakeoff/llama/<key> (key: version, flags, recipe).
+# pip's wheel cache does not key on CMAKE_ARGS and would hand back a native (crashing) wheel: never used.
+# The stamp in the venv says which build is installed and where its server is; bakeoff reads it into model_info.
 LLAMA_STAMP="$VENV/bakeoff-llama-build.json"
+LLAMA_SERVER_DIR="$VENV/bakeoff-llama-server"
 
 install_llama_cpp() {
-  if [ -f "$LLAMA_STAMP" ] && grep -q "\"key\": \"$LLAMA_BUILD_KEY\"" "$LLAMA_STAMP" \
+  local entry key wheel
+  key=$(bash "$ROOT/scripts/llama-build.sh" --key "$VENV/bin/python" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS")
+  if [ -f "$LLAMA_STAMP" ] && grep -q "\"key\": \"$key\"" "$LLAMA_STAMP" && [ -x "$LLAMA_SERVER_DIR/llama-server" ] \
      && "$VENV/bin/python" -c "import sys, llama_cpp; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" >/dev/null 2>&1; then
-    log "llama.cpp build $LLAMA_BUILD_KEY already installed"
+    log "llama.cpp build $key already installed"
     return
   fi
-  local wheel
-  wheel=$(ls "$LLAMA_WHEELS"/llama_cpp_python-*.whl 2>/dev/null | head -n1 || true)
-  if [ -z "$wheel" ]; then
-    log "compiling llama.cpp $LLAMA_VERSION ($LLAMA_CMAKE_ARGS): about 5-7 minutes"
-    local staging
-    mkdir -p "$(dirname "$LLAMA_WHEELS")"
-    staging=$(mktemp -d "$(dirname "$LLAMA_WHEELS")/.build.XXXXXX")
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$VENV/bin/python" -m pip wheel -q --no-cache-dir --no-deps \
-      --no-binary llama-cpp-python "llama-cpp-python==$LLAMA_VERSION" -w "$staging" \
-      || { rm -rf "$staging"; log "compiling llama.cpp failed"; exit 1; }
-    rm -rf "$LLAMA_WHEELS"
-    mv "$staging" "$LLAMA_WHEELS"
-    wheel=$(ls "$LLAMA_WHEELS"/llama_cpp_python-*.whl | head -n1)
-  fi
-  log "installing llama.cpp build $LLAMA_BUILD_KEY"
+  entry=$(bash "$ROOT/scripts/llama-build.sh" "$VENV/bin/python" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS") \
+    || { log "building llama.cpp failed"; exit 1; }
+  wheel=$(ls "$entry"/wheel/llama_cpp_python-*.whl | head -n1)
+  log "installing llama.cpp build $key (the Python binding and llama-server)"
   "$VENV/bin/python" -m pip install -q --no-cache-dir --force-reinstall --no-deps "$wheel"
-  printf '{"key": "%s", "version": "%s", "cmake_args": "%s"}\n' \
-    "$LLAMA_BUILD_KEY" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" > "$LLAMA_STAMP.tmp"
+  rm -rf "$LLAMA_SERVER_DIR.tmp"
+  cp -r "$entry/bin" "$LLAMA_SERVER_DIR.tmp"
+  rm -rf "$LLAMA_SERVER_DIR"
+  mv "$LLAMA_SERVER_DIR.tmp" "$LLAMA_SERVER_DIR"
+  printf '{"key": "%s", "version": "%s", "cmake_args": "%s", "server": "%s"}\n' \
+    "$key" "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" "$LLAMA_SERVER_DIR/llama-server" > "$LLAMA_STAMP.tmp"
   mv "$LLAMA_STAMP.tmp" "$LLAMA_STAMP"
 }
 
@@ -67,6 +62,11 @@ command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+# llama.cpp's build (the wheel and llama-server) needs a compiler, cmake and a build tool that outlive pip's
+# temporary build environment.
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v ninja >/dev/null 2>&1 || need_apt+=(ninja-build)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing system packages: ${need_apt[*]}"
   $SUDO apt-get update -qq

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from interval_runner_support import implementation_answer, reference_script, stage_answers
 from runner_support import fenced
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
 TINY_AB = {"seed": 3, "users": 1500, "experiments": 6, "holdout_users": 1500}
 
 
@@ -46,7 +46,7 @@ ESTIMATE: 0.010 [0.002, 0.018]
 
 
 def analysis(reference: str) -> str:
-    return (REFERENCES / reference / "analyze.py").read_text(encoding="utf-8")
+    return reference_script(reference, "analyze.py")
 
 
 BY_USER = analysis("ab_careful")
@@ -55,8 +55,7 @@ CRASHING = "import checkout_stats_toolkit  # no such package\n" + BY_USER
 
 
 def implementation(analyze: str) -> str:
-    return ("Here is the analysis.\n\n" + fenced("analyze.py", analyze) + "\n"
-            + fenced("requirements.txt", "pandas\nnumpy", language="text"))
+    return implementation_answer("analysis", "analyze.py", analyze, "pandas\nnumpy")
 
 
 README = fenced("README.md", """
@@ -67,12 +66,4 @@ ESTIMATE: 0.010 [0.002, 0.018]
 
 
 def ab_answers(implement: str, repair: str | None = None, unit: str = "user", docs: str = README) -> list[dict]:
-    lines = [
-        {"key": "explore#1", "text": EXPLORE},
-        {"key": "decide#1", "text": design(unit)},
-        {"key": "implement#1", "text": implement},
-    ]
-    if repair is not None:
-        lines.append({"key": "implement#2", "text": repair})
-    lines.append({"key": "docs#1", "text": docs})
-    return lines
+    return stage_answers(EXPLORE, design(unit), implement, repair, docs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 
 from runner_support import answers, implementation, write_script
@@ -11,19 +12,32 @@ from runner_support import answers, implementation, write_script
 VOLATILE_KEYS = {
     "timings", "resources", "started_at", "finished_at", "duration_s", "prompt_seconds",
     "generation_seconds", "code_version", "model_info", "info", "sha", "date", "pid", "created_at",
+    # How much of a prompt the engine's cache served depends on which turns it answered before (the schedule
+    # of runs in flight), as times do; the answer does not.
+    "cached_prompt_tokens", "cached_prompt",
 }
 MiB = 1024 * 1024
+LOOPBACK = "127.0.0.1"  # test traffic stays on loopback (Ray's default is the machine's interface address)
 
 
 def start_cluster(nodes: list[dict]):
-    """A real Ray cluster on this machine: one head and worker nodes, CPU only, small object stores."""
+    """A real Ray cluster on this machine's loopback: one head and worker nodes, CPU only, small object stores.
+    Its shutdown() also ends the loopback setting (bakeoff.runner.executors.node.ray_on_loopback)."""
     from ray.cluster_utils import Cluster
 
+    from bakeoff.runner.executors.node import ray_on_loopback
+
+    stack = ExitStack()
+    address = stack.enter_context(ray_on_loopback())
     head, *workers = nodes
-    cluster = Cluster(initialize_head=True, head_node_args={"object_store_memory": 200 * MiB, "num_cpus": 2, **head})
+    cluster = Cluster(initialize_head=True, head_node_args={"object_store_memory": 200 * MiB, "num_cpus": 2,
+                                                            "node_ip_address": address, **head})
     for node in workers:
-        cluster.add_node(object_store_memory=200 * MiB, num_cpus=2, **node)
+        cluster.add_node(object_store_memory=200 * MiB, num_cpus=2, node_ip_address=address, **node)
     cluster.wait_for_nodes()
+    assert {node.node_ip_address for node in cluster.list_all_nodes()} == {LOOPBACK}
+    stack.callback(cluster.shutdown)
+    cluster.shutdown = stack.close  # type: ignore[method-assign]
     return cluster
 
 

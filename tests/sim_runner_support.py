@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from interval_runner_support import implementation_answer, reference_script, stage_answers
 from runner_support import fenced
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
 TINY_SIM = {"seed": 3, "configurations": 4, "cpu_seconds": 1}
 # The tests' fixed secret (a real corpus draws its own): the hidden configurations are the same on every run.
 TINY_SECRET_HEX = "5e" * 32
@@ -52,7 +52,7 @@ CARELESS_DESIGN = design("the first 10% of the run", "batch means")  # what its 
 
 
 def simulation(reference: str) -> str:
-    return (REFERENCES / reference / "simulate.py").read_text(encoding="utf-8")
+    return reference_script(reference, "simulate.py")
 
 
 CAREFUL = simulation("sim_careful")
@@ -61,8 +61,7 @@ CRASHING = "import queue_magic_toolkit  # no such package\n" + CAREFUL
 
 
 def implementation(simulate: str) -> str:
-    return ("Here is the simulation.\n\n" + fenced("simulate.py", simulate) + "\n"
-            + fenced("requirements.txt", "numpy", language="text"))
+    return implementation_answer("simulation", "simulate.py", simulate, "numpy")
 
 
 README = fenced("README.md", """
@@ -74,12 +73,4 @@ ESTIMATE: 8.0 [7.0, 9.0]
 
 def sim_answers(implement: str, repair: str | None = None, design_text: str = CAREFUL_DESIGN,
                 docs: str = README) -> list[dict]:
-    lines = [
-        {"key": "explore#1", "text": EXPLORE},
-        {"key": "decide#1", "text": design_text},
-        {"key": "implement#1", "text": implement},
-    ]
-    if repair is not None:
-        lines.append({"key": "implement#2", "text": repair})
-    lines.append({"key": "docs#1", "text": docs})
-    return lines
+    return stage_answers(EXPLORE, design_text, implement, repair, docs)

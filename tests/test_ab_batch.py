@@ -9,36 +9,25 @@ Three scripted models, one run each, so the sandbox work is paid once:
 from __future__ import annotations
 
 import csv
-import json
 import math
 
 import pytest
 from ab_runner_support import BY_USER, BY_VISIT, CRASHING, TINY_AB, ab_answers, implementation, make_tiny_ab_data
-from runner_support import run_scripted_batch
+from interval_runner_support import probed_batch
+from interval_runner_support import stage_record as _stage
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.tasks import report_batch as write_report
-    from bakeoff.tasks import task_plugin
-
     root = tmp_path_factory.mktemp("ab-batch")
-    data = make_tiny_ab_data(root / "data")
     scripts = {
         "by_user": ab_answers(implementation(BY_USER)),
         "by_visit": ab_answers(implementation(BY_VISIT)),
         "crashing": ab_answers(implementation(CRASHING), implementation(BY_USER)),
     }
-    hooks = task_plugin("ab_test").evaluate_hooks()  # what `bakeoff run` hands the batch (no --no-probes)
-    result = run_scripted_batch(root, scripts, {"task": "ab_test", "corpus": str(data), "seed": 5}, evaluate_hooks=hooks)
-    report = write_report(root / "batch")
-    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}, report
-
-
-def _stage(folder, run_id, index, name):
-    return json.loads((folder / "runs" / run_id / "stages" / f"{index}-{name}.json").read_text())
+    return probed_batch(root, "ab_test", make_tiny_ab_data(root / "data"), scripts)
 
 
 def test_every_run_is_graded_on_every_hidden_experiment(batch):

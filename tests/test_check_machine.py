@@ -47,6 +47,7 @@ def test_check_says_what_is_true_on_this_machine(tmp_path):
     assert system_info in rows["engine build"]["detail"]
     assert rows["engine generates"]["state"] == "ok" and "1 token" in rows["engine generates"]["detail"]
     assert rows["GPU offload"]["state"] == ("ok" if offload else "no")
+    assert rows["batching server"]["state"] == "ok" and stamp.server in rows["batching server"]["detail"]
     gpu = NvmlProbe().read()
     assert rows["GPU memory"]["state"] == ("ok" if gpu else "no")
     if gpu is None:
@@ -65,9 +66,9 @@ def test_check_says_what_is_true_on_this_machine(tmp_path):
 def test_check_table_is_one_row_per_item():
     result = CliRunner().invoke(main, ["check"])
     assert result.exit_code == 0, result.output
-    items = [line.split("  ")[0] for line in result.output.splitlines()[1:9]]
-    assert items == ["engine build", "engine generates", "GPU offload", "GPU memory", "docker engine",
-                     "sandbox image", "bubblewrap", "free disk"]
+    items = [line.split("  ")[0] for line in result.output.splitlines()[1:10]]
+    assert items == ["engine build", "engine generates", "GPU offload", "batching server", "GPU memory",
+                     "docker engine", "sandbox image", "bubblewrap", "free disk"]
     assert result.output.rstrip().endswith("this machine is ready")
 
 

@@ -155,6 +155,9 @@ def test_an_interrupted_batch_says_where_it_stopped_and_journals_it(tmp_path):
     assert entry["event"] == "interrupted" and entry["runs"] == [{"run_id": "default-r01", "stage": "decide"}]
 
 
+STAGE_ORDER = ["explore", "decide", "implement", "repair", "evaluate", "docs"]
+
+
 def _wait_for_stage(events: Path, stage: str, process, timeout_s: float = 600.0) -> None:
     import time
 
@@ -191,15 +194,19 @@ def test_sigint_and_sigterm_say_where_the_batch_stopped_and_it_resumes(tmp_path)
         process.send_signal(signum)
         stdout, stderr = process.communicate(timeout=300)
         assert process.returncode == 130, (signum, stderr[-3000:])
-        assert f"interrupted: scripted-r01 in stage {stage}" in stderr and "0 of 1 runs done" in stderr
-        assert "Run the same command to resume" in stderr and "Traceback" not in stderr and "Aborted!" not in stderr
+        # a quick stage (repair with nothing to repair) may end before the signal lands: the message names
+        # the stage the run was in, the one the journal records, never an earlier one
         last = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()][-1]
-        assert last["event"] == "interrupted" and last["runs"] == [{"run_id": "scripted-r01", "stage": stage}]
+        assert last["event"] == "interrupted" and [run["run_id"] for run in last["runs"]] == ["scripted-r01"]
+        stopped_in = last["runs"][0]["stage"]
+        assert STAGE_ORDER.index(stopped_in) >= STAGE_ORDER.index(stage), (stage, stopped_in)
+        assert f"interrupted: scripted-r01 in stage {stopped_in};" in stderr and "0 of 1 runs done" in stderr, stderr
+        assert "Run the same command to resume" in stderr and "Traceback" not in stderr and "Aborted!" not in stderr
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     import re
 
     # what the interrupted runs recorded is kept (the signal may land just after a stage's record)
-    assert re.search(r"scripted-r01: [34] stages kept \(explore, decide, implement(, repair)?\); the rest of the run "
+    assert re.search(r"scripted-r01: [3-5] stages kept \(explore, decide, implement(, repair)?(, evaluate)?\); the rest of the run "
                      "is re-run", done.stderr), done.stderr[-2000:]
     assert json.loads((out / "runs" / "scripted-r01" / "run.json").read_text())["status"] == "finished"

@@ -17,6 +17,7 @@ from runner_support import bakeoff_cli, make_tiny_corpus, write_plan
 from bakeoff.batchfolder.lock import BatchLocked, batch_lock
 from bakeoff.runner.plan import plan_from_mapping
 from bakeoff.runner.preflight import (
+    BatchingServerMissing,
     EndpointNotAnswering,
     ModelFileMissing,
     ModelHeaderUnreadable,
@@ -91,6 +92,20 @@ def test_a_gguf_whose_header_does_not_read_is_named(tmp_path):
         plan = plan_of(tmp_path, f"gguf:{name}.gguf")
         with pytest.raises(ModelHeaderUnreadable, match=f"model {name}: "):
             preflight(plan, tmp_path / "batch", plan.models, MODELS_ONLY)
+
+
+def test_a_model_on_the_batching_engine_needs_its_llama_server(tmp_path, monkeypatch):
+    from bakeoff.models.llama_server import SERVER_ENV
+
+    plan = plan_of(tmp_path, {"spec": "default", "engine": "server", "max_concurrent": 2})
+    assert preflight(plan, tmp_path / "batch", plan.models, MODELS_ONLY)["default"]  # the server setup.sh built
+    (tmp_path / "llama-server").write_text("#!/bin/sh\nexit 1\n")
+    for named in (tmp_path / "absent", tmp_path / "llama-server"):  # none there; one that is not executable
+        monkeypatch.setenv(SERVER_ENV, str(named))
+        with pytest.raises(BatchingServerMissing, match=r"model default: engine = \"server\" needs"):
+            preflight(plan, tmp_path / "batch", plan.models, MODELS_ONLY)
+    binding = plan_of(tmp_path, "default")  # the in-process engine needs no server
+    assert preflight(binding, tmp_path / "batch", binding.models, MODELS_ONLY)
 
 
 def test_an_endpoint_must_answer_its_model_list_and_list_the_model(tmp_path, endpoint):

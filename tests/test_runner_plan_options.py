@@ -13,6 +13,7 @@ from bakeoff.cli import main
 from bakeoff.models.gguf import GgufSettings
 from bakeoff.models.openai_compat import HttpSettings
 from bakeoff.models.registry import OPTIONS_READ_BY, PLAN_OPTIONS, BackendOptions, options_from_plan
+from bakeoff.models.server_backend import ServerSettings
 from bakeoff.runner.model_entries import ModelEntryError
 from bakeoff.runner.plan import PlanError, load_plan, plan_from_mapping
 
@@ -26,8 +27,11 @@ def plan(models, **more):
 
 def test_what_each_backend_reads_is_its_settings_dataclass():
     # OPTIONS_READ_BY is spelled out so that registry need not import the backends; it must not drift from them.
-    gguf = {f.name for f in fields(GgufSettings)} & set(PLAN_OPTIONS)
-    openai = {f.name for f in fields(HttpSettings)} & set(PLAN_OPTIONS)
+    # A gguf model is read by one engine or the other (`engine` picks which); max_concurrent is read by the
+    # executors for every backend (the semaphore), and by the server engine (its slots).
+    engines = {f.name for f in fields(GgufSettings)} | {f.name for f in fields(ServerSettings)}
+    gguf = engines & set(PLAN_OPTIONS) | {"engine"}
+    openai = {f.name for f in fields(HttpSettings)} & set(PLAN_OPTIONS) | {"max_concurrent"}
     assert OPTIONS_READ_BY["gguf"] == gguf
     assert OPTIONS_READ_BY["openai"] == openai | {"n_ctx"}  # the context the plan declares for the server
     assert set(PLAN_OPTIONS) <= {f.name for f in fields(BackendOptions)}
@@ -65,7 +69,7 @@ def test_bad_shared_options_are_plan_errors_naming_the_key(model_options, messag
     [
         ({"spec": GGUF, "n_ctxx": 4096}, f"model {GGUF!r}: unknown key(s) n_ctxx"),
         ({"spec": GGUF, "n_threads": "6"}, f"model {GGUF!r}: n_threads must be a whole number > 0, got '6'"),
-        ({"spec": GGUF, "server": "vllm"}, f"model {GGUF!r}: server is not an option of its backend, which reads n_ctx"),
+        ({"spec": GGUF, "server": "vllm"}, f"model {GGUF!r}: server is not an option of its backend, which reads engine, max_concurrent, n_ctx"),
         ({"spec": OPENAI, "n_gpu_layers": 20}, f"model {OPENAI!r}: n_gpu_layers is not an option of its backend"),
         ({"spec": "default", "api_key_env": "KEY"}, "model 'default': api_key_env is not an option of its backend"),
     ],

@@ -11,11 +11,11 @@ Three scripted models, one run each:
 from __future__ import annotations
 
 import csv
-import json
 import re
 
 import pytest
-from runner_support import run_scripted_batch
+from interval_runner_support import probed_batch
+from interval_runner_support import stage_record as _stage
 from sim_runner_support import (
     CAREFUL,
     CARELESS,
@@ -32,24 +32,13 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    from bakeoff.tasks import report_batch as write_report
-    from bakeoff.tasks import task_plugin
-
     root = tmp_path_factory.mktemp("sim-batch")
-    data = make_tiny_sim_data(root / "data")
     scripts = {
         "careful": sim_answers(implementation(CAREFUL)),
         "careless": sim_answers(implementation(CARELESS), design_text=CARELESS_DESIGN),
         "crashing": sim_answers(implementation(CRASHING), implementation(CAREFUL)),
     }
-    hooks = task_plugin("simulation").evaluate_hooks()  # what `bakeoff run` hands the batch (no --no-probes)
-    result = run_scripted_batch(root, scripts, {"task": "simulation", "corpus": str(data), "seed": 5}, evaluate_hooks=hooks)
-    report = write_report(root / "batch")
-    return root / "batch", {r["model"]["label"]: r for r in [r.to_json() for r in result.records]}, report
-
-
-def _stage(folder, run_id, index, name):
-    return json.loads((folder / "runs" / run_id / "stages" / f"{index}-{name}.json").read_text())
+    return probed_batch(root, "simulation", make_tiny_sim_data(root / "data"), scripts)
 
 
 def test_every_run_is_graded_on_every_hidden_configuration(batch):

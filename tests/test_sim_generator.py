@@ -118,3 +118,33 @@ def test_the_default_configurations_span_the_loads_stations_and_distributions(tm
         config = json.loads((tmp_path / "full" / "holdout" / f"{r['configuration']}.json").read_text())
         assert config["cpu_seconds"] == 5 and config["name"] == r["configuration"]
         assert Line.of(config).utilisation == pytest.approx(float(r["utilisation"]), abs=1e-6)
+
+
+# The ids the simulation's manifests gave these secrets before it used generators.secret (commit 17a7557):
+# a data folder made then still names its secret the same.
+SECRET_IDS_BEFORE = {
+    "11" * 32: "sha256:d923e67ca7ed82d09f797573d5bb7d2d8a43153eea9c296ec48b4f682b62e6d8",
+    "public": "sha256:ba6c60490826659a6765d89242d45c8e97bdbb2017022615312a04410f11f905",
+}
+
+
+def test_the_cli_secret_file_reproduces_the_hidden_part_and_the_ids_are_as_before(tmp_path):
+    from click.testing import CliRunner
+
+    from bakeoff.cli import main
+    from generators.secret import Secret as CorpusSecret
+
+    assert Secret.from_hex("11" * 32).identity == SECRET_IDS_BEFORE["11" * 32]
+    assert Secret.public().identity == SECRET_IDS_BEFORE["public"]
+    first, again = tmp_path / "first", tmp_path / "again"
+    args = ["generate", "--task", "simulation", "--configurations", "3", "--cpu-seconds", "1", "--seed", "5"]
+    assert CliRunner().invoke(main, [*args, "--out", str(first)]).exit_code == 0
+    result = CliRunner().invoke(main, [*args, "--out", str(again), "--secret-file", str(first / "secret.hex")])
+    assert result.exit_code == 0, result.output
+    for path in sorted(first.rglob("*")):
+        if path.is_file():
+            assert path.read_bytes() == (again / path.relative_to(first)).read_bytes(), path.name
+    secret = CorpusSecret.read(first / "secret.hex")  # the one file format; the manifest keeps the simulation's id
+    assert json.loads((first / "manifest.json").read_text())["secret_id"] == Secret(secret.value).identity
+    generate_sim_data(SimParams(configurations=3, cpu_seconds=1), tmp_path / "given", secret=secret)
+    assert json.loads((tmp_path / "given" / "manifest.json").read_text())["secret_id"] == Secret(secret.value).identity

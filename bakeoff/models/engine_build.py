@@ -1,7 +1,8 @@
 """Which llama.cpp build is installed: the stamp scripts/setup.sh leaves in the virtual environment.
 
 setup.sh compiles llama-cpp-python with a known flag set and writes
-<venv>/bakeoff-llama-build.json ({"key", "version", "cmake_args"}). Every gguf
+<venv>/bakeoff-llama-build.json ({"key", "version", "cmake_args", "server"}: `server` is the
+llama-server built in the same tree, copied into the venv). Every gguf
 result records these flags, so a result says which engine build produced it.
 Where the stamp is missing (llama-cpp-python installed some other way) the
 flags are "unknown"; reading it never imports llama_cpp.
@@ -30,9 +31,11 @@ class BuildStamp:
     key: str  # setup.sh's hash of version and flags, or "unknown"
     version: str  # the llama-cpp-python version the stamp was written for, or "unknown"
     source: str  # the stamp file read, or why there is none
+    server: str = ""  # the llama-server of the same build ("" when the stamp names none)
 
     def to_dict(self) -> dict[str, str]:
-        return {"flags": self.flags, "key": self.key, "version": self.version, "source": self.source}
+        return {"flags": self.flags, "key": self.key, "version": self.version, "source": self.source,
+                "server": self.server}
 
 
 def default_stamp_path() -> Path:
@@ -54,6 +57,7 @@ def read_build_stamp(path: Path | None = None) -> BuildStamp:
         key=str(data.get("key") or UNKNOWN),
         version=str(data.get("version") or UNKNOWN),
         source=str(path),
+        server=str(data.get("server") or ""),
     )
 
 

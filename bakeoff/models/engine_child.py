@@ -153,6 +153,8 @@ class Engine:
             reasoning_format=checked.format.value,
             reasoning_kwargs=checked.reasoning_kwargs,
             tool_syntax=checked.tool_syntax.value,
+            n_threads=int(llm.n_threads),
+            n_threads_batch=int(llm.n_threads_batch),
         )
         return cls(llama_cpp, llm, template, facts)
 

@@ -47,6 +47,8 @@ class EngineFacts:
     reasoning_format: str = "none"  # bakeoff.models.reasoning.ReasoningFormat value
     reasoning_kwargs: dict[str, Any] = field(default_factory=dict)  # template variables the mode sets
     tool_syntax: str = "text"  # bakeoff.models.tools.ToolSyntax: how the template writes tool calls
+    n_threads: int = 0  # the generation and prompt threads llama.cpp was loaded with
+    n_threads_batch: int = 0
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.engine import EngineDied, EngineOverran, EngineProcess
 from bakeoff.models.engine_build import build_flags_for, read_build_stamp
+from bakeoff.models.engine_kind import Engine
 from bakeoff.models.engine_messages import (
     ChatReply,
     ChatRequest,
@@ -37,6 +38,7 @@ from bakeoff.models.errors import BackendUnavailable, ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf_header import GgufInfo, read_info
 from bakeoff.models.memory import GpuMemory, GpuMemoryProbe, MemoryEstimate, NvmlProbe
+from bakeoff.models.scheduling import default_threads
 from bakeoff.models.template_process import TemplateLimits
 
 MAX_CONSECUTIVE_CRASHES = 3
@@ -48,9 +50,11 @@ class GgufSettings:
     n_ctx: int = 4096
     n_gpu_layers: int = -1  # -1: every layer on the GPU (where the build supports it)
     load_seed: int = 0
-    n_threads: int | None = None  # generation threads; None: llama-cpp-python's choice (half the cores)
-    # Prompt-processing threads; None: all cores. On a machine shared with other
-    # busy processes, 1 can be several times faster (no spinning at thread barriers).
+    # Generation threads; None: every usable core other work leaves free (llama-cpp-python's own default is
+    # half the cores; bakeoff.models.scheduling states the rule, also when runs share the machine).
+    n_threads: int | None = None
+    # Prompt-processing threads; None: as many as for generation. On a machine shared with other busy
+    # processes, 1 can be several times faster (no spinning at thread barriers).
     n_threads_batch: int | None = None
     hash_cache_file: Path | None = None
     # How long past a turn's deadline the engine may take to stop at its next token
@@ -73,9 +77,10 @@ class GgufBackend:
         self.settings = settings
         self.info: GgufInfo = read_info(self.path)
         self.gpu: GpuMemory | None = (gpu_probe or NvmlProbe()).read()
+        threads = settings.n_threads or default_threads()
         self._config = LoadConfig(
             info=self.info, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers, load_seed=settings.load_seed,
-            n_threads=settings.n_threads, n_threads_batch=settings.n_threads_batch, gpu=self.gpu,
+            n_threads=threads, n_threads_batch=settings.n_threads_batch or threads, gpu=self.gpu,
             gpu_simulated=gpu_probe is not None, reasoning=settings.reasoning, template_limits=settings.template_limits,
         )
         self._entry = engine_entry
@@ -107,6 +112,7 @@ class GgufBackend:
     def _describe(self, facts: EngineFacts) -> dict:
         stamp = read_build_stamp(self.settings.build_stamp)
         return {
+            "engine": Engine.BINDING.value,
             "path": str(self.path),
             "sha256": file_sha256(self.path, self.settings.hash_cache_file),
             "file_bytes": self.info.file_bytes,
@@ -131,6 +137,8 @@ class GgufBackend:
             "llama_cpp_system_info": facts.system_info,
             "llama_cpp_build_flags": build_flags_for(stamp, facts.llama_cpp_python_version),
             "llama_cpp_build_key": stamp.key,
+            "n_threads": facts.n_threads,
+            "n_threads_batch": facts.n_threads_batch,
         }
 
     @property

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.models.base import ModelBackend
+from bakeoff.models.engine_kind import Engine
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound
 from bakeoff.models.spec import ModelSpec, default_model_path, parse_spec
 
@@ -48,6 +49,10 @@ class BackendOptions:
     # template (enable_thinking, reasoning_effort); openai through the server's field (`server`).
     reasoning: str = "default"
     server: str = ""  # openai only: "llama.cpp", "vllm" or "ollama"
+    engine: str = Engine.BINDING  # gguf only: Engine
+    # How many generations the backend serves at once (runs in flight share it): the in-process binding
+    # serves one; an endpoint or the server engine may take more (the server gets --parallel this).
+    max_concurrent: int = 1
     extra: dict = field(default_factory=dict)
 
 
@@ -56,13 +61,17 @@ class BackendOptions:
 PLAN_OPTIONS: dict[str, tuple[type, int | None]] = {
     "n_ctx": (int, 1), "n_gpu_layers": (int, None), "load_seed": (int, 0), "n_threads": (int, 1),
     "n_threads_batch": (int, 1), "api_key_env": (str, None), "max_retries": (int, 0), "backoff_s": (float, 0),
-    "reasoning": (str, None), "server": (str, None),
+    "reasoning": (str, None), "server": (str, None), "engine": (str, None), "max_concurrent": (int, 1),
 }
+# Options that schedule a model's work without changing what it answers: kept out of the plan's identity,
+# so a batch resumes under another concurrency (records never depend on it).
+SCHEDULING_OPTIONS = frozenset({"max_concurrent"})
 # Which of them each backend reads (gguf: GgufSettings, openai: HttpSettings; tests/test_runner_plan_options.py
 # checks these against the dataclasses). n_ctx is also the context the plan declares for an openai server.
 OPTIONS_READ_BY = {
-    "gguf": frozenset({"n_ctx", "n_gpu_layers", "load_seed", "n_threads", "n_threads_batch", "reasoning"}),
-    "openai": frozenset({"n_ctx", "api_key_env", "max_retries", "backoff_s", "reasoning", "server"}),
+    "gguf": frozenset({"n_ctx", "n_gpu_layers", "load_seed", "n_threads", "n_threads_batch", "reasoning", "engine",
+                       "max_concurrent"}),
+    "openai": frozenset({"n_ctx", "api_key_env", "max_retries", "backoff_s", "reasoning", "server", "max_concurrent"}),
 }
 
 
@@ -78,6 +87,16 @@ def check_plan_option(name: str, value: object) -> None:
         what = {int: "a whole number", float: "a number", str: "text"}[kind]
         bound = "" if least is None else (" > 0" if least == 1 else f" >= {least}")
         raise BackendOptionInvalid(f"{name} must be {what}{bound}, got {value!r}")
+    if name == "engine" and value not in tuple(Engine):
+        raise BackendOptionInvalid(f"engine must be one of {', '.join(Engine)}, got {value!r}")
+
+
+def check_model_options(spec: ModelSpec, options: BackendOptions) -> None:
+    """Refuse a combination of one model's options that its backend cannot honour."""
+    if spec.kind == "gguf" and options.engine == Engine.BINDING and options.max_concurrent > 1:
+        raise BackendOptionInvalid(
+            f"max_concurrent = {options.max_concurrent}: the in-process engine (engine = \"binding\") serves one "
+            "generation at a time; set engine = \"server\" for llama.cpp's batching server")
 
 
 def options_from_plan(values: Mapping[str, Any]) -> BackendOptions:
@@ -109,6 +128,15 @@ def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -
         http = HttpSettings(api_key_env=options.api_key_env, max_retries=options.max_retries, backoff_s=options.backoff_s,
                             reasoning=options.reasoning, server=options.server)
         return OpenAICompatBackend(parsed.target, parsed.model, http, transport=options.transport)
+    if options.engine == Engine.SERVER:
+        from bakeoff.models.server_backend import LlamaServerBackend, ServerSettings
+
+        served = ServerSettings(
+            n_ctx=options.n_ctx or DEFAULT_N_CTX, n_gpu_layers=options.n_gpu_layers, load_seed=options.load_seed,
+            n_threads=options.n_threads, n_threads_batch=options.n_threads_batch, reasoning=options.reasoning,
+            max_concurrent=options.max_concurrent, hash_cache_file=options.hash_cache_file,
+        )
+        return LlamaServerBackend(parsed.gguf_path(), served)
     from bakeoff.models.gguf import GgufBackend, GgufSettings
 
     settings = GgufSettings(

@@ -16,6 +16,7 @@ them is read in the text protocol (bakeoff.models.tools), so a hand-written agen
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,7 @@ class ScriptedBackend:
             raise ModelFileNotFound(f"no such scripted answers file: {self.path}")
         self._answers = read_answers(self.path)
         self._used: set[int] = set()
+        self._lock = threading.Lock()  # runs in flight may ask at once (max_concurrent > 1)
 
     @property
     def identity(self) -> str:
@@ -43,6 +45,10 @@ class ScriptedBackend:
         return ToolSyntax.SCRIPTED.value
 
     def _take(self, key: str) -> ScriptedAnswer | None:
+        with self._lock:
+            return self._take_unlocked(key)
+
+    def _take_unlocked(self, key: str) -> ScriptedAnswer | None:
         conversation, _turn = split_key(key)
         for wanted in (key, conversation):
             for index, answer in enumerate(self._answers):

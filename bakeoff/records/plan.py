@@ -16,7 +16,7 @@ from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
-from bakeoff.models.registry import BackendOptions, options_from_plan
+from bakeoff.models.registry import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
 from bakeoff.models.spec import ModelSpec, parse_spec
 from bakeoff.records.errors import DamagedRecord
 from bakeoff.records.jsonio import JsonObject, as_list, as_object, guarded
@@ -81,9 +81,16 @@ class ModelEntry:
         entry: JsonObject = {"label": self.label, "spec": self.spec.text}
         if self.reasoning != DEFAULT_REASONING:
             entry["reasoning"] = self.reasoning
-        if self.options:
-            entry["options"] = dict(self.options)
+        options = identity_options(dict(self.options))
+        if options:
+            entry["options"] = options
         return entry
+
+
+def identity_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Backend options without those that only schedule work (max_concurrent): they take no part in the plan's
+    identity, so a batch resumes under another concurrency (records never depend on it)."""
+    return {name: value for name, value in options.items() if name not in SCHEDULING_OPTIONS}
 
 
 def backend_options(model_options: Mapping[str, Any], own: tuple[tuple[str, Any], ...], reasoning: str) -> BackendOptions:
@@ -125,7 +132,7 @@ class Plan:
             "seed": self.seed,
             "limits": self.limits.to_json(),
             "task_settings": _jsonable(dict(self.task_settings)),
-            "model_options": _jsonable(dict(self.model_options)),
+            "model_options": _jsonable(identity_options(self.model_options)),
         }
         # Only when they are not the defaults: a plan of staged runs keeps its hash.
         if self.scaffolds != (DEFAULT_SCAFFOLD,):

@@ -21,13 +21,14 @@ from typing import Any
 
 from bakeoff.errors import did_you_mean
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
-from bakeoff.models.registry import OPTIONS_READ_BY, check_plan_option
+from bakeoff.models.registry import OPTIONS_READ_BY, check_model_options, check_plan_option
 from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
 from bakeoff.records.plan import ModelEntry, PlanError, backend_options
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
-ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries")
+ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries",
+                 "engine", "max_concurrent")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
 # A label names files (runs/<label>-rNN/, transcripts/<label>-rNN.html): well inside a file name's 255 bytes.
 MAX_LABEL = 64
@@ -142,6 +143,7 @@ def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path) -> t
         label, spec, reasoning, options = _entry(item, base_dir)
         try:
             backend = backend_options(model_options, options, reasoning)
+            check_model_options(spec, backend)
         except BackendOptionInvalid as exc:
             raise PlanError(f"model {label}: {exc}") from None
         entries.append(ModelEntry(label, spec, reasoning, options, backend))

@@ -1,10 +1,11 @@
 """The plan checked whole before the first run: a night's batch must not fail ten minutes in, or all night.
 
 Every model that still has runs to do is tried the way its runs will need it: a model file exists and its GGUF
-header reads (the scripted answers file exists), an endpoint answers its model list and lists the model; the
-sandbox's engine and image (or bubblewrap) are there; no other process holds the batch folder's lock. A
-failure is a named error (a PreflightFailed) and nothing has started. What the checks learn, each model's
-identity (its file's sha256, or endpoint and served model), goes into batch.json for the leaderboard.
+header reads (the scripted answers file exists), the batching engine's llama-server is there and answers for a
+model served by it (engine = "server"), an endpoint answers its model list and lists the model; the sandbox's
+engine and image (or bubblewrap) are there; no other process holds the batch folder's lock. A failure is a named
+error (a PreflightFailed) and nothing has started. What the checks learn, each model's identity (its file's
+sha256, or endpoint and served model), goes into batch.json for the leaderboard.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ class ModelFileMissing(PreflightFailed):
 
 class ModelHeaderUnreadable(PreflightFailed):
     """A plan's GGUF file is not one whose header bakeoff can read."""
+
+
+class BatchingServerMissing(PreflightFailed):
+    """A plan's GGUF model asks for the batching engine (engine = "server") and no llama-server runs here."""
 
 
 class EndpointNotAnswering(PreflightFailed):
@@ -87,7 +92,22 @@ def check_model(model: ModelEntry, cache: Path | None = None, list_models: Calla
             read_info(path)  # type: ignore[arg-type]
         except ModelFileInvalid as exc:
             raise ModelHeaderUnreadable(f"model {model.label}: {exc}") from None
+        check_engine(model)
     return model_identity(spec, cache)
+
+
+def check_engine(model: ModelEntry) -> None:
+    """The batching engine's llama-server is there and answers --version (it starts only when the runs open it)."""
+    from bakeoff.models.engine_kind import Engine
+    from bakeoff.models.errors import BackendUnavailable
+    from bakeoff.models.llama_server import find_server_build
+
+    if model.backend is None or model.backend.engine != Engine.SERVER:
+        return
+    try:
+        find_server_build()
+    except BackendUnavailable as exc:
+        raise BatchingServerMissing(f"model {model.label}: {exc}") from None
 
 
 def _api_key_env(model: ModelEntry) -> str:

@@ -9,21 +9,19 @@ on the mean Winkler score; the task is valid when careful beats every cheater by
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from generators.ab_test import AbParams
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE
 from generators.calibration.ab_cheaters import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, materialize_ab
+from generators.calibration.intervals import PassFail, check_data_folder, run_each, run_script
 from generators.calibration.paired import PairedInterval, RowKind, paired_mean_margin, wilson_interval
-from generators.calibration.runner import _child_env
-from generators.errors import CorpusNotFound, ReferenceFailed
+from generators.errors import ReferenceFailed
 from generators.spam.writer import read_manifest
 
 __all__ = ["AB_CHEATERS", "AB_VARIANTS", "AbCalibration", "AbChecks", "AbReferenceResult", "UnknownAbReference",
@@ -31,7 +29,6 @@ __all__ = ["AB_CHEATERS", "AB_VARIANTS", "AbCalibration", "AbChecks", "AbReferen
 
 CARELESS_MAX_COVERAGE = 0.80  # "well below 95%"
 CAREFUL_COVERAGE_BAND = (0.85, 1.0)  # 95% less about three binomial errors over 48 experiments, more over 96
-_TAIL_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -64,20 +61,13 @@ class AbReferenceResult:
 
 
 @dataclass(frozen=True)
-class AbChecks:
+class AbChecks(PassFail):
     careless_narrowest: bool  # among the references
     careless_coverage_well_below_95: bool  # at most CARELESS_MAX_COVERAGE
     careful_coverage_near_95: bool  # within CAREFUL_COVERAGE_BAND
     careful_best_winkler: bool  # better than every other row, references and cheaters
     references_ordered: bool  # Winkler: careless worst, then half, then careful
     careful_beats_every_cheater: bool  # by a paired 95% interval above zero: the task is valid
-
-    @property
-    def all_passed(self) -> bool:
-        return all(asdict(self).values())
-
-    def to_dict(self) -> dict[str, bool]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -103,17 +93,11 @@ class AbCalibration:
 
 def run_analyze(submission: Path, sessions: Path, output: Path, python: str = sys.executable) -> None:
     """`python analyze.py --input sessions --output output` in `submission`; ReferenceFailed on a non-zero exit."""
-    argv = [python, "analyze.py", "--input", str(sessions), "--output", str(output)]
-    done = subprocess.run(argv, cwd=submission, capture_output=True, text=True, env=_child_env())
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr)[-_TAIL_CHARS:]
-        raise ReferenceFailed(f"{submission.name} analyze.py on {sessions.name} exited with {done.returncode}:\n{tail}")
+    run_script(submission, "analyze.py", "--input", sessions, output, python)
 
 
 def check_ab_corpus(corpus: Path) -> None:
-    missing = [name for name in (MANIFEST_FILE, HOLDOUT_TRUTH_FILE, HOLDOUT_DIR) if not (corpus / name).exists()]
-    if missing:
-        raise CorpusNotFound(f"{corpus} is not an ab_test data folder (missing {', '.join(missing)})")
+    check_data_folder(corpus, (MANIFEST_FILE, HOLDOUT_TRUTH_FILE, HOLDOUT_DIR), "an ab_test data folder")
 
 
 def _grade(variant: str, submission: Path, corpus: Path, jobs: int, python: str) -> AbReferenceResult:
@@ -123,10 +107,8 @@ def _grade(variant: str, submission: Path, corpus: Path, jobs: int, python: str)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-results-") as scratch:
         results = Path(scratch)
-        run = lambda name: run_analyze(  # noqa: E731
-            submission, corpus / HOLDOUT_DIR / f"{name}.csv", results / f"{name}.json", python)
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            list(pool.map(run, names))
+        run_each(names, lambda name: run_analyze(submission, corpus / HOLDOUT_DIR / f"{name}.csv",
+                                                  results / f"{name}.json", python), jobs)
         score = score_results(results, corpus / HOLDOUT_TRUTH_FILE)
     if score.failed:
         raise ReferenceFailed(f"{variant} wrote unusable results: {score.errors}")

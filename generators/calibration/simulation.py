@@ -14,18 +14,16 @@ from __future__ import annotations
 import json
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from generators.calibration.runner import _child_env
-from generators.errors import CorpusNotFound, GeneratorError, ReferenceFailed
+from generators.calibration.intervals import PassFail, check_data_folder, run_each, run_script
+from generators.errors import GeneratorError, ReferenceFailed
 from generators.simulation.params import SimParams
 from generators.simulation.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE, read_truth_rows
 
@@ -36,7 +34,6 @@ TRUTH_COLUMNS = ("configuration", "wait")
 REFERENCES = Path(__file__).resolve().parents[1] / "references"
 CAREFUL_BAND_COVERAGE = (0.80, 1.0)  # 95% less about three binomial errors over 16 configurations a band
 BOOTSTRAP_RESAMPLES = 10_000
-_TAIL_CHARS = 2000
 
 
 class UnknownSimReference(GeneratorError):
@@ -88,18 +85,11 @@ class PairedMargin:
 
 
 @dataclass(frozen=True)
-class SimChecks:
+class SimChecks(PassFail):
     careless_worse_than_half: bool
     half_worse_than_careful: bool
     careful_coverage_near_95_every_band: bool  # within CAREFUL_BAND_COVERAGE in each band
     careful_beats_every_baseline: bool  # every baseline's paired margin above zero, interval excluding it
-
-    @property
-    def all_passed(self) -> bool:
-        return all(asdict(self).values())
-
-    def to_dict(self) -> dict[str, bool]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -140,18 +130,11 @@ def run_simulate(submission: Path, config: Path, output: Path, python: str = sys
     """`python simulate.py --config config --output output` in `submission`, CPU-capped at the configuration's
     budget; ReferenceFailed on a non-zero exit."""
     budget = int(json.loads(Path(config).read_text(encoding="utf-8"))["cpu_seconds"])
-    argv = [python, "simulate.py", "--config", str(config), "--output", str(output)]
-    done = subprocess.run(argv, cwd=submission, capture_output=True, text=True, env=_child_env(),
-                          preexec_fn=cpu_capped(budget))
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr)[-_TAIL_CHARS:]
-        raise ReferenceFailed(f"{submission.name} simulate.py on {Path(config).name} exited with {done.returncode}:\n{tail}")
+    run_script(submission, "simulate.py", "--config", config, output, python, preexec_fn=cpu_capped(budget))
 
 
 def check_sim_corpus(corpus: Path) -> None:
-    missing = [name for name in (MANIFEST_FILE, HOLDOUT_TRUTH_FILE, HOLDOUT_DIR) if not (corpus / name).exists()]
-    if missing:
-        raise CorpusNotFound(f"{corpus} is not a simulation data folder (missing {', '.join(missing)})")
+    check_data_folder(corpus, (MANIFEST_FILE, HOLDOUT_TRUTH_FILE, HOLDOUT_DIR), "a simulation data folder")
 
 
 def grade_folder(results: Path, corpus: Path) -> Any:
@@ -182,10 +165,8 @@ def run_sim_reference(variant: str, corpus: Path, jobs: int = 2, python: str = s
         submission = materialize_sim(variant, Path(scratch) / "submission")
         results = Path(scratch) / "results"
         results.mkdir()
-        run = lambda name: run_simulate(  # noqa: E731
-            submission, corpus / HOLDOUT_DIR / f"{name}.json", results / f"{name}.json", python)
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            list(pool.map(run, names))
+        run_each(names, lambda name: run_simulate(submission, corpus / HOLDOUT_DIR / f"{name}.json",
+                                                   results / f"{name}.json", python), jobs)
         score = grade_folder(results, corpus)
     if score.failed:
         raise ReferenceFailed(f"{variant} wrote unusable results: {score.errors}")

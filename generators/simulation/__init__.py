@@ -5,7 +5,9 @@ Entry point: `generate_sim_data(SimParams(...), out_dir) -> SimManifest`.
 """
 
 from generators.simulation.params import GENERATOR_VERSION, SimParams
-from generators.simulation.secret import Secret
+from generators.simulation.secret import SimSecret
 from generators.simulation.writer import SimManifest, generate_sim_data
 
-__all__ = ["GENERATOR_VERSION", "Secret", "SimManifest", "SimParams", "generate_sim_data"]
+Secret = SimSecret  # the name callers import: the simulation's data is keyed by this one
+
+__all__ = ["GENERATOR_VERSION", "Secret", "SimManifest", "SimParams", "SimSecret", "generate_sim_data"]

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import durable
+from generators.secret import SECRET_FILE, Secret
 from generators.simulation.configs import band_of, example_lines, hidden_lines
 from generators.simulation.params import GENERATOR_VERSION, SimParams
 from generators.simulation.queueing import Line, mean_wait
-from generators.simulation.secret import SECRET_FILE, Secret
+from generators.simulation.secret import SimSecret
 from generators.spam.writer import _check_target, _sha256, new_staging
 
 EXAMPLES_DIR, HOLDOUT_DIR = "examples", "holdout"
@@ -93,9 +94,10 @@ def _write_truth_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, secret: Secret | None = None,
                       progress: Callable[[str], None] = lambda _: None) -> SimManifest:
     """The visible examples (seed alone), the hidden configurations (seed and secret: a fresh one unless
-    given) with their exact mean waits, and the manifest, into `out_dir`."""
+    given; any Secret is named by the simulation's id scheme) with their exact mean waits, and the manifest,
+    into `out_dir`."""
     out_dir = Path(out_dir).absolute()
-    secret = secret or Secret.fresh()
+    secret = SimSecret(secret.value) if secret is not None else SimSecret.fresh()
     _check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging

@@ -28,9 +28,21 @@ def default_open_backend(spec: ModelSpec, options: BackendOptions) -> ModelBacke
     return open_backend(spec, options)
 
 
-def model_backend_options(env: BatchEnv, model: ModelEntry) -> BackendOptions:
-    """What the plan's model is opened with in this batch."""
-    return model.opening_options(env.task.settings.context_tokens)
+def declared_max_concurrent(env: BatchEnv, model: ModelEntry) -> int | None:
+    """The max_concurrent the plan states for the model (its own, else [model_options]); None where it states none."""
+    value = dict(model.options).get("max_concurrent", env.plan.model_options.get("max_concurrent"))
+    return int(value) if value is not None else None
+
+
+def model_backend_options(env: BatchEnv, model: ModelEntry, in_flight: int = 1, cores: int | None = None,
+                          busy: int | None = None) -> BackendOptions:
+    """What the plan's model is opened with in this batch: its options (the task's context filled in), with threads
+    and concurrency sized for `in_flight` runs sharing it on `cores` cores of which other work keeps `busy` busy
+    (None: this machine's, measured now; bakeoff.models.scheduling states the rule)."""
+    from bakeoff.models.scheduling import scheduled_options
+
+    declared = model.opening_options(env.task.settings.context_tokens)
+    return scheduled_options(declared, in_flight, env.plan.limits.cpus, cores, busy)
 
 
 def load_failure(exc: BaseException) -> str:

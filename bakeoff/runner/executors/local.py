@@ -1,15 +1,17 @@
 """The local executor: runs in this process, one at a time (today's loop) or `parallel` at once in threads.
 
 One at a time, a model is loaded once per block of its consecutive runs. With several runs in flight,
-a loaded model is shared by its runs in flight and serves one generation at a time (a lock), so while
-one run's code executes in its sandbox the engine answers another run; results do not depend on the
-overlap (every call carries its own seed). This module never imports Ray.
+a loaded model is shared by its runs in flight and serves at most `max_concurrent` generations at once
+(a semaphore; 1 unless the model is an endpoint or the batching server engine), so while one run's code
+executes in its sandbox the engine answers others; results do not depend on the overlap (every call
+carries its own seed). This module never imports Ray.
 """
 
 from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from itertools import groupby
 from pathlib import Path
@@ -65,9 +67,9 @@ def _run_block(env: BatchEnv, model, slots: list[RunSlot], opener: Opener, progr
 
 
 class _Locked:
-    """Calls to the wrapped object, one at a time (journal, write counter, progress display, a model)."""
+    """Calls to the wrapped object, one at a time (progress display), or as many as a semaphore lets (a model)."""
 
-    def __init__(self, inner: Any, lock: threading.Lock | None = None) -> None:
+    def __init__(self, inner: Any, lock: AbstractContextManager | None = None) -> None:
         self._inner = inner
         self._lock = lock or threading.Lock()
 
@@ -113,8 +115,8 @@ class _LockedCounter(WriteCounter):
 class _SharedModels:
     """One loaded backend per model while any of its runs is in flight; closed when the last one ends."""
 
-    def __init__(self, env: BatchEnv, opener: Opener) -> None:
-        self._env, self._opener = env, opener
+    def __init__(self, env: BatchEnv, opener: Opener, in_flight: int) -> None:
+        self._env, self._opener, self._in_flight = env, opener, in_flight
         self._lock = threading.Lock()
         self._open: dict[str, list] = {}  # label -> [locked backend, raw backend, users]
 
@@ -122,8 +124,10 @@ class _SharedModels:
         with self._lock:
             entry = self._open.get(model.label)
             if entry is None:
-                raw = self._opener(model.spec, model_backend_options(self._env, model))  # raises: the run's failure
-                entry = self._open[model.label] = [_Locked(raw), raw, 0]
+                options = model_backend_options(self._env, model, self._in_flight)
+                raw = self._opener(model.spec, options)  # raises: the run's failure
+                gate = threading.BoundedSemaphore(options.max_concurrent)
+                entry = self._open[model.label] = [_Locked(raw, gate), raw, 0]
             entry[2] += 1
             return entry[0]
 
@@ -143,7 +147,7 @@ def _run_parallel(env: BatchEnv, slots: list[RunSlot], opener: Opener, progress,
     counter = _LockedCounter(env.counter)
     env = replace(env, journal=_LockedJournal(journal.path, counter), counter=counter)
     progress = _Locked(progress)
-    models = _SharedModels(env, opener)
+    models = _SharedModels(env, opener, parallel)
 
     def one(slot: RunSlot) -> None:
         _check_corpus(env)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from bakeoff.errors import BakeoffError
@@ -124,3 +125,29 @@ def local_resources(slots: int) -> dict[str, float]:
         if sandbox_problem(kind, {}) is None:
             resources[sandbox_resource(kind)] = float(slots)
     return resources
+
+
+LOOPBACK = "127.0.0.1"
+# Ray (2.60) turns a node address of 127.0.0.1 into the machine's interface address
+# (ray._private.services.resolve_ip_for_localhost) unless its multi-host switch is off. The switch is an
+# environment variable read when ray is imported (by the raylet and the workers a local cluster starts)
+# and a module constant (in this process, which may have imported ray already).
+_RAY_MULTI_HOST_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+@contextmanager
+def ray_on_loopback() -> Iterator[str]:
+    """While inside, a Ray cluster this process starts binds to loopback; yields the address to give it."""
+    from ray._private import ray_constants
+
+    saved_env, saved_switch = os.environ.get(_RAY_MULTI_HOST_SWITCH), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_RAY_MULTI_HOST_SWITCH] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield LOOPBACK
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved_switch
+        if saved_env is None:
+            os.environ.pop(_RAY_MULTI_HOST_SWITCH, None)
+        else:
+            os.environ[_RAY_MULTI_HOST_SWITCH] = saved_env

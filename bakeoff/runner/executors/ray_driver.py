@@ -17,7 +17,12 @@ from bakeoff.batchfolder.records import read_batch_record
 from bakeoff.errors import BakeoffError
 from bakeoff.models.spec import ModelSpec
 from bakeoff.records import RunRecord
-from bakeoff.runner.executors.common import Opener, model_backend_options, record_unstarted_failure
+from bakeoff.runner.executors.common import (
+    Opener,
+    declared_max_concurrent,
+    model_backend_options,
+    record_unstarted_failure,
+)
 from bakeoff.runner.executors.settings import ExecutorSettings
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.run import BatchEnv
@@ -60,20 +65,26 @@ class RayExecutor:
         if any(slot.scaffold != DEFAULT_SCAFFOLD for slot in slots):  # it hands stages back, not an agent's steps
             raise PlanError("the Ray executor runs staged runs only for now; run the other scaffolds with the local one")
         ray = require_ray()
-        started_here = False
-        if not ray.is_initialized():
-            started_here = True
-            if self.settings.address:
-                ray.init(address=self.settings.address, log_to_driver=False)
-            else:
-                from bakeoff.runner.executors.node import local_resources
-
-                slots_here = self.settings.max_in_flight or 2
-                ray.init(resources=local_resources(slots_here), include_dashboard=False, log_to_driver=False)
-        try:
+        if ray.is_initialized():  # a cluster this process joined already (tests, benches)
             _Driver(ray, self.settings, env, opener, progress).drive(slots)
-        finally:
-            if started_here:
+            return
+        if self.settings.address:
+            ray.init(address=self.settings.address, log_to_driver=False)
+            try:
+                _Driver(ray, self.settings, env, opener, progress).drive(slots)
+            finally:
+                ray.shutdown()
+            return
+        from bakeoff.runner.executors.node import local_resources, ray_on_loopback
+
+        # A local cluster binds to loopback: Ray's default is the machine's interface address, and no other host
+        # needs to reach it.
+        with ray_on_loopback() as address:
+            ray.init(resources=local_resources(self.settings.max_in_flight or 2), include_dashboard=False,
+                     log_to_driver=False, _node_ip_address=address)
+            try:
+                _Driver(ray, self.settings, env, opener, progress).drive(slots)
+            finally:
                 ray.shutdown()
 
 
@@ -133,6 +144,7 @@ class _Driver:
         return self._hashes[spec.text]
 
     def _job(self, slot: RunSlot):
+        from bakeoff.models.scheduling import ray_run_threads
         from bakeoff.runner.executors.ray_worker import RunJob
 
         env = self.env
@@ -140,7 +152,8 @@ class _Driver:
             slot=slot, plan=env.plan, plugin=env.plugin, batch_id=self.batch_id, code_version=env.code_version,
             corpus_folder=str(env.corpus.folder), corpus_manifest_sha256=env.corpus.manifest_sha256(),
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
-            evaluate_hooks=dict(env.evaluate_hooks), model_options=model_backend_options(env, slot.model),
+            evaluate_hooks=dict(env.evaluate_hooks),
+            model_options=model_backend_options(env, slot.model, 1, ray_run_threads(self.settings.cpus_per_run), busy=0),
             model_sha256=self._model_sha256(slot.model.spec), opener=self.opener,
         )
 
@@ -161,12 +174,21 @@ class _Driver:
         self.progress.run_started(slot)
         self.in_flight[task.remote(self.desk, self._job(slot), self.corpus_box)] = slot
 
+    def _model_cap(self, slot: RunSlot) -> int | None:
+        """At most this many of the model's runs at once: its max_in_flight, and for an endpoint (one server
+        for every run, unlike a GGUF file each run loads itself) a declared max_concurrent."""
+        cap = self.settings.for_model(slot.model.label).max_in_flight
+        declared = declared_max_concurrent(self.env, slot.model)
+        if declared and slot.model.spec.kind == "openai":
+            cap = min(cap, declared) if cap else declared
+        return cap
+
     def _submit_what_fits(self, pending: list[RunSlot]) -> None:
         capacity = self._capacity()
         index = 0
         while index < len(pending) and (len(self.in_flight) < capacity or not self.in_flight):
             slot = pending[index]
-            cap = self.settings.for_model(slot.model.label).max_in_flight
+            cap = self._model_cap(slot)
             if cap and sum(1 for s in self.in_flight.values() if s.model.label == slot.model.label) >= cap:
                 index += 1
                 continue
@@ -188,7 +210,8 @@ class _Driver:
         for run_id, message in messages:
             if message["kind"] == "placed":
                 self.env.journal.append("run_placed", run_id=run_id, node=message["node"],
-                                        worker_pid=message["worker_pid"], attempt=message["attempt"],
+                                        worker_pid=message["worker_pid"], node_ip=message.get("node_ip"),
+                                        attempt=message["attempt"],
                                         containers_removed=message["containers_removed"])
             elif message["kind"] == "event":
                 fields = dict(message["fields"])

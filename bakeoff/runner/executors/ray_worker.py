@@ -136,6 +136,12 @@ def _wheelhouse(job: RunJob) -> Path:
     return folder
 
 
+def _node_ip(ray) -> str | None:
+    """The address this node registered with the cluster."""
+    here = ray.get_runtime_context().get_node_id()
+    return next((node.get("NodeManagerAddress") for node in ray.nodes() if node.get("NodeID") == here), None)
+
+
 def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
     """One attempt at one run on this node (the body of the Ray task)."""
     import ray
@@ -154,6 +160,7 @@ def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
     attempt, state = ray.get(desk.begin.remote(job.run_id))
     removed = remove_run_containers(job.batch_id, job.run_id) if job.plan.sandbox == "docker" else 0
     ray.get(desk.post.remote(job.run_id, {"kind": "placed", "node": node, "worker_pid": os.getpid(),
+                                          "node_ip": _node_ip(ray),
                                           "attempt": attempt, "containers_removed": removed}))
     options = node_sandbox_options(job.plan.sandbox, job.sandbox_options)
     try:

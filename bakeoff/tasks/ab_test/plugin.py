@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bakeoff.records import Claim
 from bakeoff.taskapi.corpus import CorpusLayout
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.plugin import (
@@ -21,13 +20,13 @@ from bakeoff.taskapi.plugin import (
     EvaluateHook,
     GenerateOption,
     GenerateRequest,
-    OptionNotForTask,
-    TaskPlugin,
 )
-from bakeoff.taskapi.score import ScoredFolder, ScoreReport, ScoreRequest
+from bakeoff.taskapi.score import ScoredFolder, ScoreReport
+from bakeoff.tasks.ab_test.analysis import ANALYZE_SCRIPT
 from bakeoff.tasks.ab_test.check import AbGraded, grade
 from bakeoff.tasks.ab_test.layout import LAYOUT
 from bakeoff.tasks.ab_test.words import HEADLINE, WORDS
+from bakeoff.tasks.intervals.plugin import IntervalTask
 
 DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
 DEMO_SIZE_SPREAD = 4.0  # the demo's hidden experiments: 2,000 to 8,000 users
@@ -50,10 +49,12 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
     return found
 
 
-class AbTest(TaskPlugin):
+class AbTest(IntervalTask):
     name = "ab_test"
+    script = ANALYZE_SCRIPT
     generator = "ab_test"  # generators.ab_test: its manifests say "ab_test-<version>"
-    grader_modules = ("bakeoff.tasks.ab_test.check", "bakeoff.tasks.ab_test.analysis", "scorer")
+    grader_modules = ("bakeoff.tasks.ab_test.check", "bakeoff.tasks.ab_test.analysis", "bakeoff.tasks.intervals.running",
+                      "bakeoff.tasks.intervals.grading", "scorer")
     headline = HEADLINE
     words = WORDS
     generate_options = (
@@ -87,21 +88,8 @@ class AbTest(TaskPlugin):
     def grade(self, job: GradeJob) -> AbGraded:
         return grade(job)
 
-    def parse_claim(self, text: str) -> Claim | None:
-        """The ESTIMATE line: the effect, with its interval kept beside it."""
-        found = parse_estimate(text)
-        if found is None:
-            return None
-        effect, low, high = found
-        return Claim(None, effect, extra={"claimed_ci": [low, high]})
-
-    def with_real(self, claim: Claim, check: Any) -> Claim:
-        """The claim is about the visible experiment's effect; its truth is never read here: no real figure."""
-        return claim
-
-    def check_score_request(self, request: ScoreRequest) -> None:
-        if request.train:
-            raise OptionNotForTask("--train does not apply to --task ab_test (analyze.py has no training step)")
+    def estimate_in(self, text: str) -> tuple[float, float, float] | None:
+        return parse_estimate(text)
 
     def probe_scored(self, job: GradeJob, graded: Graded) -> Any:
         """The unit probe, as a batch's evaluate stage runs it (bakeoff.tasks.ab_test.probe_hook)."""
@@ -126,8 +114,7 @@ class AbTest(TaskPlugin):
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         from generators.calibration.ab_test import calibrate_ab
 
-        if options.get("sweep") or options.get("sweep_points") or options.get("sweep_variants"):
-            raise OptionNotForTask("--sweep, --sweep-points and --sweep-variant do not apply to --task ab_test")
+        self.refuse_sweep(options)
         return calibrate_ab(corpus, progress=progress)
 
     def calibration_tables(self, calibration: Any) -> list[Any]:

@@ -4,21 +4,14 @@ bakeoff.tasks.simulation.analysis; a run's check and `bakeoff score --task simul
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from bakeoff.records import Command, CrashClass, LadderCheck, LadderStatus, Requirement
-from bakeoff.taskapi.context import command_record, crash_of, output_for_model
-from bakeoff.taskapi.grading import Graded, GradeJob
-from bakeoff.tasks.simulation.analysis import (
-    VISIBLE_OUTPUT,
-    SimOutcome,
-    SimRequest,
-    hidden_budgets,
-    simulate_in_sandbox,
-)
-from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT, budget_of, over_budget, shown_command
+from bakeoff.taskapi.grading import GradeJob
+from bakeoff.tasks.intervals.grading import IntervalGraded
+from bakeoff.tasks.intervals.running import IntervalOutcome
+from bakeoff.tasks.simulation.analysis import SCRIPT, VISIBLE_OUTPUT, SimRequest, hidden_budgets, simulate_in_sandbox
+from bakeoff.tasks.simulation.cpu_cap import budget_of, over_budget, shown_command
 from bakeoff.tasks.simulation.layout import (
     EXAMPLES_PART,
     HOLDOUT_IN_SANDBOX,
@@ -27,8 +20,7 @@ from bakeoff.tasks.simulation.layout import (
     VISIBLE_CONFIG,
 )
 from bakeoff.tasks.simulation.words import HEADLINE
-
-HIDDEN_OUTPUT_CHARS = 2000  # what a stage record keeps of each hidden run's output (there are dozens)
+from sandbox.base import ExecResult
 
 
 def truth_table(corpus: Any) -> list[dict[str, str]]:
@@ -55,28 +47,7 @@ def request_for(job: GradeJob) -> SimRequest:
     )
 
 
-def visible_failure(outcome: SimOutcome, limit: int) -> str | None:
-    """What the model is told when install or the visible simulation failed (never anything of the hidden runs)."""
-    shown = shown_command(VISIBLE_CONFIG, VISIBLE_OUTPUT)
-    if outcome.rung == 0 and outcome.stage == "simulate":
-        return f"There is no {SIMULATE_SCRIPT} in the submission."
-    if outcome.stage == "install" and outcome.status != LadderStatus.SCORED:
-        return f"Installing requirements.txt failed: {outcome.detail}"
-    step = outcome.visible_step
-    if step is not None and not step.result.ok:
-        why = " (it ran past its CPU-time budget)" if over_budget(step.result) else ""
-        return f"`{shown}` failed{why}:\n{output_for_model(step.result, limit)}"
-    if outcome.visible_error is not None:
-        return f"`{shown}` wrote an unusable result: {outcome.visible_error}"
-    return None
-
-
-def _tail(text: str) -> tuple[str, int]:
-    kept = text[-HIDDEN_OUTPUT_CHARS:]
-    return kept, len(text.encode("utf-8", "replace")) - len(kept.encode("utf-8", "replace"))
-
-
-def metrics_of(outcome: SimOutcome, rows: list[dict[str, str]]) -> dict[str, Any] | None:
+def metrics_of(outcome: IntervalOutcome, rows: list[dict[str, str]]) -> dict[str, Any] | None:
     """The check's metrics: the relative interval score, each configuration's band, load and stations beside
     its row, the score of each band, and the visible result."""
     if outcome.score is None:
@@ -88,7 +59,7 @@ def metrics_of(outcome: SimOutcome, rows: list[dict[str, str]]) -> dict[str, Any
         row.update(band=known.get("band"), utilisation=_float(known.get("utilisation")),
                    stations=_int(known.get("stations")), family=known.get("family"))
     metrics["bands"] = {band: {key: value for key, value in score.to_dict().items() if key != "experiments"}
-                        for band, score in outcome.bands.items()}
+                        for band, score in outcome.groups.items()}
     metrics["visible"] = dict(outcome.visible_result) if outcome.visible_result else None
     return metrics
 
@@ -106,50 +77,17 @@ def _int(text: str | None) -> int | None:
 
 
 @dataclass
-class SimGraded(Graded):
-    outcome: SimOutcome
-    limit: int  # characters of output shown to the model
+class SimGraded(IntervalGraded):
     rows: list[dict[str, str]]  # the truth table's rows (band, utilisation...), for the metrics
+    script = SCRIPT
+    headline_spec = HEADLINE
+    shown = shown_command(VISIBLE_CONFIG, VISIBLE_OUTPUT)
 
-    def __post_init__(self) -> None:
-        self.sandbox_s = self.outcome.seconds.get("sandbox", 0.0)
-        self.scoring_s = self.outcome.seconds.get("score", 0.0)
+    def metrics(self) -> dict[str, Any] | None:
+        return metrics_of(self.outcome, self.rows)
 
-    def commands(self) -> list[Command]:
-        """The command records; a hidden run keeps the end of its output only (its argv names the configuration)."""
-        records = []
-        for step in self.outcome.steps:
-            purpose = step.purpose.split(":")[0]
-            result = step.result
-            if purpose == "hidden_simulate":
-                (stdout, out_cut), (stderr, err_cut) = _tail(result.stdout), _tail(result.stderr)
-                result = dataclasses.replace(result, stdout=stdout, stderr=stderr,
-                                             stdout_dropped_bytes=result.stdout_dropped_bytes + out_cut,
-                                             stderr_dropped_bytes=result.stderr_dropped_bytes + err_cut)
-            records.append(command_record(purpose, result, crash_of(result)))
-        return records
-
-    def ladder_check(self) -> LadderCheck:
-        outcome = self.outcome
-        failure = visible_failure(outcome, self.limit)
-        step = outcome.visible_step
-        lines = outcome.requirements.lines if outcome.requirements else ()
-        scored = outcome.status == LadderStatus.SCORED
-        headline = outcome.score.relative_winkler if outcome.score is not None else None
-        return LadderCheck(
-            rung=outcome.rung,
-            status=LadderStatus(outcome.status),
-            failed_step=None if scored else outcome.stage,
-            headline=HEADLINE.of(float(headline)) if scored and headline is not None else None,
-            crash_class=CrashClass(outcome.crash_class) if outcome.crash_class else None,
-            detail=outcome.detail or None,
-            traceback_tail=outcome.traceback_tail or None,
-            visible_ok=failure is None,
-            visible_failure=failure,
-            metrics=metrics_of(outcome, self.rows),
-            requirements=tuple(Requirement.from_json(line.to_dict()) for line in lines),
-            visible_output=output_for_model(step.result, self.limit) if step is not None else "",
-        )
+    def failure_note(self, result: ExecResult) -> str:
+        return " (it ran past its CPU-time budget)" if over_budget(result) else ""
 
 
 def grade(job: GradeJob) -> SimGraded:

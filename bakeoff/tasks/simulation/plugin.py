@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bakeoff.records import Claim
 from bakeoff.taskapi.corpus import CorpusLayout
 from bakeoff.taskapi.grading import GradeJob
 from bakeoff.taskapi.plugin import (
@@ -23,11 +22,11 @@ from bakeoff.taskapi.plugin import (
     EvaluateHook,
     GenerateOption,
     GenerateRequest,
-    OptionNotForTask,
-    TaskPlugin,
 )
-from bakeoff.taskapi.score import ScoredFolder, ScoreReport, ScoreRequest
+from bakeoff.taskapi.score import ScoredFolder, ScoreReport
+from bakeoff.tasks.intervals.plugin import IntervalTask
 from bakeoff.tasks.simulation.check import SimGraded, grade
+from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT
 from bakeoff.tasks.simulation.layout import LAYOUT
 from bakeoff.tasks.simulation.words import HEADLINE, WORDS
 
@@ -44,10 +43,12 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
     return found
 
 
-class Simulation(TaskPlugin):
+class Simulation(IntervalTask):
     name = "simulation"
+    script = SIMULATE_SCRIPT
     generator = "simulation"  # generators.simulation: its manifests say "simulation-<version>"
-    grader_modules = ("bakeoff.tasks.simulation.check", "bakeoff.tasks.simulation.analysis", "scorer")
+    grader_modules = ("bakeoff.tasks.simulation.check", "bakeoff.tasks.simulation.analysis",
+                      "bakeoff.tasks.intervals.running", "bakeoff.tasks.intervals.grading", "scorer")
     headline = HEADLINE
     words = WORDS
     generate_options = (
@@ -61,10 +62,11 @@ class Simulation(TaskPlugin):
         return LAYOUT
 
     def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
-        from generators.simulation import SimParams, generate_sim_data
+        from generators.simulation import SimParams, SimSecret, generate_sim_data
 
         params = SimParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
-        manifest = generate_sim_data(params, request.out_dir, force=request.force, progress=progress)
+        secret = SimSecret.read(request.secret_file) if request.secret_file is not None else None
+        manifest = generate_sim_data(params, request.out_dir, force=request.force, progress=progress, secret=secret)
         m = manifest.measured()
         low, high = m["utilisation"]
         return (f"wrote {request.out_dir}: 4 example lines, {m['configurations']} hidden configurations "
@@ -78,21 +80,8 @@ class Simulation(TaskPlugin):
     def grade(self, job: GradeJob) -> SimGraded:
         return grade(job)
 
-    def parse_claim(self, text: str) -> Claim | None:
-        """The ESTIMATE line: the mean wait, with its interval kept beside it."""
-        found = parse_estimate(text)
-        if found is None:
-            return None
-        wait, low, high = found
-        return Claim(None, wait, extra={"claimed_ci": [low, high]})
-
-    def with_real(self, claim: Claim, check: Any) -> Claim:
-        """The claim is about the visible example's wait; its truth is never read here: no real figure."""
-        return claim
-
-    def check_score_request(self, request: ScoreRequest) -> None:
-        if request.train:
-            raise OptionNotForTask("--train does not apply to --task simulation (simulate.py has no training step)")
+    def estimate_in(self, text: str) -> tuple[float, float, float] | None:
+        return parse_estimate(text)
 
     def score_report(self, folder: ScoredFolder) -> ScoreReport:
         from bakeoff.tasks.simulation.score import SimScoreReport
@@ -103,8 +92,7 @@ class Simulation(TaskPlugin):
     def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
         from generators.calibration.simulation import calibrate_sim
 
-        if options.get("sweep") or options.get("sweep_points") or options.get("sweep_variants"):
-            raise OptionNotForTask("--sweep, --sweep-points and --sweep-variant do not apply to --task simulation")
+        self.refuse_sweep(options)
         return calibrate_sim(corpus, progress=progress)
 
     def calibration_tables(self, calibration: Any) -> list[Any]:

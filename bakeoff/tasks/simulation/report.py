@@ -12,14 +12,32 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bakeoff.analysis.stats import Estimate
 from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.core import count
-from bakeoff.report.plots import model_colours
 from bakeoff.report.sections import Plot, ReportSection
-from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, legend, y_axis
+from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, y_axis
 from bakeoff.report.tables import Table, cols
-from bakeoff.report.transcript import transcript_path
+from bakeoff.tasks.intervals.report import (
+    MODEL_HEAD,
+    RUN_HEAD,
+    RUN_TAIL,
+    cells,
+    divergence_mark,
+    draw_intervals,
+    findings_by_model,
+    marks_legend,
+    model_head,
+    model_order,
+    ordered,
+    plotted,
+    probe_canvas,
+    probe_rows,
+    run_head,
+    run_tail,
+    runs_legend,
+    unscored_finding,
+    with_interval,
+)
 from bakeoff.tasks.simulation.design import DIVERGENT, Divergence
 from bakeoff.tasks.simulation.signals import BANDS, SimModelSummary, SimRunSignals, sim_run_signals, summarise_models
 from generators.calibration.sim_probe import INDEPENDENT_MAX_RATIO, Behaviour
@@ -27,66 +45,46 @@ from generators.calibration.sim_probe import INDEPENDENT_MAX_RATIO, Behaviour
 WIDTH, HEIGHT = 640, 380
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 60
 LEGEND_W = 120
-MAX_PLOTTED_RUNS = 6
 RATIO_RANGE = (0.0, 2.0)  # interval / truth: what the intervals plot shows (beyond is drawn at the edge)
-# The probe plot's dots are in the model's colour; whether the design agrees is the dot's shape.
-
-
-def _model_order(runs: Sequence[SimRunSignals], labels: Sequence[str]) -> list[str]:
-    order = [label for label in labels if any(r.model == label for r in runs)]
-    return order + sorted({r.model for r in runs} - set(order))
-
-
-def _ordered(runs: Sequence[SimRunSignals], models: Sequence[str]) -> list[SimRunSignals]:
-    rank = {model: i for i, model in enumerate(models)}
-    return sorted(runs, key=lambda r: (rank.get(r.model, len(rank)), r.run_id))
+RATIO_AXIS = (0.01, 10.0)  # the probe plot's, log scale
 
 
 # -- tables ------------------------------------------------------------------------------------------
 
 def runs_table(runs: Sequence[SimRunSignals], models: Sequence[str]) -> Table:
     columns = cols(
-        "run_id model seed:int grading status crash_class stated_warmup stated_interval behaviour spread_ratio:f3 "
+        f"{RUN_HEAD} stated_warmup stated_interval behaviour spread_ratio:f3 "
         "divergence coverage:pct coverage_light:pct coverage_medium:pct coverage_heavy:pct mean_rel_error:f4 "
-        "relative_winkler:f4 configurations:int graded:int failed:int repair_effects transcript"
+        f"relative_winkler:f4 configurations:int graded:int failed:int {RUN_TAIL}"
     )
     rows = []
-    for r in _ordered(runs, models):
+    for r in ordered(runs, models):
         m = r.metrics
         band_cov = [m.bands[b].coverage if m and b in m.bands else None for b in BANDS]
         rows.append((
-            r.run_id, r.model, r.seed, r.grading, r.status, r.crash_class, r.warmup.value, r.interval.value,
+            *run_head(r), r.warmup.value, r.interval.value,
             r.behaviour.value if r.behaviour else None, r.probe.spread_ratio if r.probe else None,
             r.divergence.value if r.divergence else None,
             m.coverage if m else None, *band_cov,
             *((m.mean_rel_error, m.relative_winkler, m.configurations, m.graded, m.failed) if m else (None,) * 5),
-            " ".join(r.repair_effects) or None, transcript_path(r.run_id),
+            *run_tail(r),
         ))
     return Table("sim_runs", "Per run: behaviour of the output analysis and intervals", columns, tuple(rows),
                  short=("run_id", "grading", "status", "behaviour", "divergence", "coverage", "relative_winkler",
                         "repair_effects", "transcript"))
 
 
-def _cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | None, ...]:
-    if estimate is None:
-        return (None, None, None) if interval else (None,)
-    return (estimate.mean, *estimate.bounds) if interval else (estimate.mean,)  # no bounds from too few runs
-
-
 def models_table(models: Sequence[SimModelSummary]) -> Table:
     columns = cols(
-        "model runs:int graded:int uncaptured_runs:int harness_failed_runs:int scored:int crash_rate:pct "
-        "capture_rate:pct unusable_rate:pct rescued:int regressed:int probed:int sound:int biased:int "
+        f"{MODEL_HEAD} sound:int biased:int "
         "independent:int unclear:int probe_failed:int divergent:int coverage:pct coverage_low:pct coverage_high:pct "
         "mean_rel_error:f4 relative_winkler:f4 relative_winkler_low:f4 relative_winkler_high:f4"
     )
     rows = []
     for m in models:
         rows.append((
-            m.model, m.runs, m.graded, m.uncaptured_runs, m.harness_failed_runs, m.scored, m.crash_rate,
-            m.capture_rate, m.unusable_rate, m.repair_effects.get("rescued", 0), m.repair_effects.get("regressed", 0),
-            m.probed, *(m.behaviours.get(b.value, 0) for b in Behaviour), m.divergent, *_cells(m.coverage),
-            *_cells(m.mean_rel_error, False), *_cells(m.relative_winkler),
+            *model_head(m, m.probed), *(m.behaviours.get(b.value, 0) for b in Behaviour), m.divergent,
+            *cells(m.coverage), *cells(m.mean_rel_error, False), *cells(m.relative_winkler),
         ))
     return Table("sim_models", "Per model: behaviour of the output analysis and intervals", columns, tuple(rows),
                  short=("model", "runs", "graded", "scored", "crash_rate", "sound", "divergent", "coverage",
@@ -96,7 +94,7 @@ def models_table(models: Sequence[SimModelSummary]) -> Table:
 def bands_table(models: Sequence[SimModelSummary]) -> Table:
     columns = cols("model band coverage:pct coverage_low:pct coverage_high:pct relative_winkler:f4 "
                    "relative_winkler_low:f4 relative_winkler_high:f4")
-    rows = [(m.model, band, *_cells(m.band_coverage.get(band)), *_cells(m.band_winkler.get(band)))
+    rows = [(m.model, band, *cells(m.band_coverage.get(band)), *cells(m.band_winkler.get(band)))
             for m in models for band in BANDS if band in m.band_coverage]
     return Table("sim_bands", "Per model and load band: coverage and relative Winkler score", columns, tuple(rows))
 
@@ -104,36 +102,33 @@ def bands_table(models: Sequence[SimModelSummary]) -> Table:
 # -- findings ----------------------------------------------------------------------------------------
 
 def findings(models: Sequence[SimModelSummary]) -> list[str]:
+    return findings_by_model(models, _findings_of)
+
+
+def _findings_of(m: SimModelSummary) -> list[str]:
     lines = []
-    for m in models:
-        if m.all_uncaptured:
-            lines.append(f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, "
-                         "not scored as zero.")
-            continue
-        if m.graded > m.scored:
-            lines.append(f"{m.model}: {m.graded - m.scored} of {count(m.graded, 'graded run')} did not produce a valid "
-                         "interval on every hidden configuration.")
-        if m.probed:
-            said = ", ".join(f"{m.behaviours[b.value]} {b.value}" for b in Behaviour if m.behaviours.get(b.value))
-            lines.append(f"{m.model}: the behavioural probe found {said} of {m.probed} probed "
-                         f"{'submission' if m.probed == 1 else 'submissions'}.")
-        claims = m.divergences.get(Divergence.CLAIMS_CORRELATION_ACTS_INDEPENDENT.value, 0)
-        if claims:
-            lines.append(f"{m.model}: {claims} design(s) state an interval that allows for correlated waits while the "
-                         "code's interval treats them as independent.")
-        warm = m.divergences.get(Divergence.CLAIMS_WARMUP_ACTS_BIASED.value, 0)
-        if warm:
-            lines.append(f"{m.model}: {warm} design(s) state a warm-up deletion while the estimate still moves with "
-                         "the run length.")
-        if m.coverage is not None and m.relative_winkler is not None:
-            bands = ", ".join(f"{band} {m.band_coverage[band].mean:.0%}" for band in BANDS if band in m.band_coverage)
-            lines.append(
-                f"{m.model}: intervals cover the true mean wait on {m.coverage.mean:.0%} of the hidden configurations "
-                f"({bands}) over {count(m.scored, 'scored run')}; mean relative Winkler score "
-                f"{m.relative_winkler.mean:.4f} "
-                + (f"[{m.relative_winkler.low:.4f}, {m.relative_winkler.high:.4f}]" if m.relative_winkler.has_interval
-                   else "(too few runs for an interval)") + " (lower is better)."
-            )
+    unscored = unscored_finding(m, "configuration")
+    if unscored is not None:
+        lines.append(unscored)
+    if m.probed:
+        said = ", ".join(f"{m.behaviours[b.value]} {b.value}" for b in Behaviour if m.behaviours.get(b.value))
+        lines.append(f"{m.model}: the behavioural probe found {said} of {m.probed} probed "
+                     f"{'submission' if m.probed == 1 else 'submissions'}.")
+    claims = m.divergences.get(Divergence.CLAIMS_CORRELATION_ACTS_INDEPENDENT.value, 0)
+    if claims:
+        lines.append(f"{m.model}: {claims} design(s) state an interval that allows for correlated waits while the "
+                     "code's interval treats them as independent.")
+    warm = m.divergences.get(Divergence.CLAIMS_WARMUP_ACTS_BIASED.value, 0)
+    if warm:
+        lines.append(f"{m.model}: {warm} design(s) state a warm-up deletion while the estimate still moves with "
+                     "the run length.")
+    if m.coverage is not None and m.relative_winkler is not None:
+        bands = ", ".join(f"{band} {m.band_coverage[band].mean:.0%}" for band in BANDS if band in m.band_coverage)
+        lines.append(
+            f"{m.model}: intervals cover the true mean wait on {m.coverage.mean:.0%} of the hidden configurations "
+            f"({bands}) over {count(m.scored, 'scored run')}; mean relative Winkler score "
+            f"{with_interval(m.relative_winkler)} (lower is better)."
+        )
     return lines
 
 
@@ -143,8 +138,8 @@ def intervals_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
     """Each plotted run's interval over the true mean wait on every hidden configuration, grouped by load band
     (light, medium, heavy; by utilisation within a band): 1 is the truth."""
     canvas = Canvas(WIDTH, HEIGHT, "Intervals over the true mean wait, by load band")
-    shown = [r for r in _ordered(runs, models) if r.points and r.scored][:MAX_PLOTTED_RUNS]
-    about = {p.configuration: p for r in shown for p in r.points}
+    shown = plotted(runs, models)
+    about = {p.item: p for r in shown for p in r.points}
     if not about:
         empty_note(canvas, "no run was graded on the hidden configurations")
         return canvas.to_svg()
@@ -157,7 +152,6 @@ def intervals_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
     canvas.line(LEFT, HEIGHT - BOTTOM, right, HEIGHT - BOTTOM)
     canvas.line(LEFT, ys(1.0), right, ys(1.0), stroke=INK, width=1.5)
     slot = (right - LEFT) / len(names)
-    clip = lambda v: ys(min(max(v, lo), hi))  # noqa: E731 - an end beyond the frame is drawn at its edge
     for band in BANDS:  # a label under each band's stretch, a divider between bands
         members = [i for i, n in enumerate(names) if about[n].band == band]
         if members:
@@ -167,53 +161,17 @@ def intervals_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
                 canvas.line(x0, TOP, x0, HEIGHT - BOTTOM, stroke=MUTED, dash="4 3")
     canvas.text((LEFT + right) / 2, HEIGHT - BOTTOM + 36, "hidden configurations by load band, then utilisation",
                 size=11, anchor="middle")
-    colours = model_colours(models)
-    for k, run in enumerate(shown):
-        for point in run.points:
-            if point.ci_low is None or point.ci_high is None or point.configuration not in about:
-                continue
-            x = LEFT + names.index(point.configuration) * slot + slot * (k + 1) / (len(shown) + 1)
-            t = point.truth
-            tip = (f"{run.run_id} on {point.configuration}: [{point.ci_low:.4g}, {point.ci_high:.4g}], "
-                   f"truth {t:.4g}, {'covered' if point.covered else 'missed'}")
-            canvas.line(x, clip(point.ci_low / t), x, clip(point.ci_high / t), stroke=colours.get(run.model, MUTED), width=1.5)
-            if point.estimate is not None:
-                canvas.circle(x, clip(point.estimate / t), 1.8, colours.get(run.model, MUTED), tip=tip)
-    entries = [(r.run_id[:18], colours.get(r.model, MUTED)) for r in shown] + [("true mean wait", INK)]
-    legend(canvas, right + 10, TOP + 10, entries)
-    left_out = sum(1 for r in runs if r.points and r.scored) - len(shown)
-    if left_out > 0:
-        canvas.text(right + 10, TOP + 16 * len(entries) + 14, f"+{left_out} runs not drawn", size=10, fill=MUTED)
+    # relative to the truth; an end beyond the frame is drawn at its edge
+    draw_intervals(canvas, shown, names, LEFT, slot, models, lambda v, t: ys(min(max(v / t, lo), hi)), ".4g")
+    runs_legend(canvas, shown, runs, models, right, TOP, "true mean wait")
     return canvas.to_svg()
-
-
-def _divergence_mark(run: SimRunSignals) -> str:
-    if run.divergence is Divergence.CONSISTENT:
-        return "consistent"
-    if run.divergence in DIVERGENT:
-        return "divergent"
-    return "unstated"
-
-
-def _probe_dot(canvas: Canvas, x: float, y: float, fill: str, mark: str, tip: str) -> None:
-    if mark == "divergent":
-        canvas.marker(x, y, 6, fill, tip=tip)
-    elif mark == "unstated":
-        canvas.circle(x, y, 5, "#ffffff", stroke=fill, tip=tip)
-    else:
-        canvas.circle(x, y, 5, fill, stroke=INK, tip=tip)
-
-
-RATIO_AXIS = (0.01, 10.0)  # log scale
 
 
 def probe_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
     """Each probed run's spread ratio (claimed standard error over its estimates' spread across seeds), log scale,
     per model, against 1 (honest) and the independence threshold."""
-    canvas = Canvas(WIDTH, HEIGHT, "Behavioural probe: interval width against the spread across seeds")
-    rows = [m for m in models if any(r.model == m and r.probe for r in runs)]
+    canvas, rows = probe_canvas(runs, models, WIDTH, HEIGHT, "Behavioural probe: interval width against the spread across seeds")
     if not rows:
-        empty_note(canvas, "no run was probed")
         return canvas.to_svg()
     left, right = 150, WIDTH - RIGHT - LEGEND_W
     lo, hi = (math.log10(v) for v in RATIO_AXIS)
@@ -231,34 +189,19 @@ def probe_plot(runs: Sequence[SimRunSignals], models: Sequence[str]) -> str:
         canvas.text(at(tick), bottom + 16, f"{tick:g}", size=10, anchor="middle")
     canvas.text((left + right) / 2, bottom + 32, "claimed standard error / spread of the estimates across seeds",
                 size=11, anchor="middle")
-    pitch = (bottom - top) / len(rows)
-    colours = model_colours(models)
-    for i, model in enumerate(rows):
-        y = top + pitch * (i + 0.5)
-        canvas.text(left - 8, y + 4, model[:22], anchor="end")
-        probed = [r for r in _ordered(runs, models) if r.model == model and r.probe]
-        unmeasured = 0
-        for j, run in enumerate(probed):
-            ratio = run.probe.spread_ratio if run.probe else None
-            if ratio is None or ratio <= 0:
-                unmeasured += 1
-                continue
-            jitter = ((j % 5) - 2) * 3.0
-            tip = (f"{run.run_id}: {run.behaviour.value if run.behaviour else ''}, ratio {ratio:.3f}, "
-                   f"design WARMUP {run.warmup.value}, INTERVAL {run.interval.value}")
-            _probe_dot(canvas, at(ratio), y + jitter, colours.get(model, MUTED), _divergence_mark(run), tip)
-        if unmeasured:
-            canvas.text(right - 4, y + 18, f"{unmeasured} not measured", size=10, anchor="end", fill=MUTED)
-    for i, (mark, words) in enumerate((("consistent", "design agrees"), ("divergent", "design differs"),
-                                       ("unstated", "design silent"))):
-        _probe_dot(canvas, right + 15, TOP + 10 + i * 18, MUTED, mark, words)
-        canvas.text(right + 25, TOP + 14 + i * 18, words, size=10)
+    probe_rows(canvas, runs, models, rows, left, right, top, bottom,
+               ratio_of=lambda run: run.probe.spread_ratio if run.probe and (run.probe.spread_ratio or 0) > 0 else None,
+               x_of=at,
+               tip_of=lambda run, ratio: (f"{run.run_id}: {run.behaviour.value if run.behaviour else ''}, ratio "
+                                          f"{ratio:.3f}, design WARMUP {run.warmup.value}, INTERVAL {run.interval.value}"),
+               mark_of=lambda run: divergence_mark(run.divergence, Divergence.CONSISTENT, DIVERGENT))
+    marks_legend(canvas, right, TOP)
     return canvas.to_svg()
 
 
 def simulation_section(records: BatchRecords, bootstrap_seed: int = 0) -> ReportSection:
     runs = [sim_run_signals(run) for run in records.runs]
-    models = _model_order(runs, records.model_labels())
+    models = model_order(runs, records.model_labels())
     summaries = summarise_models(runs, models, bootstrap_seed)
     plots = (
         Plot("sim_intervals", "Each run's 95% interval on every hidden configuration, divided by its true mean wait "
