@@ -114,12 +114,12 @@ def test_run_repo_commits_every_stage_and_resets_unfinished_work(tmp_path):
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):
-    from bakeoff.batchfolder.files import WriteCounter, read_json, write_json
+    from bakeoff.batchfolder.files import WriteCounter, read_json_object, write_json
 
     counter = WriteCounter()
     write_json(tmp_path / "r.json", {"a": Path("/x"), "b": (1, 2)}, counter)
     write_json(tmp_path / "r.json", {"a": 2}, counter)
-    assert read_json(tmp_path / "r.json") == {"a": 2}
+    assert read_json_object(tmp_path / "r.json") == {"a": 2}
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
     assert counter.count == 2
 

@@ -97,6 +97,10 @@ def test_score_reads_the_task_from_the_corpus_manifest(tmp_path):
     (named / "manifest.json").write_text(json.dumps({"generator_version": "weather-3"}))
     with pytest.raises(CorpusTaskUnknown, match="give --task"):
         task_of_corpus(named)
+    (named / "manifest.json").write_text("[" * 10_000)  # damaged, or hostile: a named refusal, not a traceback
+    with pytest.raises(CorpusTaskUnknown, match="give --task"):
+        task_of_corpus(named)
+    assert task_of_corpus(tmp_path / "no-such-folder") == "spam_classifier"  # its corpus check names what is missing
     # The command: an ab_test corpus and no --task is graded as ab_test (an empty submission: nothing to install).
     corpus = tmp_path / "ab"
     made = bakeoff_cli("generate", "--task", "ab_test", "--out", str(corpus), "--experiments", "2", "--users", "400")

@@ -54,13 +54,17 @@ class CorpusTaskUnknown(BakeoffError):
 
 def task_of_corpus(folder: Path) -> str:
     """The task whose data `folder` holds, read from its manifest.json: its `task`, else the task whose
-    generator wrote it (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam")."""
-    import json
+    generator wrote it (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam").
+    No manifest at all: the default task, whose corpus check then names what the folder lacks."""
+    import durable
+    from bakeoff.taskapi.spec import DEFAULT_TASK
 
     path = Path(folder) / "manifest.json"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        manifest = durable.read_json(path)
+    except FileNotFoundError:
+        return DEFAULT_TASK
+    except (OSError, durable.UntrustedJSON) as exc:
         raise CorpusTaskUnknown(f"cannot read {path} to learn the corpus's task ({exc}); give --task") from None
     named = manifest.get("task") if isinstance(manifest, dict) else None
     if isinstance(named, str) and named in _PLUGINS:
