@@ -201,3 +201,14 @@ def test_arguments_nested_too_deeply_are_malformed_and_reach_a_template_as_text(
     capture, problems = audit_tool_calls(completion, TOOLS, 100)
     assert capture.status == CaptureStatus.UNUSABLE
     assert problems[0] is not None and problems[0][0] == CaptureReason.MALFORMED_CALL and "nests" in problems[0][1]
+
+
+def test_calls_are_written_again_as_strict_json_even_from_non_finite_numbers():
+    """Python's JSON reader takes NaN and 1e999; what bakeoff writes again must be JSON any reader takes."""
+    from bakeoff.models.tools import calls_from_openai, json_text
+
+    strict = {"parse_constant": lambda name: pytest.fail(f"{name} written")}
+    assert json.loads(json_text({"x": float("nan"), "y": [float("inf"), 1.5]}), **strict) == {"x": "nan",
+                                                                                             "y": ["inf", 1.5]}
+    calls = calls_from_openai([{"id": "c1", "function": {"name": "run", "arguments": {"command": float("-inf")}}}])
+    assert json.loads(calls[0].arguments, **strict) == {"command": "-inf"} and calls[0].error is None

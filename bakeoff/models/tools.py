@@ -20,13 +20,14 @@ backend replays recorded ones (`scripted`). Everything here is pure: the chat te
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from durable import JsonLimits, UntrustedJSON, loads
+from durable import JsonLimits, JSONUnwritable, UntrustedJSON, dumps, loads
 
 
 class ToolSyntax(StrEnum):
@@ -99,7 +100,7 @@ class ToolCall:
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
         arguments = data.get("arguments", "")
         if not isinstance(arguments, str):  # a hand-written script may give the arguments as an object
-            arguments = json.dumps(arguments, ensure_ascii=False)
+            arguments = json_text(arguments)
         error = data.get("error")
         return cls(str(data.get("name") or ""), arguments, str(data.get("call_id") or data.get("id") or ""),
                    str(error) if error is not None else None)
@@ -125,15 +126,34 @@ MAX_CALLS = 8  # calls read from one reply; more is not an agent step, it is a f
 _JSON = json.JSONDecoder()
 
 
+def json_text(value: Any) -> str:
+    """A model's decoded JSON as text again, through durable's writer. Python's reader takes NaN and Infinity (and
+    1e999 as infinity), which no JSON reader need accept: such numbers are written as strings instead."""
+    try:
+        return dumps(value, ensure_ascii=False)
+    except JSONUnwritable:
+        return dumps(_finite(value), ensure_ascii=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
 def _call_from_object(value: Any, arguments_key: str, call_id: str = "") -> ToolCall:
     """A call from a decoded {"name": ..., "arguments"/"parameters": ...} object."""
     if not isinstance(value, Mapping):
-        return ToolCall("", json.dumps(value, ensure_ascii=False), call_id, "the call is not a JSON object")
+        return ToolCall("", json_text(value), call_id, "the call is not a JSON object")
     name = value.get("name")
     if not isinstance(name, str) or not name:
-        return ToolCall("", json.dumps(value, ensure_ascii=False), call_id, "the call names no tool")
+        return ToolCall("", json_text(value), call_id, "the call names no tool")
     arguments = value.get(arguments_key, value.get("arguments", value.get("parameters", {})))
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    text = arguments if isinstance(arguments, str) else json_text(arguments)
     return ToolCall(name, text, str(value.get("id") or call_id))
 
 
@@ -225,7 +245,7 @@ def parse_mistral(text: str) -> ParsedReply:
         if parsed is None:
             calls_found.append(ToolCall(name, arguments.strip()[:2000], "", "[ARGS]: the JSON does not parse"))
             continue
-        calls_found.append(ToolCall(name, json.dumps(parsed[0], ensure_ascii=False)))
+        calls_found.append(ToolCall(name, json_text(parsed[0])))
     return ParsedReply(before.strip(), tuple(calls_found))
 
 
@@ -333,10 +353,10 @@ def calls_from_openai(items: Any) -> tuple[ToolCall, ...]:
     for item in items[:MAX_CALLS]:
         function = item.get("function") if isinstance(item, Mapping) else None
         if not isinstance(function, Mapping):
-            calls.append(ToolCall("", json.dumps(item, ensure_ascii=False)[:2000], "", "a tool call without a function"))
+            calls.append(ToolCall("", json_text(item)[:2000], "", "a tool call without a function"))
             continue
         arguments = function.get("arguments", "")
-        text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        text = arguments if isinstance(arguments, str) else json_text(arguments)
         name = function.get("name")
         calls.append(ToolCall(name if isinstance(name, str) else "", text, str(item.get("id") or ""),
                               None if isinstance(name, str) and name else "the call names no tool"))

@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
+import durable
 from bakeoff.records import Command, StageRecord, StepRecord, ToolResult
 from bakeoff.report.transcript_html import Raw, esc, fold, kv, number
 
 
 def _arguments(text: str) -> str:
     try:
-        return json.dumps(json.loads(text), indent=1, ensure_ascii=False)
-    except ValueError:
+        return durable.dumps(json.loads(text), indent=1, ensure_ascii=False)
+    except (ValueError, RecursionError, durable.JSONUnwritable):  # the model's text: show it as it is
         return text
 
 

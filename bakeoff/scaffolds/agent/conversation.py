@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 
 from bakeoff.models.base import Message
-from bakeoff.models.tools import TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools
+from bakeoff.models.tools import TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools, json_text
 from bakeoff.records import CaptureStatus, PromptCut, StepRecord
 from bakeoff.scaffolds.agent.settings import AGENT_PROMPT, AgentSettings
 from bakeoff.taskapi.context import shorten
@@ -58,7 +58,7 @@ def _text_call(call: ToolCall) -> str:
         arguments = call.parsed_arguments()
     except ValueError:
         arguments = call.arguments
-    return f"{TEXT_FENCE}\n{json.dumps({'name': call.name, 'arguments': arguments}, ensure_ascii=False)}\n```"
+    return f"{TEXT_FENCE}\n{json_text({'name': call.name, 'arguments': arguments})}\n```"
 
 
 def _sendable(call: ToolCall) -> bool:
@@ -136,7 +136,7 @@ def _shrunk_arguments(arguments: str) -> str:
         return shorten(arguments, SHRUNK_CHARS)
     if isinstance(value, dict):
         value = {k: shorten(v, SHRUNK_CHARS) if isinstance(v, str) else v for k, v in value.items()}
-    return json.dumps(value, ensure_ascii=False)
+    return json_text(value)
 
 
 def conversation(first: tuple[Message, Message], steps: Sequence[StepRecord], syntax: str, budget_chars: int

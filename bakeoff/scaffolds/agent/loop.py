@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+import durable
 from bakeoff.answers import audit_tool_calls
 from bakeoff.batchfolder.files import utc_now
 from bakeoff.batchfolder.layout import RunLayout
@@ -101,9 +102,7 @@ class Loop:
 
     def _tools_chars(self) -> int:
         """What the template adds for the tools (a native syntax renders them: a conservative guess, their JSON)."""
-        import json
-
-        return len(json.dumps([t.to_openai() for t in TOOLS])) if native(self.syntax) else 0
+        return len(durable.dumps([t.to_openai() for t in TOOLS])) if native(self.syntax) else 0
 
     def run(self) -> StageOutcome:
         steps = finished_steps(self.ctx.run_dir)
