@@ -9,12 +9,15 @@ CPU only), each repeated and alternated so that a spread, not one draw of the no
 3. One machine, runs in flight under the local executor on a slow model: batch wall time over the larger of the
    model's busy time and the summed sandbox time (goal <= 1.15 in every repetition; the sequential loop takes
    their sum). Two shapes: 2 in flight on a one-at-a-time model (the lock), and 4 in flight on a batching model
-   (max_concurrent = 4: four answers wait at once, as on llama-server --parallel 4). For each, where the time
+   (max_concurrent = 4: four answers wait at once, as on llama-server --parallel 4), and 4 in flight on the
+   real batching engine (the default model, engine = "server", llama-server --parallel 4, small answer
+   budgets; `--no-real` leaves it out). For each, where the time
    above the larger of the two goes: the pipeline's fill and drain (fewer runs in flight than slots), the
    harness inside the runs (run start-up, corpus checks, record writes: the runs' harness_s), the batch's own
    set-up and wind-down.
 
     .venv/bin/python bench/scale_out.py [--repeats 3] [--runs 2] [--delay 2.0] [--train-delay 2.5] [--only-overlap]
+        [--only-ray] [--no-real]
 """
 
 from __future__ import annotations
@@ -97,12 +100,27 @@ class _Delayed:
 
 
 def _plan(root: Path, corpus: Path, script: Path, runs: int, models: int = 1, options: dict | None = None):
+    specs = [{"spec": f"scripted:{script}", "label": f"m{i}"} for i in range(models)]
+    return _plan_of(root, corpus, specs, runs, {"smoke_rows": 50}, options or {})
+
+
+# The real engine's runs: the default model with answer budgets it fills in seconds, no repair turns.
+REAL_TASK_SETTINGS = {"smoke_rows": 50, "repair_turns": 0, "context_tokens": 4096,
+                      "max_tokens": {"explore": 64, "decide": 300, "implement": 200, "repair": 64, "docs": 32},
+                      "reasoning_tokens": {"explore": 0, "decide": 0, "implement": 0, "repair": 0, "docs": 0}}
+
+
+def _real_plan(root: Path, corpus: Path, runs: int, slots: int):
+    return _plan_of(root, corpus, [{"spec": "default", "engine": "server", "max_concurrent": slots}], runs,
+                    REAL_TASK_SETTINGS, {})
+
+
+def _plan_of(root: Path, corpus: Path, specs: list[dict], runs: int, task_settings: dict, options: dict):
     from bakeoff.runner.plan import plan_from_mapping
 
-    specs = [{"spec": f"scripted:{script}", "label": f"m{i}"} for i in range(models)]
     return plan_from_mapping({"models": specs, "corpus": str(corpus), "runs": runs, "sandbox": "docker", "seed": 3,
                               "limits": {"memory_mb": 2048, "pids": 256, "cpus": 1.0},
-                              "task_settings": {"smoke_rows": 50}, "model_options": options or {}}, root)
+                              "task_settings": task_settings, "model_options": options}, root)
 
 
 def _batch(plan, out: Path, executor, opener=None) -> tuple[float, list[dict], float]:
@@ -135,6 +153,7 @@ def main() -> None:
     parser.add_argument("--overlap-runs", type=int, default=8, help="runs of each one-machine overlap batch")
     parser.add_argument("--only-overlap", action="store_true", help="measure the one-machine overlap alone")
     parser.add_argument("--train-delay", type=float, default=2.5, help="model delay for the one-machine overlap")
+    parser.add_argument("--no-real", action="store_true", help="leave out the real batching engine's overlap")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -215,14 +234,20 @@ def _measure_on_ray(args, root: Path, corpus: Path, working: Path, address: str)
 def _overlap(args, root: Path, corpus: Path, working: Path) -> dict:
     from bakeoff.runner.executors.local import LocalExecutor
 
-    shapes = {"2 in flight, one answer at a time": (2, None), "4 in flight, batching model (max_concurrent 4)": (4, 4)}
+    shapes = {"2 in flight, one answer at a time": (2, None, False),
+              "4 in flight, batching model (max_concurrent 4)": (4, 4, False)}
+    if not args.no_real:
+        shapes["4 in flight, real batching engine (default model, llama-server --parallel 4)"] = (4, 4, True)
     found: dict = {name: [] for name in shapes}
     for attempt in range(args.repeats):  # the shapes alternate within each repetition
-        for name, (parallel, concurrent) in shapes.items():
-            plan = _plan(root, corpus, working, args.overlap_runs,
-                         options={"max_concurrent": concurrent} if concurrent else None)
-            slow = DelayedScripted(args.train_delay)
-            out = root / f"overlap-{parallel}-{attempt}"
+        for index, (name, (parallel, concurrent, real)) in enumerate(shapes.items()):
+            if real:  # the model's own time, measured by the same clock with no delay added
+                plan, slow = _real_plan(root, corpus, args.overlap_runs, concurrent), DelayedScripted(0.0)
+            else:
+                plan = _plan(root, corpus, working, args.overlap_runs,
+                             options={"max_concurrent": concurrent} if concurrent else None)
+                slow = DelayedScripted(args.train_delay)
+            out = root / f"overlap-{index}-{attempt}"
             wall, records, began = _batch(plan, out, LocalExecutor(parallel), slow)
             found[name].append(_where_time_goes(out, parallel, wall, began, slow.busy_s, records))
     return found

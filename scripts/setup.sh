@@ -15,8 +15,12 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 # llama.cpp build. The default is a portable CPU build: llama.cpp's native build
 # switches on the AMX path on Sapphire-Rapids-class CPUs and then segfaults at the
 # first token. --cuda (or BAKEOFF_LLAMA_CUDA=1) builds with CUDA for a GPU workstation.
+# llamafile's sgemm is off: it serves only batches of 2 or more tokens, so a token's logits depended on how its
+# prompt was split (cold or from the prefix cache) and on other runs decoded beside it. Without it the CPU
+# kernels give the same logprobs, bit for bit, alone, cached and batched, and records do not depend on the
+# concurrency (tests/test_server_engine.py; the speed is the same on the default model: docs/models.md).
 LLAMA_VERSION="0.3.36"
-LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_LLAMAFILE=OFF"
 for arg in "$@"; do
   case "$arg" in
     --cuda) BAKEOFF_LLAMA_CUDA=1 ;;
