@@ -242,7 +242,7 @@ def _overlap(args, root: Path, corpus: Path, working: Path) -> dict:
     for attempt in range(args.repeats):  # the shapes alternate within each repetition
         for index, (name, (parallel, concurrent, real)) in enumerate(shapes.items()):
             if real:  # the model's own time, measured by the same clock with no delay added
-                plan, slow = _real_plan(root, corpus, args.overlap_runs, concurrent), DelayedScripted(0.0)
+                plan, slow = _real_plan(root, corpus, args.overlap_runs, concurrent or parallel), DelayedScripted(0.0)
             else:
                 plan = _plan(root, corpus, working, args.overlap_runs,
                              options={"max_concurrent": concurrent} if concurrent else None)
