@@ -194,9 +194,10 @@ def test_sigint_and_sigterm_say_where_the_batch_stopped_and_it_resumes(tmp_path)
     plan = write_plan(tmp_path / "plan.toml", corpus, script, runs=1)
     out = tmp_path / "batch"
     command = [str(Path(sys.executable).parent / "bakeoff"), "run", "--no-probes", "--plan", str(plan), "--out", str(out)]
-    # both in the first stage a resumed run does not keep, or later: the stages after it take seconds, so the
-    # signal lands inside the batch (a SIGTERM after the batch has ended is the default kill, -15)
-    for signum, stage in ((signal.SIGINT, "implement"), (signal.SIGTERM, "implement")):
+    # both signals in the first stage a resumed run does not keep, or later: the stages after it take seconds, so
+    # the signal lands inside the batch (a SIGTERM after the batch has ended is the default kill, -15)
+    stage = "implement"
+    for signum in (signal.SIGINT, signal.SIGTERM):
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
                                    env=dict(os.environ))
         _wait_for_stage(out / "events.jsonl", stage, process)
@@ -218,6 +219,5 @@ def test_sigint_and_sigterm_say_where_the_batch_stopped_and_it_resumes(tmp_path)
     # what the interrupted runs recorded is kept (the signal may land just after a stage's record, even the last
     # stage's, before the run's grade: then all six are kept and only grading is left)
     assert re.search(r"scripted-r01: [2-6] stages kept \(explore, decide(, implement)?(, repair)?(, evaluate)?(, docs)?\); the rest "
-                     "of the run "
-                     "is re-run", done.stderr), done.stderr[-2000:]
+                     "of the run is re-run", done.stderr), done.stderr[-2000:]
     assert json.loads((out / "runs" / "scripted-r01" / "run.json").read_text())["status"] == "finished"
