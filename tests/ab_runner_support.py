@@ -16,8 +16,9 @@ TINY_AB = {"seed": 3, "users": 1500, "experiments": 6, "holdout_users": 1500}
 
 def make_tiny_ab_data(folder: Path) -> Path:
     from generators.ab_test import AbParams, generate_ab_data
+    from generators.secret import Secret
 
-    generate_ab_data(AbParams(**TINY_AB), folder)
+    generate_ab_data(AbParams(**TINY_AB), folder, secret=Secret.public())
     return folder
 
 

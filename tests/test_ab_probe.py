@@ -18,6 +18,7 @@ from generators.calibration.ab_probe import (
     unit_verdict,
 )
 from generators.calibration.ab_test import materialize_ab
+from generators.secret import Secret
 from scorer.interval_reading import IntervalResult
 
 
@@ -52,7 +53,7 @@ def test_an_interval_that_ignores_half_the_users_is_data_free_and_one_whose_widt
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
     out = tmp_path_factory.mktemp("probe") / "data"
-    generate_ab_data(AbParams(seed=5, users=3000, experiments=1, holdout_users=200), out)
+    generate_ab_data(AbParams(seed=5, users=3000, experiments=1, holdout_users=200), out, secret=Secret.public())
     return out / "sessions.csv"
 
 

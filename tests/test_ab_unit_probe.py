@@ -20,6 +20,7 @@ from bakeoff.tasks.ab_test.unit_probe import (
 from generators.ab_test import AbParams, generate_ab_data
 from generators.calibration.ab_probe import Unit
 from generators.calibration.ab_test import materialize_ab
+from generators.secret import Secret
 
 
 @pytest.mark.parametrize(
@@ -70,7 +71,7 @@ def test_a_skipped_probe_round_trips_as_failed():
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("unit-probe") / "data"
-    generate_ab_data(AbParams(seed=9, users=2500, experiments=1, holdout_users=200), out)
+    generate_ab_data(AbParams(seed=9, users=2500, experiments=1, holdout_users=200), out, secret=Secret.public())
     return out / "sessions.csv"
 
 

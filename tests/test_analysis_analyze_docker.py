@@ -12,6 +12,7 @@ from analysis_factory import KEEPS_DESIGN, FakeRun, write_batch
 from click.testing import CliRunner
 
 from bakeoff.cli import main
+from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 
@@ -24,7 +25,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 def batch(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("analyze")
     corpus = root / "corpus"
-    generate_corpus(CorpusParams(seed=21, rows=3000, holdout_rows=800), corpus)
+    generate_corpus(CorpusParams(seed=21, rows=3000, holdout_rows=800), corpus, secret=Secret.public())
     folder = root / "batch"
     runs = [
         FakeRun("textonly", 1, design=KEEPS_DESIGN, probe=None, corpus=str(corpus)),  # says keep, code ignores

@@ -10,6 +10,7 @@ import pytest
 from bakeoff.tasks.spam import probes
 from bakeoff.tasks.spam.probes import probe_submission
 from bakeoff.tasks.spam.retrain import retrain_submission
+from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 from sandbox.base import Mount, SandboxSpec
@@ -23,7 +24,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("probe") / "corpus"
-    generate_corpus(CorpusParams(seed=11, rows=4000, holdout_rows=1000), folder)
+    generate_corpus(CorpusParams(seed=11, rows=4000, holdout_rows=1000), folder, secret=Secret.public())
     return folder
 
 

@@ -80,13 +80,14 @@ def test_a_lower_is_better_headline_ranks_the_lowest_first(tmp_path):
 
 @pytest.fixture(scope="module")
 def three(tmp_path_factory):
+    from generators.secret import Secret
     from generators.spam import CorpusParams, generate_corpus
 
     root = tmp_path_factory.mktemp("leaderboard")
     corpora = {}
     for name, seed in (("c1", 7), ("c2", 8)):
         corpora[name] = root / name
-        generate_corpus(CorpusParams(seed=seed, rows=1500, holdout_rows=500), corpora[name])
+        generate_corpus(CorpusParams(seed=seed, rows=1500, holdout_rows=500), corpora[name], secret=Secret.public())
     write_script(root / "alpha.jsonl", answers(implementation()))
     write_script(root / "alpha-copy.jsonl", answers(implementation()))  # the same file under another name
     write_script(root / "beta.jsonl", answers(implementation(TRAIN_CRASHING)))

@@ -13,6 +13,7 @@ import pytest
 
 from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
 from bakeoff.tasks.spam.score import ScoreOptions, ScoringUnavailable, score_submission
+from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 from sandbox.base import SandboxSpec
@@ -43,7 +44,7 @@ with open(args.input, newline="", encoding="utf-8") as source, open(args.output,
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("score-command") / "corpus"
-    generate_corpus(CorpusParams(seed=5, rows=400, holdout_rows=300), folder)
+    generate_corpus(CorpusParams(seed=5, rows=400, holdout_rows=300), folder, secret=Secret.public())
     return folder
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from bakeoff.tasks.spam.score import ScoreOptions, score_submission
+from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 
@@ -55,7 +56,7 @@ except OSError as exc:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("score-hostile") / "corpus"
-    generate_corpus(CorpusParams(seed=7, rows=400, holdout_rows=300), folder)
+    generate_corpus(CorpusParams(seed=7, rows=400, holdout_rows=300), folder, secret=Secret.public())
     return folder
 
 

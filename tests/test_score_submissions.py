@@ -14,6 +14,7 @@ import pytest
 from bakeoff.answers import parse_expected_f1
 from bakeoff.tasks.spam.score import ScoreOptions, score_submission
 from generators.references import materialize
+from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("score-corpus") / "corpus"
-    generate_corpus(CorpusParams(seed=11, rows=3000, holdout_rows=1000), folder)
+    generate_corpus(CorpusParams(seed=11, rows=3000, holdout_rows=1000), folder, secret=Secret.public())
     return folder
 
 

@@ -13,6 +13,7 @@ import pytest
 from bakeoff.tasks import ScoreRequest, task_plugin
 from generators.ab_test import AbParams, generate_ab_data
 from generators.calibration.ab_test import materialize_ab
+from generators.secret import Secret
 
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))
 # The calibration test's small setting: the fault's bias is several standard errors, so the order holds on 8.
@@ -36,7 +37,7 @@ raise ValueError(f"no idea what to do with {len(rate)} arms")
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("ab-score") / "data"
-    generate_ab_data(SMALL, folder)
+    generate_ab_data(SMALL, folder, secret=Secret.public())
     return folder
 
 
