@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from calibration_verdict import failures, report  # noqa: E402
 from generators.calibration import (  # noqa: E402
     Calibration,
     calibrate,
@@ -82,7 +83,7 @@ def markdown_tables(calibration: Calibration, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, help="keep the corpus (and calibration.json) here")
     parser.add_argument("--rows", type=int, default=CorpusParams.rows)
@@ -112,7 +113,11 @@ def main() -> None:
     print(text)
     if args.markdown:
         args.markdown.write_text(text, encoding="utf-8")
+    targets = {name: held for name, held in calibration.checks.to_dict().items() if name != "ordering_holds"}
+    del targets["all_hold"]
+    return report(failures(targets, calibration.cheaters, str(calibration.secret_id),
+                           calibration.spread_secret_ids))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from calibration_verdict import failures, report  # noqa: E402
 from generators.ab_test import AbParams, generate_ab_data  # noqa: E402
 from generators.calibration import ab_test as cal  # noqa: E402
 from generators.calibration import write_calibration  # noqa: E402
@@ -82,7 +83,7 @@ def markdown_table(calibration: cal.AbCalibration, seconds: dict[str, float]) ->
     return "\n".join(lines)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="keep the data folder here (default: a temporary one)")
     parser.add_argument("--seed", type=int, default=0)
@@ -112,7 +113,9 @@ def main() -> None:
     print(text)
     if args.markdown:
         args.markdown.write_text(text + "\n", encoding="utf-8")
+    return report(failures(calibration.checks.to_dict(), calibration.cheaters, str(calibration.secret_id),
+                           calibration.spread_secret_ids))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """The A/B-test references and cheaters on a small setting with strong signals: careless narrowest and
 under-covering, careful near nominal coverage with the best Winkler score, and careful beating every cheater
-by a paired interval above zero; `bakeoff calibrate --task ab_test` writes the table. At full size (slow) the
-same checks all hold on the default data."""
+by a paired interval above zero; `bakeoff calibrate --task ab_test` writes the table. At full size the
+same checks, on the public secret and on fresh ones, are bench/calibrate_ab.py's verdict (minutes: not in the suite)."""
 
 from __future__ import annotations
 
@@ -59,15 +59,6 @@ def test_cli_calibration_orders_the_references_beats_every_cheater_and_writes_th
     assert saved["secret_id"] == Secret.public().identity
     _check(saved)
     assert "ab_careful" in result.output and "ab_per_user" in result.output and "Winkler" in result.output
-
-
-@pytest.mark.slow
-def test_at_full_size_careful_beats_every_cheater_and_the_references_keep_their_order(tmp_path):
-    out = tmp_path / "default"
-    generate_ab_data(AbParams(), out, secret=Secret.public())
-    calibration = calibrate_ab(out)
-    assert calibration.references[0].experiments >= 96
-    _check(calibration.to_dict())
 
 
 def test_the_constant_is_the_central_range_of_the_true_effects():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from bakeoff.cli import main
-from generators.calibration import calibrate, run_rows, with_margins
+from generators.calibration import run_rows, with_margins
 from generators.calibration.paired import RowKind
 from generators.calibration.runner import ReferenceResult, run_reference
 from generators.calibration.sweep import SweepPoint, falls_monotonically
@@ -44,24 +43,6 @@ def test_careful_beats_every_cheater_by_a_paired_interval_on_a_small_corpus(tmp_
         assert rows[name].kind is RowKind.CHEATER and margin.careful_better and margin.low > 0.1, (name, margin)
         assert margin.low < margin.estimate < margin.high and margin.over == "holdout rows"
         assert margin.estimate == pytest.approx(rows["careful"].holdout_f1 - rows[name].holdout_f1)
-
-
-@pytest.mark.slow
-def test_at_full_size_careful_beats_every_cheater_and_the_paper_figures_hold(tmp_path):
-    """On the public secret and on another (the same training file, another holdout). The other is fixed, not
-    fresh, so that the test cannot flake: careful's F1 moves by about 0.003 from secret to secret (bench/calibrate.py
-    measures fresh ones for the README)."""
-    corpus, other = tmp_path / "default", tmp_path / "other"
-    generate_corpus(CorpusParams(), corpus, secret=Secret.public())
-    generate_corpus(CorpusParams(), other, secret=Secret(hashlib.sha256(b"tests: another secret").digest()))
-    calibration = calibrate(corpus, spread=[other])
-    by_name = {row.variant: row for row in calibration.rows}
-    for name, paper in (("text_only", 0.766), ("careful", 0.800)):
-        assert by_name[name].holdout_f1 == pytest.approx(paper, abs=0.01)
-        assert by_name[name].spread[0] == pytest.approx(paper, abs=0.01)
-    assert calibration.checks.all_hold, calibration.checks
-    for name in CHEATERS:
-        assert by_name[name].margin.careful_better and by_name[name].spread_margins[0].careful_better
 
 
 def test_materialize_writes_real_files(tmp_path):
