@@ -51,6 +51,13 @@ def test_one_log_per_model_and_task_and_one_per_review(exported):
     assert f"inspect view --log-dir {logs}" in done.stderr
 
 
+def test_every_log_has_its_own_task_id_so_the_viewer_lists_each(exported):
+    """Inspect's viewer keeps one log per task_id (the others are taken for retries): each model's log needs its own."""
+    _, logs, _ = exported
+    ids = [_read(path).eval.task_id for path in sorted(logs.glob("*.eval"))]
+    assert len(ids) == 3 and len(set(ids)) == len(ids), ids
+
+
 @pytest.mark.parametrize("model", ["rescued", "regressed"])
 def test_each_run_reads_back_as_a_sample_with_its_scores_and_messages(exported, model):
     batch, logs, _ = exported

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,3 +125,19 @@ def test_writer_error_class_is_a_generator_error():
     from generators.errors import GeneratorError
 
     assert issubclass(OutputFolderNotWritable, GeneratorError)
+
+
+def test_ctrl_c_during_generate_exits_130_and_leaves_no_corpus(tmp_path):
+    """Ctrl-C is 130 in every command; generate used to exit 1 (click's "Aborted!")."""
+    out = tmp_path / "corpus"
+    process = subprocess.Popen([str(Path(sys.executable).parent / "bakeoff"), "generate", "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not any(p.name != "corpus" for p in tmp_path.iterdir()):  # the staged sibling: generation has begun
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists()

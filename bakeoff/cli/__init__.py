@@ -25,6 +25,11 @@ class BakeoffGroup(click.Group):
 
             click.echo(f"error: {type(exc).__name__}: {printable(exc)}", err=True)  # messages quote untrusted text
             sys.exit(getattr(exc, "exit_code", 2))
+        except KeyboardInterrupt:
+            # Ctrl-C is 130 in every command (the shell's 128 + SIGINT), as `run` and `score` say it; click alone
+            # would print "Aborted!" and exit 1. What a command was writing is staged, so nothing half-made is left.
+            click.echo("interrupted", err=True)
+            sys.exit(130)
 
 
 @click.group(cls=BakeoffGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -242,7 +242,10 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
         version = records.batch.code_version
         spec = log.EvalSpec(
             tags=["partial"] if source.partial else None,
-            created=iso(records.batch.created_at or None) or _now(), task=f"bakeoff/{task}", task_id=safe_name(f"{records.folder.name}-{task}"),
+            created=iso(records.batch.created_at or None) or _now(), task=f"bakeoff/{task}",
+            # One task_id per (batch, model row, task): Inspect's viewer files logs sharing a task_id as retries of
+            # one eval and lists only the newest, so a batch-wide id showed one log of a batch's four.
+            task_id=safe_name(f"{records.folder.name}-{model.model}-{task}"),
             run_id=safe_name(records.folder.name), eval_id=safe_name(f"{records.folder.name}-{model.model}-{task}"),
             dataset=log.EvalDataset(name=task, samples=1, sample_ids=[task]), model=model_name(model.model),
             model_args={"spec": specs.get(model.model)}, config=log.EvalConfig(epochs=int(plan.runs or len(runs))),
