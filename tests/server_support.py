@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import psutil
+from deadline import Deadline
 
 WATCHDOG_MODULE = "bakeoff.models.server_watchdog"
 
@@ -27,7 +28,8 @@ def servers_under(parent_pid: int) -> list[psutil.Process]:
 
 def wait_for_server(parent_pid: int, process=None, poll_s: float = 0.1) -> list[psutil.Process]:
     """The servers below `parent_pid` with their watchdogs, once one has started (or [] if `process` ended first)."""
-    while process is None or process.poll() is None:
+    deadline = Deadline()
+    while (process is None or process.poll() is None) and deadline.pending("a server under the batch"):
         servers = servers_under(parent_pid)
         if servers:
             return [*servers, *(server.parent() for server in servers)]

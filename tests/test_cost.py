@@ -20,6 +20,7 @@ from bakeoff.models.memory import GIB, MIB, GpuMemory
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CompletionRecord, Resources, Timings
 from bakeoff.report.cost import pareto_front
 from bakeoff.runner.resources import PeakSampler
+from deadline import Deadline
 
 
 class SimulatedGpu:
@@ -41,7 +42,8 @@ def test_a_stage_samples_the_engine_process_and_the_gpu():
         gpu = SimulatedGpu([3.0, 7.5, 5.0])
         sampler = PeakSampler(every_s=0.05, engine_pid=lambda: engine.pid, gpu=gpu)
         with sampler:
-            while gpu.reads < 4:
+            deadline = Deadline()
+            while gpu.reads < 4 and deadline.pending("four GPU readings"):
                 time.sleep(0.05)
         peaks = sampler.peaks()
     finally:

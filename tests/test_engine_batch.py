@@ -27,6 +27,7 @@ from runner_support import (
 )
 
 from bakeoff.models.gguf import MAX_CONSECUTIVE_CRASHES
+from deadline import Deadline
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.docker]
 
@@ -77,8 +78,8 @@ def finish(process: subprocess.Popen, plan: Path) -> str:
 
 def wait_for_event(batch: Path, process: subprocess.Popen, **wanted) -> None:
     """Until events.jsonl has an event with these fields (or the batch ended without one)."""
-    events = batch / "events.jsonl"
-    while process.poll() is None:
+    events, deadline = batch / "events.jsonl", Deadline()
+    while process.poll() is None and deadline.pending(f"an event {wanted}"):
         if events.is_file():
             for line in events.read_text(encoding="utf-8").splitlines():
                 event = json.loads(line)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from executor_support import events, no_stage_twice, run_files, start_cluster, two_model_plan
 from runner_support import REPO_ROOT, bakeoff_cli, make_tiny_corpus
+from deadline import Deadline
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.ray]
 
@@ -52,7 +53,8 @@ def _driver(plan: Path, out: Path, address: str) -> subprocess.Popen:
 
 
 def _wait_for(batch: Path, driver: subprocess.Popen, found) -> dict:
-    while driver.poll() is None:
+    deadline = Deadline()
+    while driver.poll() is None and deadline.pending("the awaited event"):
         for entry in events(batch):
             if found(entry):
                 return entry

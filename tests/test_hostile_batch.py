@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from deadline import Deadline
 from runner_support import DESIGN, PREDICT_ZERO, README, REPO_ROOT, bakeoff_cli, fenced, make_tiny_corpus, write_script
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
@@ -51,8 +52,8 @@ def _start(plan: Path, out: Path) -> subprocess.Popen:
 
 def _wait_for_explore(out: Path, run_id: str, process: subprocess.Popen) -> None:
     """Until the batch has started `run_id`'s explore stage (or died, which fails the test)."""
-    journal = out / "events.jsonl"
-    while process.poll() is None:
+    journal, deadline = out / "events.jsonl", Deadline()
+    while process.poll() is None and deadline.pending(f"{run_id}'s explore stage"):
         if journal.is_file() and any(
             json.loads(line).get("event") == "stage_started" and json.loads(line).get("run_id") == run_id
             for line in journal.read_text().splitlines() if line.strip()

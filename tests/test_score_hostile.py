@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from deadline import Deadline
 
 from bakeoff.tasks.spam.score import ScoreOptions, score_submission
 from generators.secret import Secret
@@ -177,7 +178,8 @@ def test_the_mount_table_shows_no_host_path_of_the_corpus_or_scratch(corpus, tmp
 
 def _wait_for_start(proc: subprocess.Popen, tmpdir: Path) -> Path:
     """The scratch workspace once predict.py has written its marker there (the sandbox is up and running)."""
-    while True:
+    deadline = Deadline()
+    while deadline.pending("predict.py's start marker"):
         found = list(tmpdir.glob("bakeoff-score-*/bakeoff-scratch-*/fs/workspace/started"))
         if found:
             return found[0]
