@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration_verdict import failures, report  # noqa: E402
+
 from generators.calibration import (  # noqa: E402
     Calibration,
     calibrate,

@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration_verdict import failures, report  # noqa: E402
+
 from generators.ab_test import AbParams, generate_ab_data  # noqa: E402
 from generators.calibration import ab_test as cal  # noqa: E402
 from generators.calibration import write_calibration  # noqa: E402

@@ -12,6 +12,7 @@ import time
 
 import pytest
 from analysis_factory import FakeRun, write_batch
+from deadline import Deadline
 from runner_support import TRAIN_CRASHING, answers, implementation, make_tiny_corpus, run_scripted_batch
 
 from bakeoff.analysis.cost import model_cost, run_cost
@@ -20,7 +21,6 @@ from bakeoff.models.memory import GIB, MIB, GpuMemory
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CompletionRecord, Resources, Timings
 from bakeoff.report.cost import pareto_front
 from bakeoff.runner.resources import PeakSampler
-from deadline import Deadline
 
 
 class SimulatedGpu:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from deadline import Deadline
 from engine_support import EngineKiller, engine_children, segfault_when_busy
 from runner_support import (
     REPO_ROOT,
@@ -27,7 +28,6 @@ from runner_support import (
 )
 
 from bakeoff.models.gguf import MAX_CONSECUTIVE_CRASHES
-from deadline import Deadline
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.docker]
 

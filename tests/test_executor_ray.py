@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
+from deadline import Deadline
 from executor_support import events, no_stage_twice, run_files, start_cluster, two_model_plan
 from runner_support import REPO_ROOT, bakeoff_cli, make_tiny_corpus
-from deadline import Deadline
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.ray]
 

