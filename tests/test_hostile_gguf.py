@@ -48,7 +48,7 @@ def test_bakeoff_models_names_the_deep_file_and_lists_the_rest(tmp_path):
                                       "llama.embedding_length": 64, "llama.attention.head_count": 4})
     result = CliRunner().invoke(main, ["models", "--dir", str(folder), "--json"])
     assert result.exit_code == 0, result.output
-    entries = {json.loads(line)["path"].rsplit("/", 1)[-1]: json.loads(line) for line in result.output.splitlines()}
+    entries = {json.loads(line)["path"].rsplit("/", 1)[-1]: json.loads(line) for line in result.stdout.splitlines()}
     assert "nested more than" in entries["deep.gguf"]["note"] and entries["fine.gguf"]["architecture"] == "llama"
 
 

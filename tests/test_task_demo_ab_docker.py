@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from runner_support import bakeoff_cli, fenced, write_script
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 def test_the_demo_runs_ab_test_end_to_end(tmp_path):

@@ -15,6 +15,8 @@ from generators.ab_test import AbParams, generate_ab_data
 from generators.calibration.ab_test import materialize_ab
 from generators.secret import Secret
 
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))
 # The calibration test's small setting: the fault's bias is several standard errors, so the order holds on 8.
 SMALL = AbParams(seed=3, users=400, experiments=8, holdout_users=3000, holdout_size_spread=2.0, base_rate=0.2,
