@@ -66,7 +66,15 @@ from durable.errors import (
     UnsafePath,
     UntrustedJSON,
 )
-from durable.folder import ANSWER_KEYS, IfExists, new_staging, publish_folder, publishing, staged_folder, sweep_leftovers
+from durable.folder import (
+    ANSWER_KEYS,
+    IfExists,
+    new_staging,
+    publish_folder,
+    publishing,
+    staged_folder,
+    sweep_leftovers,
+)
 from durable.journal import Journal
 from durable.jsonio import JsonLimits, dumps, loads, read_json
 from durable.nofollow import TrustedRoot
