@@ -5,9 +5,10 @@
   `bakeoff score` a harness failure (exit 2).
 - On a grader that cannot reach the package index, a requirement the wheelhouse does not hold is the submission's
   named failure (`dependency_unavailable`), scored with exit 0.
-- Under bwrap (bakeoff as root), a real second user running as uid/gid 65534 (`nobody`: the sandbox's uid, which
-  other services use too) can neither read nor rewrite a workspace between executions, and no one but the
-  harness's user reads a corpus's answer keys, while the sandboxed command still reads and writes its workspace.
+- With bakeoff as root, a real second local user with the sandbox's uid and gid (under bwrap 65534, `nobody`, which
+  other services use too; under Docker the image's 10001) can neither read nor rewrite a workspace between
+  executions, and no one but the harness's user (`nobody` tried) reads a corpus's answer keys, while the sandboxed
+  command still reads and writes its workspace.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from sim_runner_support import make_tiny_sim_data
 from bakeoff.tasks.simulation.cpu_cap import CPU_EXCEEDED_EXIT, capped_argv, over_budget
 from generators.calibration.simulation import materialize_sim
 from sandbox.base import Limits, SandboxSpec
+from sandbox.bwrap import SANDBOX_UID as BWRAP_UID
+from sandbox.docker import SANDBOX_UID as DOCKER_UID
 from sandbox.factory import open_sandbox
 from sandbox.hostenv import ensure_host_env
 from sandbox.requirements import environment_distributions
@@ -38,7 +41,8 @@ from sandbox.requirements import environment_distributions
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))
 KINDS = [pytest.param("docker", marks=pytest.mark.docker, id="docker"),
          pytest.param("bwrap", marks=pytest.mark.bwrap, id="bwrap")]
-NOBODY = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+# The host uid each driver runs commands as when bakeoff is root: a local user with that uid is the second user.
+SANDBOX_UIDS = {"bwrap": BWRAP_UID, "docker": DOCKER_UID}
 
 # A submission's own `resource` module: were the cap to import it, setrlimit would do nothing.
 SHADOW_RESOURCE = """
@@ -113,8 +117,14 @@ def score_cli(repo: Path, corpus: Path, kind: str, *extra: str) -> subprocess.Co
     return subprocess.run([*argv, *extra], capture_output=True, text=True, env=dict(os.environ))
 
 
+def as_user(uid: int, *argv: str) -> subprocess.CompletedProcess:
+    """`argv` run by a real second local user: uid and gid `uid`, no supplementary groups."""
+    identity = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups"]
+    return subprocess.run([*identity, *argv], capture_output=True, text=True)
+
+
 def as_nobody(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*NOBODY, *argv], capture_output=True, text=True)
+    return as_user(BWRAP_UID, *argv)
 
 
 def test_the_cpu_cap_as_started_by_the_harness_ignores_a_resource_module_in_its_folder(tmp_path):
@@ -182,21 +192,24 @@ def test_an_unknown_requirement_on_an_offline_grader_is_the_submissions_named_fa
     assert line["fate"] == "unavailable" and "package index could not be reached" in line["reason"]
 
 
-@pytest.mark.bwrap
-def test_a_second_local_user_as_nobody_cannot_touch_a_bwrap_workspace(open_folder, bwrap_env):
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_second_local_user_with_the_sandboxs_uid_cannot_touch_a_workspace_between_executions(kind, open_folder, request):
+    if kind == "bwrap":
+        request.getfixturevalue("bwrap_env")
     workspace = open_folder / "repo"
     workspace.mkdir()
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     (workspace / "predict.py").write_text("print('mine')\n", encoding="utf-8")
-    with open_sandbox("bwrap", SandboxSpec(workspace=workspace), host_env=bwrap_env) as box:
+    with open_sandbox(kind, SandboxSpec(workspace=workspace)) as box:
         wrote = box.exec(["sh", "-c", "echo '# inside' >> predict.py && printf 'echo ran\\n' > run.sh && "
                                       "chmod 755 run.sh && mkdir -p out && echo 1 > out/model.txt"])
         assert wrote.ok, wrote.stderr
+        second = SANDBOX_UIDS[kind]
         for path in ("predict.py", "run.sh", "out/model.txt"):
-            rewrite = as_nobody("sh", "-c", f"echo hacked >> {workspace / path}")
+            rewrite = as_user(second, "sh", "-c", f"echo hacked >> {workspace / path}")
             assert rewrite.returncode != 0, path
-            assert as_nobody("cat", str(workspace / path)).returncode != 0, path
-        assert as_nobody("ls", str(workspace)).returncode != 0
+            assert as_user(second, "cat", str(workspace / path)).returncode != 0, path
+        assert as_user(second, "ls", str(workspace)).returncode != 0
         again = box.exec(["sh", "-c", "echo '# again' >> predict.py && echo 2 >> out/model.txt && ./run.sh"])
         assert again.ok and again.stdout == "ran\n", again.stderr  # the command still owns its workspace
     assert (workspace / "predict.py").read_text() == "print('mine')\n# inside\n# again\n"
