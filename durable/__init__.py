@@ -23,7 +23,9 @@ The rules, each decided once:
   REPLACE retires it (an atomic exchange where the kernel offers one, else two renames through a retired
   `.NAME.old-HOST.PID.*` folder that put the old one back if the second fails) and removes it; REFUSE takes over
   an empty folder and fails on anything else; KEEP lets a folder someone else finished first win and discards
-  ours. A failure while building removes the staging folder and leaves the target untouched.
+  ours. A failure while building removes the staging folder and leaves the target untouched. Answer keys
+  (`ANSWER_KEYS`: holdout_answers.csv, truth.csv, holdout_truth.csv, truth.json) anywhere in the staging folder
+  are published `PRIVATE` (0o600), whoever wrote them: only the harness's user reads a corpus's answers.
   **A kill leaves hidden siblings, and the next publish of the same target removes them**: a kill while building
   leaves the staging folder, a kill just after an exchange leaves the old folder under the staging name, a kill
   between the two renames leaves the retired folder. Each of those names carries its owner (HOST is eight hex
@@ -64,13 +66,21 @@ from durable.errors import (
     UnsafePath,
     UntrustedJSON,
 )
-from durable.folder import IfExists, new_staging, publish_folder, publishing, staged_folder, sweep_leftovers
+from durable.folder import (
+    ANSWER_KEYS,
+    IfExists,
+    new_staging,
+    publish_folder,
+    publishing,
+    staged_folder,
+    sweep_leftovers,
+)
 from durable.journal import Journal
 from durable.jsonio import JsonLimits, dumps, loads, read_json
 from durable.nofollow import TrustedRoot
 
 __all__ = [
-    "PRIVATE", "DurableError", "IfExists", "JSONMalformed", "JSONNotFinite", "JSONNumberTooLong", "JSONTooDeep",
+    "ANSWER_KEYS", "PRIVATE", "DurableError", "IfExists", "JSONMalformed", "JSONNotFinite", "JSONNumberTooLong", "JSONTooDeep",
     "JSONTooLarge", "JSONUnwritable", "Journal", "JournalDamaged", "JsonLimits", "LinkInTheWay", "NotAFolder",
     "NotARegularFile", "OutsideTheRoot", "TrustedRoot", "UnsafePath", "UntrustedJSON", "dumps", "loads",
     "move_file", "new_staging", "publish_folder", "publishing", "read_json", "staged_folder", "sweep_leftovers",

@@ -16,9 +16,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from durable.atomic import fsync_folder
+from durable.atomic import PRIVATE, fsync_folder
 
 STAGING_MODE = 0o755  # mkdtemp makes folders private; a published folder is as readable as any other
+# The answer keys of the take-homes (spam's holdout_answers.csv and truth.csv; ab_test's and simulation's truth.json
+# and holdout_truth.csv): only the grader reads them. Whatever wrote them, a published folder holds them readable and
+# writable by their owner alone (PRIVATE, as the corpus's secret.hex), and no sandbox ever mounts them
+# (sandbox.docker_mounts). Other local users, the sandbox's uid among them, cannot read them.
+ANSWER_KEYS = frozenset({"holdout_answers.csv", "truth.csv", "holdout_truth.csv", "truth.json"})
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EXDEV)  # kernel or filesystem without it
@@ -99,9 +104,19 @@ def publish_folder(staging: Path, target: Path, if_exists: IfExists = IfExists.R
     Either way, the leftovers of earlier publishers of `target` that were killed are swept (sweep_leftovers)."""
     staging, target = Path(staging), Path(target)
     try:
+        _make_answer_keys_private(staging)
         return _publish(staging, target, if_exists)
     finally:
         sweep_leftovers(target)
+
+
+def _make_answer_keys_private(staging: Path) -> None:
+    """Every answer key in the (harness-built) staging folder made PRIVATE before anyone can see it published."""
+    for dirpath, _dirnames, filenames in os.walk(staging):
+        for name in ANSWER_KEYS.intersection(filenames):
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, PRIVATE)
 
 
 def _publish(staging: Path, target: Path, if_exists: IfExists) -> bool:

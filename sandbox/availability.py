@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sandbox.base import SandboxSpec
 from sandbox.errors import SandboxError
+from sandbox.paths import HARNESS_PYTHON
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def check_docker(image: str, *, run_command: bool = True) -> Availability:
             return Availability("docker", True, f"engine {version}; {status.detail}")
         with tempfile.TemporaryDirectory(prefix="bakeoff-check-") as workspace:
             with DockerSandbox(SandboxSpec(workspace=Path(workspace)), image=image, client=client) as box:
-                probe = box.exec(["python", "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)
+                probe = box.exec([*HARNESS_PYTHON, "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)
     except (SandboxError, DockerException) as exc:  # an engine that answers with an error is "not usable", not a crash
         return Availability("docker", False, f"{type(exc).__name__}: {exc}")
     finally:

@@ -14,7 +14,10 @@ dropped but setuid/setgid, and the command is started through `setpriv` as
 uid/gid 65534 with no capabilities and no-new-privs: a real unprivileged
 uid on the host, so root-owned host files and kernel settings reachable
 through /proc stay out of reach. The workspace is shared with gid 65534
-(group read-write, as the Docker driver does); a read-only input that uid
+(group read-write, as the Docker driver does) only while a command runs:
+afterwards it is the harness's alone again (owner bakeoff's uid, folders
+0700, files 0600), so no host process running as `nobody` can read or
+rewrite a run's files between executions. A read-only input that uid
 cannot read is refused up front. When bakeoff is not root, bwrap maps the caller to 65534 in
 a user namespace instead.
 
@@ -42,6 +45,7 @@ from sandbox.cgroups import CgroupTree, ExecGroup, find_tree
 from sandbox.docker_mounts import (
     BindMount,
     missing_placeholders,
+    reclaim_workspace,
     remove_placeholders,
     require_readable_by,
     resolve_mounts,
@@ -166,6 +170,8 @@ class BwrapSandbox(Sandbox):
             if group is not None:
                 group.remove()
             remove_placeholders(placeholders)
+            if self.drop_root:
+                reclaim_workspace(self.binds[0].source)  # the command's processes are all gone: nothing races it
         killed = run.timed_out or stopped or (oom and run.returncode in (137, -signal.SIGKILL))
         return ExecResult(
             argv=argv,

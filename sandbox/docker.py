@@ -254,6 +254,10 @@ class DockerSandbox(Sandbox):
         except docker_errors().APIError as exc:
             self._discard_container()
             raise SandboxError(f"the Docker engine failed to run {argv[0]!r}: {exc}") from exc
+        finally:
+            if os.geteuid() == 0:
+                # The supervisor swept the command's processes: the workspace is the harness's alone until the next.
+                docker_mounts.reclaim_workspace(self.spec.workspace.resolve())
 
     def _supervisor_command(self, argv: tuple[str, ...], timeout: float) -> list[str]:
         return [paths.VENV_PYTHON, "-I", "-S", paths.SUPERVISOR, "run", str(self._uid), str(self._gid),

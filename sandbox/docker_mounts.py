@@ -16,12 +16,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import durable
 from sandbox.base import Mount, SandboxSpec
 from sandbox.errors import SandboxError
 from sandbox.paths import WORKSPACE as WORKSPACE_IN_SANDBOX
 
-# The answer keys of the take-homes: spam_classifier's and ab_test's (hidden and visible experiments).
-NEVER_MOUNTED = frozenset({"holdout_answers.csv", "truth.csv", "holdout_truth.csv", "truth.json"})
+# The answer keys of the take-homes (spam_classifier's, ab_test's and simulation's): published private, never mounted.
+NEVER_MOUNTED = durable.ANSWER_KEYS
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,38 @@ def _add_group_access(path: Path, gid: int, *, is_dir: bool) -> None:
     if info.st_gid != gid:
         os.chown(path, -1, gid, follow_symlinks=False)
     wanted = stat.S_IRGRP | stat.S_IWGRP | (stat.S_IXGRP | stat.S_ISGID if is_dir else 0)
+    if not is_dir and info.st_mode & stat.S_IXUSR:
+        wanted |= stat.S_IXGRP  # a script the command made executable stays so once the host owns it again
     if info.st_mode & wanted != wanted:
-        os.chmod(path, info.st_mode | wanted)
+        os.chmod(path, stat.S_IMODE(info.st_mode) | wanted)
+
+
+def reclaim_workspace(workspace: Path) -> None:
+    """Give the workspace tree (but not .git) back to the harness's user alone, once no process of the command runs.
+
+    Between executions nobody but the harness may read or change a run's files: a host process running as the
+    sandbox's uid (65534 is `nobody`, which other services use too) must not rewrite predict.py. Files the command
+    wrote become the harness's; group and other lose every permission (folders 0700, files 0600 or 0700).
+    share_workspace_with_group opens it to the sandbox's group again before the next execution.
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    try:
+        for dirpath, dirnames, filenames in os.walk(workspace):
+            if Path(dirpath) == workspace and ".git" in dirnames:
+                dirnames.remove(".git")  # read-only inside: the host's own files, never the command's
+            for name in [*dirnames, *filenames]:
+                _take_back(Path(dirpath) / name, uid, gid)
+        _take_back(workspace, uid, gid)
+    except OSError as exc:
+        raise SandboxError(f"could not take the workspace back from the sandbox's uid: {exc}") from exc
+
+
+def _take_back(path: Path, uid: int, gid: int) -> None:
+    info = path.lstat()
+    if (info.st_uid, info.st_gid) != (uid, gid):
+        os.chown(path, uid, gid, follow_symlinks=False)  # a link is changed itself, never followed
+    if not stat.S_ISLNK(info.st_mode) and stat.S_IMODE(info.st_mode) & ~stat.S_IRWXU:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & stat.S_IRWXU)  # also drops setuid, setgid and sticky
 
 
 def require_readable_by(source: Path, uid: int, gid: int) -> None:

@@ -18,6 +18,10 @@ VENV = "/opt/venv"  # the sandbox's Python environment with the data-science sta
 VENV_PYTHON = f"{VENV}/bin/python"
 PYTHON_BASE = "/opt/python-base"  # the bwrap sandbox: the base interpreter the environment was made from
 SUPERVISOR = "/opt/bakeoff/supervisor.py"  # the Docker driver's in-container supervisor
+# How the harness starts its own Python in a sandbox (the CPU cap, the package listing, pip): isolated mode, so
+# neither the working folder (the submission's) nor PYTHONPATH (/deps, which sandboxed code can write) nor any
+# PYTHON* variable or user site reaches its sys.path; the submission's own commands still get /deps.
+HARNESS_PYTHON = ("python", "-I")
 
 
 def in_workspace(relative: str) -> str:

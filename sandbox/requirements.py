@@ -7,8 +7,10 @@ environment lacks are installed inside with `pip install --no-index --no-deps
 --target /deps`. Every line's fate is recorded (sandbox.requirements_lines).
 
 A line that cannot be had is an outcome for the caller to report (the
-submission's `dependency_unavailable`), not an error. Only a package index
-that cannot be reached at all raises: that is the grader's failure.
+submission's `dependency_unavailable`), not an error, on an offline grader
+too: a name that is neither in the wheelhouse nor reachable is the
+submission's unmet requirement, so no requirements.txt can make a
+submission ungraded.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from sandbox.base import ExecResult, Sandbox
 from sandbox.errors import SandboxError
 from sandbox.paths import DEPS as DEPS_IN_SANDBOX
+from sandbox.paths import HARNESS_PYTHON
 from sandbox.paths import WHEELS as WHEELS_IN_SANDBOX
 from sandbox.requirements_lines import (
     IGNORED,
@@ -43,6 +46,7 @@ MAX_DOWNLOAD_BYTES = 4 * 1024**3  # per requirement line, on the host
 MIN_INSTALL_S = 1.0  # below this, what is left of the budget is not worth starting a command for
 OUTPUT_TAIL_CHARS = 4000
 
+NOT_IN_WHEELHOUSE_OFFLINE = "not in the wheelhouse, and the package index could not be reached"
 # pip's words when the index itself could not be reached (as opposed to a name it does not know).
 _NETWORK_FAILURE_MARKERS = (
     "Retrying (Retry(",  # pip's warning for every failed attempt: the index did not answer
@@ -55,18 +59,13 @@ _NETWORK_FAILURE_MARKERS = (
     "Could not fetch URL",
 )
 
-# Lists the distributions of the sandbox's own environment, leaving out /deps
-# (what an earlier install put there is not provided by the image).
+# Lists the distributions of the sandbox's own environment. Run isolated (HARNESS_PYTHON), its sys.path holds
+# neither /deps (what an earlier install put there is not provided by the image) nor the workspace (a planted
+# `json.py` or `numpy-9.dist-info` there is the submission's, not the image's).
 _LIST_ENVIRONMENT = (
-    "import importlib.metadata as m, json, os, sys\n"
-    "skip = set(filter(None, os.environ.get('PYTHONPATH', '').split(os.pathsep)))\n"
-    "paths = [p for p in sys.path if p not in skip]\n"
-    "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions(path=paths) if d.metadata['Name']}))\n"
+    "import importlib.metadata as m, json\n"
+    "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions() if d.metadata['Name']}))\n"
 )
-
-
-class PackageIndexUnreachable(SandboxError):
-    """The host could not reach the package index, so no requirement could be judged."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,7 @@ def _read_lines(requirements_file: Path) -> tuple[RequirementLine, ...]:
 
 def environment_distributions(sandbox: Sandbox) -> dict[str, str]:
     """{normalized name: version} of what the sandbox's Python environment already has."""
-    result = sandbox.exec(["python", "-c", _LIST_ENVIRONMENT], timeout_s=120)
+    result = sandbox.exec([*HARNESS_PYTHON, "-c", _LIST_ENVIRONMENT], timeout_s=120)
     if not result.ok:
         raise SandboxError(f"could not list the sandbox's Python packages: {_tail(result.stderr)}")
     try:
@@ -209,10 +208,11 @@ def _resolve_on_host(line: RequirementLine, wheelhouse: Path, budget: _Budget, m
         # The wheels are kept on the line until the install decides their fate.
         return line.with_fate(PENDING, line.reason, download.files)
     if any(marker in download.log_tail for marker in _NETWORK_FAILURE_MARKERS):
-        raise PackageIndexUnreachable(
-            f"the package index could not be reached to resolve {line.text!r}; check the network "
-            f"or fill the wheelhouse {wheelhouse} beforehand:\n{_tail(download.log_tail, 800)}"
-        )
+        # An offline grader: the line is not in the wheelhouse and nothing else can be asked. The submission chose
+        # the name, so this is its unmet requirement, never a reason to leave it ungraded; the reason tells the
+        # grader's operator how to offer the package.
+        return line.with_fate(UNAVAILABLE, f"{NOT_IN_WHEELHOUSE_OFFLINE} (fill the wheelhouse {wheelhouse} "
+                                           "beforehand to offer it)")
     return line.with_fate(UNAVAILABLE, _pip_reason(download.log_tail))
 
 
@@ -232,7 +232,8 @@ def _install_offline(
         return [_settle(line, INSTALLED, "nothing to add to the image", ()) for line in lines], None
     if budget.left() < MIN_INSTALL_S:
         return [_settle(line, UNAVAILABLE, budget.spent_reason(), ()) for line in lines], None
-    argv = ["python", "-m", "pip", "install", "--no-index", "--no-deps", "--upgrade", "--target", deps_in_sandbox]
+    argv = [*HARNESS_PYTHON, "-m", "pip", "install", "--no-index", "--no-deps", "--upgrade"]
+    argv += ["--target", deps_in_sandbox]
     argv += ["--disable-pip-version-check", "--no-warn-script-location"]
     argv += [f"{wheels_in_sandbox}/{name}" for name in wheels]
     result = sandbox.exec(argv, timeout_s=budget.left())

@@ -105,11 +105,14 @@ def test_corpus_files_are_readable_and_read_only_and_their_siblings_absent(sandb
 
 
 def test_the_workspace_is_writable_and_shared_with_the_host(sandbox):
-    result = run_python(sandbox, "open('model.txt', 'w').write('trained')")
+    code = "import os; open('model.txt', 'w').write('trained'); print(os.stat('model.txt').st_uid)"
+    result = run_python(sandbox, code)
     assert result.ok, result.stderr
+    assert result.stdout == "65534\n"  # written by a real unprivileged uid on the host, not root in disguise
     written = sandbox.spec.workspace / "model.txt"
     assert written.read_text() == "trained"
-    assert written.stat().st_uid == 65534  # a real unprivileged uid on the host, not root in disguise
+    info = written.stat()  # and once the command is gone, the harness's alone (issue 32, row 18)
+    assert (info.st_uid, info.st_mode & 0o077) == (os.geteuid(), 0)
 
 
 def test_files_the_host_adds_between_executions_are_writable_inside(sandbox):

@@ -9,7 +9,7 @@ import pytest
 
 from sandbox.base import SandboxSpec
 from sandbox.factory import open_sandbox
-from sandbox.requirements import PackageIndexUnreachable, install_requirements
+from sandbox.requirements import install_requirements
 from sandbox.requirements_lines import (
     IGNORED,
     INVALID_LINE,
@@ -164,7 +164,10 @@ def index_that_hangs_up(monkeypatch):
     listener.close()
 
 
-def test_an_unreachable_index_is_the_graders_failure_not_the_submissions(tmp_path, index_that_hangs_up):
+def test_on_an_offline_grader_a_name_the_wheelhouse_lacks_is_the_submissions_unmet_requirement(
+    tmp_path, index_that_hangs_up
+):
+    # Issue 32, row 17: raising here made `bakeoff score` exit 2, so any unknown name left a submission ungraded.
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     requirements = workspace / "requirements.txt"
@@ -173,8 +176,10 @@ def test_an_unreachable_index_is_the_graders_failure_not_the_submissions(tmp_pat
     wheelhouse.mkdir()
     spec = SandboxSpec(workspace=workspace)
     with open_sandbox("none", spec, wheelhouse=wheelhouse, i_understand_this_is_unsafe=True) as sandbox:
-        with pytest.raises(PackageIndexUnreachable, match="could not be reached"):
-            install_requirements(sandbox, requirements, wheelhouse)
+        report = install_requirements(sandbox, requirements, wheelhouse)
+    (line,) = report.unmet
+    assert line.fate == UNAVAILABLE and "the package index could not be reached" in line.reason
+    assert str(wheelhouse) in line.reason  # the operator learns where to offer the package
 
 
 def test_a_linked_requirements_file_is_not_followed(tmp_path):

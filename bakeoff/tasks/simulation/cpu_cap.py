@@ -1,7 +1,8 @@
 """The CPU-time budget of one simulate.py run, enforced in the sandbox.
 
 Every run of the submission's simulate.py goes through a few lines of Python given on the command line
-(`python -S -c CAP N simulate.py ...`, nothing of it in the workspace for sandboxed code to change): they fork,
+(`python -I -S -c CAP N simulate.py ...`, nothing of it in the workspace for sandboxed code to change; `-I` keeps
+the workspace and PYTHONPATH off its sys.path, so a `resource.py` beside simulate.py is not what it imports): they fork,
 set RLIMIT_CPU to the configuration's `cpu_seconds` (SIGXCPU at N seconds, SIGKILL a second later) in the
 child, exec simulate.py there, and report a run stopped by the cap as exit status 152 (128 + SIGXCPU) with a
 line saying so. The limit is per process (its CPU time counts from the start, imports included); the
@@ -11,6 +12,7 @@ sandbox's wall-clock timeout and its CPU share (the plan's `cpus`) bound whateve
 from __future__ import annotations
 
 from sandbox.base import ExecResult
+from sandbox.paths import HARNESS_PYTHON
 
 SIMULATE_SCRIPT = "simulate.py"
 CPU_EXCEEDED_EXIT = 152
@@ -36,7 +38,8 @@ CPU_CAP = (
 
 def capped_argv(config: str, output: str, cpu_seconds: int) -> list[str]:
     """simulate.py on `config` writing `output`, under the CPU cap (paths as the sandbox sees them)."""
-    return ["python", "-S", "-c", CPU_CAP, str(int(cpu_seconds)), SIMULATE_SCRIPT, "--config", config, "--output", output]
+    cap = [*HARNESS_PYTHON, "-S", "-c", CPU_CAP, str(int(cpu_seconds))]  # the cap needs only the standard library
+    return [*cap, SIMULATE_SCRIPT, "--config", config, "--output", output]
 
 
 def shown_command(config: str, output: str) -> str:
