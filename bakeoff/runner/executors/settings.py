@@ -46,8 +46,7 @@ class ExecutorSettings:
 
 
 def _number(table: str, key: str, value: Any, whole: bool, minimum: float) -> Any:
-    kinds = (int,) if whole else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value < minimum:
+    if not is_number(value, whole) or value < minimum:
         kind = "a whole number" if whole else "a number"
         raise PlanError(f"bad [{table}]: {key} must be {kind} >= {minimum:g}, got {value!r}")
     return value
