@@ -276,7 +276,7 @@ def test_a_models_staged_and_agent_runs_are_two_rows_and_the_agent_is_costed_fro
     two = tmp_path / "two"
     write_json(two / "batch.json", batch_record([FakeRun("m", 1)]).to_json())
     _add_agent_run(two, "m", 1, 0.3, steps=2)
-    pooled = pooled_board([read_batch(one), read_batch(_one_file(two))], F1, "spam_classifier")
+    pooled = pooled_board([read_batch(one), read_batch(_one_file(two))], F1, "spam_classifier", allow_mixed=True)
     rows = {row.model: row for row in pooled.rows}
     assert set(rows) == {"m", "m-agent"} and rows["m"].runs == 2 and rows["m-agent"].runs == 2
 

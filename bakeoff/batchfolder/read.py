@@ -105,13 +105,16 @@ class BatchRecords:
         return found if isinstance(found, str) and found else None
 
     def model_labels(self) -> list[str]:
-        """The report's rows: every (model, scaffold) of the plan, then any other a run shows."""
+        """The report's rows: every (model, scaffold) of the plan, then any other a run shows; not a row whose
+        every run was refused (a row of nothing but a damaged record says nothing)."""
         seen = [row_label(m.label, scaffold) for m, scaffold in self.plan.rows() if m.label]
         for run in self.runs:
             label = run_model_label(run)
             if label not in seen:
                 seen.append(label)
-        return seen
+        kept = {run_model_label(run) for run in self.runs}
+        refused = {r.run_id.rsplit("-r", 1)[0] for r in self.refused} - kept
+        return [label for label in seen if label not in refused]
 
 
 def stage_calls(record: StageRecord) -> tuple[StageRecord | RepairTurn, ...]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from bakeoff.runner.executors.address import parse_address
 from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, plan_from_mapping, read_plan_toml
+from bakeoff.taskapi.spec import is_number
 
 EXECUTOR_KINDS = ("local", "ray")
 EXECUTOR_KEYS = {"kind", "address", "parallel", "gpus_per_run", "cpus_per_run", "max_in_flight", "max_retries",
