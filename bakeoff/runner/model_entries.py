@@ -71,13 +71,13 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     for name in ENTRY_OPTIONS:
         if name not in item:
             continue
-        if read is not None and name not in read:
-            raise ModelEntryError(f"model {item.get('spec')!r}: {name} is not an option of its backend, "
-                                  f"which reads {', '.join(sorted(read & set(ENTRY_OPTIONS)))}")
         try:
             check_plan_option(name, item[name])
         except BackendOptionInvalid as exc:
             raise ModelEntryError(f"model {item.get('spec')!r}: {exc}") from None
+        if read is not None and name not in read:
+            raise ModelEntryError(f"model {item.get('spec')!r}: {name} is not an option of its backend, "
+                                  f"which reads {', '.join(sorted(read & set(ENTRY_OPTIONS)))}")
         options.append((name, item[name]))
     return tuple(sorted(options))
 
