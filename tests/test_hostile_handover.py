@@ -203,6 +203,9 @@ def test_the_leaderboard_refuses_a_batch_whose_task_its_runs_contradict_and_rank
     assert "refused run huge-r01" in done.stderr and "refused run nan-r01" in done.stderr
     board = (tmp_path / "board" / "leaderboard.md").read_text(encoding="utf-8")
     assert "good" in board and "fair" in board and "huge" not in board and "Winkler" not in board
+    alone = bakeoff_cli("report", str(other))  # the report of that batch alone: refused whole, by name
+    assert alone.returncode != 0 and "Traceback" not in alone.stderr, alone.stderr
+    assert "error: BatchRefused" in alone.stderr and "spam-r01" in alone.stderr and not (other / "report").exists()
 
 
 def test_admit_checks_the_headline_range_name_and_direction(tmp_path):
