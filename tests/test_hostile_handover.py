@@ -202,7 +202,9 @@ def test_the_leaderboard_refuses_a_batch_whose_task_its_runs_contradict_and_rank
     assert f"refused batch {other}" in done.stderr and "'spam_classifier', the batch's is 'ab_test'" in done.stderr
     assert "refused run huge-r01" in done.stderr and "refused run nan-r01" in done.stderr
     board = (tmp_path / "board" / "leaderboard.md").read_text(encoding="utf-8")
-    assert "good" in board and "fair" in board and "huge" not in board and "Winkler" not in board
+    ranked = board.split("## Left out", 1)[0] + board.split("## spam_classifier", 1)[1]
+    assert "good" in ranked and "fair" in ranked and "huge" not in ranked and "Winkler" not in board
+    assert "refused run huge-r01" in board and f"refused batch {other}" in board  # the page says what it left out
     alone = bakeoff_cli("report", str(other))  # the report of that batch alone: refused whole, by name
     assert alone.returncode != 0 and "Traceback" not in alone.stderr, alone.stderr
     assert "error: BatchRefused" in alone.stderr and "spam-r01" in alone.stderr and not (other / "report").exists()

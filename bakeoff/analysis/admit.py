@@ -18,6 +18,8 @@ from bakeoff.errors import BakeoffError
 from bakeoff.records import Headline, StageRecord
 from bakeoff.taskapi.headline import HeadlineSpec
 
+SHOWN_CHARS = 60
+
 
 class BatchRefused(BakeoffError):
     """No run of a batch folder can be published: each was refused (named with why)."""
@@ -40,13 +42,19 @@ def _stage_headlines(name: str, stage: StageRecord) -> Iterator[tuple[str, Headl
                 yield f"stage {name} turn {number} {side}", check.headline
 
 
+def _shown(value: object) -> str:
+    """A value from the records as a refusal quotes it: its repr, cut (a name of a megabyte is the folder's)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
 def run_problem(run: RunRecords, spec: HeadlineSpec, task: str) -> str | None:
     """Why the run cannot be published as a run of `task` (whose headline is `spec`), or None."""
     if run.run is not None and run.run.task and run.run.task != task:
-        return f"its record says task {run.run.task!r}, the batch's is {task!r}"
+        return f"its record says task {_shown(run.run.task)}, the batch's is {task!r}"
     for where, headline in _headlines(run):
         if headline.name != spec.name or headline.higher_is_better != spec.higher_is_better:
-            return f"{where}: its headline is {headline.name!r}, task {task!r} scores {spec.name!r}"
+            return f"{where}: its headline is {_shown(headline.name)}, task {task!r} scores {spec.name!r}"
         if headline.value is not None and not spec.admits(headline.value):
             return f"{where}: {spec.name} = {headline.value!r} is not a value the task's grader gives"
     return None

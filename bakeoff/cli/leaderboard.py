@@ -30,10 +30,10 @@ def batch_folders(paths: tuple[Path, ...]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
-def published(folder: Path):
+def published(folder: Path, refused: list[str]):
     """The batch's records as far as they may be published (bakeoff.analysis.admit); a batch that cannot be (no
     run of it can: a damaged batch.json, a task its runs disagree with) is refused by name and left out, and each
-    run left out is said: the other batches are still ranked."""
+    run left out is said (on stderr, and added to `refused` for the page): the other batches are still ranked."""
     from bakeoff.analysis.admit import BatchRefused, admit, refusal_lines
     from bakeoff.batchfolder.read import BatchFolderError, read_batch
     from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, task_plugin
@@ -43,9 +43,11 @@ def published(folder: Path):
         task = records.plan.task or DEFAULT_TASK
         records = admit(records, task_plugin(task).headline, task)
     except (BatchFolderError, BatchRefused, UnknownTask) as exc:
-        click.echo(printable(f"refused batch {folder}: {exc}"), err=True)
+        refused.append(f"refused batch {folder}: {exc}")
+        click.echo(printable(refused[-1]), err=True)
         return None
     for line in refusal_lines(records):
+        refused.append(line)
         click.echo(printable(line), err=True)
     return records
 
@@ -74,15 +76,16 @@ def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, bootstrap
     from bakeoff.tasks.registry import DEFAULT_TASK, task_plugin
 
     by_task: dict[str, list] = {}
+    refused: list[str] = []
     for folder in batch_folders(paths):
-        records = published(folder)
+        records = published(folder, refused)
         if records is not None:
             by_task.setdefault(records.plan.task or DEFAULT_TASK, []).append(records)
     if not by_task:
         raise NoBatches("no batch given can be published (each refused above)")
     boards = [pooled_board(batches, task_plugin(task).headline, DEFAULT_TASK, allow_mixed, bootstrap_seed)
               for task, batches in by_task.items()]  # the plug-ins resolved here, once per task, and handed down
-    files = write_leaderboard(boards, out)
+    files = write_leaderboard(boards, out, refused)
     console = Console()
     for board in boards:
         console.print(scores_renderable(board.rows, board.spec, f"{board.task}: {len(board.batches)} batches"))
