@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
+
+if TYPE_CHECKING:  # the command's imports stay lazy: --help is instant
+    from bakeoff.batchfolder.read import BatchRecords
 
 
 class NoBatches(BakeoffError):
@@ -30,7 +34,7 @@ def batch_folders(paths: tuple[Path, ...]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
-def published(folder: Path, refused: list[str]):
+def published(folder: Path, refused: list[str]) -> BatchRecords | None:
     """The batch's records as far as they may be published (bakeoff.analysis.admit); a batch that cannot be (no
     run of it can: a damaged batch.json, a task its runs disagree with) is refused by name and left out, and each
     run left out is said (on stderr, and added to `refused` for the page): the other batches are still ranked."""
