@@ -122,10 +122,10 @@ def test_5xx_until_retries_run_out_is_a_backend_error():
 
 
 def test_request_carries_settings_and_api_key_from_the_named_env_var(monkeypatch):
-    monkeypatch.setenv("BAKEOFF_TEST_KEY", "sekret")
+    monkeypatch.setenv("BAKEOFF_TEST_API_KEY", "sekret")
     settings = GenerationSettings(max_tokens=12, temperature=0.7, seed=42, stop=("END",))
     with ScriptedServer([(200, ok_body(), {}, 0)]) as server:
-        backend_for(server.base_url, [], api_key_env="BAKEOFF_TEST_KEY").chat(HELLO, key="a#1", settings=settings)
+        backend_for(server.base_url, [], api_key_env="BAKEOFF_TEST_API_KEY").chat(HELLO, key="a#1", settings=settings)
     path, headers, body = server.requests[0]
     assert path == "/v1/chat/completions"
     assert headers.get("Authorization") == "Bearer sekret"

@@ -71,7 +71,7 @@ def test_bad_shared_options_are_plan_errors_naming_the_key(model_options, messag
         ({"spec": GGUF, "n_threads": "6"}, f"model {GGUF!r}: n_threads must be a whole number > 0, got '6'"),
         ({"spec": GGUF, "server": "vllm"}, f"model {GGUF!r}: server is not an option of its backend, which reads engine, max_concurrent, n_ctx"),
         ({"spec": OPENAI, "n_gpu_layers": 20}, f"model {OPENAI!r}: n_gpu_layers is not an option of its backend"),
-        ({"spec": "default", "api_key_env": "KEY"}, "model 'default': api_key_env is not an option of its backend"),
+        ({"spec": "default", "api_key_env": "MY_API_KEY"}, "model 'default': api_key_env is not an option of its backend"),
     ],
 )
 def test_bad_entry_options_are_plan_errors_naming_the_key_and_the_model(entry, message):

@@ -4,7 +4,8 @@ on, its crash rate and what it cost; for one batch, or pooled over many.
 Batches pool only when what decides a score agrees: the task and its version (spec folder and grader), the
 corpus (its files' fingerprint, and the secret its hidden part was drawn with where the manifest names one),
 bakeoff's version and the sandbox kind. Rows of a pooled board are models by identity (a file's sha256, or an
-endpoint and its served model), not by label, with their reasoning mode (and scaffold, once plans have one).
+endpoint and its served model), not by label, with their reasoning mode and scaffold: a model's staged and agent
+runs are two rows, in one batch and pooled.
 Runs are paired only within one batch, on its shared seeds.
 """
 
@@ -18,12 +19,12 @@ from dataclasses import dataclass
 import durable
 from bakeoff.analysis.core import CoreSummary, PairedComparison, RunCore, run_core, summarise_core
 from bakeoff.analysis.cost import ModelCost, RunCost, model_costs, run_cost
+from bakeoff.analysis.loops import base_model
 from bakeoff.analysis.stats import Estimate
-from bakeoff.batchfolder.read import BatchRecords, run_model_label
+from bakeoff.batchfolder.read import BatchRecords, RunRecords, run_model_label
 from bakeoff.errors import BakeoffError
+from bakeoff.records import DEFAULT_SCAFFOLD
 from bakeoff.taskapi.headline import HeadlineSpec
-
-DEFAULT_SCAFFOLD = "staged"  # the six stages: the one scaffold there is; a plan axis when the agent scaffold comes
 
 
 class BatchesNotPoolable(BakeoffError):
@@ -70,14 +71,18 @@ def batch_leaderboard(records: BatchRecords, core: CoreSummary, added: Mapping[s
     """One batch's board: its models by label, ranked (`added`: a mark per model whose runs were added later)."""
     costs = model_costs([run_cost(run) for run in records.runs], [m.model for m in core.models])
     plan_models = {m.label: m for m in records.plan.models}
+    shapes = {row.row: row for row in core.rows}  # a row's model and scaffold (its label names both)
     rows = []
     for m in core.models:
-        entry = plan_models.get(m.model)
+        shape = shapes.get(m.model)
+        base = shape.model if shape is not None else m.model
+        entry = plan_models.get(base)
         mark = (added or {}).get(m.model)
         rows.append(LeaderRow(
             model=m.model, headline=headline_of(core, m.model), runs=m.runs, graded=m.graded, scored=m.scored,
-            crash_rate=m.crash_rate, cost=costs[m.model], identity=records.batch.identities.get(m.model),
-            reasoning=entry.reasoning if entry is not None else "default", batches=(records.folder.name,),
+            crash_rate=m.crash_rate, cost=costs[m.model], identity=records.batch.identities.get(base),
+            reasoning=entry.reasoning if entry is not None else "default",
+            scaffold=shape.scaffold if shape is not None else DEFAULT_SCAFFOLD, batches=(records.folder.name,),
             marks=(mark,) if mark else (),
         ))
     return rank(rows, core.headline)
@@ -158,9 +163,12 @@ class PooledBoard:
         return tuple(p for p in self.core.pairs if p.seeds)  # only rows whose runs share a batch and a seed
 
 
-def _row_key(records: BatchRecords, label: str) -> tuple[str, str, str]:
-    entry = records.plan.model(label)
-    return identity_of(records, label), entry.reasoning if entry is not None else "default", DEFAULT_SCAFFOLD
+def _row_key(records: BatchRecords, run: RunRecords) -> tuple[str, str, str]:
+    """(identity, reasoning mode, scaffold): what a pooled row is. The run's model label, not its row's, finds
+    the identity, so a staged and an agent run of one file share the identity and differ by scaffold."""
+    model = base_model(run, run_model_label(run))
+    entry = records.plan.model(model)
+    return identity_of(records, model), entry.reasoning if entry is not None else "default", run.scaffold
 
 
 def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_task: str, allow_mixed: bool = False,
@@ -181,7 +189,7 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
     for index, records in enumerate(batches):
         for run in records.runs:
             label = run_model_label(run)
-            key = _row_key(records, label)
+            key = _row_key(records, run)
             if label not in labels.setdefault(key, []):
                 labels[key].append(label)
             name = keys.setdefault(key, label)

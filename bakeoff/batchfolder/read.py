@@ -39,8 +39,8 @@ from bakeoff.records import (
     row_label,
 )
 
-__all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RunRecords",
-           "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
+__all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun",
+           "RunRecords", "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
 
 ANALYSIS_FILE = "analysis.json"  # RunLayout.analysis: written by `bakeoff analyze` beside run.json
 JUDGE_FIELD = "design_judge"  # analysis.json: the optional model judge's opinion of the design
@@ -76,6 +76,14 @@ class RunRecords:
 
 
 @dataclass(frozen=True)
+class RefusedRun:
+    """A run left out of what is published, and why (a damaged record, a value its task cannot give)."""
+
+    run_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class BatchRecords:
     folder: Path
     batch: BatchRecord
@@ -83,6 +91,7 @@ class BatchRecords:
     calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
     reviews: tuple[tuple[str, Mapping[str, Any]], ...]  # (folder name, metrics) of claim-review results in the batch
     manifest: Mapping[str, Any] | None = None  # the corpus's manifest.json, when it can be found
+    refused: tuple[RefusedRun, ...] = ()  # runs whose records cannot be read (or admitted: bakeoff.analysis.admit)
 
     @property
     def plan(self) -> Plan:
@@ -96,13 +105,16 @@ class BatchRecords:
         return found if isinstance(found, str) and found else None
 
     def model_labels(self) -> list[str]:
-        """The report's rows: every (model, scaffold) of the plan, then any other a run shows."""
+        """The report's rows: every (model, scaffold) of the plan, then any other a run shows; not a row whose
+        every run was refused (a row of nothing but a damaged record says nothing)."""
         seen = [row_label(m.label, scaffold) for m, scaffold in self.plan.rows() if m.label]
         for run in self.runs:
             label = run_model_label(run)
             if label not in seen:
                 seen.append(label)
-        return seen
+        kept = {run_model_label(run) for run in self.runs}
+        refused = {r.run_id.rsplit("-r", 1)[0] for r in self.refused} - kept
+        return [label for label in seen if label not in refused]
 
 
 def stage_calls(record: StageRecord) -> tuple[StageRecord | RepairTurn, ...]:
@@ -129,7 +141,10 @@ def read_json_file(path: Path, reader: Callable[[Path], Any] = read_json_object)
         raise BatchFolderError(f"cannot read record {path}: {exc}") from None
 
 
-def read_batch(folder: Path) -> BatchRecords:
+def read_batch(folder: Path, refuse_damaged_runs: bool = False) -> BatchRecords:
+    """The batch's records; a record that cannot be read is a BatchFolderError naming it, unless
+    `refuse_damaged_runs` (what is published: the report, the leaderboard): then that run alone is left out,
+    in `refused`, and the rest is read."""
     layout = BatchLayout(Path(folder))
     folder = layout.folder
     if not layout.is_batch():
@@ -139,10 +154,27 @@ def read_batch(folder: Path) -> BatchRecords:
     ordered = list(batch.order)
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
-    runs = tuple(read_run(runs_dir / run_id) for run_id in run_ids)
+    runs, refused = _read_runs(runs_dir, run_ids, refuse_damaged_runs)
     corpus_files = _corpus_file(folder, batch.plan, "manifest.json")
     manifest = read_json_file(corpus_files) if corpus_files else None
-    return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest)
+    return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest, refused)
+
+
+def _read_runs(runs_dir: Path, run_ids: list[str],
+               refuse_damaged: bool) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
+    """The runs that read, and (`refuse_damaged`) the damaged ones refused by name: one bad run then never
+    hides the rest of a batch; a batch none of whose runs reads is a BatchFolderError either way."""
+    runs, refused = [], []
+    for run_id in run_ids:
+        try:
+            runs.append(read_run(runs_dir / run_id))
+        except BatchFolderError as exc:
+            if not refuse_damaged:
+                raise
+            refused.append(RefusedRun(run_id, str(exc)))
+    if refused and not runs:
+        raise BatchFolderError(f"no run of {runs_dir.parent} can be read: " + "; ".join(r.reason for r in refused[:3]))
+    return tuple(runs), tuple(refused)
 
 
 def _read_stage(path: Path) -> StageRecord:

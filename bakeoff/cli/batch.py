@@ -25,7 +25,12 @@ class UnsafeNotAcknowledged(BakeoffError):
 
 
 def _check_models(plan, engine_here: bool = True) -> None:
-    """The plan's specs were parsed when it was read; a gguf model also needs an engine that generates here."""
+    """The plan's specs were parsed when it was read; an endpoint's key may go where its URL says (which variable
+    goes to which host is said); a gguf model also needs an engine that generates here."""
+    from bakeoff.runner.preflight import key_routes
+
+    for line in key_routes(plan.models):
+        click.echo(printable(line), err=True)
     if engine_here:
         check_engine([model.spec.text for model in plan.models])
 

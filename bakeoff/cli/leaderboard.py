@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
+
+if TYPE_CHECKING:  # the command's imports stay lazy: --help is instant
+    from bakeoff.batchfolder.read import BatchRecords
 
 
 class NoBatches(BakeoffError):
@@ -30,6 +34,28 @@ def batch_folders(paths: tuple[Path, ...]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
+def published(folder: Path, refused: list[str]) -> BatchRecords | None:
+    """The batch's records as far as they may be published (bakeoff.analysis.admit); a batch that cannot be (no
+    run of it can: a damaged batch.json, a task its runs disagree with) is refused by name and left out, and each
+    run left out is said (on stderr, and added to `refused` for the page): the other batches are still ranked."""
+    from bakeoff.analysis.admit import BatchRefused, admit, refusal_lines
+    from bakeoff.batchfolder.read import BatchFolderError, read_batch
+    from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, task_plugin
+
+    try:
+        records = read_batch(folder, refuse_damaged_runs=True)
+        task = records.plan.task or DEFAULT_TASK
+        records = admit(records, task_plugin(task).headline, task)
+    except (BatchFolderError, BatchRefused, UnknownTask) as exc:
+        refused.append(f"refused batch {folder}: {exc}")
+        click.echo(printable(refused[-1]), err=True)
+        return None
+    for line in refusal_lines(records):
+        refused.append(line)
+        click.echo(printable(line), err=True)
+    return records
+
+
 @click.command("leaderboard")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard"), show_default=True,
@@ -39,7 +65,8 @@ def batch_folders(paths: tuple[Path, ...]) -> list[Path]:
 @click.option("--bootstrap-seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, bootstrap_seed: int) -> None:
     """Pool batches into one leaderboard per task: a row per model (by its file's sha256, or endpoint and served
-    model, not its label) and reasoning mode, with its headline, runs, crash rate and cost.
+    model, not its label), reasoning mode and scaffold, with its headline, runs, crash rate and cost. A run or a
+    batch whose records do not fit its task (damaged, out of range, another task) is refused by name.
 
     PATHS are batch folders, or folders of batch folders. Batches pool only when task version, corpus (and its
     secret), bakeoff's version and sandbox kind agree; otherwise the differences are named (--allow-mixed pools
@@ -48,18 +75,21 @@ def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, bootstrap
     from rich.console import Console
 
     from bakeoff.analysis.leaderboard import pooled_board
-    from bakeoff.batchfolder.read import read_batch
     from bakeoff.report.leaderboard_page import write_leaderboard
     from bakeoff.report.terminal import scores_renderable
     from bakeoff.tasks.registry import DEFAULT_TASK, task_plugin
 
     by_task: dict[str, list] = {}
+    refused: list[str] = []
     for folder in batch_folders(paths):
-        records = read_batch(folder)
-        by_task.setdefault(records.plan.task or DEFAULT_TASK, []).append(records)
+        records = published(folder, refused)
+        if records is not None:
+            by_task.setdefault(records.plan.task or DEFAULT_TASK, []).append(records)
+    if not by_task:
+        raise NoBatches("no batch given can be published (each refused above)")
     boards = [pooled_board(batches, task_plugin(task).headline, DEFAULT_TASK, allow_mixed, bootstrap_seed)
               for task, batches in by_task.items()]  # the plug-ins resolved here, once per task, and handed down
-    files = write_leaderboard(boards, out)
+    files = write_leaderboard(boards, out, refused)
     console = Console()
     for board in boards:
         console.print(scores_renderable(board.rows, board.spec, f"{board.task}: {len(board.batches)} batches"))

@@ -8,13 +8,13 @@ time once would do so again, and the run records it as uncaptured.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import httpx
 
+from bakeoff.models.api_key import bearer_headers
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.reasoning import split_detected
@@ -76,10 +76,7 @@ class OpenAICompatBackend:
         self.model = model
         self.http = http
         self._sleep = sleep
-        headers = {}
-        api_key = os.environ.get(http.api_key_env)
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        headers = bearer_headers(http.api_key_env, self.base_url)  # refused by name: a non-key, or plain http out
         # One client per backend: connections are kept alive across turns.
         self._client = httpx.Client(headers=headers, transport=transport)
         self._reasoning_fields = reasoning_fields(http.reasoning, http.server)  # refused here, before any request

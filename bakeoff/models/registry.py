@@ -9,12 +9,14 @@ Specs:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bakeoff.models.api_key import check_key_name
 from bakeoff.models.base import ModelBackend
 from bakeoff.models.engine_kind import Engine
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound
@@ -81,12 +83,16 @@ def check_plan_option(name: str, value: object) -> None:
         raise BackendOptionInvalid(f"unknown key(s) {name}; known: {', '.join(sorted(PLAN_OPTIONS))}")
     kind, least = PLAN_OPTIONS[name]
     fits = not isinstance(value, bool) and isinstance(value, (int, float) if kind is float else kind)
+    if fits and isinstance(value, float):
+        fits = math.isfinite(value)  # TOML's nan and inf pass a range check, then break the batch mid-run
     if fits and least is not None and isinstance(value, (int, float)):
         fits = value >= least
     if not fits:
         what = {int: "a whole number", float: "a number", str: "text"}[kind]
         bound = "" if least is None else (" > 0" if least == 1 else f" >= {least}")
         raise BackendOptionInvalid(f"{name} must be {what}{bound}, got {value!r}")
+    if name == "api_key_env":
+        check_key_name(str(value))  # its value is sent as a bearer token: only a key's name
     if name == "engine" and value not in tuple(Engine):
         raise BackendOptionInvalid(f"engine must be one of {', '.join(Engine)}, got {value!r}")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import durable
+from bakeoff.analysis.admit import admit, refusal_lines
 from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
 from bakeoff.analysis.cost import model_costs, run_cost
 from bakeoff.analysis.leaderboard import LeaderRow, batch_leaderboard
@@ -36,9 +37,17 @@ class ReportFiles:
     html: Path
     plots: tuple[Path, ...]
     tables: tuple[Path, ...]
+    refused: tuple[str, ...] = ()  # a line per run left out (damaged, or a value its task cannot give)
 
 
-__all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "summary_dict", "write_report"]
+__all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "published_batch", "summary_dict",
+           "write_report"]
+
+
+def published_batch(batch_dir: Path, plugin: TaskPlugin) -> BatchRecords:
+    """The batch's records as far as they may be published: a damaged run, or one whose records do not fit its
+    task (another task, a value its grader cannot give), left out by name (bakeoff.analysis.admit)."""
+    return admit(read_batch(batch_dir, refuse_damaged_runs=True), plugin.headline, plugin.name)
 
 
 def core_summary(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int = 0) -> CoreSummary:
@@ -79,7 +88,7 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
     version = records.batch.code_version
     if version.version or version.git_commit:
         facts.append(f"bakeoff {version.version or '?'} at {(version.git_commit or '?')[:12]}.")
-    return facts
+    return facts + [f"Left out: {line}." for line in refusal_lines(records)]
 
 
 def added_marks(records: BatchRecords) -> dict[str, str]:
@@ -108,7 +117,7 @@ def scores_table(records: BatchRecords, core: CoreSummary) -> Table:
 
 def batch_board(batch_dir: Path, plugin: TaskPlugin, bootstrap_seed: int = 0) -> tuple[LeaderRow, ...]:
     """The leaderboard rows of a batch folder, read afresh (what `bakeoff run` prints when the batch ends)."""
-    records = read_batch(batch_dir)
+    records = published_batch(batch_dir, plugin)
     return batch_leaderboard(records, core_summary(records, plugin, bootstrap_seed), added_marks(records))
 
 
@@ -123,7 +132,7 @@ def cost_part(records: BatchRecords, core: CoreSummary) -> tuple[list[Table], Pl
 
 def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
     """The report of the batch in `batch_dir`, whose task's plug-in is `plugin` (the command line resolves it)."""
-    records = read_batch(batch_dir)
+    records = published_batch(batch_dir, plugin)
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
     core = core_summary(records, plugin, bootstrap_seed)
@@ -161,6 +170,7 @@ def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = Non
         html=target / "report.html",
         plots=tuple(target / "plots" / f"{name}.svg" for name in plots),
         tables=tuple(target / "tables" / f"{t.name}.csv" for t in (scores, *tables)),
+        refused=tuple(refusal_lines(records)),
     )
 
 

@@ -54,8 +54,8 @@ def leaderboard_table(rows: Sequence[LeaderRow], spec: HeadlineSpec, name: str =
         "tokens_in_per_run:int tokens_out_per_run:int tokens_per_s:n1 "
         f"{spec.name}_low:{kind} {spec.name}_high:{kind} n:int graded:int runs:int scored:int "
         "answer_tokens_per_run:int reasoning_tokens_per_run:int median_model_s:n1 engine_peak_mib:int "
-        "gpu_peak_mib:int sandbox_cpu_s_per_run:n1 quantization parameters_m:n1 file_mib:int reasoning identity "
-        "batches marks"
+        "gpu_peak_mib:int sandbox_cpu_s_per_run:n1 quantization parameters_m:n1 file_mib:int reasoning scaffold "
+        "identity batches marks"
     )
     body = []
     for place, row in enumerate(rows, 1):
@@ -69,7 +69,7 @@ def leaderboard_table(rows: Sequence[LeaderRow], spec: HeadlineSpec, name: str =
             c.answer_tokens_per_run, c.reasoning_tokens_per_run, c.median_model_s, _mib(c.engine_peak_rss_bytes),
             _mib(c.gpu_peak_used_bytes), c.sandbox_cpu_s_per_run, facts.quantization,
             facts.parameters / 1e6 if facts.parameters else None, _mib(facts.file_bytes), row.reasoning,
-            row.identity, " ".join(row.batches), "; ".join(row.marks) or None,
+            row.scaffold, row.identity, " ".join(row.batches), "; ".join(row.marks) or None,
         ))
     short: tuple[str, ...] = ("rank", "model", spec.name, "interval", "scored_of_runs", "crash_rate", "median_wall_s",
              "tokens_in_per_run", "tokens_out_per_run", "tokens_per_s")

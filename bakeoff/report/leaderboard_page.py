@@ -45,9 +45,14 @@ def _notes(board: PooledBoard) -> list[str]:
     return notes
 
 
-def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path) -> LeaderboardFiles:
+def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path, refused: Sequence[str] = ()) -> LeaderboardFiles:
+    """The files; `refused` lists the batches and runs left out (bakeoff.analysis.admit), said on the page too."""
     parts_md = ["# bakeoff leaderboard", ""]
     parts_html: list[str] = []
+    if refused:
+        parts_md += ["## Left out", "", *[f"- {_md(line)}" for line in refused], ""]
+        parts_html.append('<section id="refused"><h2>Left out</h2>' + "".join(f"<p>{escape(line)}</p>" for line in refused)
+                          + "</section>")
     written_tables: list[tuple[Table, ...]] = []
     svgs: dict[str, str] = {}
     for board in boards:

@@ -2,7 +2,8 @@
 
 Every model that still has runs to do is tried the way its runs will need it: a model file exists and its GGUF
 header reads (the scripted answers file exists), the batching engine's llama-server is there and answers for a
-model served by it (engine = "server"), an endpoint answers its model list and lists the model; the sandbox's
+model served by it (engine = "server"), an endpoint's key may go to its host (key_routes: which variable goes
+where) and the endpoint answers its model list and lists the model; the sandbox's
 engine and image (or bubblewrap) are there; no other process holds the batch folder's lock. A failure is a named
 error (a PreflightFailed) and nothing has started. What the checks learn, each model's identity (its file's
 sha256, or endpoint and served model), goes into batch.json for the leaderboard.
@@ -40,6 +41,10 @@ class BatchingServerMissing(PreflightFailed):
 
 class EndpointNotAnswering(PreflightFailed):
     """An OpenAI-compatible endpoint of the plan does not answer its model list, or does not list the model."""
+
+
+class KeyNotSendable(PreflightFailed):
+    """An endpoint model's api_key_env names no key, or its key would go over plain http to another host."""
 
 
 class SandboxNotReady(PreflightFailed):
@@ -110,20 +115,38 @@ def check_engine(model: ModelEntry) -> None:
         raise BatchingServerMissing(f"model {model.label}: {exc}") from None
 
 
-def _api_key_env(model: ModelEntry) -> str:
-    options = dict(model.options)
-    backend = model.backend
-    return str(options.get("api_key_env") or (backend.api_key_env if backend is not None else "") or "OPENAI_API_KEY")
+def api_key_env_of(model: ModelEntry) -> str:
+    """The variable the model's key is read from: its options merged ("" sends none), else the default."""
+    if model.backend is not None:
+        return model.backend.api_key_env
+    return str(dict(model.options).get("api_key_env", "OPENAI_API_KEY"))
+
+
+def key_routes(models: Iterable[ModelEntry]) -> list[str]:
+    """For each endpoint model, which variable's value goes to which host (checked: KeyNotSendable names a
+    key that would leave over plain http, or a variable that is not a key's)."""
+    from bakeoff.models.api_key import key_route
+    from bakeoff.models.errors import BackendOptionInvalid
+
+    lines = []
+    for model in models:
+        if model.spec.kind != "openai":
+            continue
+        try:
+            route = key_route(api_key_env_of(model), model.spec.target)
+        except BackendOptionInvalid as exc:
+            raise KeyNotSendable(f"model {model.label}: {exc}") from None
+        lines.append(f"api key: model {model.label}: {route.describe()}")
+    return lines
 
 
 def served_models(base_url: str, api_key_env: str, timeout_s: float = ENDPOINT_TIMEOUT_S) -> list[str]:
     """The model names GET <base_url>/models lists (the OpenAI-compatible model list)."""
-    import os
-
     import httpx
 
-    key = os.environ.get(api_key_env)
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    from bakeoff.models.api_key import bearer_headers
+
+    headers = bearer_headers(api_key_env, base_url)
     response = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=timeout_s)
     response.raise_for_status()
     body = response.json()
@@ -137,9 +160,10 @@ def check_endpoint(model: ModelEntry, list_models: Callable[..., Any] | None = N
     import httpx
 
     spec = model.spec
+    key_routes([model])  # a key that may not go there is refused before any request
     lister = list_models or served_models
     try:
-        names = lister(spec.target, _api_key_env(model))
+        names = lister(spec.target, api_key_env_of(model))
     except (httpx.HTTPError, ValueError) as exc:
         raise EndpointNotAnswering(f"model {model.label}: {spec.target} does not answer its model list "
                                    f"(GET {spec.target.rstrip('/')}/models: {type(exc).__name__}: {exc})") from None

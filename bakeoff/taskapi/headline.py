@@ -8,9 +8,13 @@ a crash as 0; an interval score has no such value, so such runs are left out of 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from bakeoff.records import ClaimSource, Headline, Rung
+
+# No task's grader gives a value near this; past it a mean over a few runs could overflow to inf.
+MAX_MAGNITUDE = 1e12
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,15 @@ class HeadlineSpec:
     tolerance: float  # a change within it is noise, not an effect of a repair turn
     failed_value: float | None = None  # what a graded but unscored run counts for; None: it is left out
     fmt: str = "{:.3f}"  # how one value is printed
+    # The values the task's grader can give (None: unbounded that way); a record outside them, or not finite,
+    # was not written by the grader and is refused before anything is published (bakeoff.analysis.admit).
+    lowest: float | None = None
+    highest: float | None = None
+
+    def admits(self, value: float) -> bool:
+        """Whether `value` is one the grader can give: finite and within [lowest, highest]."""
+        return (math.isfinite(value) and abs(value) <= MAX_MAGNITUDE and (self.lowest is None or value >= self.lowest)
+                and (self.highest is None or value <= self.highest))
 
     def of(self, value: float | None) -> Headline:
         return Headline(self.name, value, self.higher_is_better, self.tolerance)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -102,8 +103,11 @@ def settings_from_mapping(raw: Mapping[str, Any], own_settings: Mapping[str, Any
     return TaskSettings(**common, own=own)
 
 
-def _is_number(value: Any, whole: bool) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int if whole else (int, float))
+def is_number(value: Any, whole: bool) -> bool:
+    """A plan's number: an int (or a float where not `whole`), never a bool, and finite (TOML reads `nan` and
+    `inf`: either would pass a `> 0` check, or fail none, and break the batch after its folder was made)."""
+    kind = int if whole else (int, float)
+    return not isinstance(value, bool) and isinstance(value, kind) and math.isfinite(value)
 
 
 def _check_setting(name: str, kind: str, value: Any) -> None:
@@ -111,11 +115,11 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
     if kind == "bool":
         ok = isinstance(value, bool)
     elif kind in ("int", "float"):
-        ok = _is_number(value, kind == "int") and (value > 0 or (value == 0 and name in ("repair_turns", "temperature")))
+        ok = is_number(value, kind == "int") and (value > 0 or (value == 0 and name in ("repair_turns", "temperature")))
     else:  # a table of per-stage numbers
         whole = kind.endswith("int]")
         least = 0 if name == "reasoning_tokens" else 1  # no room for reasoning is a valid choice (the demo's)
-        ok = isinstance(value, Mapping) and all(_is_number(v, whole) and v >= least for v in value.values())
+        ok = isinstance(value, Mapping) and all(is_number(v, whole) and v >= least for v in value.values())
     if not ok:
         raise TaskSpecError(f"bad task setting {name} = {value!r}: expected {kind}" + ("" if kind == "bool" else " > 0"))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from bakeoff.runner.executors.address import parse_address
 from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, plan_from_mapping, read_plan_toml
+from bakeoff.taskapi.spec import is_number
 
 EXECUTOR_KINDS = ("local", "ray")
 EXECUTOR_KEYS = {"kind", "address", "parallel", "gpus_per_run", "cpus_per_run", "max_in_flight", "max_retries",
@@ -46,8 +47,7 @@ class ExecutorSettings:
 
 
 def _number(table: str, key: str, value: Any, whole: bool, minimum: float) -> Any:
-    kinds = (int,) if whole else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value < minimum:
+    if not is_number(value, whole) or value < minimum:
         kind = "a whole number" if whole else "a number"
         raise PlanError(f"bad [{table}]: {key} must be {kind} >= {minimum:g}, got {value!r}")
     return value

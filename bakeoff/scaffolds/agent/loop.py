@@ -39,6 +39,7 @@ from bakeoff.runner.stages import StageOutcome, find_claim, ladder_check
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.scaffolds.agent.conversation import conversation, native, opening, result_messages
+from bakeoff.scaffolds.agent.own_code import runs_own_code
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.scaffolds.agent.tools import RUN, SUBMIT, TOOLS, WRITE, Workplace, call_tool, refused
 from bakeoff.taskapi.context import RunContext, StageClock
@@ -71,8 +72,8 @@ def budget_spent(usage: LoopUsage, settings: AgentSettings) -> LoopEnd | None:
 
 
 def own_code_runs(steps: Sequence[StepRecord]) -> tuple[int, int | None]:
-    """`run` calls that ran a file the agent had written by then (its own code), before the loop ended; and the
-    step of the first."""
+    """`run` calls that executed a file the agent had written by then (its own code: bakeoff.scaffolds.agent.
+    own_code), before the loop ended; and the step of the first."""
     written: set[str] = set()
     count, first = 0, None
     for step in steps:
@@ -80,8 +81,8 @@ def own_code_runs(steps: Sequence[StepRecord]) -> tuple[int, int | None]:
             if result.tool == WRITE and result.ok:
                 written.update(f.path for f in result.files_written if f.sha256)
             elif result.tool == RUN and result.command is not None:
-                command = " ".join(result.command.argv[2:])
-                if any(path in command for path in written):
+                command = " ".join(result.command.argv[2:])  # the shell text of ["sh", "-c", text]
+                if runs_own_code(command, written):
                     count += 1
                     first = first or step.step
     return count, first

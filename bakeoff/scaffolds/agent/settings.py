@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bakeoff.runner.scaffold import ScaffoldRefusesTask, ScaffoldSettingsError
-from bakeoff.taskapi.spec import TaskSettings, TaskSpec
+from bakeoff.taskapi.spec import TaskSettings, TaskSpec, is_number
 
 AGENT_PROMPT = "agent"  # task_specs/<task>/prompts/agent.md: what the task wants the agent to leave behind
 
@@ -55,8 +55,7 @@ def agent_settings(raw: Mapping[str, Any]) -> AgentSettings:
     for name, value in raw.items():
         whole = _FIELDS[name].type in ("int", int)
         zero_ok = _FIELDS[name].default == 0 or name == "step_reasoning_tokens"  # no room to reason is a choice
-        fits = not isinstance(value, bool) and isinstance(value, int if whole else (int, float))
-        if not fits or value < 0 or (value == 0 and not zero_ok):
+        if not is_number(value, whole) or value < 0 or (value == 0 and not zero_ok):
             kind = "a whole number" if whole else "a number"
             raise ScaffoldSettingsError(f"{name} must be {kind} > 0, got {value!r}")
     return AgentSettings(**dict(raw))

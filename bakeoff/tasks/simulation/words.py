@@ -10,7 +10,8 @@ from bakeoff.taskapi.headline import HeadlineSpec, TaskWords
 # A change of the mean relative Winkler score within this is noise: a careful submission scores about 0.1.
 RELATIVE_WINKLER_TOLERANCE = 0.005
 HEADLINE = HeadlineSpec("relative_winkler", "relative Winkler score", higher_is_better=False,
-                        tolerance=RELATIVE_WINKLER_TOLERANCE, failed_value=None, fmt="{:.4f}")
+                        tolerance=RELATIVE_WINKLER_TOLERANCE, failed_value=None, fmt="{:.4f}",
+                        lowest=0.0)
 WORDS = TaskWords(
     rungs={Rung.VISIBLE_STEP_RAN: "visible_simulation_ran", Rung.HIDDEN_STEP_RAN: "hidden_simulations_ran"},
     claim="mean wait",

@@ -10,7 +10,8 @@ from bakeoff.records import ClaimSource, Rung
 from bakeoff.taskapi.headline import HeadlineSpec, TaskWords
 
 F1_TOLERANCE = 0.01  # an F1 change within this is noise, not an effect
-HEADLINE = HeadlineSpec("f1", "F1", higher_is_better=True, tolerance=F1_TOLERANCE, failed_value=0.0)
+HEADLINE = HeadlineSpec("f1", "F1", higher_is_better=True, tolerance=F1_TOLERANCE, failed_value=0.0, lowest=0.0,
+                        highest=1.0)
 WORDS = TaskWords(
     rungs={Rung.INSTALLED: "requirements_installed", Rung.VISIBLE_STEP_RAN: "training_completed",
            Rung.HIDDEN_STEP_RAN: "prediction_completed"},
