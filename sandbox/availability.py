@@ -26,7 +26,7 @@ def check_docker(image: str, *, run_command: bool = True) -> Availability:
     from docker.errors import DockerException
 
     from sandbox.docker import DockerSandbox, connect
-    from sandbox.image import BuildOptions, image_status
+    from sandbox.image import SYSTEM_LIBRARIES, BuildOptions, image_status
 
     try:
         client = connect()
@@ -41,14 +41,26 @@ def check_docker(image: str, *, run_command: bool = True) -> Availability:
             return Availability("docker", True, f"engine {version}; {status.detail}")
         with tempfile.TemporaryDirectory(prefix="bakeoff-check-") as workspace:
             with DockerSandbox(SandboxSpec(workspace=Path(workspace)), image=image, client=client) as box:
-                probe = box.exec([*HARNESS_PYTHON, "-c", "import numpy, pandas, sklearn, scipy, joblib"], timeout_s=120)
+                probe = box.exec([*HARNESS_PYTHON, "-c", _stack_and_libraries_probe(SYSTEM_LIBRARIES)], timeout_s=120)
     except (SandboxError, DockerException) as exc:  # an engine that answers with an error is "not usable", not a crash
         return Availability("docker", False, f"{type(exc).__name__}: {exc}")
     finally:
         client.close()
     if not probe.ok:
         return Availability("docker", False, f"the image cannot import its stack: {probe.stderr.strip()[-300:]}")
-    return Availability("docker", True, f"engine {version}; {status.detail}; a test command ran")
+    missing = [name for name in SYSTEM_LIBRARIES if f"lacks {name}" in probe.stdout]
+    if missing:
+        return Availability("docker", False, f"the image lacks {', '.join(missing)} (submissions that declare lightgbm "
+                                             "or xgboost would crash on import): run `bakeoff sandbox build --bootstrap --force`")
+    provides = "; ".join(f"{name} ({why})" for name, why in SYSTEM_LIBRARIES.items())
+    return Availability("docker", True, f"engine {version}; {status.detail}; a test command ran; provides {provides}")
+
+
+def _stack_and_libraries_probe(libraries: dict[str, str]) -> str:
+    """Python that imports the stack and prints `lacks NAME` for each shared library that does not load."""
+    return ("import ctypes, numpy, pandas, sklearn, scipy, joblib\n"
+            f"for name in {sorted(libraries)!r}:\n"
+            "    try:\n        ctypes.CDLL(name)\n    except OSError:\n        print('lacks', name)\n")
 
 
 def check_bwrap() -> Availability:

@@ -18,7 +18,9 @@ from pathlib import Path
 from sandbox.errors import SandboxError, SandboxUnavailable
 
 BOOTSTRAP_SUITE = "bookworm"  # Debian 12: its python3 is 3.11, as the sandbox wants
-BOOTSTRAP_PACKAGES = ("python3", "python3-venv", "python3-pip")
+# libgomp1: the OpenMP runtime that lightgbm's and xgboost's wheels load but do not ship. Without it a submission
+# that declares them installs them and then dies on import: the environment's failure, charged to the model.
+BOOTSTRAP_PACKAGES = ("python3", "python3-venv", "python3-pip", "libgomp1")
 
 
 @dataclass(frozen=True)

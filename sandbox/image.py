@@ -26,10 +26,15 @@ from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.wheelhouse import default_wheelhouse, require_wheels
 
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
-BOOTSTRAP_TAG = "bakeoff-base:bookworm"
+# Named by what it holds, so that a base made from another package list is never taken for this one.
+BOOTSTRAP_TAG = "bakeoff-base:bookworm-" + hashlib.sha256(" ".join(bootstrap.BOOTSTRAP_PACKAGES).encode()).hexdigest()[:8]
 HASH_LABEL = "org.bakeoff.build-hash"
 BASE_LABEL = "org.bakeoff.base-image"
 DOCKERFILE = Path(__file__).with_name("Dockerfile")
+
+# Shared libraries the image provides for wheels that load them without shipping them: name -> who needs it.
+# `bakeoff check` loads each in a real sandbox; the Dockerfile and the offline base install them.
+SYSTEM_LIBRARIES = {"libgomp.so.1": "the OpenMP runtime lightgbm and xgboost load"}
 
 # The data-science stack, with its whole dependency closure pinned so that a
 # rebuild gives the same image.
@@ -167,6 +172,12 @@ def image_status(client, options: BuildOptions = BuildOptions()) -> ImageStatus:
 
 def _fill_context(context: Path, wheel_files: tuple[str, ...], wheelhouse: Path) -> None:
     shutil.copy2(DOCKERFILE, context / "Dockerfile")
+    libraries = context / "system-libs"
+    libraries.mkdir()
+    for name in SYSTEM_LIBRARIES:
+        found = _host_library(name)
+        if found is not None:  # used only where the base lacks it (the Dockerfile keeps a base's own)
+            shutil.copy2(found, libraries / name)
     (context / "requirements.txt").write_text("\n".join(IMAGE_STACK) + "\n")
     wheels = context / "wheels"
     wheels.mkdir()
@@ -175,6 +186,17 @@ def _fill_context(context: Path, wheel_files: tuple[str, ...], wheelhouse: Path)
             os.link(wheelhouse / name, wheels / name)
         except OSError:  # another file system: copy instead
             shutil.copy2(wheelhouse / name, wheels / name)
+
+
+def _host_library(name: str) -> Path | None:
+    """The host's copy of shared library `name` from its dynamic linker's cache, or None."""
+    import subprocess
+
+    listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=False).stdout
+    for line in listing.splitlines():
+        if line.strip().startswith(name + " ") and "x86-64" in line:
+            return Path(line.rsplit("=>", 1)[-1].strip())
+    return None
 
 
 def _run_build(client, context: Path, tag: str, base: str, labels: dict[str, str], progress: BuildProgress) -> str:
