@@ -140,6 +140,19 @@ def read_json_object(path: Path, required: tuple[str, ...] = ()) -> dict[str, An
     return value
 
 
+WORKSPACE_TEXT_LIMIT = 1 << 20  # a document the model wrote (DESIGN.md, README.md), as far as the host reads it
+
+
+def workspace_text(root: Path, relative: str) -> str | None:
+    """The text of a file sandboxed code could have written, or None where it is missing or not a regular file
+    reached without a link. The host reads at most WORKSPACE_TEXT_LIMIT bytes of it (a sparse file claiming
+    600 MB or 40 GB included: its apparent size counts); a longer file ends with a note of its size."""
+    try:
+        return durable.TrustedRoot(root).read_text(relative, WORKSPACE_TEXT_LIMIT)
+    except (OSError, UnicodeError, durable.UnsafePath):  # a name the model chose can make any file call fail
+        return None
+
+
 class Journal:
     """The batch's events.jsonl: what started and ended, in order, across restarts."""
 

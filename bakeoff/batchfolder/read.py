@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bakeoff.batchfolder.files import read_json_object
+from bakeoff.batchfolder.files import read_json_object, workspace_text
 from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
 from bakeoff.batchfolder.records import (
     read_analysis_record,
@@ -39,7 +39,7 @@ from bakeoff.records import (
     row_label,
 )
 
-__all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RunRecords",
+__all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun", "RunRecords",
            "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
 
 ANALYSIS_FILE = "analysis.json"  # RunLayout.analysis: written by `bakeoff analyze` beside run.json
@@ -76,6 +76,17 @@ class RunRecords:
 
 
 @dataclass(frozen=True)
+class RefusedRun:
+    """A run whose records cannot be read (damaged, too large, of an unknown schema): left out by name."""
+
+    run_id: str
+    reason: str
+
+    def line(self) -> str:
+        return f"Run {self.run_id} is left out: {self.reason}"
+
+
+@dataclass(frozen=True)
 class BatchRecords:
     folder: Path
     batch: BatchRecord
@@ -83,6 +94,7 @@ class BatchRecords:
     calibration: Mapping[str, Any] | None  # calibration.json of the batch's corpus, when present
     reviews: tuple[tuple[str, Mapping[str, Any]], ...]  # (folder name, metrics) of claim-review results in the batch
     manifest: Mapping[str, Any] | None = None  # the corpus's manifest.json, when it can be found
+    refused: tuple[RefusedRun, ...] = ()  # runs whose records cannot be read: the rest of the batch still reports
 
     @property
     def plan(self) -> Plan:
@@ -139,10 +151,22 @@ def read_batch(folder: Path) -> BatchRecords:
     ordered = list(batch.order)
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
-    runs = tuple(read_run(runs_dir / run_id) for run_id in run_ids)
+    runs, refused = _read_runs(runs_dir, run_ids)
     corpus_files = _corpus_file(folder, batch.plan, "manifest.json")
     manifest = read_json_file(corpus_files) if corpus_files else None
-    return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest)
+    return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest, refused)
+
+
+def _read_runs(runs_dir: Path, run_ids: list[str]) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
+    """Every run that can be read, and each one that cannot, by name: one damaged run (a record over the size
+    cap, cut, of an unknown schema) never takes the rest of the batch with it."""
+    runs, refused = [], []
+    for run_id in run_ids:
+        try:
+            runs.append(read_run(runs_dir / run_id))
+        except BatchFolderError as exc:
+            refused.append(RefusedRun(run_id, str(exc)))
+    return tuple(runs), tuple(refused)
 
 
 def _read_stage(path: Path) -> StageRecord:
@@ -185,9 +209,9 @@ def read_run(folder: Path) -> RunRecords:
 
 
 def _design_text(layout: RunLayout, stages: Mapping[str, StageRecord]) -> str | None:
-    design = layout.repo / "DESIGN.md"
-    if design.is_file() and not design.is_symlink():  # a link sandboxed code left could point at any host file
-        return design.read_text(encoding="utf-8", errors="replace")
+    design = workspace_text(layout.repo, "DESIGN.md")  # a capped head, never through a link sandboxed code left
+    if design is not None:
+        return design
     decide = stages.get("decide")
     return decide.completion.text if decide is not None and decide.completion is not None else None
 

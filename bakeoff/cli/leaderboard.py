@@ -56,6 +56,8 @@ def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, bootstrap
     by_task: dict[str, list] = {}
     for folder in batch_folders(paths):
         records = read_batch(folder)
+        for refused in records.refused:  # the rest of its batch still counts
+            click.echo(printable(refused.line()), err=True)
         by_task.setdefault(records.plan.task or DEFAULT_TASK, []).append(records)
     boards = [pooled_board(batches, task_plugin(task).headline, DEFAULT_TASK, allow_mixed, bootstrap_seed)
               for task, batches in by_task.items()]  # the plug-ins resolved here, once per task, and handed down

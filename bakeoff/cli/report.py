@@ -89,6 +89,8 @@ def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
     plugin = plugin_for_batch(batch_dir)
     with Console(stderr=True).status("writing the report"):
         files = write_report(batch_dir, plugin, out, bootstrap_seed)
+    for line in files.left_out:
+        click.echo(printable(line), err=True)
     click.echo(printable(f"report: {files.markdown}"))
     click.echo(printable(f"html:   {files.html}"))
     click.echo(printable(f"tables: {files.folder / 'tables'}"))

@@ -36,6 +36,7 @@ class ReportFiles:
     html: Path
     plots: tuple[Path, ...]
     tables: tuple[Path, ...]
+    left_out: tuple[str, ...] = ()  # a line for each run whose records could not be read
 
 
 __all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "summary_dict", "write_report"]
@@ -128,7 +129,7 @@ def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = Non
     title = f"bakeoff report: {Path(batch_dir).resolve().name}"
     core = core_summary(records, plugin, bootstrap_seed)
     scores = scores_table(records, core)
-    found: list[str] = extension_lines(records)
+    found: list[str] = [*extension_lines(records), *(refused.line() for refused in records.refused)]
     tables: list[Table] = []
     plots: dict[str, tuple[str, str]] = {}
     # The task's own part comes from its plug-in (its headline, its probes, its calibration);
@@ -147,20 +148,21 @@ def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = Non
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()
         for name, (_, svg) in plots.items():
-            (staging / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
+            durable.write_text(staging / "plots" / f"{name}.svg", svg)
         for table in (scores, *tables):
-            (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
-        (staging / "report.md").write_text(render_markdown(page), encoding="utf-8")
+            durable.write_text(staging / "tables" / f"{table.name}.csv", table.to_csv())
+        durable.write_text(staging / "report.md", render_markdown(page))
         pages = write_transcripts(records, plugin, staging)  # one page per run and review, linked from report.html
         html = link_transcripts(render_html(page), pages)
-        (staging / "report.html").write_text(html, encoding="utf-8")
-        (staging / "summary.json").write_text(durable.dumps(summary_dict([scores, *tables]), indent=1), encoding="utf-8")
+        durable.write_text(staging / "report.html", html)
+        durable.write_text(staging / "summary.json", durable.dumps(summary_dict([scores, *tables]), indent=1))
     return ReportFiles(
         folder=target,
         markdown=target / "report.md",
         html=target / "report.html",
         plots=tuple(target / "plots" / f"{name}.svg" for name in plots),
         tables=tuple(target / "tables" / f"{t.name}.csv" for t in (scores, *tables)),
+        left_out=tuple(refused.line() for refused in records.refused),
     )
 
 
