@@ -83,9 +83,9 @@ class FilesystemWatch(_Watch):
 
 
 class TreeWatch(_Watch):
-    """The bytes under some folders (allocated, or apparent where a sparse file claims more); `stop()` is called once (and `exceeded` set) when the command
-    grows them past `cap_bytes`. Folders already over the cap when it starts (a command that failed that
-    way before left its files) do not stop a command that only reads or removes."""
+    """The bytes under some folders (allocated, or apparent where a sparse file claims more); `stop()` is called
+    once (and `exceeded` set) when the command grows them past `cap_bytes`. Folders already over the cap when it
+    starts (a command that failed that way before left its files) do not stop a command that only reads or removes."""
 
     interval_s = TREE_SAMPLE_S
 

@@ -9,9 +9,11 @@ graded), and a path holding a lone surrogate written as a plain-ASCII JSON escap
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import agent_support as agent
@@ -56,8 +58,8 @@ def _peak_rss_mb(*args: str) -> tuple[int, float]:
 @pytest.mark.docker
 @pytest.mark.slow
 def test_a_sparse_design_and_readme_are_read_as_a_capped_head(tmp_path):
-    from bakeoff.batchfolder.read import read_run
     from bakeoff.batchfolder.files import WORKSPACE_TEXT_LIMIT
+    from bakeoff.batchfolder.read import read_run
 
     steps = [
         agent.call("run", command="truncate -s 600M DESIGN.md && truncate -s 600M README.md && ls -ls"),
@@ -171,3 +173,41 @@ def test_a_lone_surrogate_in_a_path_is_refused_and_the_report_is_written(tmp_pat
     done = bakeoff_cli("report", str(batch))
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
+
+
+AS_NOBODY = """
+import sys, types
+from pathlib import Path
+from bakeoff.scaffolds.agent.settings import AgentSettings
+from bakeoff.scaffolds.agent.tools import Workplace, call_tool
+
+run = types.SimpleNamespace(repo=types.SimpleNamespace(path=Path(sys.argv[1])))
+place = Workplace(run, None, AgentSettings(), {"data": Path(sys.argv[1])})  # a mounted folder of visible data
+for name, arguments in (("read_file", {"path": "locked/f"}), ("read_file", {"path": "inside/f"}),
+                        ("read_file", {"path": "data/locked/f"}), ("list_files", {})):
+    result = call_tool(place, name, arguments, 10.0)
+    print(name, result.ok, result.shown.splitlines()[0] if result.shown else "")
+"""
+
+
+def test_a_file_the_host_may_not_reach_is_a_failed_tool_result_for_a_host_user_that_is_not_root():
+    """The host's own user, not root (a workstation's): a folder it may not search, reached directly or through
+    a link the agent planted, is the model's failed call; the tools run as that user here (setpriv)."""
+    workspace = Path(tempfile.mkdtemp(prefix="bakeoff-nobody-"))
+    try:
+        os.chmod(workspace, 0o777)
+        (workspace / "locked").mkdir()
+        (workspace / "locked" / "f").write_text("secret", encoding="utf-8")
+        (workspace / "inside").symlink_to("locked")
+        os.chmod(workspace / "locked", 0)
+        done = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                               sys.executable, "-c", AS_NOBODY, str(workspace)],
+                              capture_output=True, text=True, env={**os.environ, "HOME": "/"})
+        assert done.returncode == 0, done.stderr[-3000:]
+        lines = done.stdout.splitlines()
+        assert [line.split()[:2] for line in lines] == [["read_file", "False"], ["read_file", "False"],
+                                                        ["read_file", "False"], ["list_files", "True"]], lines
+        assert "secret" not in done.stdout and str(workspace) not in done.stdout  # no host path told to the model
+    finally:
+        os.chmod(workspace / "locked", 0o700)
+        shutil.rmtree(workspace)
