@@ -301,12 +301,15 @@ class Command:
     stderr_bytes: int | None = None
 
     def to_json(self) -> JsonObject:
-        return {"purpose": self.purpose, "argv": list(self.argv), "exit_code": self.exit_code,
-                "timed_out": self.timed_out, "oom_killed": self.oom_killed, "duration_s": self.duration_s,
-                "stdout": self.stdout, "stderr": self.stderr, "stdout_dropped_bytes": self.stdout_dropped_bytes,
-                "stderr_dropped_bytes": self.stderr_dropped_bytes, "stdout_bytes": self.stdout_bytes,
-                "stderr_bytes": self.stderr_bytes, "isolation": self.isolation,
-                "crash": self.crash.to_json() if self.crash is not None else None}
+        data: JsonObject = {
+            "purpose": self.purpose, "argv": list(self.argv), "exit_code": self.exit_code,
+            "timed_out": self.timed_out, "oom_killed": self.oom_killed, "duration_s": self.duration_s,
+            "stdout": self.stdout, "stderr": self.stderr, "stdout_dropped_bytes": self.stdout_dropped_bytes,
+            "stderr_dropped_bytes": self.stderr_dropped_bytes, "isolation": self.isolation,
+            "crash": self.crash.to_json() if self.crash is not None else None}
+        if self.stdout_bytes is not None:  # left out of an older record read back, as it was written
+            data["stdout_bytes"], data["stderr_bytes"] = self.stdout_bytes, self.stderr_bytes
+        return data
 
     @classmethod
     def of(cls, purpose: str, run: Execution, stdout: str, stderr: str, isolation: str,
