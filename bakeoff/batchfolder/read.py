@@ -159,13 +159,15 @@ def read_batch(folder: Path) -> BatchRecords:
 
 def _read_runs(runs_dir: Path, run_ids: list[str]) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
     """Every run that can be read, and each one that cannot, by name: one damaged run (a record over the size
-    cap, cut, of an unknown schema) never takes the rest of the batch with it."""
+    cap, cut, of an unknown schema) never takes the rest of the batch with it. With no run left, BatchFolderError."""
     runs, refused = [], []
     for run_id in run_ids:
         try:
             runs.append(read_run(runs_dir / run_id))
         except BatchFolderError as exc:
             refused.append(RefusedRun(run_id, str(exc)))
+    if refused and not runs:  # no rest of the batch to report: the batch is refused, naming why
+        raise BatchFolderError("; ".join(run.reason for run in refused))
     return tuple(runs), tuple(refused)
 
 
