@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from durable.atomic import DEFAULT_MODE
-from durable.errors import LinkInTheWay, NotAFolder, NotARegularFile, OutsideTheRoot, UnsafePath
+from durable.errors import FileTooLarge, LinkInTheWay, NotAFolder, NotARegularFile, OutsideTheRoot, UnsafePath
 from durable.jsonio import DEFAULT_LIMITS, JsonLimits, dumps, loads
 
 FOLDER_MODE = 0o755
@@ -222,13 +222,20 @@ class TrustedRoot:
         """`write_bytes` of `value` as valid JSON (durable.jsonio.dumps: no NaN, no Infinity), with a newline."""
         self.write_bytes(relative, (dumps(value, indent=indent, sort_keys=sort_keys) + "\n").encode(), mode=mode)
 
-    def copy_out(self, relative: str | os.PathLike[str], target: Path, *, mode: int = DEFAULT_MODE) -> None:
+    def copy_out(self, relative: str | os.PathLike[str], target: Path, *, mode: int = DEFAULT_MODE,
+                 limit: int | None = None) -> None:
         """Copy the regular file at `relative` to `target` (a path the caller trusts), atomically, from the very
-        file that was checked (its descriptor), so a swap after the check cannot change what is copied."""
+        file that was checked (its descriptor), so a swap after the check cannot change what is copied. With
+        `limit`, a file whose apparent size is over it is FileTooLarge, and nothing is copied (a sparse file of
+        40 GB would be written out whole)."""
         from durable.atomic import write_stream
 
         fd = self.open_file(relative)
         with os.fdopen(fd, "rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            if limit is not None and size > limit:
+                shown = PurePosixPath(os.fspath(relative)).as_posix()
+                raise FileTooLarge(f"{self.root}/{shown} holds {size} bytes, over the {limit} a reader takes", path=shown)
             write_stream(Path(target), source, mode=mode)
 
     # --- removing --------------------------------------------------------------------------------------

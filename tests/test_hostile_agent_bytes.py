@@ -114,6 +114,18 @@ def test_one_damaged_run_is_refused_by_name_while_the_batch_reports(tmp_path):
     assert board.returncode == 0 and "Run beta-r01 is left out" in board.stderr, board.stderr[-2000:]
 
 
+def test_a_sparse_output_is_not_kept_by_the_host(tmp_path):
+    from bakeoff.taskapi.workspace import keep_output
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with open(workspace / "predictions.csv", "wb") as sparse:
+        sparse.truncate(600 * MIB)
+    kept = tmp_path / "run" / "outputs" / "holdout.csv"
+    keep_output(workspace, "predictions.csv", kept)
+    assert not kept.exists() and not (workspace / "predictions.csv").exists()  # refused and removed, never copied
+
+
 def test_the_disk_watch_counts_what_a_sparse_file_claims(tmp_path):
     from sandbox.diskwatch import TreeWatch
 
