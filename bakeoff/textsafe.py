@@ -38,3 +38,9 @@ def printable(text: object, keep_newlines: bool = True) -> str:
 def markdown_text(text: object) -> str:
     """`text` safe inside Markdown: printable, and HTML markup shown as text (`<script>` stays letters on the page)."""
     return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def valid_text(text: str) -> str:
+    """`text` as valid Unicode: a lone surrogate (a file name of bytes that are not UTF-8, a JSON escape) becomes
+    U+FFFD, so it can be encoded, sent to a model and written anywhere."""
+    return text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")

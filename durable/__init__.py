@@ -47,11 +47,15 @@ The rules, each decided once:
   one component at a time relative to the folder before it (`O_NOFOLLOW`, directory descriptors), so a link,
   a pipe or a folder that sandboxed code left in the way is a named `UnsafePath` (`LinkInTheWay`, `NotAFolder`,
   `NotARegularFile`, `OutsideTheRoot`), never followed, and a swap between two steps changes nothing.
+  A file sandboxed code could have written is read within a cap (`read_head`, `read_text`, `copy_out(limit=)`)
+  that counts its apparent size (st_size): a sparse `truncate -s 40G` claims 40 GB and is read as a capped head,
+  or refused (`FileTooLarge`), never held whole.
 """
 
 from durable.atomic import PRIVATE, move_file, write_bytes, write_json, write_stream, write_text
 from durable.errors import (
     DurableError,
+    FileTooLarge,
     JournalDamaged,
     JSONMalformed,
     JSONNotFinite,
@@ -77,12 +81,12 @@ from durable.folder import (
 )
 from durable.journal import Journal
 from durable.jsonio import JsonLimits, dumps, loads, read_json
-from durable.nofollow import TrustedRoot
+from durable.nofollow import FileHead, TrustedRoot
 
 __all__ = [
-    "ANSWER_KEYS", "PRIVATE", "DurableError", "IfExists", "JSONMalformed", "JSONNotFinite", "JSONNumberTooLong", "JSONTooDeep",
-    "JSONTooLarge", "JSONUnwritable", "Journal", "JournalDamaged", "JsonLimits", "LinkInTheWay", "NotAFolder",
-    "NotARegularFile", "OutsideTheRoot", "TrustedRoot", "UnsafePath", "UntrustedJSON", "dumps", "loads",
-    "move_file", "new_staging", "publish_folder", "publishing", "read_json", "staged_folder", "sweep_leftovers",
-    "write_bytes", "write_json", "write_stream", "write_text",
+    "ANSWER_KEYS", "PRIVATE", "DurableError", "FileHead", "FileTooLarge", "IfExists", "JSONMalformed",
+    "JSONNotFinite", "JSONNumberTooLong", "JSONTooDeep", "JSONTooLarge", "JSONUnwritable", "Journal", "JournalDamaged",
+    "JsonLimits", "LinkInTheWay", "NotAFolder", "NotARegularFile", "OutsideTheRoot", "TrustedRoot", "UnsafePath",
+    "UntrustedJSON", "dumps", "loads", "move_file", "new_staging", "publish_folder", "publishing", "read_json",
+    "staged_folder", "sweep_leftovers", "write_bytes", "write_json", "write_stream", "write_text",
 ]

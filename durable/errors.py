@@ -85,3 +85,7 @@ class NotARegularFile(UnsafePath):
 
 class OutsideTheRoot(UnsafePath):
     """A relative path that is absolute, climbs out with '..', or names the root itself."""
+
+
+class FileTooLarge(UnsafePath):
+    """A file that claims more bytes (its apparent size: a sparse file counts all it claims) than its reader's cap."""

@@ -23,17 +23,33 @@ import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from durable.atomic import DEFAULT_MODE
-from durable.errors import LinkInTheWay, NotAFolder, NotARegularFile, OutsideTheRoot, UnsafePath
+from durable.errors import FileTooLarge, LinkInTheWay, NotAFolder, NotARegularFile, OutsideTheRoot, UnsafePath
 from durable.jsonio import DEFAULT_LIMITS, JsonLimits, dumps, loads
 
 FOLDER_MODE = 0o755
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _REPLACE_TRIES = 8  # a folder that something keeps putting a link back into is given up on, as UnsafePath
+
+
+CUT_NOTE = "\n[... cut: the file holds {size} bytes in all ...]\n"
+
+
+@dataclass(frozen=True)
+class FileHead:
+    """The first bytes of a file and the size it claims (st_size)."""
+
+    data: bytes
+    size: int
+
+    @property
+    def cut(self) -> bool:
+        return self.size > len(self.data)
 
 
 def _parts(relative: str | os.PathLike[str]) -> tuple[str, ...]:
@@ -155,6 +171,23 @@ class TrustedRoot:
         with os.fdopen(fd, "rb") as handle:
             return handle.read() if limit is None else handle.read(limit + 1)
 
+    def read_head(self, relative: str | os.PathLike[str], limit: int) -> FileHead:
+        """At most `limit` bytes from the start of the regular file at `relative`, and its apparent size
+        (st_size: a sparse file counts every byte it claims, not only the blocks it uses). Whatever sandboxed
+        code left there, no more than `limit` bytes are ever held."""
+        fd = self.open_file(relative)
+        with os.fdopen(fd, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(max(0, limit))
+        return FileHead(data, max(size, len(data)))
+
+    def read_text(self, relative: str | os.PathLike[str], limit: int) -> str:
+        """`read_head` as UTF-8 text (a byte that is not UTF-8 becomes U+FFFD); a file cut at `limit` ends with a
+        note of its size, so a reader never takes the head for the whole."""
+        head = self.read_head(relative, limit)
+        text = head.data.decode("utf-8", errors="replace")
+        return text + CUT_NOTE.format(size=head.size) if head.cut else text
+
     def read_json(self, relative: str | os.PathLike[str], *, limits: JsonLimits = DEFAULT_LIMITS) -> Any:
         """The file's JSON, through the one reader of untrusted JSON (durable.jsonio)."""
         return loads(self.read_bytes(relative, limit=limits.max_bytes), limits=limits,
@@ -189,13 +222,20 @@ class TrustedRoot:
         """`write_bytes` of `value` as valid JSON (durable.jsonio.dumps: no NaN, no Infinity), with a newline."""
         self.write_bytes(relative, (dumps(value, indent=indent, sort_keys=sort_keys) + "\n").encode(), mode=mode)
 
-    def copy_out(self, relative: str | os.PathLike[str], target: Path, *, mode: int = DEFAULT_MODE) -> None:
+    def copy_out(self, relative: str | os.PathLike[str], target: Path, *, mode: int = DEFAULT_MODE,
+                 limit: int | None = None) -> None:
         """Copy the regular file at `relative` to `target` (a path the caller trusts), atomically, from the very
-        file that was checked (its descriptor), so a swap after the check cannot change what is copied."""
+        file that was checked (its descriptor), so a swap after the check cannot change what is copied. With
+        `limit`, a file whose apparent size is over it is FileTooLarge, and nothing is copied (a sparse file of
+        40 GB would be written out whole)."""
         from durable.atomic import write_stream
 
         fd = self.open_file(relative)
         with os.fdopen(fd, "rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            if limit is not None and size > limit:
+                shown = PurePosixPath(os.fspath(relative)).as_posix()
+                raise FileTooLarge(f"{self.root}/{shown} holds {size} bytes, over the {limit} a reader takes", path=shown)
             write_stream(Path(target), source, mode=mode)
 
     # --- removing --------------------------------------------------------------------------------------

@@ -83,9 +83,9 @@ class FilesystemWatch(_Watch):
 
 
 class TreeWatch(_Watch):
-    """The bytes allocated under some folders; `stop()` is called once (and `exceeded` set) when the command
-    grows them past `cap_bytes`. Folders already over the cap when it starts (a command that failed that
-    way before left its files) do not stop a command that only reads or removes."""
+    """The bytes under some folders (allocated, or apparent where a sparse file claims more); `stop()` is called
+    once (and `exceeded` set) when the command grows them past `cap_bytes`. Folders already over the cap when it
+    starts (a command that failed that way before left its files) do not stop a command that only reads or removes."""
 
     interval_s = TREE_SAMPLE_S
 
@@ -98,7 +98,7 @@ class TreeWatch(_Watch):
         self._stopper = stop
 
     def measure(self) -> int:
-        return sum(allocated_bytes(folder) for folder in self.folders)
+        return sum(used_bytes(folder) for folder in self.folders)
 
     def check(self, used: int) -> None:
         if self.start_bytes is None:
@@ -108,8 +108,10 @@ class TreeWatch(_Watch):
             self._stopper()
 
 
-def allocated_bytes(folder: Path) -> int:
-    """Disk blocks allocated under `folder` (sparse files count what they use), links never followed.
+def used_bytes(folder: Path) -> int:
+    """What the files under `folder` hold, links never followed: each counts the larger of its allocated blocks
+    and its apparent size (st_size). A sparse file (`truncate -s 600M`) uses no blocks, but whoever reads it gets
+    every byte it claims, the host included: it counts all of them.
 
     Past MAX_ENTRIES entries the walk stops and reports more than any cap.
     """
@@ -128,7 +130,7 @@ def allocated_bytes(folder: Path) -> int:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                total += info.st_blocks * 512
+                total += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
                 if stat.S_ISDIR(info.st_mode):
                     pending.append(entry.path)
     return total

@@ -26,6 +26,7 @@ from bakeoff.records.errors import DamagedRecord  # one class: the records' read
 
 KILL_ENV = "BAKEOFF_KILL_AFTER_WRITES"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+RECORD_LIMITS = durable.JsonLimits()  # what a record may hold (durable's caps)
 
 
 class OutOfDisk(BakeoffError):
@@ -120,13 +121,16 @@ def read_json_object(path: Path, required: tuple[str, ...] = ()) -> dict[str, An
     the file and what is wrong with it otherwise. A link in its place is not followed."""
     if path.is_symlink():
         raise DamagedRecord(f"{path} is damaged: a symbolic link where a record should be")
-    data = path.read_bytes()
+    with open(path, "rb") as handle:  # a record past the cap (a handed-over folder's, 40 GB sparse) is never held
+        data = handle.read(RECORD_LIMITS.max_bytes + 1)
+    if len(data) > RECORD_LIMITS.max_bytes:
+        raise DamagedRecord(f"{path} is damaged: over {RECORD_LIMITS.max_bytes} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DamagedRecord(f"{path} is damaged: not UTF-8 text (byte {exc.start} of {len(data)})") from None
     try:
-        value = durable.loads(text, what="the record")
+        value = durable.loads(text, limits=RECORD_LIMITS, what="the record")
     except durable.UntrustedJSON as exc:
         said = str(exc).removeprefix("the record is ").removeprefix("the record ")
         if exc.cap == "syntax" and not text.rstrip().endswith("}"):
@@ -138,6 +142,19 @@ def read_json_object(path: Path, required: tuple[str, ...] = ()) -> dict[str, An
     if missing:
         raise DamagedRecord(f"{path} is damaged: missing key(s) {', '.join(missing)}")
     return value
+
+
+WORKSPACE_TEXT_LIMIT = 1 << 20  # a document the model wrote (DESIGN.md, README.md), as far as the host reads it
+
+
+def workspace_text(root: Path, relative: str) -> str | None:
+    """The text of a file sandboxed code could have written, or None where it is missing or not a regular file
+    reached without a link. The host reads at most WORKSPACE_TEXT_LIMIT bytes of it (a sparse file claiming
+    600 MB or 40 GB included: its apparent size counts); a longer file ends with a note of its size."""
+    try:
+        return durable.TrustedRoot(root).read_text(relative, WORKSPACE_TEXT_LIMIT)
+    except (OSError, UnicodeError, durable.UnsafePath):  # a name the model chose can make any file call fail
+        return None
 
 
 class Journal:

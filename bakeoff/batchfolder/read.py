@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bakeoff.batchfolder.files import read_json_object
+from bakeoff.batchfolder.files import read_json_object, workspace_text
 from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
 from bakeoff.batchfolder.records import (
     read_analysis_record,
@@ -217,9 +217,9 @@ def read_run(folder: Path) -> RunRecords:
 
 
 def _design_text(layout: RunLayout, stages: Mapping[str, StageRecord]) -> str | None:
-    design = layout.repo / "DESIGN.md"
-    if design.is_file() and not design.is_symlink():  # a link sandboxed code left could point at any host file
-        return design.read_text(encoding="utf-8", errors="replace")
+    design = workspace_text(layout.repo, "DESIGN.md")  # a capped head, never through a link sandboxed code left
+    if design is not None:
+        return design
     decide = stages.get("decide")
     return decide.completion.text if decide is not None and decide.completion is not None else None
 

@@ -72,9 +72,9 @@ def export_eee(source: ExportSource, out: Path) -> list[Path]:
         aggregate, text = _finish(record, aggregate_schema, instance_schema)
         path = out / record.path
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(durable.dumps(aggregate, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        durable.write_text(path, durable.dumps(aggregate, indent=1, ensure_ascii=False) + "\n")
         written.append(path)
         if text is not None:
-            (out / record.instances_path).write_text(text, encoding="utf-8")
+            durable.write_text(out / record.instances_path, text)
             written.append(out / record.instances_path)
     return written

@@ -254,9 +254,36 @@ def execution_fields(run: Execution) -> ExecutionFields:
                            oom_killed=run.oom_killed, duration_s=run.duration_s)
 
 
+KEPT_OUTPUT_CHARS = 16_000  # of each output stream in a record: a control character is 6 bytes of JSON (\\u0001)
+OUTPUT_CUT_MARK = "\n[... {n} bytes cut from the record ...]\n"
+
+
+@dataclass(frozen=True)
+class KeptOutput:
+    """What a record keeps of one output stream: its head and its tail, and how many bytes it held in all."""
+
+    text: str
+    dropped_bytes: int  # not in `text`: counted by the sandbox's cap, and cut here
+    total_bytes: int
+
+    @classmethod
+    def of(cls, text: str, dropped_bytes: int) -> KeptOutput:
+        """`text` (what the sandbox kept; it dropped `dropped_bytes`) within KEPT_OUTPUT_CHARS: a third head, the
+        rest tail (a traceback comes last). A model's command may print a megabyte of anything."""
+        size = len(text.encode("utf-8", errors="surrogatepass"))
+        if len(text) <= KEPT_OUTPUT_CHARS:
+            return cls(text, dropped_bytes, size + dropped_bytes)
+        head = KEPT_OUTPUT_CHARS // 3
+        tail = KEPT_OUTPUT_CHARS - head
+        middle = text[head:len(text) - tail]
+        cut = len(middle.encode("utf-8", errors="surrogatepass"))
+        kept = text[:head] + OUTPUT_CUT_MARK.format(n=cut) + text[len(text) - tail:]
+        return cls(kept, dropped_bytes + cut, size + dropped_bytes)
+
+
 @dataclass(frozen=True)
 class Command:
-    """One execution in the sandbox."""
+    """One execution in the sandbox (its outputs' heads and tails, and their sizes in all)."""
 
     purpose: str  # what it ran for: explore, install, or a step of the task's check
     argv: tuple[str, ...]
@@ -270,21 +297,29 @@ class Command:
     stderr_dropped_bytes: int = 0
     isolation: str = ""
     crash: Crash | None = None
+    stdout_bytes: int | None = None  # what the stream held in all; None in a record written before it was kept
+    stderr_bytes: int | None = None
 
     def to_json(self) -> JsonObject:
-        return {"purpose": self.purpose, "argv": list(self.argv), "exit_code": self.exit_code,
-                "timed_out": self.timed_out, "oom_killed": self.oom_killed, "duration_s": self.duration_s,
-                "stdout": self.stdout, "stderr": self.stderr, "stdout_dropped_bytes": self.stdout_dropped_bytes,
-                "stderr_dropped_bytes": self.stderr_dropped_bytes, "isolation": self.isolation,
-                "crash": self.crash.to_json() if self.crash is not None else None}
+        data: JsonObject = {
+            "purpose": self.purpose, "argv": list(self.argv), "exit_code": self.exit_code,
+            "timed_out": self.timed_out, "oom_killed": self.oom_killed, "duration_s": self.duration_s,
+            "stdout": self.stdout, "stderr": self.stderr, "stdout_dropped_bytes": self.stdout_dropped_bytes,
+            "stderr_dropped_bytes": self.stderr_dropped_bytes, "isolation": self.isolation,
+            "crash": self.crash.to_json() if self.crash is not None else None}
+        if self.stdout_bytes is not None:  # left out of an older record read back, as it was written
+            data["stdout_bytes"], data["stderr_bytes"] = self.stdout_bytes, self.stderr_bytes
+        return data
 
     @classmethod
     def of(cls, purpose: str, run: Execution, stdout: str, stderr: str, isolation: str,
            crash: Crash | None = None) -> Command:
-        """A command record of an execution; `stdout`/`stderr` are the output kept of it (all, or its tail)."""
-        return cls(purpose=purpose, **execution_fields(run), stdout=stdout, stderr=stderr,
-                   stdout_dropped_bytes=run.stdout_dropped_bytes, stderr_dropped_bytes=run.stderr_dropped_bytes,
-                   isolation=isolation, crash=crash)
+        """A command record of an execution; `stdout`/`stderr` are the output kept of it (all, or its tail),
+        of which the record keeps a bounded head and tail (KeptOutput)."""
+        out, err = KeptOutput.of(stdout, run.stdout_dropped_bytes), KeptOutput.of(stderr, run.stderr_dropped_bytes)
+        return cls(purpose=purpose, **execution_fields(run), stdout=out.text, stderr=err.text,
+                   stdout_dropped_bytes=out.dropped_bytes, stderr_dropped_bytes=err.dropped_bytes,
+                   isolation=isolation, crash=crash, stdout_bytes=out.total_bytes, stderr_bytes=err.total_bytes)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Command:
@@ -296,6 +331,7 @@ class Command:
             stderr=data.get("stderr") or "", stdout_dropped_bytes=data.get("stdout_dropped_bytes") or 0,
             stderr_dropped_bytes=data.get("stderr_dropped_bytes") or 0, isolation=data.get("isolation") or "",
             crash=Crash.from_json(crash) if isinstance(crash, Mapping) else None,
+            stdout_bytes=data.get("stdout_bytes"), stderr_bytes=data.get("stderr_bytes"),
         )
 
 

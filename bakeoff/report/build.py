@@ -156,14 +156,14 @@ def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = Non
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()
         for name, (_, svg) in plots.items():
-            (staging / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
+            durable.write_text(staging / "plots" / f"{name}.svg", svg)
         for table in (scores, *tables):
-            (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
-        (staging / "report.md").write_text(render_markdown(page), encoding="utf-8")
+            durable.write_text(staging / "tables" / f"{table.name}.csv", table.to_csv())
+        durable.write_text(staging / "report.md", render_markdown(page))
         pages = write_transcripts(records, plugin, staging)  # one page per run and review, linked from report.html
         html = link_transcripts(render_html(page), pages)
-        (staging / "report.html").write_text(html, encoding="utf-8")
-        (staging / "summary.json").write_text(durable.dumps(summary_dict([scores, *tables]), indent=1), encoding="utf-8")
+        durable.write_text(staging / "report.html", html)
+        durable.write_text(staging / "summary.json", durable.dumps(summary_dict([scores, *tables]), indent=1))
     return ReportFiles(
         folder=target,
         markdown=target / "report.md",

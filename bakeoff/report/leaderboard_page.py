@@ -84,11 +84,11 @@ def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path, refused: Seq
         (staging / "plots").mkdir()
         for tables in written_tables:
             for table in tables:
-                (staging / "tables" / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
+                durable.write_text(staging / "tables" / f"{table.name}.csv", table.to_csv())
         for name, svg in svgs.items():
-            (staging / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
-        (staging / "leaderboard.md").write_text("\n".join(parts_md), encoding="utf-8")
-        (staging / "leaderboard.html").write_text(html, encoding="utf-8")
+            durable.write_text(staging / "plots" / f"{name}.svg", svg)
+        durable.write_text(staging / "leaderboard.md", "\n".join(parts_md))
+        durable.write_text(staging / "leaderboard.html", html)
     return LeaderboardFiles(out_dir, out_dir / "leaderboard.md", out_dir / "leaderboard.html",
                             tuple(out_dir / "tables" / f"{t.name}.csv" for ts in written_tables for t in ts),
                             tuple(out_dir / "plots" / f"{n}.svg" for n in svgs))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import durable
 from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.transcript import TRANSCRIPT_DIR, render_run_transcript, transcript_name, transcript_path
 from bakeoff.report.transcript_html import esc
@@ -27,12 +28,12 @@ def write_transcripts(records: BatchRecords, plugin: TaskPlugin, report_dir: Pat
     pages: dict[str, str] = {}
     for run in records.runs:
         path = transcript_path(run.run_id)
-        (Path(report_dir) / path).write_text(render_run_transcript(run, plugin), encoding="utf-8")
+        durable.write_text(Path(report_dir) / path, render_run_transcript(run, plugin))
         pages[f"run {run.run_id}"] = path
     for source, summary in records.reviews:
         review = read_review(records.folder / source, source, summary)
         path = review_page_path(source)
-        (Path(report_dir) / path).write_text(render_review_transcript(review), encoding="utf-8")
+        durable.write_text(Path(report_dir) / path, render_review_transcript(review))
         pages[f"review {source}"] = path
     return pages
 

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from bakeoff.batchfolder.files import is_disk_full
 from bakeoff.models.base import Completion, GenerationSettings
 from bakeoff.records.parts import Capture, CompletionRecord, FileWritten
 from bakeoff.runner.conversation import Conversation
-from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text, path_failure
 from bakeoff.taskapi.context import RunContext, StageClock
 
 
@@ -77,6 +78,11 @@ def write_files(ctx: RunContext, files: dict[str, str], keep: Callable[[str], bo
             ctx.repo.write_file(path, content)
         except ValueError as exc:  # a path through a link that sandboxed code planted: not written
             written.append(FileWritten(path, len(data), None, refused=str(exc)))
+            continue
+        except OSError as exc:  # a name too long, a file where a folder is wanted: the model's path, not written
+            if is_disk_full(exc):
+                raise
+            written.append(FileWritten(path, len(data), None, refused=path_failure(path, exc)))
             continue
         written.append(FileWritten(path, len(data), hashlib.sha256(data).hexdigest()))
     return written

@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bakeoff.batchfolder.files import workspace_text
 from bakeoff.taskapi.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
 
 __all__ = ["DATA_DIR", "SCRATCH_DIR", "RunRepo", "StageCommit", "real_folder", "regular_file_inside", "remove_folder"]
@@ -30,6 +31,12 @@ _COMMITTER = {
 def encoded_text(text: str) -> bytes:
     """UTF-8, with a lone surrogate written as its \\uXXXX escape (in a Python string literal that reads back the same)."""
     return text.encode("utf-8", errors="backslashreplace")
+
+
+def path_failure(path: str, exc: OSError) -> str:
+    """Why a file call on a path the model gave failed, as the model is told it: its own path and the system's
+    words (never the host's path of the workspace)."""
+    return f"{path!r}: {exc.strerror or type(exc).__name__}"
 
 
 @dataclass(frozen=True)
@@ -150,14 +157,8 @@ class RunRepo:
         return target
 
     def read_file(self, relative: str) -> str | None:
-        """A file's text, or None; a symlink is never followed (it could point at the answer key)."""
-        try:
-            target = self._inside(relative)
-        except ValueError:
-            return None
-        if target.is_symlink() or not target.is_file():
-            return None
-        return target.read_text(encoding="utf-8", errors="replace")
+        """A file's text (a capped head of it), or None; a link is never followed (it could point at the answer key)."""
+        return workspace_text(self.path, relative)
 
     def scratch(self) -> Path:
         """The harness's scratch folder, made a real folder again if sandboxed code replaced it."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bakeoff.batchfolder.files import workspace_text
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.safe_copy import copy_submission
 from bakeoff.records import Claim
@@ -99,10 +100,7 @@ class FolderWorkspace:
         return self._path
 
     def read_file(self, relative: str) -> str | None:
-        target = self._path / relative
-        if target.is_symlink() or not target.is_file():
-            return None
-        return target.read_text(encoding="utf-8", errors="replace")
+        return workspace_text(self._path, relative)
 
     def write_file(self, relative: str, content: str) -> Path:
         """Write a file of the copy, replacing (never following) a link planted at its name."""

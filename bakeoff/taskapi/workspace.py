@@ -49,16 +49,20 @@ def regular_file_inside(root: Path, path: Path) -> bool:
     return not path.is_symlink() and path.is_file() and path.parent.resolve().is_relative_to(root.resolve())
 
 
+KEPT_OUTPUT_LIMIT = 256 << 20  # an output the host keeps: predictions or results, never gigabytes
+
+
 def keep_output(workspace: Path, produced: str, kept: Path) -> None:
     """Move a hidden run's output out of the workspace into the run folder (never into the repo).
 
     Sandboxed code wrote the workspace: the output is read from the very file found by walking `produced` from
     the workspace without following a link (durable.TrustedRoot), then removed; a link, a folder or anything
-    but a regular file there (or on the way) is removed if it can be and nothing is kept."""
+    but a regular file there (or on the way), or a file that claims more than KEPT_OUTPUT_LIMIT bytes (a sparse
+    one counts what it claims), is removed if it can be and nothing is kept."""
     kept.parent.mkdir(parents=True, exist_ok=True)
     root = durable.TrustedRoot(workspace)
     try:
-        root.copy_out(produced, kept)
+        root.copy_out(produced, kept, limit=KEPT_OUTPUT_LIMIT)
     except FileNotFoundError:
         return
     except durable.UnsafePath:

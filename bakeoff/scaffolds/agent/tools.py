@@ -11,16 +11,19 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import durable
+from bakeoff.batchfolder.files import is_disk_full
 from bakeoff.models.tools import ToolSpec
 from bakeoff.records import CaptureReason, ToolResult
 from bakeoff.runner.modelcall import write_files
-from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text, regular_file_inside
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text, path_failure
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.taskapi.context import RunContext, StageClock, command_record, crash_of, output_for_model, shorten
+from bakeoff.textsafe import valid_text
 
 RUN, WRITE, READ, LIST, SUBMIT = "run", "write_file", "read_file", "list_files", "submit"
 RUN_PURPOSE = "agent_run"  # a command record's purpose for an agent's own command
@@ -70,10 +73,23 @@ class Workplace:
 MAX_COMMAND_CHARS = 100_000  # a shell command; a file goes through write_file
 
 
+def _not_unicode(text: str) -> bool:
+    """A lone surrogate (the JSON escape "\\udcff" in a plain-ASCII call): no UTF-8 text, no name on any page."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _unfit(arguments: Mapping[str, Any]) -> str | None:
-    """Text no command or path can hold (a NUL character), or a command too long for a command line."""
-    if any(isinstance(value, str) and "\x00" in value for key, value in arguments.items() if key != "content"):
+    """Text no command or path can hold (a NUL character, a lone surrogate), or a command too long for a command
+    line. A file's content may hold a lone surrogate: it is written as its \\uXXXX escape."""
+    names = [value for key, value in arguments.items() if key != "content" and isinstance(value, str)]
+    if any("\x00" in value for value in names):
         return "an argument holds a NUL character"
+    if any(_not_unicode(value) for value in names):
+        return "an argument holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text"
     command = arguments.get("command")
     if isinstance(command, str) and len(command) > MAX_COMMAND_CHARS:
         return f"the command is {len(command)} characters long; write a script with write_file and run that"
@@ -87,6 +103,16 @@ def call_tool(place: Workplace, name: str, arguments: Mapping[str, Any], remaini
         return refused(name, CaptureReason.BAD_ARGUMENTS, unfit)
     if name == RUN:
         return _run(place, str(arguments["command"]), remaining_wall_s)
+    try:
+        result = _file_call(place, name, arguments)
+    except (OSError, UnicodeError, durable.UnsafePath) as exc:  # the model's names and files: its failure
+        if isinstance(exc, OSError) and is_disk_full(exc):
+            raise  # the batch's disk is full: the harness's, as ever
+        return ToolResult(name, False, f"This call failed: {_failure(arguments, exc)}")
+    return replace(result, shown=valid_text(result.shown))
+
+
+def _file_call(place: Workplace, name: str, arguments: Mapping[str, Any]) -> ToolResult:
     if name == WRITE:
         return _write(place, str(arguments["path"]), str(arguments["content"]))
     if name == READ:
@@ -94,6 +120,16 @@ def call_tool(place: Workplace, name: str, arguments: Mapping[str, Any], remaini
     if name == LIST:
         return _list(place)
     return ToolResult(SUBMIT, True, "Submitted: the workspace is graded as it is now.")
+
+
+def _failure(arguments: Mapping[str, Any], exc: Exception) -> str:
+    """What went wrong, in the model's own path and the system's words (never a host path)."""
+    path = str(arguments.get("path", ""))
+    if isinstance(exc, OSError):
+        return path_failure(path, exc)
+    if isinstance(exc, durable.UnsafePath):
+        return f"{path!r} is not a regular file reached without a link"
+    return f"{path!r}: not valid text ({type(exc).__name__})"
 
 
 def refused(name: str, problem: CaptureReason, detail: str) -> ToolResult:
@@ -154,15 +190,12 @@ def _read(place: Workplace, path: str) -> ToolResult:
             text = handle.read(limit + 1)
         shown = text[:limit] + (f"\n[... the file goes on: {source.stat().st_size} bytes in all ...]" if len(text) > limit else "")
         return ToolResult(READ, True, shown)
-    root = place.ctx.repo.path
-    normal = os.path.normpath(path)
-    target = root / normal
-    if normal.startswith(("/", "..")) or not regular_file_inside(root, target):  # never through a planted link
+    try:  # never through a planted link; a capped head (sandboxed code may have written gigabytes, or claimed them)
+        head = durable.TrustedRoot(place.ctx.repo.path).read_head(os.path.normpath(path), 4 * limit)
+    except (FileNotFoundError, NotADirectoryError, durable.UnsafePath):
         return ToolResult(READ, False, f"No such file: {path} (list_files shows what there is).")
-    size = target.stat().st_size
-    with open(target, encoding="utf-8", errors="replace") as handle:  # sandboxed code may have written gigabytes
-        found = handle.read(min(size, 4 * limit) + 1)
-    note = f"\n[... {size} bytes in all: the middle is cut ...]" if size > 4 * limit else ""
+    found = head.data.decode("utf-8", errors="replace")
+    note = f"\n[... {head.size} bytes in all: the middle is cut ...]" if head.cut else ""
     return ToolResult(READ, True, (shorten(found, limit) + note) or "(the file is empty)")
 
 
