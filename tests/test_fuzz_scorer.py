@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
-from fuzz_support import FUZZ
+from fuzz_support import FUZZ, Reach, hostile_names, hostile_number_texts, mutated_bytes
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,20 +38,83 @@ def _finite_everywhere(value) -> bool:
     return True
 
 
-CSV_PIECES = ["id,label", "label,id", "\n", "\r\n", ",", "a", "b", "c", "0", "1", "2", " 1 ", '"', '"a,b"', "\x00",
-              "\ufeff", "id", "label", "x" * 300, "\xff"]
+ANSWER_KEY = {"a": 1, "b": 0, "c": 1, "d": 0}
+CSV_CHANGES = ("none", "reorder", "crlf", "bom", "quote", "id", "label", "header", "delete", "duplicate", "column",
+               "bytes")
+
+
+@st.composite
+def predictions_files(draw: st.DrawFn) -> tuple[bytes, str, dict[str, int] | None]:
+    """(a predictions file, its change, the labels it predicts when the change keeps them plain, else None).
+
+    Valid: the header `id,label` and one 0/1 row per id of the answer key; then one change: rows reordered,
+    CRLF line ends, a BOM, quoted cells; or a hostile id, label or header cell, a row dropped or repeated, a
+    third column, a hostile byte string in place of a line.
+    """
+    labels = {key: draw(st.sampled_from([0, 1])) for key in ANSWER_KEY}
+    rows = [["id", "label"]] + [[key, str(label)] for key, label in labels.items()]
+    change = draw(st.sampled_from(CSV_CHANGES))
+    plain: dict[str, int] | None = labels
+    end, prefix = "\n", ""
+    if change == "reorder":
+        rows[1:] = draw(st.permutations(rows[1:]))
+    elif change == "crlf":
+        end = "\r\n"
+    elif change == "bom":
+        prefix = "\ufeff"
+    elif change == "quote":
+        rows = [[f'"{cell}"' for cell in row] for row in rows]
+    else:
+        plain = None
+        line = draw(st.integers(1, len(rows) - 1))
+        if change == "id":
+            rows[line][0] = draw(hostile_names)
+        elif change == "label":
+            rows[line][1] = draw(hostile_number_texts)
+        elif change == "header":
+            rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
+        elif change == "delete":
+            del rows[line]
+        elif change == "duplicate":
+            rows.insert(line, list(rows[line]))
+        elif change == "column":
+            rows = [row + [draw(hostile_names)] for row in rows]
+    text = prefix + "".join(",".join(row) + end for row in rows)
+    if change == "bytes":
+        return draw(mutated_bytes(text.encode()))[0], change, None
+    return text.encode("utf-8", "surrogatepass"), change, plain
+
+
+def _f1(truth: dict[str, int], predicted: dict[str, int]) -> float:
+    """F1 of the positive class, counted here from the two label maps (independent of the scorer)."""
+    tp = sum(truth[k] == 1 and predicted[k] == 1 for k in truth)
+    fp = sum(truth[k] == 0 and predicted[k] == 1 for k in truth)
+    fn = sum(truth[k] == 1 and predicted[k] == 0 for k in truth)
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(CSV_PIECES) | st.text(max_size=5), max_size=40).map("".join) | st.binary(max_size=200))
-def test_any_predictions_file_gets_a_score_or_a_named_error(tmp_path, content):
-    answers = tmp_path / "answers.csv"
-    answers.write_text("id,label\na,1\nb,0\nc,1\n")
-    predictions = tmp_path / "predictions.csv"
-    predictions.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass"))
+@given(case=predictions_files())
+def _fuzz_predictions(reach: Reach, folder: Path, case) -> None:
+    content, change, plain = case
+    answers = folder / "answers.csv"
+    answers.write_text("id,label\n" + "".join(f"{k},{v}\n" for k, v in ANSWER_KEY.items()))
+    predictions = folder / "predictions.csv"
+    predictions.write_bytes(content)
     score = score_files(predictions, answers)
+    reach.saw(score.error is None, score.error or change)
     assert score.error is None or score.error in ERROR_NAMES
     assert 0.0 <= score.f1 <= 1.0 and _finite_everywhere(_strict(durable.dumps(score.to_dict())))
+    if score.error is None:
+        assert score.n == len(ANSWER_KEY) and score.tp + score.fp + score.fn + score.tn == len(ANSWER_KEY)
+    if plain is not None:  # a change that keeps every id and label plain must not change the grade
+        assert score.error is None and score.f1 == _f1(ANSWER_KEY, plain)
+
+
+def test_any_predictions_file_gets_a_score_or_a_named_error(tmp_path):
+    reach = Reach("predictions file")
+    _fuzz_predictions(reach, tmp_path)
+    reach.check()
 
 
 numbers = (st.floats() | st.integers() | st.integers(min_value=10**90, max_value=10**500)
@@ -86,14 +150,68 @@ def test_any_interval_results_are_graded_or_named_and_the_output_is_finite_json(
     assert _finite_everywhere(_strict(durable.dumps(report)))
 
 
+plain_names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+# A value is what the grader trusts most: it is changed three times as often as any other part.
+TRUTH_CHANGES = ("none", "reorder", "crlf", "bom", "name", "value", "value", "value", "header", "delete", "duplicate",
+                 "column", "bytes")
+
+
+@st.composite
+def truth_files(draw: st.DrawFn) -> tuple[bytes, str, str | None]:
+    """(a truth file, its change, the text of the value it replaced, if that was the change).
+
+    Valid: the header `experiment,effect` and rows of plain names and finite values; then one change: rows
+    reordered, CRLF, a BOM; or a hostile name, value or header cell, a row dropped or repeated, a third column,
+    a byte-level change.
+    """
+    names = draw(st.lists(plain_names, min_size=1, max_size=4, unique=True))
+    rows = [["experiment", "effect"]] + [[name, repr(draw(st.floats(-1e6, 1e6)))] for name in names]
+    change = draw(st.sampled_from(TRUTH_CHANGES))
+    end, prefix, value = "\n", "", None
+    line = draw(st.integers(1, len(rows) - 1))
+    if change == "reorder":
+        rows[1:] = draw(st.permutations(rows[1:]))
+    elif change == "crlf":
+        end = "\r\n"
+    elif change == "bom":
+        prefix = "\ufeff"
+    elif change == "name":
+        rows[line][0] = draw(hostile_names)
+    elif change == "value":
+        rows[line][1] = value = draw(hostile_number_texts)
+    elif change == "header":
+        rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
+    elif change == "delete":
+        del rows[line]
+    elif change == "duplicate":
+        rows.insert(line, list(rows[line]))
+    elif change == "column":
+        rows = [row + [draw(hostile_names)] for row in rows]
+    text = prefix + "".join(",".join(row) + end for row in rows)
+    if change == "bytes":
+        return draw(mutated_bytes(text.encode()))[0], change, None
+    return text.encode("utf-8", "surrogatepass"), change, value
+
+
 @FUZZ
-@given(st.lists(st.sampled_from(["experiment,effect", "\n", "e1", "e2", ",", "0.01", "1e999", "nan", "1.7e308", "../x",
-                                 ".hidden", "", " "]) | st.text(max_size=4), max_size=20).map("".join))
-def test_any_truth_file_is_read_or_refused_by_name(tmp_path, text):
-    path = tmp_path / "truth.csv"
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+@given(case=truth_files())
+def _fuzz_truth(reach: Reach, folder: Path, case) -> None:
+    content, change, value = case
+    path = folder / "truth.csv"
+    path.write_bytes(content)
     try:
         truth = read_truth(path)
     except TruthFileError:
+        reach.saw(False, change)
         return
+    reach.saw(True, change)
     assert truth and all(math.isfinite(v) and abs(v) <= 1e100 for v in truth.values())
+    assert all(name and "/" not in name and not name.startswith(".") for name in truth)
+    if value is not None:  # a replaced value that was accepted is the number its text says
+        assert float(value) in truth.values()
+
+
+def test_any_truth_file_is_read_or_refused_by_name(tmp_path):
+    reach = Reach("truth file")
+    _fuzz_truth(reach, tmp_path)
+    reach.check()
