@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 import durable
 from bakeoff.batchfolder.records import read_typed
 from bakeoff.errors import BakeoffError
-from bakeoff.models.transcript import read_answers
+from bakeoff.models.base import Completion, Message
+from bakeoff.models.tools import ToolCall
+from bakeoff.models.transcript import read_answers, transcript_line
 from bakeoff.records import AnalysisRecord, BatchRecord, RunRecord, StageRecord
 from bakeoff.review.importer import read_cells
 from bakeoff.runner.plan import LIMIT_MAXIMA, MAX_RUNS, Plan, plan_from_mapping, read_plan_toml
@@ -211,15 +213,59 @@ def test_a_notebook_of_any_shape_reads_or_is_a_named_error(data):
     assert isinstance(cells, list) and all(isinstance(cell, dict) for cell in cells)
 
 
+def _transcript_lines() -> list[dict]:
+    """Lines as a run's transcript writes them (bakeoff.models.transcript.transcript_line): an answer, one that
+    reasoned, an agent's step with tool calls, a failed turn."""
+    def answer(text: str, **fields) -> Completion:
+        return Completion(text=text, finish_reason="stop", prompt_tokens=12, completion_tokens=5, prompt_seconds=0.1,
+                          generation_seconds=0.2, backend="scripted:x", **fields)
+
+    ask = [Message("user", "Write train.py")]
+    return [transcript_line("implement#1", answer("# file: train.py\n```python\nprint(1)\n```\n"), ask),
+            transcript_line("decide#1", answer("Metric: F1.", reasoning="Spam is rare.", reasoning_tokens=3), ask),
+            transcript_line("agent#2", answer("", tool_calls=(ToolCall("run", '{"command": "ls"}', "c1"),)), ask),
+            transcript_line("explore#1", Completion.failure("scripted:x", "the engine died", "backend_error"))]
+
+
+TRANSCRIPT = _transcript_lines()
+
+
+@st.composite
+def scripted_files(draw: st.DrawFn) -> tuple[bytes, str, list[dict]]:
+    """(a scripted answers file, its change, the lines it was made of): one to four transcript lines, then one
+    line changed as JSON, or the file changed as bytes."""
+    lines = draw(st.lists(st.sampled_from(TRANSCRIPT), min_size=1, max_size=4))
+    if draw(st.booleans()):
+        content, change = draw(mutated_bytes("".join(durable.dumps(line) + "\n" for line in lines).encode()))
+        return content, change, lines
+    which = draw(st.integers(0, len(lines) - 1))
+    changed, change = draw(mutated_json(lines[which]))
+    texts = [json.dumps(changed if n == which else line) for n, line in enumerate(lines)]
+    return "\n".join(texts).encode("utf-8", "surrogatepass"), change, lines
+
+
 @FUZZ
-@given(st.lists(st.one_of(VALUES.map(json.dumps), st.text(max_size=30)), max_size=5))
-def test_a_scripted_answer_file_of_any_lines_reads_or_is_a_named_error(lines):
-    path = _file("\n".join(lines).encode("utf-8", errors="surrogatepass"))
+@given(case=scripted_files())
+def _fuzz_scripted_answers(reach: Reach, folder: Path, case) -> None:
+    content, change, lines = case
+    path = folder / "answers.jsonl"
+    path.write_bytes(content)
     try:
         answers = read_answers(path)
-    except BakeoffError:
+    except BakeoffError as exc:
+        reach.saw(False, type(exc).__name__)
         return
-    assert all(isinstance(a.text, str) for a in answers)
+    reach.saw(True, change.split()[0])
+    assert all(isinstance(a.text, str) and isinstance(a.finish_reason, str) for a in answers)
+    assert all(isinstance(call.name, str) and isinstance(call.arguments, str) for a in answers for call in a.tool_calls or ())
+    if change.split()[0] in ("none", "reorder", "spaces", "trailing"):  # changes that leave every line's meaning
+        assert [(a.key, a.text, a.error) for a in answers] == [(line["key"], line["text"], line["error"]) for line in lines]
+
+
+def test_a_scripted_answer_file_of_any_lines_reads_or_is_a_named_error(tmp_path):
+    reach = Reach("scripted answers")
+    _fuzz_scripted_answers(reach, tmp_path)
+    reach.check()
 
 
 def test_deep_nesting_and_huge_numbers_are_named_in_each_reader(tmp_path):
