@@ -45,8 +45,8 @@ HOSTILE_NUMBER_LIST = [*NON_FINITE_TEXTS,
 hostile_number_texts = (st.sampled_from(NON_FINITE_TEXTS) | st.sampled_from(HOSTILE_NUMBER_LIST)
                         | st.text(alphabet="0123456789.-+eE_x ", max_size=8))
 # Values a JSON or TOML document can hold where a reader expects another kind (or the same kind, out of range).
-HOSTILE_VALUE_LIST: list[Any] = [None, True, False, 0, -1, 1, 2**31, 2**63, 2**64, -(2**63) - 1, 10**30, -0.0, 0.5,
-                                 1.7e308, -1.7e308, 1e-320, float("nan"), float("inf"), "", "x" * 2000, [], {}, [None],
+HOSTILE_VALUE_LIST: list[Any] = [None, True, False, 0, -1, 1, 2**31, 2**63, 2**64, -(2**63) - 1, 10**30, 10**400, -0.0,
+                                 0.5, 1e100, 1e101, 1.7e308, -1.7e308, 1e-320, float("nan"), float("inf"), "", "x" * 2000, [], {}, [None],
                                  {"": None}, [[[[]]]], {"schema": None}, ["a", 1], {"a": {"b": {"c": []}}}]
 hostile_values = (st.sampled_from(HOSTILE_VALUE_LIST) | hostile_names | hostile_number_texts | st.integers()
                   | st.floats(allow_nan=False) | st.lists(st.integers(), max_size=3))

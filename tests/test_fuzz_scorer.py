@@ -11,7 +11,7 @@ import json
 import math
 from pathlib import Path
 
-from fuzz_support import FUZZ, Reach, hostile_names, hostile_number_texts, mutated_bytes
+from fuzz_support import FUZZ, Reach, hostile_names, hostile_number_texts, mutated_bytes, mutated_json
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -117,37 +117,47 @@ def test_any_predictions_file_gets_a_score_or_a_named_error(tmp_path):
     reach.check()
 
 
-numbers = (st.floats() | st.integers() | st.integers(min_value=10**90, max_value=10**500)
-           | st.sampled_from([1.7e308, -1.7e308, 1e100, 1e101, 0.0, -0.0, True, None, "0.1", [], {}]))
-results = st.fixed_dictionaries({}, optional={"effect": numbers, "ci_low": numbers, "ci_high": numbers,
-                                              "notes": st.recursive(st.none(), lambda x: st.lists(x, max_size=2),
-                                                                    max_leaves=50)})
-RESULT_PIECES = ['{"effect": ', '"ci_low": ', '"ci_high": ', "}", ",", "1e999", "NaN", "-Infinity", "9" * 120, "0.01",
-                 "[", "]", '"', "\xff", " "]
+@st.composite
+def valid_results(draw: st.DrawFn) -> dict:
+    """An interval result a submission writes: a finite effect inside a finite, ordered interval."""
+    low, high = sorted(draw(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=2)))
+    return {"effect": draw(st.floats(low, high)), "ci_low": low, "ci_high": high}
 
 
-def _raw(result) -> bytes:
-    if isinstance(result, bytes):
-        return result
-    if isinstance(result, str):
-        return result.encode("utf-8", "surrogatepass")
-    return json.dumps(result).encode()  # Python's writer: it writes NaN and Infinity, as a hostile one would
+@st.composite
+def result_files(draw: st.DrawFn) -> tuple[bytes, str]:
+    """(a result file, its change): a valid result with one part changed as JSON (written by Python's writer, NaN and
+    Infinity included, as a hostile one would), or its bytes changed."""
+    valid = draw(valid_results())
+    if draw(st.booleans()):
+        return draw(mutated_bytes(durable.dumps(valid, indent=1).encode()))
+    changed, change = draw(mutated_json(valid))
+    return json.dumps(changed).encode(), change
 
 
 @FUZZ
-@given(st.lists(results | st.lists(st.sampled_from(RESULT_PIECES), max_size=12).map("".join) | st.binary(max_size=80),
-                min_size=1, max_size=4), st.floats(0.01, 0.99))
-def test_any_interval_results_are_graded_or_named_and_the_output_is_finite_json(tmp_path, contents, level):
+@given(contents=st.lists(result_files(), min_size=1, max_size=4), level=st.floats(0.01, 0.99))
+def _fuzz_interval_results(reach: Reach, folder: Path, contents, level) -> None:
     graded = []
-    for index, result in enumerate(contents):
-        path = tmp_path / f"e{index}.json"
-        path.write_bytes(_raw(result))
+    for index, (content, change) in enumerate(contents):
+        path = folder / f"e{index}.json"
+        path.write_bytes(content)
         score = grade_one(f"e{index}", 0.01, path)
+        reach.saw(score.error is None, score.error or change)
         assert (score.result is None) == (score.error is not None)
         assert score.error is None or score.error in RESULT_ERROR_NAMES
+        if score.result is not None:
+            assert score.result.ci_low <= score.result.ci_high
+            assert all(math.isfinite(v) for v in (score.result.effect, score.result.ci_low, score.result.ci_high))
         graded.append(score)
     report = score_experiments(graded, level).to_dict()
     assert _finite_everywhere(_strict(durable.dumps(report)))
+
+
+def test_any_interval_results_are_graded_or_named_and_the_output_is_finite_json(tmp_path):
+    reach = Reach("interval results")
+    _fuzz_interval_results(reach, tmp_path)
+    reach.check()
 
 
 plain_names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
