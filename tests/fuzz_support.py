@@ -1,7 +1,9 @@
 """The one budget every fuzz test runs under, the hostile values they share, and how each proves its reach.
 
 Each reader of untrusted bytes is fuzzed with the same property: a valid result or the reader's named error,
-never another exception. `FUZZ` is the example budget CI runs (the examples are the same on every run);
+never another exception. `FUZZ` is the example budget CI runs (the examples are the same on every run of one tree;
+hypothesis also draws from the literal constants of the local code it has imported, so a change to the code can
+change them: hence a reach asserted with room, not an example list pinned);
 `deadline=None` because a busy 2-core machine must not turn a slow example into a failure: the bounds on
 time are properties of the readers themselves (linear parsing, caps), tested apart without a clock.
 
