@@ -111,11 +111,14 @@ def _name_from_label_line(line: str, meter: WorkMeter | None = None) -> str | No
     stripped = _bounded(line, meter)
     if stripped is None:
         return None
-    plain = _HEADING_PREFIX.sub("", stripped)
-    plain = plain.strip("*_ ").rstrip(":").strip("*_` ")
-    plain = _LABEL.sub("", plain).strip("*_` ")
-    if is_file_name(plain):
-        return plain
+    # Emphasis marks around the name go; underscores only when the name is not one without them, since a
+    # name's own underscores are part of it ("### __init__.py" names __init__.py; "_train.py_" train.py).
+    for marks in ("*` ", "*_` "):
+        plain = _HEADING_PREFIX.sub("", stripped)
+        plain = plain.strip(marks.replace("`", "")).rstrip(":").strip(marks)
+        plain = _LABEL.sub("", plain).strip(marks)
+        if is_file_name(plain):
+            return plain
     named = [token for token in _BACKTICKED.findall(stripped) if is_file_name(token)]
     if stripped.rstrip("*_ ").endswith(":") and len(set(named)) == 1:
         return named[0]

@@ -127,6 +127,15 @@ def test_numbers_that_would_overflow_the_grade_are_named_errors_of_that_result(t
     assert report["errors"] == {name: 1} and report["experiments"][0]["winkler"] is None
 
 
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan", "inf", "-inf", "Infinity", "-Infinity", "1e999", "-1e999"])
+def test_a_truth_that_is_not_a_finite_number_is_refused(tmp_path, value):
+    """float() reads each of these; a truth of NaN would make every interval miss it and a Winkler score NaN."""
+    path = tmp_path / "truth.csv"
+    path.write_text(f"experiment,effect\ne1,0.5\ne2,{value}\n", encoding="utf-8")
+    with pytest.raises(TruthFileError, match="line 3: effect .* is not a finite number"):
+        read_truth(path)
+
+
 def test_a_truth_beyond_the_magnitude_cap_is_the_graders_fault(tmp_path):
     path = tmp_path / "truth.csv"
     path.write_text("experiment,effect\ne1,1.7e308\n", encoding="utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bakeoff.answers import extract_blocks, extract_files, is_file_name, parse_expected_f1
 
 
@@ -35,6 +37,13 @@ def test_heading_and_bold_label_before_fence():
     )
     files = extract_files(text)
     assert files == {"train.py": "a = 1\n", "predict.py": "b = 2\n", "requirements.txt": "pandas\nscikit-learn\n"}
+
+
+def test_a_label_keeps_the_underscores_of_the_name_it_gives():
+    """Emphasis marks around a name go, the name's own underscores stay (found by the answer fuzz, issue 35)."""
+    for label, name in (("### __init__.py", "__init__.py"), ("**File: _private.py**", "_private.py"),
+                        ("`__main__.py`:", "__main__.py"), ("_train.py_", "train.py"), ("**_a.py_**", "a.py")):
+        assert extract_files(f"{label}\n```python\nx = 1\n```\n") == {name: "x = 1\n"}, label
 
 
 def test_prose_with_one_backticked_name_ending_in_colon():
@@ -81,6 +90,26 @@ def test_strict_file_names():
     assert is_file_name("train.py") and is_file_name("src/a_b-c.py") and is_file_name("Dockerfile")
     for bad in ("/etc/passwd.txt", "../x.py", "a/../b.py", "my file.py", "python", "train", ""):
         assert not is_file_name(bad), bad
+
+
+LABEL_LINES = ["### {}", "**File: {}**", "File: {}", "1. `{}`:", "Now save this as `{}`:", "{}:", "- {}", "## `{}`"]
+ESCAPING_NAMES = ["../x.py", "../../etc/cron.py", "/etc/passwd.txt", "/abs.py", "a/../b.py", "./../x.py", "..", "/"]
+
+
+@pytest.mark.parametrize("label", LABEL_LINES)
+def test_a_label_line_names_the_block_after_it(label):
+    """The other half of the next test: each label shape is read, so a refusal below is the name's, not the shape's."""
+    text = "Here it is.\n" + label.format("src/train.py") + "\n```python\nfit()\n```\n"
+    assert extract_files(text) == {"src/train.py": "fit()\n"}
+
+
+@pytest.mark.parametrize("name", ESCAPING_NAMES)
+@pytest.mark.parametrize("label", LABEL_LINES)
+def test_a_label_line_never_names_a_file_outside_the_workspace(label, name):
+    """The parser's own guard, tested alone: the runner refuses such a write again, but each layer must hold."""
+    text = "Here it is.\n" + label.format(name) + "\n```python\nfit()\n```\n"
+    [block] = extract_blocks(text)
+    assert block.name is None and extract_files(text) == {}
 
 
 def test_expected_f1_plain_and_decorated():

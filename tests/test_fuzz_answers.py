@@ -7,7 +7,7 @@ from the text, a verdict for every requirement line), never an exception.
 
 from __future__ import annotations
 
-from fuzz_support import FUZZ
+from fuzz_support import FUZZ, Reach, hostile_names
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,13 +33,64 @@ answers = st.lists(st.sampled_from(ANSWER_PIECES) | st.text(max_size=8), max_siz
 formats = st.sampled_from(list(ReasoningFormat))
 
 
+plain_file_names = st.from_regex(r"([a-z_][a-z0-9_]{0,6}/)?[a-z_][a-z0-9_]{0,8}\.(py|txt|toml|md)", fullmatch=True)
+# Where an answer says a block's name: a label line above the fence, the block's first line, the fence's info.
+NAME_FORMS = {"heading": "### {}\n```python\n", "bold": "**File: {}**\n```\n", "backticked": "Save this as `{}`:\n```python\n",
+              "colon": "{}:\n```\n", "comment": "```python\n# file: {}\n", "info": "```python {}\n",
+              "title": '```python title="{}"\n'}
+LABEL_FORMS = ("heading", "bold", "backticked", "colon")
+BODY_LINES = ["import os", "x = 1", "print('x')", "def f():", "    return 2", "# a comment", "", "EXPECTED_F1: 0.8"]
+# The name is what a hostile answer aims at: it is changed three times as often as any other part.
+ANSWER_CHANGES = ("none", "crlf", "claim", "name", "name", "name", "fence", "body", "unclosed", "detached")
+ESCAPING_NAMES = ["../x.py", "../../etc/cron.py", "/etc/passwd.txt", "/abs.py", "a/../b.py", "./../x.py"]
+
+
+@st.composite
+def answers_with_a_file(draw: st.DrawFn) -> tuple[str, str, str, str]:
+    """(an answer, its change, the file name it was written with, the file's content).
+
+    Valid: a line of prose, the file's name in one of NAME_FORMS, a fence, a body of code, the closing fence.
+    Then one change: CRLF line ends, a claim line after it; or a hostile name (three times as often, since the
+    name is what an attack aims at), a hostile fence or body line, the block left open, the label line
+    separated from the fence by prose.
+    """
+    form = draw(st.sampled_from(sorted(NAME_FORMS)))
+    name = draw(plain_file_names)
+    body = "".join(line + "\n" for line in draw(st.lists(st.sampled_from(BODY_LINES), min_size=1, max_size=5)))
+    body = body if body.strip() else "x = 1\n" + body
+    change = draw(st.sampled_from(ANSWER_CHANGES))
+    opening, closing, prose = NAME_FORMS[form], "```\n", "Here it is.\n"
+    if change == "name":
+        name = draw(st.sampled_from(ESCAPING_NAMES) | hostile_names)
+    elif change == "fence":
+        closing = draw(st.sampled_from(["``\n", "~~~\n", "```python\n", "  ```\n", " ```` x\n", "\x00```\n"]))
+    elif change == "body":
+        body += draw(st.sampled_from(ANSWER_PIECES) | st.text(max_size=8)) + "\n"
+    elif change == "unclosed":
+        closing = ""
+    elif change == "detached" and form in LABEL_FORMS:
+        opening = opening.replace("\n", "\nSome words between.\n\n\n", 1)
+    text = prose + opening.format(name) + body + closing
+    if change == "claim":
+        text += "EXPECTED_F1: 0.75\n"
+    if change == "crlf":
+        text = text.replace("\n", "\r\n")
+    return text, f"{change} ({form})", name, body
+
+
 @FUZZ
-@given(answers)
-def test_any_answer_parses_to_plain_files_and_a_claim_in_range(text):
+@given(case=answers_with_a_file())
+def _fuzz_answer_files(reach: Reach, case) -> None:
+    text, change, name, body = case
     files = extract_files(text)
-    for name, content in files.items():
-        assert is_file_name(name) and not name.startswith("/") and ".." not in name.split("/")
+    reach.saw(bool(files), change)
+    for found, content in files.items():
+        assert is_file_name(found) and not found.startswith("/") and ".." not in found.split("/")
         assert content.strip()
+    if not is_file_name(name):
+        assert name not in files  # a name that is not a plain relative file name never names a file
+    if change.split()[0] in ("none", "crlf", "claim"):  # changes that leave the file as it was
+        assert files == {name: body}
     for block in extract_blocks(text):
         assert block.start_line >= 1
     claim = parse_expected_f1(text)
@@ -48,6 +99,12 @@ def test_any_answer_parses_to_plain_files_and_a_claim_in_range(text):
                             generation_seconds=0.0, backend="fuzz")
     for expect in ("code", "verdict", "text"):
         assert audit(completion, expect=expect).status in ("captured", "uncaptured", "unusable")
+
+
+def test_any_answer_parses_to_plain_files_and_a_claim_in_range():
+    reach = Reach("answer -> files")
+    _fuzz_answer_files(reach)
+    reach.check()
 
 
 @FUZZ

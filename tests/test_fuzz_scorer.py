@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
-from fuzz_support import FUZZ
+from fuzz_support import FUZZ, Reach, hostile_names, hostile_number_texts, mutated_bytes, mutated_json
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,63 +38,190 @@ def _finite_everywhere(value) -> bool:
     return True
 
 
-CSV_PIECES = ["id,label", "label,id", "\n", "\r\n", ",", "a", "b", "c", "0", "1", "2", " 1 ", '"', '"a,b"', "\x00",
-              "\ufeff", "id", "label", "x" * 300, "\xff"]
+ANSWER_KEY = {"a": 1, "b": 0, "c": 1, "d": 0}
+CSV_CHANGES = ("none", "reorder", "crlf", "bom", "quote", "id", "label", "header", "delete", "duplicate", "column",
+               "bytes")
+
+
+@st.composite
+def predictions_files(draw: st.DrawFn) -> tuple[bytes, str, dict[str, int] | None]:
+    """(a predictions file, its change, the labels it predicts when the change keeps them plain, else None).
+
+    Valid: the header `id,label` and one 0/1 row per id of the answer key; then one change: rows reordered,
+    CRLF line ends, a BOM, quoted cells; or a hostile id, label or header cell, a row dropped or repeated, a
+    third column, a hostile byte string in place of a line.
+    """
+    labels = {key: draw(st.sampled_from([0, 1])) for key in ANSWER_KEY}
+    rows = [["id", "label"]] + [[key, str(label)] for key, label in labels.items()]
+    change = draw(st.sampled_from(CSV_CHANGES))
+    plain: dict[str, int] | None = labels
+    end, prefix = "\n", ""
+    if change == "reorder":
+        rows[1:] = draw(st.permutations(rows[1:]))
+    elif change == "crlf":
+        end = "\r\n"
+    elif change == "bom":
+        prefix = "\ufeff"
+    elif change == "quote":
+        rows = [[f'"{cell}"' for cell in row] for row in rows]
+    else:
+        plain = None
+        line = draw(st.integers(1, len(rows) - 1))
+        if change == "id":
+            rows[line][0] = draw(hostile_names)
+        elif change == "label":
+            rows[line][1] = draw(hostile_number_texts)
+        elif change == "header":
+            rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
+        elif change == "delete":
+            del rows[line]
+        elif change == "duplicate":
+            rows.insert(line, list(rows[line]))
+        elif change == "column":
+            rows = [row + [draw(hostile_names)] for row in rows]
+    text = prefix + "".join(",".join(row) + end for row in rows)
+    if change == "bytes":
+        return draw(mutated_bytes(text.encode()))[0], change, None
+    return text.encode("utf-8", "surrogatepass"), change, plain
+
+
+def _f1(truth: dict[str, int], predicted: dict[str, int]) -> float:
+    """F1 of the positive class, counted here from the two label maps (independent of the scorer)."""
+    tp = sum(truth[k] == 1 and predicted[k] == 1 for k in truth)
+    fp = sum(truth[k] == 0 and predicted[k] == 1 for k in truth)
+    fn = sum(truth[k] == 1 and predicted[k] == 0 for k in truth)
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(CSV_PIECES) | st.text(max_size=5), max_size=40).map("".join) | st.binary(max_size=200))
-def test_any_predictions_file_gets_a_score_or_a_named_error(tmp_path, content):
-    answers = tmp_path / "answers.csv"
-    answers.write_text("id,label\na,1\nb,0\nc,1\n")
-    predictions = tmp_path / "predictions.csv"
-    predictions.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass"))
+@given(case=predictions_files())
+def _fuzz_predictions(reach: Reach, folder: Path, case) -> None:
+    content, change, plain = case
+    answers = folder / "answers.csv"
+    answers.write_text("id,label\n" + "".join(f"{k},{v}\n" for k, v in ANSWER_KEY.items()))
+    predictions = folder / "predictions.csv"
+    predictions.write_bytes(content)
     score = score_files(predictions, answers)
+    reach.saw(score.error is None, score.error or change)
     assert score.error is None or score.error in ERROR_NAMES
     assert 0.0 <= score.f1 <= 1.0 and _finite_everywhere(_strict(durable.dumps(score.to_dict())))
+    if score.error is None:
+        assert score.n == len(ANSWER_KEY) and score.tp + score.fp + score.fn + score.tn == len(ANSWER_KEY)
+    if plain is not None:  # a change that keeps every id and label plain must not change the grade
+        assert score.error is None and score.f1 == _f1(ANSWER_KEY, plain)
 
 
-numbers = (st.floats() | st.integers() | st.integers(min_value=10**90, max_value=10**500)
-           | st.sampled_from([1.7e308, -1.7e308, 1e100, 1e101, 0.0, -0.0, True, None, "0.1", [], {}]))
-results = st.fixed_dictionaries({}, optional={"effect": numbers, "ci_low": numbers, "ci_high": numbers,
-                                              "notes": st.recursive(st.none(), lambda x: st.lists(x, max_size=2),
-                                                                    max_leaves=50)})
-RESULT_PIECES = ['{"effect": ', '"ci_low": ', '"ci_high": ', "}", ",", "1e999", "NaN", "-Infinity", "9" * 120, "0.01",
-                 "[", "]", '"', "\xff", " "]
+def test_any_predictions_file_gets_a_score_or_a_named_error(tmp_path):
+    reach = Reach("predictions file")
+    _fuzz_predictions(reach, tmp_path)
+    reach.check()
 
 
-def _raw(result) -> bytes:
-    if isinstance(result, bytes):
-        return result
-    if isinstance(result, str):
-        return result.encode("utf-8", "surrogatepass")
-    return json.dumps(result).encode()  # Python's writer: it writes NaN and Infinity, as a hostile one would
+@st.composite
+def valid_results(draw: st.DrawFn) -> dict:
+    """An interval result a submission writes: a finite effect inside a finite, ordered interval."""
+    low, high = sorted(draw(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=2)))
+    return {"effect": draw(st.floats(low, high)), "ci_low": low, "ci_high": high}
+
+
+@st.composite
+def result_files(draw: st.DrawFn) -> tuple[bytes, str]:
+    """(a result file, its change): a valid result with one part changed as JSON (written by Python's writer, NaN and
+    Infinity included, as a hostile one would), or its bytes changed."""
+    valid = draw(valid_results())
+    if draw(st.booleans()):
+        return draw(mutated_bytes(durable.dumps(valid, indent=1).encode()))
+    changed, change = draw(mutated_json(valid))
+    return json.dumps(changed).encode(), change
 
 
 @FUZZ
-@given(st.lists(results | st.lists(st.sampled_from(RESULT_PIECES), max_size=12).map("".join) | st.binary(max_size=80),
-                min_size=1, max_size=4), st.floats(0.01, 0.99))
-def test_any_interval_results_are_graded_or_named_and_the_output_is_finite_json(tmp_path, contents, level):
+@given(contents=st.lists(result_files(), min_size=1, max_size=4), level=st.floats(0.01, 0.99))
+def _fuzz_interval_results(reach: Reach, folder: Path, contents, level) -> None:
     graded = []
-    for index, result in enumerate(contents):
-        path = tmp_path / f"e{index}.json"
-        path.write_bytes(_raw(result))
+    for index, (content, change) in enumerate(contents):
+        path = folder / f"e{index}.json"
+        path.write_bytes(content)
         score = grade_one(f"e{index}", 0.01, path)
+        reach.saw(score.error is None, score.error or change)
         assert (score.result is None) == (score.error is not None)
         assert score.error is None or score.error in RESULT_ERROR_NAMES
+        if score.result is not None:
+            assert score.result.ci_low <= score.result.ci_high
+            assert all(math.isfinite(v) for v in (score.result.effect, score.result.ci_low, score.result.ci_high))
         graded.append(score)
     report = score_experiments(graded, level).to_dict()
     assert _finite_everywhere(_strict(durable.dumps(report)))
 
 
+def test_any_interval_results_are_graded_or_named_and_the_output_is_finite_json(tmp_path):
+    reach = Reach("interval results")
+    _fuzz_interval_results(reach, tmp_path)
+    reach.check()
+
+
+plain_names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+# A value is what the grader trusts most: it is changed three times as often as any other part.
+TRUTH_CHANGES = ("none", "reorder", "crlf", "bom", "name", "value", "value", "value", "header", "delete", "duplicate",
+                 "column", "bytes")
+
+
+@st.composite
+def truth_files(draw: st.DrawFn) -> tuple[bytes, str, str | None]:
+    """(a truth file, its change, the text of the value it replaced, if that was the change).
+
+    Valid: the header `experiment,effect` and rows of plain names and finite values; then one change: rows
+    reordered, CRLF, a BOM; or a hostile name, value or header cell, a row dropped or repeated, a third column,
+    a byte-level change.
+    """
+    names = draw(st.lists(plain_names, min_size=1, max_size=4, unique=True))
+    rows = [["experiment", "effect"]] + [[name, repr(draw(st.floats(-1e6, 1e6)))] for name in names]
+    change = draw(st.sampled_from(TRUTH_CHANGES))
+    end, prefix, value = "\n", "", None
+    line = draw(st.integers(1, len(rows) - 1))
+    if change == "reorder":
+        rows[1:] = draw(st.permutations(rows[1:]))
+    elif change == "crlf":
+        end = "\r\n"
+    elif change == "bom":
+        prefix = "\ufeff"
+    elif change == "name":
+        rows[line][0] = draw(hostile_names)
+    elif change == "value":
+        rows[line][1] = value = draw(hostile_number_texts)
+    elif change == "header":
+        rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
+    elif change == "delete":
+        del rows[line]
+    elif change == "duplicate":
+        rows.insert(line, list(rows[line]))
+    elif change == "column":
+        rows = [row + [draw(hostile_names)] for row in rows]
+    text = prefix + "".join(",".join(row) + end for row in rows)
+    if change == "bytes":
+        return draw(mutated_bytes(text.encode()))[0], change, None
+    return text.encode("utf-8", "surrogatepass"), change, value
+
+
 @FUZZ
-@given(st.lists(st.sampled_from(["experiment,effect", "\n", "e1", "e2", ",", "0.01", "1e999", "nan", "1.7e308", "../x",
-                                 ".hidden", "", " "]) | st.text(max_size=4), max_size=20).map("".join))
-def test_any_truth_file_is_read_or_refused_by_name(tmp_path, text):
-    path = tmp_path / "truth.csv"
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+@given(case=truth_files())
+def _fuzz_truth(reach: Reach, folder: Path, case) -> None:
+    content, change, value = case
+    path = folder / "truth.csv"
+    path.write_bytes(content)
     try:
         truth = read_truth(path)
     except TruthFileError:
+        reach.saw(False, change)
         return
+    reach.saw(True, change)
     assert truth and all(math.isfinite(v) and abs(v) <= 1e100 for v in truth.values())
+    assert all(name and "/" not in name and not name.startswith(".") for name in truth)
+    if value is not None and not set(value) & set(',"\r\n\ufeff'):  # a replaced value (one CSV cell) that was
+        assert float(value) in truth.values()  # accepted is the number its text says
+
+
+def test_any_truth_file_is_read_or_refused_by_name(tmp_path):
+    reach = Reach("truth file")
+    _fuzz_truth(reach, tmp_path)
+    reach.check()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from analysis_factory import FakeRun, write_batch
+from runner_support import make_tiny_corpus
 
 from bakeoff.batchfolder.lock import BatchLockUnusable, batch_lock
 from bakeoff.taskapi.workspace import keep_output
@@ -42,14 +43,16 @@ def test_a_lock_that_is_a_folder_is_a_named_error(tmp_path):
 
 
 def test_bakeoff_run_says_so_for_a_linked_lock(tmp_path):
+    """A real corpus, so that the run gets as far as the lock (the preflight takes it first, before the model)."""
     outside = tmp_path / "precious.txt"
     outside.write_text("keep me\n", encoding="utf-8")
     batch = tmp_path / "batch"
     batch.mkdir()
     (batch / "batch.lock").symlink_to(outside)
-    corpus = tmp_path / "corpus"
+    corpus = make_tiny_corpus(tmp_path / "corpus")
     done = _cli("run", "--model", "scripted:/nowhere.jsonl", "--corpus", str(corpus), "--runs", "1", "--out", str(batch))
     assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "is not the batch's lock file" in done.stderr and str(batch / "batch.lock") in done.stderr, done.stderr
     assert outside.read_text(encoding="utf-8") == "keep me\n"
 
 

@@ -26,13 +26,19 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 def fake_batch(folder: Path, runs: list[FakeRun], identities: dict[str, str], corpus: str = "c1",
-               task_version: str | None = "v1", version: str = "0.9") -> Path:
+               task_version: str | None = "v1", version: str = "0.9", sandbox: str = "docker",
+               secret_id: str | None = None) -> Path:
+    """A batch of `runs`; `secret_id` is written into its corpus's manifest (the batch's corpus/ folder)."""
     write_batch(folder, runs)
     record = json.loads((folder / "batch.json").read_text())
     record.update(identities=identities, corpus_sha256={"manifest.json": corpus}, code_version={"version": version})
+    record["plan"]["sandbox"] = sandbox
     if task_version is not None:
         record["task_version"] = task_version
     (folder / "batch.json").write_text(json.dumps(record))
+    if secret_id is not None:
+        (folder / "corpus").mkdir()
+        (folder / "corpus" / "manifest.json").write_text(json.dumps({"secret_id": secret_id}))
     return folder
 
 
@@ -66,6 +72,33 @@ def test_batches_that_differ_are_refused_by_name_and_pooled_marked_when_allowed(
     old = fake_batch(tmp_path / "old", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"}, task_version=None)
     with pytest.raises(BatchesNotPoolable, match="task_version: same v1, old unknown"):
         pooled_board([read_batch(same), read_batch(old)], F1, "spam_classifier")  # a batch from before versions
+
+
+def test_batches_drawn_with_different_secrets_are_refused_by_name_and_pooled_marked_when_allowed(tmp_path):
+    """Hidden data drawn with another secret is another exam: its scores do not pool with this one's."""
+    one = fake_batch(tmp_path / "one", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"}, secret_id="secret-one")
+    two = fake_batch(tmp_path / "two", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"}, secret_id="secret-two")
+    batches = [read_batch(one), read_batch(two)]
+    with pytest.raises(BatchesNotPoolable, match=r"cannot be pooled: secret_id: one secret-one, two secret-two\. "):
+        pooled_board(batches, F1, "spam_classifier")  # the secret alone differs, and it is named
+    (row,) = pooled_board(batches, F1, "spam_classifier", allow_mixed=True).rows
+    assert row.runs == 2 and any(mark.startswith("secret_id ") for mark in row.marks), row.marks
+    unknown = fake_batch(tmp_path / "unknown", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"})
+    with pytest.raises(BatchesNotPoolable, match="secret_id: one secret-one, unknown unknown"):
+        pooled_board([read_batch(one), read_batch(unknown)], F1, "spam_classifier")  # a secret for one batch only
+    same = fake_batch(tmp_path / "same", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"}, secret_id="secret-one")
+    (row,) = pooled_board([read_batch(one), read_batch(same)], F1, "spam_classifier").rows
+    assert row.runs == 2 and not row.marks
+
+
+def test_batches_run_in_different_sandboxes_are_refused_by_name_and_pooled_marked_when_allowed(tmp_path):
+    docker = fake_batch(tmp_path / "docker", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"})
+    bwrap = fake_batch(tmp_path / "bwrap", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"}, sandbox="bwrap")
+    batches = [read_batch(docker), read_batch(bwrap)]
+    with pytest.raises(BatchesNotPoolable, match=r"cannot be pooled: sandbox: docker docker, bwrap bwrap\. "):
+        pooled_board(batches, F1, "spam_classifier")
+    (row,) = pooled_board(batches, F1, "spam_classifier", allow_mixed=True).rows
+    assert row.runs == 2 and any(mark.startswith("sandbox ") for mark in row.marks), row.marks
 
 
 def test_a_lower_is_better_headline_ranks_the_lowest_first(tmp_path):

@@ -139,3 +139,62 @@ def test_ask_default_model_real():
     record = json.loads(result.output[result.output.index("{"):])
     assert record["text"].strip() and record["completion_tokens"] > 0
     assert record["model_info"]["quantization"] == "Q4_1" and record["model_info"]["n_ctx"] == 512
+
+
+TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}},
+    {"type": "function", "function": {"name": "run", "parameters": {
+        "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}]
+
+
+def _tools_and_script(tmp_path, calls):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"key": "ask#1", "text": "Let me look.", "tool_calls": calls}) + "\n")
+    return tools, script
+
+
+def test_ask_with_tools_prints_each_call_as_bakeoff_reads_it(tmp_path):
+    calls = [{"name": "read_file", "arguments": json.dumps({"path": "a.txt"})}, {"name": "run", "arguments": "{}"},
+             {"name": "delete_all", "arguments": "{}"}]
+    tools, script = _tools_and_script(tmp_path, calls)
+    result = run("ask", "--model", f"scripted:{script}", "--tools", str(tools), "--json", "look")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["tool_syntax"] == "scripted" and record["text"] == "Let me look."
+    found = [(call["name"], call["arguments"], call["problem"]) for call in record["tool_calls"]]
+    assert found[0] == ("read_file", '{"path": "a.txt"}', None)
+    assert found[1][:2] == ("run", "{}") and found[1][2] is not None and "command" in record["tool_calls"][1]["problem_detail"]
+    assert found[2] == ("delete_all", "{}", "unknown_tool")
+    assert "read_file, run" in record["tool_calls"][2]["problem_detail"]
+    assert record["capture"]["status"] == "unusable"  # a step with a call that cannot run is not captured
+
+
+def test_ask_with_tools_captures_a_step_whose_every_call_can_run_and_says_so_in_text(tmp_path):
+    tools, script = _tools_and_script(tmp_path, [{"name": "read_file", "arguments": json.dumps({"path": "a.txt"})}])
+    result = run("ask", "--model", f"scripted:{script}", "--tools", str(tools), "look")
+    assert result.exit_code == 0, result.output
+    assert "capture: captured" in result.output and "tool syntax: scripted" in result.output
+    assert 'call: read_file {"path": "a.txt"}' in result.output and "[" not in result.output.split("call:")[1]
+
+
+@pytest.mark.parametrize("content, said", [
+    (None, "cannot read"),
+    ("not json", "is not JSON bakeoff reads"),
+    ("[]", "must hold a JSON list of tools"),
+    ('{"type": "function"}', "must hold a JSON list of tools"),
+    ('[{"type": "function", "function": {"description": "no name"}}]', "a tool is"),
+    ('[{"type": "function", "function": {"name": "x", "parameters": [1]}}]', "parameters must be a JSON schema object"),
+    ("[" * 200 + "]" * 200, "is not JSON bakeoff reads"),
+])
+def test_ask_with_a_bad_tools_file_is_a_named_error(tmp_path, content, said):
+    tools = tmp_path / "tools.json"
+    if content is not None:
+        tools.write_text(content)
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"text": "never asked"}) + "\n")
+    result = run("ask", "--model", f"scripted:{script}", "--tools", str(tools), "hi")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ToolsFileInvalid: ") and said in result.output, result.output
+    assert "Traceback" not in result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import random
 import re
 from collections import Counter
 
@@ -72,7 +73,10 @@ def test_the_builders_shuffle_keeps_twins_apart_for_any_seed():
         assert [r["id"] for r in records] == [f"cr-{n:03d}" for n in range(1, 81)]
         assert all(a["pair_id"] != b["pair_id"] for a, b in itertools.pairwise(records))
         assert sum(r["verdict"] == "PROBLEM" for r in records[::2]) == 20
-    assert arrange(pairs, 1) != arrange(pairs, 2) and arrange(pairs, 1) == arrange(pairs, 1)
+    first = arrange(pairs, 1)
+    random.seed(7)  # the global generator moved on: the order is the seed's alone
+    random.random()
+    assert arrange(pairs, 1) == first and arrange(pairs, 2) != first
 
 
 def test_bank_size_balance_and_coverage():

@@ -15,7 +15,7 @@ from typing import Any
 
 from bakeoff.records.enums import CrashClass, LadderStatus, RepairEffect
 from bakeoff.records.errors import DamagedRecord
-from bakeoff.records.jsonio import JsonObject, enum_value, items, optional, optional_enum, required
+from bakeoff.records.jsonio import JsonObject, as_object, enum_value, items, optional, optional_enum, required
 
 
 class Rung(IntEnum):
@@ -153,10 +153,10 @@ class LadderCheck:
             traceback_tail=data.get("traceback_tail"),
             visible_ok=bool(data.get("visible_ok")),
             visible_failure=data.get("visible_failure"),
-            metrics=data.get("metrics"),
+            metrics=optional(dict, data.get("metrics"), "check.metrics"),
             requirements=items(Requirement.from_json, data.get("requirements"), "check.requirements"),
             visible_output=data.get("visible_output") or "",
-            extras=data.get("extras") or {},
+            extras=dict(as_object(data.get("extras") or {}, "check.extras")),
         )
 
 

@@ -119,7 +119,8 @@ class Outcome:
         return cls(enum_value(LadderStatus, data["status"], "outcome.status"), rung_of(data["rung"], "outcome.rung"),
                    data.get("failed_step"),
                    optional_enum(CrashClass, data.get("crash_class"), "outcome.crash_class"), data.get("detail"),
-                   data.get("metrics"), optional(Headline.from_json, data.get("headline"), "outcome.headline"),
+                   optional(dict, data.get("metrics"), "outcome.metrics"),
+                   optional(Headline.from_json, data.get("headline"), "outcome.headline"),
                    optional(Claim.from_json, data.get("claim"), "outcome.claim") or Claim(None))
 
 
