@@ -103,3 +103,10 @@ def test_status_refuses_a_batch_json_whose_schema_is_an_object(tmp_path):
     assert done.returncode != 0 and "UnknownRecordSchema" in done.stderr and "Traceback" not in done.stderr
     report = _cli("report", str(batch), cwd=tmp_path)
     assert report.returncode != 0 and "Traceback" not in report.stderr
+
+
+@pytest.mark.parametrize("corpus", ["c\x00x", "", "   ", 3, ["corpora/a"]])
+def test_a_corpus_that_is_not_a_path_is_a_plan_error(tmp_path, corpus):
+    """A NUL byte in the corpus path was a ValueError from resolve() and a traceback (found by the plan fuzz)."""
+    with pytest.raises(PlanError, match="corpus must be a folder's path"):
+        plan_from_mapping({"corpus": corpus, "models": [{"spec": "default"}]}, tmp_path)

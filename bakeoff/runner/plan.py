@@ -86,7 +86,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise PlanError(f"seed must be a whole number from 0 to {MAX_SEED}, got {_short(seed)}")
     limits = _limits_from(_table(raw, "limits"))
-    corpus = (base_dir / str(raw["corpus"])).resolve()
+    corpus = (base_dir / _corpus_path(raw["corpus"])).resolve()
     model_options = _model_options_from(_table(raw, "model_options"))
     models = models_from(raw.get("models"), model_options, base_dir)
     scaffolds = _scaffolds_from(raw.get("scaffolds", [DEFAULT_SCAFFOLD]))
@@ -108,6 +108,13 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         scaffolds=scaffolds,
         scaffold_settings=_scaffold_settings_from(_table(raw, "scaffold_settings"), scaffolds),
     )
+
+
+def _corpus_path(raw: Any) -> str:
+    """The plan's corpus folder as written: a non-empty path (a NUL byte is no path: resolve() raised ValueError)."""
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
+        raise PlanError(f"corpus must be a folder's path, e.g. corpus = \"corpora/default\", got {_short(raw)}")
+    return raw
 
 
 def _scaffolds_from(raw: Any) -> tuple[str, ...]:
