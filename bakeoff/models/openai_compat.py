@@ -71,13 +71,15 @@ class OpenAICompatBackend:
         http: HttpSettings = HttpSettings(),
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        api_key: str | None = None,  # the key itself (a server bakeoff started); None: http.api_key_env's value
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.http = http
         self._sleep = sleep
         headers = {}
-        api_key = os.environ.get(http.api_key_env)
+        if api_key is None:
+            api_key = os.environ.get(http.api_key_env)
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # One client per backend: connections are kept alive across turns.
