@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.llama, pytest.mark.slow]
 
 SHORT = GenerationSettings(max_tokens=16, seed=1)
 HELLO = [Message("user", "Say hello to the reader.")]
+STORY = [Message("user", "Write a very long story about a ship at sea.")]
 SQUATTED = "SQUATTED"
 
 
@@ -103,6 +104,8 @@ def test_a_stopped_server_is_killed_after_the_turn_that_timed_out_and_the_next_t
     server, watchdog = wait_for_server(os.getpid())
     fresh = []
     try:
+        # A turn that runs out of time on a server that still answers /health leaves the server running.
+        busy = backend.chat(STORY, key="story#1", settings=GenerationSettings(max_tokens=2000, seed=1, timeout_s=1))
         os.kill(server.pid, signal.SIGSTOP)
         timed_out = backend.chat(HELLO, key="hello#1", settings=GenerationSettings(max_tokens=16, seed=1, timeout_s=3))
         # Far below this turn's own timeout (on the stopped server it would wait all of it and fail).
@@ -112,6 +115,7 @@ def test_a_stopped_server_is_killed_after_the_turn_that_timed_out_and_the_next_t
         if psutil.pid_exists(server.pid):
             os.kill(server.pid, signal.SIGCONT)
         backend.close()
+    assert busy.error_kind == "timeout" and "killed" not in (busy.error or "")
     assert again.error is None and again.completion_tokens > 0, again.error
     assert timed_out.error_kind == "timeout" and "killed, the next turn starts a fresh one" in (timed_out.error or "")
     assert again.model_info["server_starts"] == 2 and again.model_info["server_pid"] not in (server.pid, None)
