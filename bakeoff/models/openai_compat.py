@@ -71,19 +71,20 @@ class OpenAICompatBackend:
         http: HttpSettings = HttpSettings(),
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        api_key: str | None = None,  # the key itself (a server bakeoff started); None: http.api_key_env's value
+        server_api_key: str | None = None,  # the key itself, of a server bakeoff started (http.api_key_env is "")
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.http = http
         self._sleep = sleep
         headers = {}
-        if api_key is None:
-            api_key = os.environ.get(http.api_key_env)
+        api_key = os.environ.get(http.api_key_env)
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # One client per backend: connections are kept alive across turns.
         self._client = httpx.Client(headers=headers, transport=transport)
+        if server_api_key is not None:
+            self._client.headers["Authorization"] = f"Bearer {server_api_key}"
         self._reasoning_fields = reasoning_fields(http.reasoning, http.server)  # refused here, before any request
         self._tokenize_url: str | None = self.base_url.removesuffix("/v1") + "/tokenize"
 

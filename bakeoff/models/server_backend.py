@@ -110,7 +110,7 @@ class LlamaServerBackend:
         http = HttpSettings(api_key_env="", max_retries=0, backoff_s=0.0, reasoning=self.settings.reasoning,
                             server="llama.cpp")
         self._server = server
-        self._client = OpenAICompatBackend(f"{server.base_url}/v1", self.path.stem, http, api_key=server.api_key)
+        self._client = OpenAICompatBackend(f"{server.base_url}/v1", self.path.stem, http, server_api_key=server.api_key)
         return server, self._client
 
     def _describe(self) -> dict:
