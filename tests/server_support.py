@@ -14,7 +14,8 @@ WATCHDOG_MODULE = "bakeoff.models.server_watchdog"
 
 
 def servers_under(parent_pid: int) -> list[psutil.Process]:
-    """The llama-server processes below `parent_pid` (each is its watchdog's child), zombies left out."""
+    """The llama-server processes below `parent_pid` that a watchdog started, zombies left out (not the
+    `llama-server --version` that the preflight runs)."""
     found = []
     try:
         children = psutil.Process(parent_pid).children(recursive=True)
@@ -22,7 +23,9 @@ def servers_under(parent_pid: int) -> list[psutil.Process]:
         return found
     for child in children:
         try:
-            if child.name().startswith("llama-server") and child.status() != psutil.STATUS_ZOMBIE:
+            watchdog = child.parent()
+            if (child.name().startswith("llama-server") and child.status() != psutil.STATUS_ZOMBIE
+                    and watchdog is not None and WATCHDOG_MODULE in watchdog.cmdline()):
                 found.append(child)
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             continue
