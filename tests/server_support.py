@@ -80,7 +80,8 @@ class Squatter:
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            self.events.append(json.loads(line))
+            if line.endswith("\n"):  # a line cut short by the kill at the end is not an event
+                self.events.append(json.loads(line))
 
     def wait_for(self, name: str, patience_s: float = 60.0) -> dict:
         """The first event called `name`, once it came (a hang fails after `patience_s`, not a timing check)."""
