@@ -70,7 +70,8 @@ def bakeoff_round(backend, work: list[list[Message]], n: int, settings: Generati
         return _aggregate(list(pool.map(one, range(len(work)))))
 
 
-def plain_round(base_url: str, work: list[list[Message]], n: int, settings: GenerationSettings) -> float:
+def plain_round(base_url: str, headers: dict[str, str], work: list[list[Message]], n: int,
+                settings: GenerationSettings) -> float:
     """N plain HTTP clients posting the same requests (what bakeoff sends, without bakeoff)."""
 
     def one(index: int) -> tuple[int, float, float]:
@@ -81,7 +82,7 @@ def plain_round(base_url: str, work: list[list[Message]], n: int, settings: Gene
         response.raise_for_status()
         return int(response.json()["usage"]["completion_tokens"]), started, time.perf_counter()
 
-    with httpx.Client() as client, ThreadPoolExecutor(max_workers=n) as pool:
+    with httpx.Client(headers=headers) as client, ThreadPoolExecutor(max_workers=n) as pool:
         return _aggregate(list(pool.map(one, range(len(work)))))
 
 
@@ -110,15 +111,15 @@ def measure_server(args, threads: int) -> dict:
                                                          n_threads=threads, n_threads_batch=threads))
         try:
             work = prompts(n * args.requests)
-            base = backend.base_url  # the same server, without bakeoff in the way
-            plain_round(base, work, n, settings)  # warm-up: pages in the weights; every prompt is cached for both
+            base, headers = backend.base_url, backend.auth_headers  # the same server, without bakeoff in the way
+            plain_round(base, headers, work, n, settings)  # warm-up: pages in the weights; every prompt is cached for both
             ours, theirs = [], []
             for round_ in range(args.rounds):  # alternated, who goes first too, so that drift hits both alike
                 if round_ % 2 == 0:
                     ours.append(bakeoff_round(backend, work, n, settings))
-                    theirs.append(plain_round(base, work, n, settings))
+                    theirs.append(plain_round(base, headers, work, n, settings))
                 else:
-                    theirs.append(plain_round(base, work, n, settings))
+                    theirs.append(plain_round(base, headers, work, n, settings))
                     ours.append(bakeoff_round(backend, work, n, settings))
             figures[n] = {"bakeoff": ours, "plain_http": theirs,
                           "ratio": statistics.median(ours) / statistics.median(theirs),

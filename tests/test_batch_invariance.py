@@ -45,7 +45,7 @@ def test_every_logprob_is_the_same_alone_cached_and_beside_other_requests(tmp_pa
                             n_gpu_layers=0, seed=0)
     server = ServerProcess.start(find_server_build(), command, ready_timeout_s=120)
     try:
-        with httpx.Client(timeout=httpx.Timeout(300.0)) as client:
+        with httpx.Client(timeout=httpx.Timeout(300.0), headers=server.auth_headers) as client:
             alone = [answer(client, server.base_url, prompt) for prompt in PROMPTS]
             cached = [answer(client, server.base_url, prompt) for prompt in PROMPTS]
             beside: dict[int, list[tuple[str, float]]] = {}

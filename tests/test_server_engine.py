@@ -17,7 +17,7 @@ import pytest
 from engine_support import segfault_when_busy
 from executor_support import normalized
 from runner_support import bakeoff_cli, make_tiny_corpus, stage_records
-from server_support import gone, wait_for_server
+from server_support import WATCHDOG_MODULE, gone, wait_for_server
 from test_engine_batch import start_batch, write_plan
 
 from bakeoff.models.base import GenerationSettings, Message
@@ -93,6 +93,8 @@ def test_no_server_outlives_a_signalled_bakeoff_run(tmp_path, signum):
     try:
         started = wait_for_server(process.pid, process)
         assert started, (tmp_path / "batch.log").read_text()
+        logs = [Path(p.cmdline()[p.cmdline().index(WATCHDOG_MODULE) + 1]) for p in started
+                if WATCHDOG_MODULE in p.cmdline()]
         os.kill(process.pid, signum)
         process.wait()
     finally:
@@ -100,6 +102,8 @@ def test_no_server_outlives_a_signalled_bakeoff_run(tmp_path, signum):
             process.kill()
             process.wait()
     assert gone([p.pid for p in started]), [p.pid for p in started]
+    # The server's private folder goes with it, even when bakeoff itself was killed.
+    assert logs and not any(log.parent.exists() for log in logs), logs
 
 
 @pytest.mark.docker

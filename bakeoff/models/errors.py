@@ -29,6 +29,11 @@ class BackendUnavailable(BakeoffError):
     """A library a backend needs is not installed, or the model failed to load."""
 
 
+class ServerPortTaken(BackendUnavailable):
+    """The port chosen for bakeoff's llama-server answered, but not from the server bakeoff started (another local
+    process bound it first): nothing is sent to it, and the server is started on another port."""
+
+
 class ChatTemplateError(BakeoffError):
     """A model's chat template that cannot be compiled or rendered (refused at load, never replaced)."""
 

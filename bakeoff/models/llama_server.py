@@ -5,24 +5,36 @@ Python binding (its path is in the venv's build stamp; BAKEOFF_LLAMA_SERVER name
 started through bakeoff.models.server_watchdog, on 127.0.0.1 and a free port, and is ready when its
 /health answers 200. Whatever ends bakeoff (a normal end, SIGINT, SIGTERM, SIGKILL) ends the server:
 the watchdog holds a pipe whose other end only bakeoff has.
+
+Other local users are kept out of it. Each start gets a random API key that every request but /health
+must carry (a request without it is refused with 401). The key and the port reach the server in its
+environment, which only its own user may read, never on its command line, which every local user may;
+its log lies in a private (0700) folder. And before the first request, bakeoff checks that what answered
+/health is the server it started (the listener on the port is that process's, through psutil): a local
+user who bound the port first is refused by name (ServerPortTaken) and the server starts on another port.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
+import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
 
 from bakeoff.models.engine import describe_exit
 from bakeoff.models.engine_build import BuildStamp, read_build_stamp
-from bakeoff.models.errors import BackendUnavailable
+from bakeoff.models.errors import BackendUnavailable, ServerPortTaken
 
 SERVER_ENV = "BAKEOFF_LLAMA_SERVER"
 HOST = "127.0.0.1"
@@ -31,6 +43,10 @@ STOP_WAIT_S = 10.0
 PORT_TRIES = 3  # a free port can be taken between our look and the server's bind
 NOTICE_S = 2.0  # the watchdog notices its server's death within its poll interval (0.25 s)
 LOG_TAIL = 1500
+HEALTH_DEADLINE_S = 10.0  # a running server answers /health at once, even with every slot generating
+PRIVATE_PREFIX = "bakeoff-llama-server-"  # a 0700 folder of tempfile's: nothing in its name says the port
+PORT_ENV = "LLAMA_ARG_PORT"  # llama-server reads these when the command line leaves them out
+API_KEY_ENV = "LLAMA_API_KEY"
 
 
 @dataclass(frozen=True)
@@ -69,7 +85,8 @@ def find_server_build(stamp: BuildStamp | None = None) -> ServerBuild:
 
 @dataclass(frozen=True)
 class ServerCommand:
-    """What the server is started with (the port is chosen at each start)."""
+    """What the server is started with (the port and the API key are chosen at each start, and given in its
+    environment: see argv)."""
 
     model: Path
     parallel: int  # slots: generations decoded together (continuous batching)
@@ -79,10 +96,11 @@ class ServerCommand:
     n_gpu_layers: int
     seed: int
 
-    def argv(self, build: ServerBuild, port: int) -> list[str]:
+    def argv(self, build: ServerBuild) -> list[str]:
+        """The command line, which every local user may read in /proc: no port and no key in it."""
         layers = 999 if self.n_gpu_layers < 0 else self.n_gpu_layers  # every layer
         return [
-            str(build.path), "--model", str(self.model), "--host", HOST, "--port", str(port),
+            str(build.path), "--model", str(self.model), "--host", HOST,
             "--parallel", str(self.parallel), "--ctx-size", str(self.n_ctx * self.parallel), "--cont-batching",
             "--threads", str(self.n_threads), "--threads-batch", str(self.n_threads_batch),
             "--n-gpu-layers", str(layers), "--seed", str(self.seed), "--jinja", "--no-webui",
@@ -103,40 +121,48 @@ def free_port() -> int:
 class ServerProcess:
     """One running llama-server (behind its watchdog). `start()` returns it once /health says ready."""
 
-    def __init__(self, watchdog: subprocess.Popen, port: int, log: Path) -> None:
-        self.watchdog, self.port, self.log = watchdog, port, log
+    def __init__(self, watchdog: subprocess.Popen, port: int, folder: Path, api_key: str) -> None:
+        self.watchdog, self.port, self.folder, self.api_key = watchdog, port, folder, api_key
+        self.log = folder / "server.log"
         self._death: str | None = None
 
     @classmethod
-    def start(cls, build: ServerBuild, command: ServerCommand, ready_timeout_s: float) -> ServerProcess:
-        last = ""
-        for _ in range(PORT_TRIES):
-            server = cls._spawn(build, command)
+    def start(cls, build: ServerBuild, command: ServerCommand, ready_timeout_s: float,
+              choose_port: Callable[[], int] = free_port) -> ServerProcess:
+        """A ready server on a port from `choose_port`; another port when the one chosen was taken first."""
+        for attempt in range(PORT_TRIES):
+            server = cls._spawn(build, command, choose_port())
             try:
                 server._wait_ready(ready_timeout_s)
                 return server
             except BackendUnavailable as exc:
-                last = str(exc)
                 server.stop()
-                if "bind" not in last and "address already in use" not in last.lower():
-                    break
-        raise BackendUnavailable(last)
+                if attempt == PORT_TRIES - 1 or not _port_lost(exc):
+                    raise
+        raise AssertionError("unreachable: the last try returns or raises")
 
     @classmethod
-    def _spawn(cls, build: ServerBuild, command: ServerCommand) -> ServerProcess:
-        port = free_port()
-        handle, log_name = tempfile.mkstemp(prefix=f"bakeoff-llama-server-{port}-", suffix=".log")
-        os.close(handle)
+    def _spawn(cls, build: ServerBuild, command: ServerCommand, port: int) -> ServerProcess:
+        folder = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))
+        api_key = secrets.token_urlsafe(32)
+        log = folder / "server.log"
+        log.touch(mode=0o600)
         watchdog = subprocess.Popen(
-            [sys.executable, "-m", "bakeoff.models.server_watchdog", log_name, *command.argv(build, port)],
+            [sys.executable, "-m", "bakeoff.models.server_watchdog", str(log), *command.argv(build)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, PORT_ENV: str(port), API_KEY_ENV: api_key},
             start_new_session=True,  # a Ctrl-C at the terminal reaches bakeoff, which stops the server itself
         )
-        return cls(watchdog, port, Path(log_name))
+        return cls(watchdog, port, folder, api_key)
 
     @property
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def auth_headers(self) -> dict[str, str]:
+        """What a request to this server carries (every route but /health refuses a request without it)."""
+        return {"Authorization": f"Bearer {self.api_key}"}
 
     @property
     def alive(self) -> bool:
@@ -181,11 +207,47 @@ class ServerProcess:
                     raise BackendUnavailable(f"llama-server {self.death()}")
                 try:
                     if client.get(f"{self.base_url}/health").status_code == 200:
+                        self._check_listener()
                         return
                 except httpx.HTTPError:
                     pass  # not listening yet
                 time.sleep(READY_POLL_S)
         raise BackendUnavailable(f"llama-server was not ready within {timeout_s:g} s; its log ends: {self.log_tail()!r}")
+
+    def _check_listener(self) -> None:
+        """What answered /health must be this server: the first request carries the key, and every answer after it
+        is taken as the model's. The server does not share its port (no --reuse-port), so its own listener on the
+        port means nobody else's is there."""
+        pid = self.server_pid
+        try:
+            ours = pid is not None and any(
+                conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == self.port
+                for conn in psutil.Process(pid).net_connections(kind="tcp"))
+        except psutil.Error:
+            ours = False  # it ended meanwhile
+        if not ours:
+            raise ServerPortTaken(
+                f"port {self.port} on {HOST} answered /health, but its listener is not the llama-server bakeoff "
+                f"started (pid {pid}): another local process bound the port first; the server is started again "
+                "on another port")
+
+    def answers_health(self, deadline_s: float = HEALTH_DEADLINE_S) -> bool:
+        """Does the server answer /health within `deadline_s`? A stopped (SIGSTOP) or wedged one does not."""
+        try:
+            with httpx.Client(timeout=httpx.Timeout(deadline_s)) as client:
+                return client.get(f"{self.base_url}/health").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def kill(self) -> None:
+        """End a server that no longer answers: SIGKILL ends a stopped process too (SIGTERM waits for SIGCONT)."""
+        pid = self.server_pid
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # it ended meanwhile
+        self.stop()
 
     def stop(self) -> None:
         """Close the watchdog's pipe (it stops the server) and wait; kill the watchdog if it lingers."""
@@ -199,7 +261,10 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.watchdog.kill()  # its server dies with it (the death signal)
             self.watchdog.wait()
-        try:
-            self.log.unlink()
-        except OSError:
-            pass
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _port_lost(exc: BackendUnavailable) -> bool:
+    """Was the start lost to another process on the port (worth another port), not a failure of the server?"""
+    text = str(exc).lower()
+    return isinstance(exc, ServerPortTaken) or "bind" in text or "address already in use" in text

@@ -71,6 +71,7 @@ class OpenAICompatBackend:
         http: HttpSettings = HttpSettings(),
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        server_api_key: str | None = None,  # the key itself, of a server bakeoff started (http.api_key_env is "")
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -79,6 +80,8 @@ class OpenAICompatBackend:
         headers = bearer_headers(http.api_key_env, self.base_url)  # refused by name: a non-key, or plain http out
         # One client per backend: connections are kept alive across turns.
         self._client = httpx.Client(headers=headers, transport=transport)
+        if server_api_key is not None:
+            self._client.headers["Authorization"] = f"Bearer {server_api_key}"
         self._reasoning_fields = reasoning_fields(http.reasoning, http.server)  # refused here, before any request
         self._tokenize_url: str | None = self.base_url.removesuffix("/v1") + "/tokenize"
 

@@ -5,7 +5,10 @@
 answered in one batch; the requests go through the OpenAI-compatible backend. Crash containment is the
 engine child's: a server that dies fails the turns it was answering with error_kind "backend_crash"
 (its exit status and the end of its log in the error), and the next turn starts a fresh one; after
-MAX_CONSECUTIVE_CRASHES deaths with no answer in between it is not restarted again. `close()` stops it.
+MAX_CONSECUTIVE_CRASHES deaths with no answer in between it is not restarted again. A server that hangs
+(stopped, wedged) is one too: after a turn that timed out, a server that does not answer /health within
+HEALTH_DEADLINE_S is killed, that turn stays a timeout, and the next turn starts a fresh server (without this,
+every later turn would wait out its whole timeout). `close()` stops it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ from bakeoff.models.errors import ModelFileNotFound
 from bakeoff.models.filehash import file_sha256
 from bakeoff.models.gguf import BACKEND_CRASH, MAX_CONSECUTIVE_CRASHES
 from bakeoff.models.gguf_header import read_info, read_metadata
-from bakeoff.models.llama_server import NOTICE_S, ServerBuild, ServerCommand, ServerProcess, find_server_build
+from bakeoff.models.llama_server import (
+    HEALTH_DEADLINE_S,
+    NOTICE_S,
+    ServerBuild,
+    ServerCommand,
+    ServerProcess,
+    find_server_build,
+)
 from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend, reasoning_fields
 from bakeoff.models.scheduling import default_threads
 from bakeoff.models.tools import ToolSyntax
@@ -82,6 +92,11 @@ class LlamaServerBackend:
         return self._server.base_url if self._server is not None else None
 
     @property
+    def auth_headers(self) -> dict[str, str]:
+        """What a request to the running server must carry (its API key), {} while none runs."""
+        return self._server.auth_headers if self._server is not None else {}
+
+    @property
     def server_pid(self) -> int | None:
         """The llama-server's own process id (benchmarks read its CPU time)."""
         return self._server.server_pid if self._server is not None else None
@@ -94,7 +109,8 @@ class LlamaServerBackend:
         server = ServerProcess.start(self.build, self.command, self.settings.load_timeout_s)
         http = HttpSettings(api_key_env="", max_retries=0, backoff_s=0.0, reasoning=self.settings.reasoning,
                             server="llama.cpp")
-        self._server, self._client = server, OpenAICompatBackend(f"{server.base_url}/v1", self.path.stem, http)
+        self._server = server
+        self._client = OpenAICompatBackend(f"{server.base_url}/v1", self.path.stem, http, server_api_key=server.api_key)
         return server, self._client
 
     def _describe(self) -> dict:
@@ -150,6 +166,8 @@ class LlamaServerBackend:
         completion = client.chat(messages, key=key, settings=settings)
         if completion.error_kind in ("transport_error", "backend_error") and server.ended_within(NOTICE_S):
             return self._crashed(server, completion)
+        if completion.error_kind in ("timeout", "transport_error") and not server.answers_health(HEALTH_DEADLINE_S):
+            completion = self._hung(server, completion)
         if completion.error is None:
             with self._lock:
                 self._crashes = 0
@@ -167,6 +185,17 @@ class LlamaServerBackend:
         suffix = "; restarted for the next turn" if crashes < MAX_CONSECUTIVE_CRASHES else (
             f"; {MAX_CONSECUTIVE_CRASHES} deaths in a row: not restarted again")
         return replace(self._failure(detail + suffix, server), generation_seconds=completion.generation_seconds)
+
+    def _hung(self, server: ServerProcess, completion: Completion) -> Completion:
+        """The turn keeps its own failure (a timeout stays uncaptured); the server that hangs is killed."""
+        detail = f"llama-server did not answer /health within {HEALTH_DEADLINE_S:g} s after this turn's {completion.error_kind}"
+        with self._lock:
+            if self._server is server:  # the first of its turns to notice: one hang, counted once
+                self._crashes += 1
+                self._last_crash = detail
+                server.kill()
+                self._server = None
+        return replace(completion, error=f"{completion.error}; {detail}: killed, the next turn starts a fresh one")
 
     def _failure(self, error: str, server: ServerProcess | None) -> Completion:
         return Completion.failure(self.identity, error, BACKEND_CRASH, model_info=self._info(server))

@@ -6,8 +6,10 @@ bakeoff starts this process with a pipe on its standard input and keeps the writ
 starts PROGRAM (llama-server) as its own child, output to LOG_FILE, with PR_SET_PDEATHSIG so that the
 server is killed when the watchdog dies; then it waits. When the pipe reaches end of file (bakeoff
 closed it, ended, or was killed: the kernel closes a killed process's descriptors, SIGKILL included)
-or the watchdog gets SIGTERM/SIGINT/SIGHUP, it stops the server (SIGTERM, then SIGKILL) and exits 0.
-When the server ends first, the watchdog exits with the server's status (128 + signal for a signal).
+or the watchdog gets SIGTERM/SIGINT/SIGHUP, it stops the server (SIGTERM, then SIGKILL), removes LOG_FILE
+and its folder if that is then empty (bakeoff's private folder, left behind when bakeoff was killed), and exits 0.
+When the server ends first, the watchdog exits with the server's status (128 + signal for a signal) and leaves
+the log for bakeoff to read.
 The death signal is set here and not in bakeoff: Linux sends it when the *thread* that forked the
 child ends, and bakeoff starts servers from pool threads; this process has one thread. Standard
 library only: it must start fast and import nothing of bakeoff's.
@@ -46,6 +48,14 @@ def _stop(server: subprocess.Popen) -> None:
             server.wait()
 
 
+def _remove(log_path: str) -> None:
+    try:
+        os.unlink(log_path)
+        os.rmdir(os.path.dirname(os.path.abspath(log_path)))
+    except OSError:
+        pass  # gone already, or a folder that holds more than the log
+
+
 def _status(code: int) -> int:
     return 128 - code if code < 0 else code
 
@@ -77,6 +87,7 @@ def main(argv: list[str]) -> int:
         if readable and not os.read(watched, 4096):  # end of file: bakeoff is gone or done
             break
     _stop(server)
+    _remove(log_path)
     return 0
 
 
