@@ -128,7 +128,6 @@ HARNESS_FAILED_EXIT = 4  # a run ended harness_failed: the batch finished, but b
 def code_version() -> CodeVersion:
     """bakeoff's version and, when it runs from a git checkout, the commit (recorded with every result)."""
     from bakeoff import __version__
-
     from bakeoff.runner.hostgit import checkout_commit
 
     found = checkout_commit(Path(__file__).resolve().parents[2])

@@ -49,7 +49,7 @@ _FOREIGN_GIT_FILES = ("commondir", "gitdir", "config.worktree", "info/attributes
 # Command-line settings outrank every config file: the repository's own can turn none of these back on.
 _SAFE_SETTINGS = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "core.attributesFile=/dev/null",
                   "core.sshCommand=false", "protocol.allow=never", "commit.gpgSign=false", "gc.auto=0",
-                  "maintenance.auto=false", "core.untrackedCache=false", "core.pager=cat", "diff.external=")
+                  "maintenance.auto=false", "core.untrackedCache=false", "core.pager=cat")
 COMMITTER = {"GIT_AUTHOR_NAME": "bakeoff", "GIT_AUTHOR_EMAIL": "runner@bakeoff.invalid",
              "GIT_COMMITTER_NAME": "bakeoff", "GIT_COMMITTER_EMAIL": "runner@bakeoff.invalid"}
 
@@ -181,7 +181,10 @@ def commit_files(root: Path, files: Sequence[str], message: str) -> CommitMade:
     # --no-filters: no attribute (working-tree-encoding, eol, a filter driver) is read or applied.
     hashed = git(git_dir, ["hash-object", "-w", "--no-filters", "--stdin-paths"], work_tree=root,
                  stdin=listing).split() if files else []
-    entries = b"".join(mode + b" " + sha + b"\t" + os.fsencode(p) + b"\0" for mode, sha, p in zip(modes, hashed, files))
+    if len(hashed) != len(files):
+        raise HostGitError(f"git hash-object on {root}: {len(hashed)} ids for {len(files)} files")
+    entries = b"".join(mode + b" " + sha + b"\t" + os.fsencode(p) + b"\0"
+                       for mode, sha, p in zip(modes, hashed, files, strict=True))
     git(git_dir, ["read-tree", "--empty"])
     git(git_dir, ["update-index", "--add", "-z", "--index-info"], stdin=entries)
     tree = git(git_dir, ["write-tree"]).decode().strip()
@@ -302,14 +305,18 @@ def read_blobs(git_dir: Path, blobs: Sequence[str], take: Callable[[int, bytes],
     for them all); a missing object is skipped (it is never fetched)."""
     if not blobs:
         return
-    process = subprocess.Popen(command(git_dir, None, ["cat-file", "--batch"]), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_environment(), cwd=git_dir)
-    assert process.stdin is not None and process.stdout is not None
+    try:
+        process = subprocess.Popen(command(git_dir, None, ["cat-file", "--batch"]), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_environment(), cwd=git_dir)
+    except OSError as exc:
+        raise HostGitError(f"git cat-file on {git_dir}: {exc}") from None
+    stdin, stdout = process.stdin, process.stdout
+    assert stdin is not None and stdout is not None  # both are pipes
 
     def feed() -> None:  # a thread: git answers while it reads, and both pipes are bounded
         try:
-            process.stdin.write("".join(f"{blob}\n" for blob in blobs).encode())  # type: ignore[union-attr]
-            process.stdin.close()  # type: ignore[union-attr]
+            stdin.write("".join(f"{blob}\n" for blob in blobs).encode())
+            stdin.close()
         except OSError:
             pass
 
@@ -317,16 +324,16 @@ def read_blobs(git_dir: Path, blobs: Sequence[str], take: Callable[[int, bytes],
     writer.start()
     try:
         for index in range(len(blobs)):
-            header = process.stdout.readline().split()
+            header = stdout.readline().split()
+            if not header:
+                break  # git ended early
             if len(header) != 3 or not header[2].isdigit():
-                if not header:
-                    break
                 continue  # "<id> missing"
-            data = process.stdout.read(int(header[2]))
-            process.stdout.read(1)  # the newline after the content
+            data = stdout.read(int(header[2]))
+            stdout.read(1)  # the newline after the content
             take(index, data)
     finally:
-        process.stdout.close()
+        stdout.close()
         try:
             process.wait(timeout=GIT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
