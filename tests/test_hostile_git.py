@@ -307,3 +307,29 @@ def test_workspace_content_that_wedged_git_or_a_write_is_the_model_s_failure(tmp
     written = {f["path"]: f for f in json.loads(implement.read_text())["files_written"]}
     assert written["train.py"]["refused"], written
     assert os.path.isdir(tmp_path / "batch" / "runs" / "folder-r01" / "repo" / "train.py")
+
+
+def test_a_history_handed_back_in_bundles_arrives_whole_and_refuses_a_foreign_receiver(tmp_path):
+    """The Ray executor's handback (bundles both ways) goes through the same host git: no transport, bakeoff's
+    own config on the receiving side, the files written back as committed."""
+    from bakeoff.runner.executors.handback import bundle_since, fetch_bundle, move_repo_to
+    from bakeoff.runner.hostgit import ForeignRepository
+
+    repo = _run_repo(tmp_path)
+    (repo.path / ".gitattributes").write_text("* working-tree-encoding=UTF-16\n", encoding="utf-8")
+    (repo.path / "train.py").write_bytes(b"x = 1\n")
+    first = repo.commit("explore")
+    early = bundle_since(repo.path, None)
+    (repo.path / "train.py").write_bytes(b"x = 2\n")
+    second = repo.commit("decide")
+    late = bundle_since(repo.path, first.sha)
+    receiver = tmp_path / "receiver"
+    for bundle, commit in ((early, first), (late, second)):
+        fetch_bundle(receiver, bundle)
+        move_repo_to(receiver, commit.sha, None)
+    assert (receiver / "train.py").read_bytes() == b"x = 2\n"
+    marker = tmp_path / "marker"
+    _fsmonitor(receiver, marker, "")
+    with pytest.raises(ForeignRepository):
+        fetch_bundle(receiver, late)
+    assert not marker.exists()
