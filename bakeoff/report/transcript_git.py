@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -63,9 +64,10 @@ def _files(git_dir: Path, sha: str) -> dict[str, bytes]:
     left out (never fetched), a larger one than MAX_FILE_BYTES named as too large."""
     files: dict[str, bytes] = {}
     wanted: list[tuple[str, str]] = []
-    for path, blob, mode, size in hostgit.tree_listing(git_dir, sha):
+    for name, blob, mode, size in hostgit.tree_listing(git_dir, sha):
         if mode == "120000":
             continue
+        path = os.fsencode(name).decode("utf-8", errors="replace")  # a name for the page, not for the disk
         if size is not None and size > MAX_FILE_BYTES:
             files[path] = b"\0too large"
         else:
