@@ -167,11 +167,18 @@ def test_working_tree_encoding_neither_wedges_a_commit_nor_converts_a_reset(tmp_
 
 
 def test_the_model_s_file_where_a_folder_stands_is_refused_not_raised(tmp_path):
+    from types import SimpleNamespace
+
+    from bakeoff.runner.modelcall import write_files
+
     repo = _run_repo(tmp_path)
     (repo.path / "train.py").mkdir()
     (repo.path / "train.py" / "keep.txt").write_text("x\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="train.py"):
-        repo.write_file("train.py", "print(1)\n")
+    (repo.path / "lib").write_text("a file where the answer wants a folder\n", encoding="utf-8")
+    written = write_files(SimpleNamespace(repo=repo), {"train.py": "print(1)\n", "lib/util.py": "x = 1\n",
+                                                       "predict.py": "print(2)\n"}, lambda _: True)
+    refused = {entry.path: entry.refused for entry in written}
+    assert refused["train.py"] and refused["lib/util.py"] and refused["predict.py"] is None
     repo.commit("implement")  # the folder's file is committed like any other
 
 

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from bakeoff.batchfolder.files import is_disk_full
 from bakeoff.errors import BakeoffError
 
 GIT_TIMEOUT_S = 600  # one git command on a run's repository (a large tree of model files included)
@@ -228,8 +229,10 @@ def checkout(root: Path, sha: str, kept: frozenset[str], remove: Callable[[Path,
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             target.chmod(0o755 if mode == "100755" else 0o644)
-        except OSError:
-            pass  # a path the tree holds twice (a file and a folder): the first one stays
+        except OSError as exc:
+            if is_disk_full(exc):
+                raise
+            # a path the tree holds twice (a file and a folder): the first one stays
 
     read_blobs(git_dir, [blob for _, blob, _ in wanted], write)
     git(git_dir, ["read-tree", sha])

@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bakeoff.batchfolder.files import is_disk_full
 from bakeoff.runner import hostgit
 from bakeoff.taskapi.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
 
@@ -132,6 +133,8 @@ class RunRepo:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(encoded_text(content))
         except OSError as exc:
+            if is_disk_full(exc):
+                raise  # the stage's disk-full ending, not a refused file
             raise ValueError(f"{relative!r} cannot be written there: {exc.strerror or exc}") from None
         return target
 
