@@ -6,9 +6,10 @@ after. With several turns, the code between two turns is rebuilt from the turn's
 answer: the files it wrote are taken from its fenced blocks and kept only when their
 sha256 matches what the harness recorded writing, so a rebuilt file is the one written.
 
-The repository is written by sandboxed code, so it is read as hostile: git is run on
-the object store alone (--git-dir, no work tree, no index), with no user or system
-configuration, no hooks and no fsmonitor, and only for commit ids the records name.
+The repository is written by sandboxed code, and a batch folder may come from anyone, so it is read as
+hostile: only its objects are read, through a clean repository of the host's own that borrows them
+(hostgit.borrowed_objects): its config (a promisor remote's command, fsmonitor, hooks) is never read,
+nothing missing is fetched, and only commit ids the records name are read.
 """
 
 from __future__ import annotations
@@ -17,16 +18,16 @@ import difflib
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bakeoff.answers import extract_files
 from bakeoff.records import RepairTurn
+from bakeoff.runner import hostgit
+from bakeoff.runner.hostgit import HostGitError
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
-_GIT_TIMEOUT_S = 60
 MAX_FILE_BYTES = 2_000_000  # a larger file is named in the diff as too large, not read
 
 
@@ -45,65 +46,38 @@ class TurnDiff:
     available: bool = True
 
 
-def _git(git_dir: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0", "HOME": os.devnull}
-    command = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
-               f"--git-dir={git_dir}", *args]
-    try:
-        done = subprocess.run(command, capture_output=True, env=env, timeout=_GIT_TIMEOUT_S, check=False, input=stdin)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
 def tree_at(repo: Path, sha: str | None) -> dict[str, bytes] | None:
     """Every tracked file's bytes at commit `sha`, or None when the history cannot be read."""
-    git_dir = Path(repo) / ".git"
-    if not sha or not _SHA.match(sha) or not git_dir.is_dir() or git_dir.is_symlink():
+    if not sha or not _SHA.match(sha):
         return None
-    listing = _git(git_dir, "ls-tree", "-r", "-z", "--long", sha)
-    if listing is None:
+    try:
+        with hostgit.borrowed_objects(Path(repo)) as git_dir:
+            if git_dir is None:
+                return None
+            return _files(git_dir, sha)
+    except HostGitError:
         return None
+
+
+def _files(git_dir: Path, sha: str) -> dict[str, bytes]:
+    """The blobs of commit `sha` by path (links and submodules are not code the model wrote); a missing blob is
+    left out (never fetched), a larger one than MAX_FILE_BYTES named as too large."""
     files: dict[str, bytes] = {}
     wanted: list[tuple[str, str]] = []
-    for entry in listing.split(b"\0"):
-        if not entry:
+    for name, blob, mode, size in hostgit.tree_listing(git_dir, sha):
+        if mode == "120000":
             continue
-        meta, _, name = entry.partition(b"\t")
-        mode, kind, blob, size = meta.split()[:4]
-        if kind != b"blob" or mode == b"120000":
-            continue  # links and submodules are not code the model wrote
-        path = name.decode("utf-8", errors="replace")
-        if size.isdigit() and int(size) > MAX_FILE_BYTES:
+        path = os.fsencode(name).decode("utf-8", errors="replace")  # a name for the page, not for the disk
+        if size is not None and size > MAX_FILE_BYTES:
             files[path] = b"\0too large"
         else:
-            wanted.append((path, blob.decode("ascii")))
-    files.update(_blobs(git_dir, wanted))
+            wanted.append((path, blob))
+
+    def take(index: int, data: bytes) -> None:
+        files[wanted[index][0]] = data
+
+    hostgit.read_blobs(git_dir, [blob for _, blob in wanted], take)
     return files
-
-
-def _blobs(git_dir: Path, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
-    """The blobs' bytes by path, read by one `git cat-file --batch` (one process per tree, not per file)."""
-    if not wanted:
-        return {}
-    out = _git(git_dir, "cat-file", "--batch", stdin="".join(f"{blob}\n" for _, blob in wanted).encode())
-    found: dict[str, bytes] = {}
-    if out is None:
-        return found
-    position = 0
-    for path, _ in wanted:
-        end = out.find(b"\n", position)
-        if end < 0:
-            break
-        header = out[position:end].split()
-        if len(header) != 3 or not header[2].isdigit():
-            position = end + 1  # "<id> missing": no content follows
-            continue
-        size = int(header[2])
-        found[path] = out[end + 1:end + 1 + size]
-        position = end + 1 + size + 1  # the content, then a newline
-    return found
 
 
 def _text(content: bytes) -> str | None:

@@ -128,14 +128,12 @@ HARNESS_FAILED_EXIT = 4  # a run ended harness_failed: the batch finished, but b
 def code_version() -> CodeVersion:
     """bakeoff's version and, when it runs from a git checkout, the commit (recorded with every result)."""
     from bakeoff import __version__
+    from bakeoff.runner.hostgit import checkout_commit
 
-    try:
-        import git
-
-        repo = git.Repo(Path(__file__).resolve().parents[2])
-        return CodeVersion(__version__, repo.head.commit.hexsha, repo.is_dirty(untracked_files=False))
-    except Exception:  # noqa: BLE001 - an installed copy has no repository; the version is enough
+    found = checkout_commit(Path(__file__).resolve().parents[2])
+    if found is None:  # an installed copy has no repository; the version is enough
         return CodeVersion(__version__)
+    return CodeVersion(__version__, *found)
 
 
 def make_batch_folder(folder: Path) -> None:

@@ -5,6 +5,7 @@ produced. `data/` (the training file's mount point and the excerpt) and the
 harness's scratch folder `.bakeoff/` are never committed, whatever the model's
 `.gitignore` says: the harness picks the files itself (worktree.scan_tree), and
 links, nested repositories and special files left by sandboxed code are skipped.
+git itself is run by bakeoff.runner.hostgit alone (no config but bakeoff's, no attributes, no hooks).
 """
 
 from __future__ import annotations
@@ -15,17 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bakeoff.batchfolder.files import workspace_text
+from bakeoff.runner import hostgit
 from bakeoff.taskapi.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
 
 __all__ = ["DATA_DIR", "SCRATCH_DIR", "RunRepo", "StageCommit", "real_folder", "regular_file_inside", "remove_folder"]
 
-_KEEP_ON_RESET = (f"{DATA_DIR}/", f"{SCRATCH_DIR}/")
-_COMMITTER = {
-    "GIT_AUTHOR_NAME": "bakeoff",
-    "GIT_AUTHOR_EMAIL": "runner@bakeoff.invalid",
-    "GIT_COMMITTER_NAME": "bakeoff",
-    "GIT_COMMITTER_EMAIL": "runner@bakeoff.invalid",
-}
+_HARNESS_PARTS = frozenset({DATA_DIR, SCRATCH_DIR})  # at the root: the harness's, kept by a reset
 
 
 def encoded_text(text: str) -> bytes:
@@ -48,19 +44,16 @@ class StageCommit:
 
 
 class RunRepo:
-    """The git repository of one run (GitPython)."""
+    """The git repository of one run. Every git command goes through bakeoff.runner.hostgit; a repository this
+    process did not create is used only when its git folder is what bakeoff writes (ForeignRepository else)."""
 
     def __init__(self, path: Path) -> None:
-        import git
-
+        hostgit.check_own_repository(path)
         self.path = path
-        self._repo = git.Repo(path)
 
     @classmethod
     def create(cls, path: Path, template_dir: Path, excerpt: Path | None) -> RunRepo:
         """A new repository holding the task template; files named dot-X become .X."""
-        import git
-
         if path.exists():
             shutil.rmtree(path)  # a half-made repo from a killed start: make it again
         path.mkdir(parents=True)
@@ -74,41 +67,29 @@ class RunRepo:
         (path / DATA_DIR).mkdir(exist_ok=True)
         if excerpt is not None and excerpt.exists():
             shutil.copyfile(excerpt, path / DATA_DIR / "excerpt.txt")
-        created = git.Repo.init(path, initial_branch="main")
-        with created.config_writer() as config:
-            # The host runs git over a folder that sandboxed code writes: no hooks, no fsmonitor command.
-            config.set_value("core", "hooksPath", "/dev/null")
-            config.set_value("core", "fsmonitor", "false")
+        hostgit.init_own_repository(path)
         repo = cls(path)
         repo.commit("template")
         return repo
 
     def commit(self, message: str) -> StageCommit:
-        """Commit the workspace's regular files, even when nothing changed (one commit per stage).
-
-        What was skipped (links, nested repositories, special files) is reported with the commit.
-        """
-        from bakeoff.runner.worktree import not_ignored, scan_tree, skipped_summary, stage_exactly
+        """Commit the workspace's regular files as the bytes they are, even when nothing changed (one commit per
+        stage). What was skipped (links, nested repositories, special files) is reported with the commit."""
+        from bakeoff.runner.worktree import not_ignored, scan_tree, skipped_summary
 
         scan = scan_tree(self.path)
-        stage_exactly(self.path, not_ignored(self.path, scan.files))
-        self._repo.git.commit("--allow-empty", "--no-verify", "-q", "-m", message, env=_COMMITTER)
-        head = self._repo.head.commit
-        return StageCommit(head.hexsha, message, head.committed_datetime.isoformat(), skipped_summary(scan.skipped))
+        made = hostgit.commit_files(self.path, not_ignored(self.path, scan.files), message)
+        return StageCommit(made.sha, message, made.date, skipped_summary(scan.skipped))
 
     def reset_to(self, sha: str) -> None:
         """Back to a stage's commit: what an unfinished stage wrote is removed, data/ and scratch stay (as real folders)."""
-        git_cmd = self._repo.git
-        git_cmd.reset("--hard", "-q", sha)
-        excludes = [arg for keep in _KEEP_ON_RESET for arg in ("-e", keep)]
-        git_cmd.clean("-ffdxq", *excludes)
+        hostgit.checkout(self.path, sha, _HARNESS_PARTS, remove_folder)
         real_folder(self.path, DATA_DIR)
         real_folder(self.path, SCRATCH_DIR)
 
     def drop_untracked(self) -> None:
-        """Remove what is neither committed nor the harness's (data/, scratch)."""
-        excludes = [arg for keep in _KEEP_ON_RESET for arg in ("-e", keep)]
-        self._repo.git.clean("-ffdxq", *excludes)
+        """Empty the work tree but data/ and scratch (a reset_to writes the commit's files back)."""
+        hostgit.clear(self.path, _HARNESS_PARTS | {".git"}, remove_folder)
 
     def restore_data(self, excerpt: Path | None) -> None:
         """data/ a real folder holding the excerpt again (sandboxed code may have replaced either)."""
@@ -121,20 +102,19 @@ class RunRepo:
 
     def changed_in_last_commit(self) -> list[str]:
         """The paths the last commit added, changed or removed (an agent's step)."""
-        head = self._repo.head.commit
-        if not head.parents:
+        head = hostgit.head(self.path)
+        parent = hostgit.head_parent(self.path)
+        if head is None or parent is None:
             return []
-        return sorted(self._repo.git.diff("--name-only", "--no-renames", head.parents[0].hexsha, head.hexsha).splitlines())
+        return hostgit.changed_between(self.path, parent, head)
 
     def root_sha(self) -> str:
         """The first commit (the template)."""
-        return self._repo.git.rev_list("--max-parents=0", "HEAD").split()[0]
+        return hostgit.root_commit(self.path)
 
     def commit_messages(self) -> list[str]:
         """Oldest first."""
-        messages = [c.message for c in reversed(list(self._repo.iter_commits()))]
-        # GitPython hands back bytes for a message it could not decode; ours are UTF-8 text.
-        return [(m if isinstance(m, str) else m.decode("utf-8", "replace")).strip() for m in messages]
+        return hostgit.commit_messages(self.path)
 
     def _inside(self, relative: str) -> Path:
         """The repo path for `relative`, refusing anything that leaves the repo (model code may plant symlinks)."""
@@ -148,7 +128,10 @@ class RunRepo:
         return target
 
     def write_file(self, relative: str, content: str) -> Path:
-        """Write a file the model gave; a symlink planted at that name is replaced, never followed."""
+        """Write a file the model gave; a symlink planted at that name is replaced, never followed.
+
+        An OSError (a folder at that name, a file where a folder of the path should be, a name too long) is the
+        model's doing: its caller (bakeoff.runner.modelcall.write_files) records the file as refused."""
         target = self._inside(relative)
         if target.is_symlink():
             target.unlink()

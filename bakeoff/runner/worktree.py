@@ -6,16 +6,17 @@ link committed once comes back on every reset), and obeys a `.gitignore` the mod
 empty. So the harness walks the tree itself, without following links, and hands git the
 exact list of files: regular files outside the harness's own folders, minus what the
 model's own `.gitignore` ignores. Links, nested repositories and special files are
-skipped and reported.
+skipped and reported. hostgit commits the list as the files' bytes (no attribute applies).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from bakeoff.runner import hostgit
 
 # The harness's folders at the workspace root: never committed, whatever .gitignore says.
 HARNESS_FOLDERS = frozenset({".git", "data", ".bakeoff"})
@@ -71,32 +72,10 @@ def scan_tree(root: Path) -> TreeScan:
     return TreeScan(tuple(sorted(files)), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
-def _git(root: Path, args: list[str], stdin: bytes, ok_codes: tuple[int, ...] = (0,)) -> bytes:
-    """git over the workspace, reading `stdin`; the repository's config was written by the harness (.git is read-only in the sandbox)."""
-    done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False)
-    if done.returncode not in ok_codes:
-        raise subprocess.CalledProcessError(done.returncode, ["git", *args], done.stdout, done.stderr)
-    return done.stdout
-
-
-def _nul_list(paths: list[str] | tuple[str, ...]) -> bytes:
-    return b"".join(os.fsencode(p) + b"\0" for p in paths)
-
-
 def not_ignored(root: Path, files: tuple[str, ...]) -> list[str]:
-    """`files` less those the model's own .gitignore ignores (git check-ignore exits 1 when none is)."""
-    if not files:
-        return []
-    out = _git(root, ["check-ignore", "--no-index", "-z", "--stdin"], _nul_list(files), ok_codes=(0, 1))
-    ignored = {os.fsdecode(p) for p in out.split(b"\0") if p}
+    """`files` less those the model's own .gitignore ignores."""
+    ignored = hostgit.ignored(root, files)
     return [f for f in files if f not in ignored]
-
-
-def stage_exactly(root: Path, files: list[str]) -> None:
-    """Make the index hold exactly `files` (deleted files drop out, nothing else comes in)."""
-    _git(root, ["read-tree", "--empty"], b"")
-    if files:
-        _git(root, ["update-index", "--add", "-z", "--stdin"], _nul_list(files))
 
 
 def skipped_summary(skipped: tuple[Skipped, ...]) -> dict:

@@ -9,7 +9,6 @@ A run's state (what a worker resumes from) is its finished stage records and a b
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ import durable
 from bakeoff.batchfolder.layout import RunLayout
 from bakeoff.batchfolder.records import STAGE_NAMES, finished_stages, load_stage_record, write_stage_record
 from bakeoff.records import StageRecord
+from bakeoff.runner import hostgit
 from bakeoff.runner.run import BatchEnv
 from bakeoff.runner.summary import stage_done_fields
 from bakeoff.runner.transcript import write_transcript
@@ -51,49 +51,30 @@ class RunState:
         return RunState((*self.stages, parcel.record), (*self.bundles, parcel.bundle))
 
 
-def _git(repo: Path, *args: str) -> bytes:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.decode(errors='replace').strip()}")
-    return done.stdout
-
-
 def bundle_since(repo: Path, since: str | None) -> bytes:
     """The repo's main branch as a bundle, without the history up to `since` (which the receiver holds)."""
     with tempfile.TemporaryDirectory(prefix="bakeoff-bundle-") as folder:
         target = Path(folder) / "stage.bundle"
-        _git(repo, "bundle", "create", "-q", str(target), "main", *([f"^{since}"] if since else []))
+        hostgit.bundle(repo, since, target)
         return target.read_bytes()
 
 
-def _init_repo(repo: Path) -> None:
-    """An empty repository configured as RunRepo.create configures one (no hooks, no fsmonitor)."""
-    repo.mkdir(parents=True, exist_ok=True)
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "config", "core.hooksPath", "/dev/null")
-    _git(repo, "config", "core.fsmonitor", "false")
-
-
 def fetch_bundle(repo: Path, bundle: bytes) -> None:
+    """The bundle's commits into `repo` (a new repository of bakeoff's own where there is none); no ref moves."""
     if not (repo / ".git").is_dir():
-        _init_repo(repo)
+        hostgit.init_own_repository(repo)
+    hostgit.check_own_repository(repo)
     with tempfile.TemporaryDirectory(prefix="bakeoff-bundle-") as folder:
         source = Path(folder) / "in.bundle"
         source.write_bytes(bundle)
-        _git(repo, "fetch", "-q", str(source), "main")
+        hostgit.unbundle(repo, source)
 
 
 def move_repo_to(repo: Path, sha: str, excerpt: Path | None) -> None:
     """The working tree at `sha` (the branch moved there), data/ holding the excerpt, as after a local stage."""
-    if not _has_head(repo):
-        _git(repo, "update-ref", "refs/heads/main", sha)
     run_repo = RunRepo(repo)
     run_repo.reset_to(sha)
     run_repo.restore_data(excerpt)
-
-
-def _has_head(repo: Path) -> bool:
-    return subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True).returncode == 0
 
 
 def state_from_disk(env: BatchEnv, run_id: str) -> RunState:
@@ -102,7 +83,9 @@ def state_from_disk(env: BatchEnv, run_id: str) -> RunState:
     stages = tuple(finished_stages(run_dir).values())
     if not stages:
         return RunState()
-    return RunState(stages, (bundle_since(RunLayout(run_dir).repo, None),))
+    repo = RunLayout(run_dir).repo
+    hostgit.check_own_repository(repo)  # a batch folder someone else made: its repositories are not trusted
+    return RunState(stages, (bundle_since(repo, None),))
 
 
 def restore_state(run_dir: Path, state: RunState) -> None:
@@ -114,7 +97,7 @@ def restore_state(run_dir: Path, state: RunState) -> None:
         repo = RunLayout(run_dir).repo
         for bundle in state.bundles:
             fetch_bundle(repo, bundle)
-        _git(repo, "update-ref", "refs/heads/main", sha)
+        hostgit.set_branch(repo, sha)
 
 
 class ParcelMaker:

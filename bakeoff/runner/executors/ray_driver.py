@@ -24,6 +24,7 @@ from bakeoff.runner.executors.common import (
     record_unstarted_failure,
 )
 from bakeoff.runner.executors.settings import ExecutorSettings
+from bakeoff.runner.hostgit import ForeignRepository
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.run import BatchEnv
 
@@ -200,7 +201,11 @@ class _Driver:
                 self.progress.run_started(slot)
                 self.progress.run_finished(slot, record_unstarted_failure(self.env, slot, error))
                 continue
-            self._submit(slot, demand)
+            try:
+                self._submit(slot, demand)
+            except ForeignRepository as exc:  # a handed-over run's repository: refused by name, the batch goes on
+                self.progress.run_started(slot)
+                self.progress.run_finished(slot, record_unstarted_failure(self.env, slot, f"ForeignRepository: {exc}"))
 
     # -- publishing ----------------------------------------------------------------------------
 
