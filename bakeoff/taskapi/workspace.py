@@ -15,6 +15,7 @@ import durable
 
 SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, a task's own inputs)
 DATA_DIR = "data"  # where the visible data is mounted and the excerpt kept
+KEPT_LIMIT = 64 << 20  # the most of one output the host copies out of a workspace
 
 
 def real_folder(root: Path, relative: str) -> Path:
@@ -49,16 +50,17 @@ def regular_file_inside(root: Path, path: Path) -> bool:
     return not path.is_symlink() and path.is_file() and path.parent.resolve().is_relative_to(root.resolve())
 
 
-def keep_output(workspace: Path, produced: str, kept: Path) -> None:
+def keep_output(workspace: Path, produced: str, kept: Path, *, limit: int = KEPT_LIMIT) -> None:
     """Move a hidden run's output out of the workspace into the run folder (never into the repo).
 
     Sandboxed code wrote the workspace: the output is read from the very file found by walking `produced` from
-    the workspace without following a link (durable.TrustedRoot), then removed; a link, a folder or anything
-    but a regular file there (or on the way) is removed if it can be and nothing is kept."""
+    the workspace without following a link (durable.TrustedRoot), at most `limit` + 1 bytes of it (so a reader
+    with the same cap still sees it is over), then removed; a link, a folder or anything but a regular file
+    there (or on the way) is removed if it can be and nothing is kept."""
     kept.parent.mkdir(parents=True, exist_ok=True)
     root = durable.TrustedRoot(workspace)
     try:
-        root.copy_out(produced, kept)
+        data = root.read_bytes(produced, limit=limit)
     except FileNotFoundError:
         return
     except durable.UnsafePath:
@@ -67,6 +69,7 @@ def keep_output(workspace: Path, produced: str, kept: Path) -> None:
         except durable.UnsafePath:
             pass  # a folder in the file's place, or a link on the way: left alone, never followed
         return
+    durable.write_bytes(kept, data)
     root.remove_file(produced)
 
 
