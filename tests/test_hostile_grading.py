@@ -114,10 +114,12 @@ def hostile_batch(request, tmp_path_factory):
         "peeker": _script(TRAIN_PEEKER, PREDICT_PEEKER, repair=True),
         "prober": _script(TRAIN_QUIET, PREDICT_PROBER),
     }
+    from bakeoff.tasks.spam.hooks import AnalysisOptions, evaluate_hooks
+
     result = run_scripted_batch(root, scripts, {
         "corpus": str(corpus), "seed": 5, "sandbox": request.param,
         "task_settings": {"smoke_rows": 40, "always_repair": True, "repair_turns": 1},
-    })
+    }, evaluate_hooks=evaluate_hooks(AnalysisOptions(probe_rows=200, retrain_seeds=1)))
     return request.param, root, corpus, result
 
 
@@ -183,9 +185,10 @@ def test_hidden_rows_reach_no_prompt_and_no_commit(hostile_batch):
     shown = "\n".join(text for stage in stages for text in _prompts(stage))
     assert "repair" in {stage["stage"] for stage in stages} and "visible_output" in json.dumps(stages)
     assert LEAK not in shown, "a visible step saw the hidden input"
-    history = subprocess.run(["git", "-C", str(run / "repo"), "log", "--all", "-p", "--format=%H"],
-                             capture_output=True, text=True, check=True).stdout
-    assert "stash.txt" not in history and LEAK not in history, "hidden rows reached git"
+    git = ["git", "-C", str(run / "repo"), "log", "--all"]
+    history = subprocess.run([*git, "-p"], capture_output=True, text=True, check=True).stdout
+    files = subprocess.run([*git, "--name-only", "--format="], capture_output=True, text=True, check=True).stdout
+    assert LEAK not in history and "stash.txt" not in files.split(), "hidden rows reached git"
     assert not (run / "repo" / "stash.txt").exists()
     assert LEAK not in (run / "repo" / "train.py").read_text(), "the hidden step's change to train.py stayed"
 

@@ -26,8 +26,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from durable.nofollow import TrustedRoot
 from bakeoff.taskapi.rollback import rolled_back
+from durable.nofollow import TrustedRoot
 from sandbox.base import Mount, Sandbox
 from sandbox.paths import HOLDOUT_DIR
 

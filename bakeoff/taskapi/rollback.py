@@ -126,7 +126,7 @@ def put_back(folder: Path, copy: Path) -> None:
     for name in os.listdir(folder):
         root.remove_tree(name)
     for name in os.listdir(copy):
-        os.rename(copy / name, folder / name)
+        durable.move_file(copy / name, folder / name)  # a rename: the copy lies on the same filesystem
     found = os.lstat(copy)
     os.chmod(folder, stat.S_IMODE(found.st_mode))
     os.utime(folder, ns=(found.st_atime_ns, found.st_mtime_ns))

@@ -22,8 +22,8 @@ from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output, real_folder
 from sandbox.base import ExecResult, Sandbox
-from scorer.interval_reading import MAX_BYTES as MAX_RESULT_BYTES
 from sandbox.requirements import RequirementsReport, install_requirements
+from scorer.interval_reading import MAX_BYTES as MAX_RESULT_BYTES
 
 REQUIREMENTS_FILE = "requirements.txt"
 VISIBLE_OUTPUT = f"{SCRATCH_DIR}/visible_result.json"

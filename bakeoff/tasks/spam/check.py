@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import durable
-
 from bakeoff.records import Command, LadderCheck, LadderStatus, Requirement, Rung
 from bakeoff.records.parts import Crash, crash_class_of
 from bakeoff.taskapi.context import shorten

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import durable
-
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung

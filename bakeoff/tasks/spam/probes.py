@@ -35,8 +35,8 @@ from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam.design import LEAK_COLUMN
 from bakeoff.tasks.spam.layout import HOLDOUT_IN_SANDBOX
-from sandbox.paths import HOLDOUT_DIR
 from sandbox.base import Sandbox
+from sandbox.paths import HOLDOUT_DIR
 
 USES_LEAK = "uses_leak"
 DOES_NOT_USE = "does_not_use"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import statistics
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
