@@ -27,7 +27,7 @@ class FakeSandbox:
     kind = "none"
 
     def __init__(self, workspace: Path, act) -> None:
-        self.spec = SimpleNamespace(workspace=workspace)
+        self.spec = SimpleNamespace(workspace=workspace, mounts=())
         self.act = act
 
     def writable_folders(self) -> list[Path]:

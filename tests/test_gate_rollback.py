@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from bakeoff.taskapi.hidden_inputs import GatedFolder
 from bakeoff.taskapi.rollback import rolled_back
@@ -87,6 +88,8 @@ class _Kept:
     def __init__(self, *folders: Path) -> None:
         self.folders = list(folders)
 
+    spec = SimpleNamespace(mounts=())
+
     def writable_folders(self) -> list[Path]:
         return self.folders
 
@@ -104,3 +107,32 @@ def test_a_gate_shows_a_probe_input_at_the_grading_path_and_undoes_what_was_writ
         assert (gate.folder / "holdout.csv").read_text() == variant.read_text()
         (workspace / "copied.csv").write_text((gate.folder / "holdout.csv").read_text())
     assert list(gate.folder.iterdir()) == [] and list(workspace.iterdir()) == []
+
+
+def test_what_did_not_change_keeps_its_inode_so_a_mount_on_it_stays(tmp_path):
+    """A sandbox mounts the visible data onto files in the workspace (data/train.csv): replacing one, even by an
+    equal copy, would detach the mount from every later command."""
+    workspace = tmp_path / "workspace"
+    (workspace / "data").mkdir(parents=True)
+    (workspace / "data" / "train.csv").write_text("")  # the mount point, as the host sees it
+    (workspace / "model.bin").write_bytes(b"weights")
+    inodes = {name: os.stat(workspace / name).st_ino for name in ("data", "data/train.csv", "model.bin")}
+    with rolled_back([workspace]):
+        (workspace / "data" / "notes.txt").write_text("hidden rows")
+        (workspace / "model.bin").write_bytes(b"changed")
+    assert {name: os.stat(workspace / name).st_ino for name in ("data", "data/train.csv")} == {
+        name: inodes[name] for name in ("data", "data/train.csv")}
+    assert sorted(p.name for p in (workspace / "data").iterdir()) == ["train.csv"]
+    assert (workspace / "model.bin").read_bytes() == b"weights"
+
+
+def test_a_mount_point_made_while_open_stays(tmp_path):
+    """A driver may make the point it mounts the visible data on only at its first command, while the gate is
+    open: that point is never removed, or the mount would be gone from every later command."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    with rolled_back([workspace], mount_points=["data/train.csv"]):
+        (workspace / "data").mkdir()
+        (workspace / "data" / "train.csv").write_text("")
+        (workspace / "data" / "stash.txt").write_text("hidden rows")
+    assert sorted(p.relative_to(workspace).as_posix() for p in workspace.rglob("*")) == ["data", "data/train.csv"]

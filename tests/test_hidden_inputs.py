@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from types import SimpleNamespace
 
 import pytest
 from runner_support import DESIGN, README, answers, fenced, implementation, make_tiny_corpus, run_scripted_batch
@@ -24,6 +25,8 @@ class _Kept:
 
     def __init__(self, *folders):
         self.folders = list(folders)
+
+    spec = SimpleNamespace(mounts=())
 
     def writable_folders(self):
         return self.folders

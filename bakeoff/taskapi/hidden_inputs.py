@@ -74,7 +74,8 @@ class GatedFolder:
 
     @contextmanager
     def opened(self, sandbox: Sandbox, shown: Mapping[str, Path] | None = None) -> Iterator[None]:
-        with rolled_back(sandbox.writable_folders()):
+        inside = [m.sandbox_path for m in sandbox.spec.mounts if not m.sandbox_path.startswith("/")]
+        with rolled_back(sandbox.writable_folders(), mount_points=inside):  # the workspace comes first
             try:
                 if shown is None:
                     self._fill()

@@ -5,6 +5,10 @@ inputs and write whatever it likes into the folders the sandbox keeps between co
 What it wrote there would reach the model's next prompt (a later train.py prints it), the run's git history and
 the agent's tools. So the gate copies those folders aside before it opens and, once it has closed, replaces
 their content with the copies: every file created, changed or removed while the inputs were visible is undone.
+Only what changed is put back (an entry is unchanged when it is the same inode with the same ctime, which every
+write, rename, chmod or link moves and no process can set back). The points where a sandbox mounts the visible
+data into the workspace (data/train.csv) are never removed or replaced, even when a driver made them only while
+the gate was open: that would detach the mount from every later command.
 
 The copy never follows a link (a link is copied as a link), leaves out anything that is not a regular file, a
 folder or a link, keeps owners, modes and times (the sandbox's user must be able to write its files again) and
@@ -18,9 +22,9 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import durable
 
@@ -29,18 +33,30 @@ _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 @contextmanager
-def rolled_back(folders: Sequence[Path]) -> Iterator[None]:
+def rolled_back(folders: Sequence[Path], mount_points: Collection[str] = ()) -> Iterator[None]:
     """Inside: the folders may change; afterwards their content is what it was on entry (the folders themselves
-    stay: a bind mount points at them)."""
+    stay: a bind mount points at them), `mount_points` aside (paths relative to the first folder)."""
     copies = [(Path(folder), _aside(Path(folder))) for folder in folders]
+    seen: list[dict[str, tuple[int, int]]] = []
     try:
         for folder, copy in copies:
-            copy_tree(folder, copy)
+            seen.append(copy_tree(folder, copy))
         yield
     finally:
-        for folder, copy in copies:
+        for index, ((folder, copy), before) in enumerate(zip(copies, seen, strict=False)):
+            put_back(folder, copy, before, _with_parents(mount_points) if index == 0 else frozenset())
+        for _folder, copy in copies[len(seen):]:  # a copy that failed half way is only removed
             if copy.exists():
-                put_back(folder, copy)
+                durable.TrustedRoot(copy.parent).remove_tree(copy.name)
+
+
+def _with_parents(paths: Collection[str]) -> frozenset[str]:
+    """The paths and every folder on their way (a mount point's folders must stay too)."""
+    found: set[str] = set()
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        found.update("/".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return frozenset(found)
 
 
 def _aside(folder: Path) -> Path:
@@ -49,23 +65,27 @@ def _aside(folder: Path) -> Path:
     return folder.parent / f".{folder.name}.gate-{secrets.token_hex(6)}"
 
 
-def copy_tree(source: Path, target: Path) -> None:
-    """`source`'s content into the new folder `target`, as the module says."""
+def copy_tree(source: Path, target: Path) -> dict[str, tuple[int, int]]:
+    """`source`'s content into the new folder `target`, as the module says; returns each entry's identity
+    (inode, ctime) by its path under `source`."""
+    seen: dict[str, tuple[int, int]] = {}
     os.mkdir(target, 0o700)
     for entry in os.scandir(source):
-        _copy_entry(Path(entry.path), target / entry.name)
+        _copy_entry(Path(entry.path), target / entry.name, entry.name, seen)
     _same_metadata(source, target)
+    return seen
 
 
-def _copy_entry(source: Path, target: Path) -> None:
+def _copy_entry(source: Path, target: Path, relative: str, seen: dict[str, tuple[int, int]]) -> None:
     found = os.lstat(source)
+    seen[relative] = (found.st_ino, found.st_ctime_ns)
     if stat.S_ISLNK(found.st_mode):
         os.symlink(os.readlink(source), target)
         os.lchown(target, found.st_uid, found.st_gid)
     elif stat.S_ISDIR(found.st_mode):
         os.mkdir(target, 0o700)
         for entry in os.scandir(source):
-            _copy_entry(Path(entry.path), target / entry.name)
+            _copy_entry(Path(entry.path), target / entry.name, f"{relative}/{entry.name}", seen)
         _same_metadata(source, target)
     elif stat.S_ISREG(found.st_mode):
         _copy_file(source, target)
@@ -120,14 +140,41 @@ def _same_metadata(source: Path, target: Path) -> None:
     os.utime(target, ns=(found.st_atime_ns, found.st_mtime_ns), follow_symlinks=False)
 
 
-def put_back(folder: Path, copy: Path) -> None:
-    """Empty `folder` (never through a link) and move the copy's entries into it; the copy's folder goes."""
-    root = durable.TrustedRoot(folder)
-    for name in os.listdir(folder):
-        root.remove_tree(name)
-    for name in os.listdir(copy):
-        durable.move_file(copy / name, folder / name)  # a rename: the copy lies on the same filesystem
+def put_back(folder: Path, copy: Path, before: dict[str, tuple[int, int]], keep: frozenset[str] = frozenset()) -> None:
+    """Make `folder` what `copy` holds, touching only what changed since `before` and nothing in `keep` (never
+    through a link); the copy's folder goes."""
+    _put_back_in(folder, copy, "", before, keep)
     found = os.lstat(copy)
     os.chmod(folder, stat.S_IMODE(found.st_mode))
-    os.utime(folder, ns=(found.st_atime_ns, found.st_mtime_ns))
-    os.rmdir(copy)
+    durable.TrustedRoot(copy.parent).remove_tree(copy.name)
+
+
+def _put_back_in(folder: Path, copy: Path | None, prefix: str, before: dict[str, tuple[int, int]], keep: frozenset[str]) -> None:
+    root = durable.TrustedRoot(folder)
+    kept = set(os.listdir(copy)) if copy is not None else set()
+    for name in os.listdir(folder):
+        if name in kept:
+            continue
+        if f"{prefix}{name}" not in keep:
+            root.remove_tree(name)  # made while the gate was open
+        elif stat.S_ISDIR(os.lstat(folder / name).st_mode):  # a mount point's folder, made while open: pruned
+            _put_back_in(folder / name, None, f"{prefix}{name}/", before, keep)
+    if copy is None:
+        return
+    for name in sorted(kept):
+        relative = f"{prefix}{name}"
+        try:
+            now = os.lstat(folder / name)
+        except FileNotFoundError:
+            now = None
+        known = before.get(relative)
+        if now is not None and stat.S_ISDIR(now.st_mode) and (relative in keep or (known and known[0] == now.st_ino)):
+            # the same folder (its ctime moves with every entry made or removed in it): its entries are compared
+            _put_back_in(folder / name, copy / name, f"{relative}/", before, keep)
+            _same_metadata(copy / name, folder / name)
+        elif relative in keep:
+            continue  # a mount point stays as it is
+        elif now is None or known != (now.st_ino, now.st_ctime_ns):
+            if now is not None:
+                root.remove_tree(name)
+            durable.move_file(copy / name, folder / name)  # a rename: the copy lies on the same filesystem
