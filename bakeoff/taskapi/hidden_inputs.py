@@ -13,8 +13,9 @@ it is open, whatever the submission's code writes into the folders the sandbox k
 git. The task copies the hidden step's output out (host side) before the gate closes. A bind mount shows its
 folder live, so the folder is filled and emptied in place, never replaced.
 
-`bakeoff score` grades a scratch copy once and shows the model nothing: there the inputs are mounted as they
-are (AlwaysMounted), and a probe's input is shown at the same path through a GatedFolder of its own.
+`bakeoff score` grades a scratch copy once and shows a model nothing: there the inputs are mounted as they are
+(AlwaysMounted). `bakeoff analyze` gives its sandbox a GatedFolder of its own, so its leak probe too shows its
+inputs at the holdout's path.
 """
 
 from __future__ import annotations
