@@ -144,6 +144,11 @@ class Sandbox(abc.ABC):
         """The host folders a command can fill (the workspace; drivers add their /deps)."""
         return [self.spec.workspace]
 
+    def writable_folders(self) -> list[Path]:
+        """The host folders whose content outlives a command (the workspace, /deps): what the hidden-input gate
+        puts back as it was (bakeoff.taskapi.rollback)."""
+        return list(self._writable_folders())
+
     def _stop_running(self) -> None:  # noqa: B027 - a hook: a no-op unless the driver can stop a command
         """Kill the command now running (called from the disk watch's thread); drivers that can, do."""
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from bakeoff.runner.seeding import install_seed_hook
-from bakeoff.tasks.spam.probes import PROBE_DIR, probe_submission
+from bakeoff.taskapi.hidden_inputs import GatedFolder
+from bakeoff.tasks.spam.probes import probe_submission
 from bakeoff.tasks.spam.retrain import retrain_submission
 from sandbox.base import ExecResult
 
@@ -26,8 +27,11 @@ class FakeSandbox:
     kind = "none"
 
     def __init__(self, workspace: Path, act) -> None:
-        self.spec = SimpleNamespace(workspace=workspace)
+        self.spec = SimpleNamespace(workspace=workspace, mounts=())
         self.act = act
+
+    def writable_folders(self) -> list[Path]:
+        return [self.spec.workspace]
 
     def exec(self, argv, timeout_s=None, env=None) -> ExecResult:
         self.act(list(argv))
@@ -40,6 +44,13 @@ def _outside(tmp_path: Path) -> Path:
         (outside / name).mkdir(parents=True)
         (outside / name / "keep.txt").write_text("host file", encoding="utf-8")
     return outside
+
+
+def _gate(tmp_path: Path, corpus: Path) -> GatedFolder:
+    """The holdout's gate, as a run's sandbox mounts it at /holdout."""
+    gate = GatedFolder(tmp_path / "gate", ((corpus / "holdout.csv", "holdout.csv"),))
+    gate.prepare()
+    return gate
 
 
 def _untouched(outside: Path) -> bool:
@@ -58,10 +69,12 @@ def test_the_probe_neither_writes_nor_deletes_through_a_planted_scratch_link(tmp
             os.rename(workspace / ".bakeoff", workspace / "moved")
             (workspace / ".bakeoff").symlink_to(outside)
 
-    result = probe_submission(FakeSandbox(workspace, swap_scratch_for_a_link), corpus, rows=2)
+    gate = _gate(tmp_path, corpus)
+    result = probe_submission(FakeSandbox(workspace, swap_scratch_for_a_link), corpus, gate, rows=2)
     assert _untouched(outside)
-    assert not os.path.lexists(workspace / PROBE_DIR) and not os.path.lexists(workspace / ".bakeoff")  # the link went
+    assert (workspace / ".bakeoff").is_symlink() and not (workspace / "moved").exists()  # as before the gate opened
     assert result.verdict == "inconclusive"
+    assert list(gate.folder.iterdir()) == []
 
 
 def test_a_probe_prediction_that_is_a_link_is_refused(tmp_path):
@@ -71,7 +84,7 @@ def test_a_probe_prediction_that_is_a_link_is_refused(tmp_path):
     def link_the_output(argv):
         (workspace / argv[argv.index("--output") + 1]).symlink_to(corpus / "holdout_answers.csv")
 
-    result = probe_submission(FakeSandbox(workspace, link_the_output), corpus, rows=2)
+    result = probe_submission(FakeSandbox(workspace, link_the_output), corpus, _gate(tmp_path, corpus), rows=2)
     assert result.verdict == "inconclusive"
     assert "not a regular file" in result.variants[0].detail
 

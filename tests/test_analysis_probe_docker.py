@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bakeoff.taskapi.hidden_inputs import GatedFolder
 from bakeoff.tasks.spam import probes
 from bakeoff.tasks.spam.probes import probe_submission
 from bakeoff.tasks.spam.retrain import retrain_submission
@@ -31,17 +32,13 @@ def corpus(tmp_path_factory) -> Path:
 def _trained_sandbox(corpus: Path, reference: str, workspace: Path):
     shutil.copytree(REFERENCES / reference, workspace)
     (workspace / "data").mkdir()
-    spec = SandboxSpec(
-        workspace=workspace,
-        mounts=(
-            Mount(corpus / "train.csv", "data/train.csv"),
-            Mount(corpus / "holdout.csv", "/holdout/holdout.csv"),
-        ),
-    )
+    gate = GatedFolder(workspace.parent / f"{reference}-gate", ((corpus / "holdout.csv", "holdout.csv"),))
+    gate.prepare()
+    spec = SandboxSpec(workspace=workspace, mounts=(Mount(corpus / "train.csv", "data/train.csv"), gate.mount()))
     sandbox = open_sandbox("docker", spec)
     trained = sandbox.exec(["python", "train.py"], timeout_s=600)
     assert trained.ok, trained.stderr
-    return sandbox
+    return sandbox, gate
 
 
 @pytest.mark.parametrize(
@@ -49,17 +46,20 @@ def _trained_sandbox(corpus: Path, reference: str, workspace: Path):
     [("careless", probes.USES_LEAK), ("text_only", probes.DOES_NOT_USE), ("careful", probes.DOES_NOT_USE)],
 )
 def test_leak_probe_on_the_reference_submissions(corpus, tmp_path, reference, verdict):
-    with _trained_sandbox(corpus, reference, tmp_path / reference) as sandbox:
-        result = probe_submission(sandbox, corpus, rows=800, seed=5)
+    sandbox, gate = _trained_sandbox(corpus, reference, tmp_path / reference)
+    with sandbox:
+        result = probe_submission(sandbox, corpus, gate, rows=800, seed=5)
     assert result.verdict == verdict, result.reason
     assert result.rows == 800
     assert all(v.ok for v in result.variants)
-    assert not (tmp_path / reference / probes.PROBE_DIR).exists()  # the probe's inputs are cleaned up
+    assert list(gate.folder.iterdir()) == []  # the probe's inputs are shown only while it predicts
+    assert not (tmp_path / reference / ".bakeoff" / "holdout_predictions.csv").exists()
 
 
 def test_retrains_score_other_seeds_without_touching_the_run_model(corpus, tmp_path):
     workspace = tmp_path / "careful"
-    with _trained_sandbox(corpus, "careful", workspace) as sandbox:
+    sandbox, _gate = _trained_sandbox(corpus, "careful", workspace)
+    with sandbox:
         model_hash = hashlib.sha256((workspace / "model.joblib").read_bytes()).hexdigest()
         result = retrain_submission(
             sandbox,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from types import SimpleNamespace
 
 import pytest
 from runner_support import DESIGN, README, answers, fenced, implementation, make_tiny_corpus, run_scripted_batch
@@ -19,6 +20,18 @@ def _tree(folder):
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
 
 
+class _Kept:
+    """What the gate asks of a sandbox: the host folders whose content outlives a command."""
+
+    def __init__(self, *folders):
+        self.folders = list(folders)
+
+    spec = SimpleNamespace(mounts=())
+
+    def writable_folders(self):
+        return self.folders
+
+
 def test_a_gate_holds_copies_only_while_open(tmp_path):
     source = tmp_path / "corpus"
     (source / "experiments").mkdir(parents=True)
@@ -27,7 +40,7 @@ def test_a_gate_holds_copies_only_while_open(tmp_path):
     gate = GatedFolder(tmp_path / "gate", ((source / "experiments", ""), (source / "holdout.csv", "inner/h.csv")))
     gate.prepare()
     assert _tree(gate.folder) == []
-    with gate.opened():
+    with gate.opened(_Kept()):
         assert _tree(gate.folder) == ["exp_000.csv", "inner", "inner/h.csv"]
         assert (gate.folder / "inner" / "h.csv").read_text() == "id\n1\n"
         assert os.stat(gate.folder / "exp_000.csv").st_ino != os.stat(source / "experiments" / "exp_000.csv").st_ino
@@ -44,7 +57,7 @@ def test_a_gate_empties_even_when_the_grading_fails_and_follows_no_planted_link(
     gate = GatedFolder(tmp_path / "gate", ((source, "holdout.csv"),))
     gate.prepare()
     (gate.folder / "planted").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(RuntimeError), gate.opened():
+    with pytest.raises(RuntimeError), gate.opened(_Kept()):
         raise RuntimeError("the grader broke")
     assert _tree(gate.folder) == []
     assert (outside / "keep.txt").read_text() == "mine", "the link went, not what it points at"

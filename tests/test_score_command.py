@@ -198,8 +198,11 @@ def test_a_linked_output_folder_is_not_followed_by_the_host(corpus, tmp_path):
     (outside / "predictions.csv").write_text("id,label\n", encoding="utf-8")
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    (workspace / "predict.py").write_text("pass\n", encoding="utf-8")
-    (workspace / "out").symlink_to(outside)  # as if sandboxed code had left it
+    # left before grading (the host makes `out` a real folder again) and planted again by predict.py itself
+    (workspace / "out").symlink_to(outside)
+    (workspace / "predict.py").write_text(
+        f"import os, shutil\nshutil.rmtree('out', ignore_errors=True)\nos.symlink({str(outside)!r}, 'out')\n",
+        encoding="utf-8")
     request = GradingRequest(
         features_in_sandbox="predict.py",
         answers=corpus / "holdout_answers.csv",

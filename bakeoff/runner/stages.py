@@ -150,8 +150,8 @@ def decide(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
 def ladder_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
     """The run's task grades its workspace in the run's sandbox (the one grading path, bakeoff.taskapi.grading);
     `label` names what is kept of the hidden step in the run folder."""
-    with ctx.hidden.opened():  # the hidden inputs are in the sandbox only while the task grades
-        graded = ctx.plugin.grade(GradeJob.of_run(ctx, label))
+    # the task opens the hidden-input gate around its hidden step alone (GradeJob.hidden_step)
+    graded = ctx.plugin.grade(GradeJob.of_run(ctx, label))
     clock.sandbox_s += graded.sandbox_s
     clock.scoring_s += graded.scoring_s
     return graded.ladder_check(), graded.commands()
@@ -289,8 +289,8 @@ def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None, include_readm
     def evaluate(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
         check = final_check(done)
         claim = find_claim(ctx, check, include_readme=include_readme)
-        with ctx.hidden.opened():  # the probes grade too
-            extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
+        # each hook opens the hidden-input gate around its own hidden runs (RunContext.hidden)
+        extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
         attribution, reason = _check_attribution(check)
         return StageOutcome(attribution, reason, check=check, claim=claim, extras=extras)
 

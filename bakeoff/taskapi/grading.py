@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.records import Command, LadderCheck
 from bakeoff.taskapi.corpus import CorpusFiles
+from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSettings
 from bakeoff.taskapi.workspace import Workspace
 from sandbox.base import Sandbox
@@ -30,6 +32,7 @@ class GradeJob:
 
     `visible_step`: run the step whose output the model may see (a run's check does; grading a folder alone
     needs only the hidden step). `train`: a task with a training step runs it first (a run's check always does).
+    `hidden`: the gate (bakeoff.taskapi.hidden_inputs) the task opens around its hidden step alone.
     """
 
     sandbox: Sandbox
@@ -44,12 +47,17 @@ class GradeJob:
     train: bool = True
     timeout_s: float | None = None  # one limit for every command (bakeoff score --timeout); None: the task's
     on_step: Callable[[str], None] = field(default=lambda _: None)
+    hidden: HiddenInputs = field(default_factory=AlwaysMounted)
 
     @classmethod
     def of_run(cls, ctx: RunContext, label: str) -> GradeJob:
         """The check of a run, in its own sandbox."""
         return cls(ctx.sandbox, ctx.repo, ctx.corpus, ctx.task.settings, ctx.wheelhouse, ctx.outputs_dir, label,
-                   ctx.env)
+                   ctx.env, hidden=ctx.hidden)
+
+    def hidden_step(self, shown: Mapping[str, Path] | None = None) -> AbstractContextManager[None]:
+        """The gate open around one hidden step (or a probe's inputs `shown` at the grading inputs' path)."""
+        return self.hidden.opened(self.sandbox, shown)
 
     def timeout_for(self, step: str) -> float:
         return self.timeout_s if self.timeout_s is not None else self.settings.timeout_for(step)

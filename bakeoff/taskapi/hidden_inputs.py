@@ -1,40 +1,55 @@
-"""The hidden inputs of a corpus (the holdout's features, the hidden experiments) as a run's sandbox sees them.
+"""The hidden-input gate: the one place that decides when a submission's code may see what it is graded on.
 
-A run's sandbox lives for all its stages, and what the model's own code prints in explore goes back to the
-model. So a batch run mounts an empty folder of its own where the hidden inputs belong and fills it only while
-the harness grades (the check, the evaluate probes), emptying it again afterwards: model-written code that
-runs outside a check finds the folder empty. A bind mount shows its folder live, so the folder is filled and
-emptied in place, never replaced. `bakeoff score` and `bakeoff analyze` only grade: there the inputs are
-mounted as they are (AlwaysMounted).
+The hidden inputs of a corpus (the holdout's features, the hidden experiments, the hidden configurations) and
+the probes' inputs made from them are shown to the sandbox at HOLDOUT_DIR, and only there: a probe's input takes
+the very path and name a grading input has, so a submission cannot tell a probe from grading by its path.
+
+A batch run's sandbox lives for all its stages, and what the submission's code prints or writes outside the
+hidden step goes back to the model. So a run mounts an empty folder of its own at HOLDOUT_DIR (GatedFolder),
+and a task opens the gate only around the steps that need the hidden inputs (the prediction on the holdout,
+the hidden configurations, the probes), never around a visible step whose output returns to the model. While
+it is open, whatever the submission's code writes into the folders the sandbox keeps is undone when it closes
+(bakeoff.taskapi.rollback): nothing written while the inputs were visible reaches a prompt, the workspace or
+git. The task copies the hidden step's output out (host side) before the gate closes. A bind mount shows its
+folder live, so the folder is filled and emptied in place, never replaced.
+
+`bakeoff score` grades a scratch copy once and shows a model nothing: there the inputs are mounted as they are
+(AlwaysMounted). `bakeoff analyze` gives its sandbox a GatedFolder of its own, so its leak probe too shows its
+inputs at the holdout's path.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from bakeoff.taskapi.rollback import rolled_back
 from durable.nofollow import TrustedRoot
-from sandbox.base import Mount
+from sandbox.base import Mount, Sandbox
 from sandbox.paths import HOLDOUT_DIR
 
 FOLDER_MODE = 0o755  # the sandbox's user must be able to read it (the drivers refuse an unreadable input)
 
 
 class HiddenInputs(Protocol):
-    def opened(self) -> AbstractContextManager[None]:
-        """While inside, the hidden inputs are in the sandbox at their targets."""
+    def opened(self, sandbox: Sandbox, shown: Mapping[str, Path] | None = None) -> AbstractContextManager[None]:
+        """While inside, the hidden inputs (with `shown`: those host files under those names instead, a probe's
+        inputs) are in `sandbox` at HOLDOUT_DIR; what its code writes meanwhile is undone afterwards."""
         ...
 
 
 class AlwaysMounted:
-    """The inputs are mounted as they are for the sandbox's whole life (nothing to open)."""
+    """The inputs are mounted as they are for the sandbox's whole life (`bakeoff score`: nothing to open, and
+    nothing of the sandbox goes back to a model)."""
 
     @contextmanager
-    def opened(self) -> Iterator[None]:
+    def opened(self, sandbox: Sandbox, shown: Mapping[str, Path] | None = None) -> Iterator[None]:
+        if shown is not None:
+            raise ValueError("a probe's inputs are shown through a GatedFolder, at the grading inputs' path")
         yield
 
 
@@ -59,12 +74,18 @@ class GatedFolder:
         self._empty()
 
     @contextmanager
-    def opened(self) -> Iterator[None]:
-        try:
-            self._fill()
-            yield
-        finally:
-            self._empty()
+    def opened(self, sandbox: Sandbox, shown: Mapping[str, Path] | None = None) -> Iterator[None]:
+        inside = [m.sandbox_path for m in sandbox.spec.mounts if not m.sandbox_path.startswith("/")]
+        with rolled_back(sandbox.writable_folders(), mount_points=inside):  # the workspace comes first
+            try:
+                if shown is None:
+                    self._fill()
+                else:
+                    for relative, source in shown.items():
+                        self._copy(Path(source), Path(relative))
+                yield
+            finally:
+                self._empty()
 
     def _fill(self) -> None:
         for source, under in self.parts:

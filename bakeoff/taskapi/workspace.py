@@ -15,6 +15,7 @@ import durable
 
 SCRATCH_DIR = ".bakeoff"  # harness files inside the workspace (seeding hook, a task's own inputs)
 DATA_DIR = "data"  # where the visible data is mounted and the excerpt kept
+KEPT_LIMIT = 64 << 20  # the most of one output the host copies out of a workspace
 
 
 def real_folder(root: Path, relative: str) -> Path:
@@ -49,20 +50,17 @@ def regular_file_inside(root: Path, path: Path) -> bool:
     return not path.is_symlink() and path.is_file() and path.parent.resolve().is_relative_to(root.resolve())
 
 
-KEPT_OUTPUT_LIMIT = 256 << 20  # an output the host keeps: predictions or results, never gigabytes
-
-
-def keep_output(workspace: Path, produced: str, kept: Path) -> None:
+def keep_output(workspace: Path, produced: str, kept: Path, *, limit: int = KEPT_LIMIT) -> None:
     """Move a hidden run's output out of the workspace into the run folder (never into the repo).
 
-    Sandboxed code wrote the workspace: the output is read from the very file found by walking `produced` from
-    the workspace without following a link (durable.TrustedRoot), then removed; a link, a folder or anything
-    but a regular file there (or on the way), or a file that claims more than KEPT_OUTPUT_LIMIT bytes (a sparse
-    one counts what it claims), is removed if it can be and nothing is kept."""
+    Sandboxed code wrote the workspace: the output is copied from the very file found by walking `produced` from
+    the workspace without following a link (durable.TrustedRoot), then removed; a link, a folder or anything but
+    a regular file there (or on the way), or a file that claims more than `limit` bytes (a sparse one counts what
+    it claims), is removed if it can be and nothing is kept: the reader then finds no output, the submission's."""
     kept.parent.mkdir(parents=True, exist_ok=True)
     root = durable.TrustedRoot(workspace)
     try:
-        root.copy_out(produced, kept, limit=KEPT_OUTPUT_LIMIT)
+        root.copy_out(produced, kept, limit=limit)
     except FileNotFoundError:
         return
     except durable.UnsafePath:

@@ -11,6 +11,7 @@ limit once per experiment.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,8 @@ class AbRequest:
 
 
 def analyse_in_sandbox(sandbox: Sandbox, workspace: Path, request: AbRequest, *, install: bool = True,
-                       on_stage: Callable[[str], None] = lambda _: None) -> IntervalOutcome:
-    """Install, the visible run, the hidden runs, the grade. `workspace` is the host folder the sandbox runs in."""
-    return grade_in_sandbox(SCRIPT, sandbox, workspace, request, install=install, on_stage=on_stage)
+                       on_stage: Callable[[str], None] = lambda _: None,
+                       hidden: Callable[[], AbstractContextManager[None]] = nullcontext) -> IntervalOutcome:
+    """Install, the visible run, the hidden runs (`hidden`: the gate opened around them), the grade.
+    `workspace` is the host folder the sandbox runs in."""
+    return grade_in_sandbox(SCRIPT, sandbox, workspace, request, install=install, on_stage=on_stage, hidden=hidden)

@@ -45,5 +45,6 @@ class AbGraded(IntervalGraded):
 def grade(job: GradeJob) -> AbGraded:
     """One full grading; the results of the visible and hidden runs are kept in outputs_dir/<label>/."""
     job.workspace.scratch()
-    outcome = analyse_in_sandbox(job.sandbox, job.workspace.path, request_for(job), on_stage=job.on_step)
+    outcome = analyse_in_sandbox(job.sandbox, job.workspace.path, request_for(job), on_stage=job.on_step,
+                                 hidden=job.hidden_step)
     return AbGraded(outcome, job.settings.feedback_chars)

@@ -38,7 +38,9 @@ def probe_submission(sandbox: Any, corpus_folder: Path, rung: int, timeout_s: fl
 
 
 def run_unit_probe(ctx: Any, rung: int, timeout_s: float) -> UnitProbeRecord:
-    return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)
+    # the probe reads a hidden experiment: what the submission writes meanwhile is undone as the gate closes
+    with ctx.hidden.opened(ctx.sandbox):
+        return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)
 
 
 def unit_probe_hooks(enabled: bool = True) -> dict[str, Callable[..., Mapping[str, Any]]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -22,6 +23,7 @@ from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output, real_folder
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
+from scorer.interval_reading import MAX_BYTES as MAX_RESULT_BYTES
 
 REQUIREMENTS_FILE = "requirements.txt"
 VISIBLE_OUTPUT = f"{SCRATCH_DIR}/visible_result.json"
@@ -161,9 +163,11 @@ def read_kept(path: Path, keys: tuple[str, str, str]) -> tuple[Mapping[str, floa
 
 def grade_in_sandbox(script: Script, sandbox: Sandbox, workspace: Path, request: IntervalRequest, *,
                      install: bool = True, groups: Mapping[str, str] | None = None, group_order: Sequence[str] = (),
-                     on_stage: Callable[[str], None] = lambda _: None) -> IntervalOutcome:
+                     on_stage: Callable[[str], None] = lambda _: None,
+                     hidden: Callable[[], AbstractContextManager[None]] = nullcontext) -> IntervalOutcome:
     """Install, the visible run, the hidden runs, the grade (also by group where `groups` maps items to groups,
-    the groups in `group_order` first). `workspace` is the host folder the sandbox runs in."""
+    the groups in `group_order` first). `workspace` is the host folder the sandbox runs in; `hidden` opens the
+    hidden-input gate (GradeJob.hidden_step) around the hidden runs alone, after the visible one."""
     from scorer.intervals import grade_one, read_truth, score_experiments, score_groups
 
     runner = _Runner(sandbox, request)
@@ -185,26 +189,27 @@ def grade_in_sandbox(script: Script, sandbox: Sandbox, workspace: Path, request:
     if not visible.ok:
         return done(stage=script.verb, rung=Rung.INSTALLED, requirements=requirements, **script.failure(visible))
     request.results_dir.mkdir(parents=True, exist_ok=True)
-    keep_output(workspace, VISIBLE_OUTPUT, request.results_dir / "visible.json")
+    keep_output(workspace, VISIBLE_OUTPUT, request.results_dir / "visible.json", limit=MAX_RESULT_BYTES)
     visible_result, visible_error = read_kept(request.results_dir / "visible.json", script.keys)
     truth = read_truth(request.truth_csv, script.truth_columns)
     on_stage(script.hidden_label)
     stop: dict[str, Any] | None = None  # a wall-clock timeout or out-of-memory: the hidden runs end there
     first_failure: dict[str, Any] | None = None
     graded = []
-    for name, value in truth.items():
-        kept = request.results_dir / f"{name}.json"
-        kept.unlink(missing_ok=True)
-        if stop is None:
-            fresh(workspace, HIDDEN_OUTPUT)
-            result = runner.run(f"{script.hidden_purpose}:{name}", name, HIDDEN_OUTPUT)
-            if result.ok:
-                keep_output(workspace, HIDDEN_OUTPUT, kept)
-            else:
-                failed = script.failure(result)
-                first_failure = first_failure or failed
-                stop = failed if (result.timed_out or result.oom_killed) else None
-        graded.append(grade_one(name, value, kept, script.keys))
+    with hidden():  # the gate, open for the hidden runs alone; each result is kept (host side) before it closes
+        for name, value in truth.items():
+            kept = request.results_dir / f"{name}.json"
+            kept.unlink(missing_ok=True)
+            if stop is None:
+                fresh(workspace, HIDDEN_OUTPUT)
+                result = runner.run(f"{script.hidden_purpose}:{name}", name, HIDDEN_OUTPUT)
+                if result.ok:
+                    keep_output(workspace, HIDDEN_OUTPUT, kept, limit=MAX_RESULT_BYTES)
+                else:
+                    failed = script.failure(result)
+                    first_failure = first_failure or failed
+                    stop = failed if (result.timed_out or result.oom_killed) else None
+            graded.append(grade_one(name, value, kept, script.keys))
     on_stage(SCORE)
     started = time.monotonic()
     score = score_experiments(graded, request.level, relative=script.relative, point=script.keys[0])

@@ -12,6 +12,7 @@ budget (which costs no more than the budget), does not.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,9 @@ def hidden_budgets(holdout: Path) -> dict[str, int]:
 
 def simulate_in_sandbox(sandbox: Sandbox, workspace: Path, request: SimRequest, *, install: bool = True,
                         bands: Mapping[str, str] | None = None,
-                        on_stage: Callable[[str], None] = lambda _: None) -> IntervalOutcome:
-    """Install, the visible run, the hidden runs, the grade (by band where `bands` names them: light, medium,
-    heavy first)."""
+                        on_stage: Callable[[str], None] = lambda _: None,
+                        hidden: Callable[[], AbstractContextManager[None]] = nullcontext) -> IntervalOutcome:
+    """Install, the visible run, the hidden runs (`hidden`: the gate opened around them), the grade (by band
+    where `bands` names them: light, medium, heavy first)."""
     return grade_in_sandbox(SCRIPT, sandbox, workspace, request, install=install, groups=bands, group_order=BAND_NAMES,
-                            on_stage=on_stage)
+                            on_stage=on_stage, hidden=hidden)

@@ -95,5 +95,6 @@ def grade(job: GradeJob) -> SimGraded:
     job.workspace.scratch()
     rows = truth_table(job.corpus)
     bands = {row["configuration"]: row["band"] for row in rows}
-    outcome = simulate_in_sandbox(job.sandbox, job.workspace.path, request_for(job), bands=bands, on_stage=job.on_step)
+    outcome = simulate_in_sandbox(job.sandbox, job.workspace.path, request_for(job), bands=bands, on_stage=job.on_step,
+                                  hidden=job.hidden_step)
     return SimGraded(outcome, job.settings.feedback_chars, rows)

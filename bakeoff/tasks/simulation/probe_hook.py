@@ -24,9 +24,11 @@ def run_probe(ctx: Any, rung: int) -> SimProbeRecord:
         return skipped("simulate.py never completed on every hidden configuration, so there is nothing to probe")
     settings = ctx.task.settings
     own = settings.own
-    return probe_in_sandbox(ctx.sandbox, ctx.corpus.path(HOLDOUT_PART), truth_table(ctx.corpus), env=ctx.env,
-                            floor_s=settings.timeout_for("simulate"), count=int(own["probe_configurations"]),
-                            seeds=int(own["probe_seeds"]), factor=int(own["probe_budget_factor"]))
+    # the probe runs on hidden configurations: what the submission writes meanwhile is undone as the gate closes
+    with ctx.hidden.opened(ctx.sandbox):
+        return probe_in_sandbox(ctx.sandbox, ctx.corpus.path(HOLDOUT_PART), truth_table(ctx.corpus), env=ctx.env,
+                                floor_s=settings.timeout_for("simulate"), count=int(own["probe_configurations"]),
+                                seeds=int(own["probe_seeds"]), factor=int(own["probe_budget_factor"]))
 
 
 def probe_hooks(enabled: bool = True) -> dict[str, Callable[..., Mapping[str, Any]]]:

@@ -7,43 +7,50 @@ to the model. A run's check and `bakeoff score` both come here (TaskPlugin.grade
 from __future__ import annotations
 
 import csv
+import io
+import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import durable
 from bakeoff.records import Command, LadderCheck, LadderStatus, Requirement, Rung
 from bakeoff.records.parts import Crash, crash_class_of
 from bakeoff.taskapi.context import shorten
 from bakeoff.taskapi.grading import Graded, GradeJob
-from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output
+from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
 from bakeoff.tasks.spam.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
 from bakeoff.tasks.spam.outcome import StepRecord, SubmissionOutcome
 from bakeoff.tasks.spam.words import HEADLINE
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
-SMOKE_ANSWERS = f"{SCRATCH_DIR}/smoke_answers.csv"
 SMOKE_OUTPUT = f"{SCRATCH_DIR}/smoke_predictions.csv"
 HOLDOUT_OUTPUT = f"{SCRATCH_DIR}/holdout_predictions.csv"  # the hidden run's output file, in the scratch folder
 
 
-def write_smoke_files(train_csv: Path, workspace: Path, rows: int) -> None:
-    """The first `rows` training rows without their label, and their labels as a small answer key.
+def write_smoke_files(train_csv: Path, workspace: Path, answers: Path, rows: int) -> None:
+    """The first `rows` training rows without their label at SMOKE_INPUT in the workspace (visible data the
+    model may see), and their labels as a small answer key at `answers`, a host path outside every mount: the
+    submission's code never reaches the key it is checked against.
 
-    The caller makes sure the scratch folder is a real folder (Workspace.scratch()); files planted there
-    by sandboxed code are replaced, never written through.
+    Sandboxed code wrote the workspace: whatever it left at SMOKE_INPUT (a link, a folder) is removed, never
+    followed, and the file written in its place (durable.TrustedRoot).
     """
     with open(train_csv, newline="", encoding="utf-8") as source:
         reader = csv.DictReader(source)
         fields = [name for name in reader.fieldnames or [] if name != "label"]
         picked = [row for _, row in zip(range(rows), reader, strict=False)]
-    for name in (SMOKE_INPUT, SMOKE_ANSWERS):
-        (workspace / name).unlink(missing_ok=True)
-    with open(workspace / SMOKE_INPUT, "w", newline="", encoding="utf-8") as features:
-        writer = csv.DictWriter(features, fieldnames=fields, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(picked)
-    with open(workspace / SMOKE_ANSWERS, "w", newline="", encoding="utf-8") as answers:
-        key = csv.writer(answers)
+    features = io.StringIO(newline="")
+    writer = csv.DictWriter(features, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(picked)
+    root = durable.TrustedRoot(workspace)
+    root.ensure_folder(SCRATCH_DIR)
+    root.remove_tree(SMOKE_INPUT)
+    root.write_bytes(SMOKE_INPUT, features.getvalue().encode("utf-8"), mode=0o644)
+    with open(answers, "w", newline="", encoding="utf-8") as handle:
+        key = csv.writer(handle)
         key.writerow(["id", "label"])
         key.writerows([row["id"], row["label"]] for row in picked)
 
@@ -140,7 +147,8 @@ class SpamGraded(Graded):
         )
 
 
-def _grade(job: GradeJob, features: str, answers: Path, output: str, *, first: bool) -> SubmissionOutcome:
+def _grade(job: GradeJob, features: str, answers: Path, output: str, kept: Path | None, *, first: bool,
+           hidden: bool) -> SubmissionOutcome:
     request = GradingRequest(
         features_in_sandbox=features,
         answers=answers,
@@ -149,6 +157,8 @@ def _grade(job: GradeJob, features: str, answers: Path, output: str, *, first: b
         install=first,
         timeout_s=job.timeout_for("train" if first else "predict"),
         predictions_name=output,
+        kept=kept,
+        gate=job.hidden_step if hidden else nullcontext,  # install and train run before the gate opens
     )
     return grade_in_sandbox(job.sandbox, job.workspace.path, request, job.on_step)
 
@@ -157,15 +167,18 @@ def grade(job: GradeJob) -> SpamGraded:
     """One full grading; the holdout predictions are kept as outputs_dir/<label>.csv."""
     limit = job.settings.feedback_chars
     job.workspace.scratch()
-    holdout = _grade(job, HOLDOUT_IN_SANDBOX, job.corpus.path(ANSWERS_PART), HOLDOUT_OUTPUT, first=True)
-    keep_output(job.workspace.path, HOLDOUT_OUTPUT, job.outputs_dir / f"{job.label}.csv")
+    kept = job.outputs_dir / f"{job.label}.csv"
+    holdout = _grade(job, HOLDOUT_IN_SANDBOX, job.corpus.path(ANSWERS_PART), HOLDOUT_OUTPUT, kept, first=True,
+                     hidden=True)
     commands = grading_commands(holdout, {"predict": "holdout_predict"})
     if not job.visible_step:
         return SpamGraded(holdout, None, limit, None, commands)
     if holdout.rung < Rung.VISIBLE_STEP_RAN and holdout.status != LadderStatus.NO_SCRIPT:
         return SpamGraded(holdout, None, limit, _visible_failure(holdout, limit), commands)
     job.workspace.scratch()
-    write_smoke_files(job.corpus.path(TRAIN_PART), job.workspace.path, int(job.settings.own["smoke_rows"]))
-    smoke = _grade(job, SMOKE_INPUT, job.workspace.path / SMOKE_ANSWERS, SMOKE_OUTPUT, first=False)
+    with tempfile.TemporaryDirectory(prefix="bakeoff-smoke-") as private:  # the key: host side, outside every mount
+        answers = Path(private) / "smoke_answers.csv"
+        write_smoke_files(job.corpus.path(TRAIN_PART), job.workspace.path, answers, int(job.settings.own["smoke_rows"]))
+        smoke = _grade(job, SMOKE_INPUT, answers, SMOKE_OUTPUT, None, first=False, hidden=False)
     commands += grading_commands(smoke, {"predict": "smoke_predict"})
     return SpamGraded(holdout, smoke, limit, _smoke_failure(smoke, limit), commands)

@@ -7,12 +7,14 @@ repair loop's smoke test on a slice of train, and for the hidden holdout);
 
 from __future__ import annotations
 
-import shutil
+import tempfile
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung
@@ -20,11 +22,13 @@ from bakeoff.tasks.spam.outcome import INSTALL, PREDICT, SCORE, TRAIN, StepRecor
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
 from scorer import AnswerKeyError, Score, failed_score, score_files
+from scorer.reading import MISSING_FILE
 
 PREDICTIONS_FILE = ".bakeoff-predictions.csv"  # in the workspace; a name no submission would choose
 TRAIN_SCRIPT = "train.py"
 PREDICT_SCRIPT = "predict.py"
 REQUIREMENTS_FILE = "requirements.txt"
+MAX_PREDICTIONS_BYTES = 64 << 20  # an id and a label per row; a holdout's whole file is a few MB
 
 
 class AnswerKeyUnusable(BakeoffError):
@@ -42,6 +46,9 @@ class GradingRequest:
     install: bool = True  # False when the requirements were installed earlier in this sandbox
     timeout_s: float = 600.0  # per command
     predictions_name: str = PREDICTIONS_FILE
+    kept: Path | None = None  # host path the predictions are copied to and scored from (None: a private temporary)
+    # Opened around the prediction alone: the hidden-input gate (GradeJob.hidden_step) for the hidden holdout.
+    gate: Callable[[], AbstractContextManager[None]] = nullcontext
 
 
 def _quiet(stage: str) -> None:
@@ -122,21 +129,22 @@ def grade_in_sandbox(
             return progress.finish(stage=TRAIN, rung=Rung.INSTALLED, **_failure(result))
 
     on_stage(PREDICT)
-    output = workspace / request.predictions_name
-    if _inside(workspace, output.parent):
-        _remove(output)
     argv = ["python", PREDICT_SCRIPT, "--input", request.features_in_sandbox, "--output", request.predictions_name]
-    result = progress.run(sandbox, PREDICT, argv, request.timeout_s)
-    if not result.ok:
-        return progress.finish(stage=PREDICT, rung=Rung.VISIBLE_STEP_RAN, **_failure(result))
-
-    on_stage(SCORE)
-    began = time.monotonic()
-    score = _score_output(workspace, output, request.answers)
-    progress.seconds[SCORE] = time.monotonic() - began
+    with tempfile.TemporaryDirectory(prefix="bakeoff-predictions-") as private:
+        kept = request.kept or Path(private) / "predictions.csv"
+        with request.gate():  # the predictions are copied out before it closes: it undoes what was written
+            _clear(workspace, request.predictions_name)
+            result = progress.run(sandbox, PREDICT, argv, request.timeout_s)
+            copied = copy_predictions(workspace, request.predictions_name, kept) if result.ok else None
+        if not result.ok:
+            return progress.finish(stage=PREDICT, rung=Rung.VISIBLE_STEP_RAN, **_failure(result))
+        on_stage(SCORE)
+        began = time.monotonic()
+        score = copied if copied is not None else _score_kept(kept, request.answers)
+        progress.seconds[SCORE] = time.monotonic() - began
     if not score.ok:
-        # The scratch path means nothing to the reader; the file's name does.
-        detail = f"{score.error}: {score.message}".replace(str(output), request.predictions_name)
+        # The host path means nothing to the reader; the file's name does.
+        detail = f"{score.error}: {score.message}".replace(str(kept), request.predictions_name)
         return progress.finish(LadderStatus.BAD_OUTPUT, SCORE, Rung.HIDDEN_STEP_RAN, detail=detail, metrics=score)
     return progress.finish(LadderStatus.SCORED, SCORE, Rung.SCORED, f1=score.f1, metrics=score)
 
@@ -153,30 +161,33 @@ def _failure(result: ExecResult) -> dict:
     return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}
 
 
-def _score_output(workspace: Path, output: Path, answers: Path) -> Score:
-    # The file was written by sandboxed code: a symlink (of the file, or of a
-    # folder on its way) could point the host's scorer at any host file, the
-    # answer key itself, so only a regular file inside the workspace counts.
-    if not _inside(workspace, output.parent):
-        return failed_score("not_a_regular_file", f"{output.name} lies outside the workspace (a linked folder)")
-    if output.is_symlink():
-        return failed_score("not_a_regular_file", f"{output.name} is a symbolic link, not a file")
-    if output.exists() and not output.is_file():
-        return failed_score("not_a_regular_file", f"{output.name} is not a regular file")
+def copy_predictions(workspace: Path, produced: str, kept: Path) -> Score | None:
+    """Copy the predictions sandboxed code wrote at `produced` to the host path `kept`, through durable's
+    no-follow, size-capped reader; None when copied, else the failed score that says why not. A link (of the
+    file or of a folder on its way), a folder or a pipe there is never followed or opened."""
+    root = durable.TrustedRoot(workspace)
     try:
-        return score_files(output, answers)
+        data = root.read_bytes(produced, limit=MAX_PREDICTIONS_BYTES)
+    except FileNotFoundError:
+        return failed_score(MISSING_FILE, f"{produced} was not written")
+    except durable.UnsafePath as exc:
+        return failed_score("not_a_regular_file", f"{produced} is not a regular file in the workspace ({type(exc).__name__})")
+    if len(data) > MAX_PREDICTIONS_BYTES:
+        return failed_score("too_large", f"{produced} is over {MAX_PREDICTIONS_BYTES} bytes")
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    durable.write_bytes(kept, data)
+    return None
+
+
+def _score_kept(kept: Path, answers: Path) -> Score:
+    try:
+        return score_files(kept, answers)
     except AnswerKeyError as exc:
         raise AnswerKeyUnusable(f"the answer key {answers} cannot be used: {exc}") from None
 
 
-def _inside(workspace: Path, folder: Path) -> bool:
-    """True when `folder`, links resolved, is the workspace or inside it."""
-    return folder.resolve().is_relative_to(workspace.resolve())
-
-
-def _remove(path: Path) -> None:
-    """Clear a stale predictions file, so an old one is never scored as new."""
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
+def _clear(workspace: Path, produced: str) -> None:
+    """No stale predictions file is ever scored as new: whatever is at `produced` goes (never through a link)."""
+    root = durable.TrustedRoot(workspace)
+    root.ensure_folder(PurePosixPath(produced).parent)
+    root.remove_tree(produced)

@@ -15,6 +15,7 @@ from typing import Any
 
 from bakeoff.records import LadderCheck, Rung
 from bakeoff.taskapi.context import RunContext, StageClock
+from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from bakeoff.tasks.spam.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
 from bakeoff.tasks.spam.retrain import retrain_submission
 
@@ -46,11 +47,12 @@ def seeded_env_for(base_env: Mapping[str, str]) -> Callable[[int], dict[str, str
     return env_for
 
 
-def run_probe(sandbox, corpus_dir, env, seed: int, rung: int, options: AnalysisOptions) -> ProbeResult:
+def run_probe(sandbox, corpus_dir, gate: HiddenInputs, env, seed: int, rung: int,
+              options: AnalysisOptions) -> ProbeResult:
     if rung < Rung.HIDDEN_STEP_RAN:  # the model files exist only once a prediction completed
         return skipped_probe("the submission never completed a prediction, so there is nothing to probe")
     return probe_submission(
-        sandbox, corpus_dir, env=env, rows=options.probe_rows, seed=seed, timeout_s=options.predict_timeout_s
+        sandbox, corpus_dir, gate, env=env, rows=options.probe_rows, seed=seed, timeout_s=options.predict_timeout_s
     )
 
 
@@ -76,7 +78,7 @@ def evaluate_hooks(options: AnalysisOptions = AnalysisOptions()) -> dict[str, Ca
     def probe_hook(ctx: RunContext, clock: StageClock, check: LadderCheck) -> Mapping[str, Any]:
         started = time.monotonic()
         try:
-            result = run_probe(ctx.sandbox, ctx.corpus.folder, ctx.env, ctx.seed, check.rung, options)
+            result = run_probe(ctx.sandbox, ctx.corpus.folder, ctx.hidden, ctx.env, ctx.seed, check.rung, options)
         finally:
             clock.sandbox_s += time.monotonic() - started
         return result.to_dict()
@@ -84,7 +86,10 @@ def evaluate_hooks(options: AnalysisOptions = AnalysisOptions()) -> dict[str, Ca
     def retrain_hook(ctx: RunContext, clock: StageClock, check: LadderCheck) -> Mapping[str, Any]:
         started = time.monotonic()
         try:
-            return run_retrain(ctx.sandbox, ctx.corpus.folder, ctx.env, ctx.seed, check.rung, check.headline_value, options)
+            # the retrains read the holdout: what they write is undone with the gate's closing
+            with ctx.hidden.opened(ctx.sandbox):
+                return run_retrain(ctx.sandbox, ctx.corpus.folder, ctx.env, ctx.seed, check.rung,
+                                   check.headline_value, options)
         finally:
             clock.sandbox_s += time.monotonic() - started
 

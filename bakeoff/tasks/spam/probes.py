@@ -4,7 +4,10 @@ A design document can say anything; the probe asks the code. It runs the
 submission's own `predict.py` in the sandbox on a sample of the holdout features
 four times: unchanged, unchanged again (the control: how much predictions move
 with nothing changed), with the column set to 1 on every row, and with the column
-drawn from its training distribution. A pipeline that ignores the column gives
+drawn from its training distribution. Each input is shown exactly as the holdout is
+when the run is graded (the hidden-input gate, at the holdout's path and name, the
+predictions written to the graded file's name): predict.py cannot tell a probe from
+grading by where its input lies. A pipeline that ignores the column gives
 the same predictions whatever the column holds; one that learned the leak flips
 many of them (in training the column tracks the label with correlation ~0.97).
 
@@ -21,15 +24,19 @@ a column that cannot exist on arrival is already a real dependence.
 
 from __future__ import annotations
 
-import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bakeoff.runner.workspace import SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
+import durable
+from bakeoff.taskapi.hidden_inputs import HiddenInputs
+from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam.design import LEAK_COLUMN
+from bakeoff.tasks.spam.layout import HOLDOUT_IN_SANDBOX
 from sandbox.base import Sandbox
+from sandbox.paths import HOLDOUT_DIR
 
 USES_LEAK = "uses_leak"
 DOES_NOT_USE = "does_not_use"
@@ -37,7 +44,7 @@ INCONCLUSIVE = "inconclusive"
 
 MOVED_THRESHOLD = 0.01
 DEFAULT_ROWS = 5000
-PROBE_DIR = f"{SCRATCH_DIR}/probe"  # inside the workspace's git-ignored scratch folder
+HOLDOUT_NAME = str(PurePosixPath(HOLDOUT_IN_SANDBOX).relative_to(HOLDOUT_DIR))  # a probe input's name at the gate
 
 BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN = "unchanged", "unchanged_again", "set_to_1", "training_draw"
 
@@ -106,6 +113,7 @@ class ProbeResult:
 def probe_submission(
     sandbox: Sandbox,
     corpus_dir: Path,
+    gate: HiddenInputs,
     *,
     env: Mapping[str, str] | None = None,
     rows: int = DEFAULT_ROWS,
@@ -115,21 +123,18 @@ def probe_submission(
 ) -> ProbeResult:
     """Run the leak probe on the trained submission in `sandbox` (its workspace must hold the model files).
 
-    `corpus_dir` is the host folder with holdout.csv and train.csv; the inputs are written into the
-    workspace's scratch folder and removed afterwards.
+    `corpus_dir` is the host folder with holdout.csv and train.csv; the inputs are made in a private host folder
+    and shown through `gate` (a GatedFolder mounted at the holdout's folder), one at a time, at the holdout's path.
     """
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    workspace = sandbox.spec.workspace
-    folder = _fresh_folder(workspace)
-    try:
+    with tempfile.TemporaryDirectory(prefix="bakeoff-leak-probe-") as private:
+        folder = Path(private)
         inputs = write_probe_inputs(corpus_dir, folder, rows, rng)
-        runs = {name: _predict(sandbox, name, env, timeout_s) for name in (BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN)}
-        n_rows = len(inputs)
-        return judge(runs, inputs, threshold, n_rows)
-    finally:
-        remove_folder(workspace, PROBE_DIR)
+        runs = {name: _predict(sandbox, gate, folder, name, env, timeout_s)
+                for name in (BASELINE, CONTROL, FLAG_ONE, FLAG_DRAWN)}
+    return judge(runs, inputs, threshold, len(inputs))
 
 
 @dataclass(frozen=True)
@@ -156,36 +161,34 @@ def write_probe_inputs(corpus_dir: Path, folder: Path, rows: int, rng) -> list[s
         FLAG_DRAWN: holdout.assign(**{LEAK_COLUMN: (rng.random(len(holdout)) < flag_rate).astype(int).astype(str)}),
     }
     for name, frame in variants.items():
-        path = folder / f"{name}.csv"
-        frame.to_csv(path, index=False)
-        os.chmod(path, 0o666)
+        frame.to_csv(folder / f"{name}.csv", index=False)
     return [str(i) for i in holdout["id"]]
 
 
-def _fresh_folder(workspace: Path) -> Path:
-    """An empty probe folder in the workspace (links that sandboxed code left on the way are never followed)."""
-    remove_folder(workspace, PROBE_DIR)
-    folder = real_folder(workspace, PROBE_DIR)
-    # the sandbox may run as another uid: it must be able to write its predictions here
-    os.chmod(folder, 0o777)
-    os.chmod(folder.parent, folder.parent.stat().st_mode | 0o755)
-    return folder
-
-
-def _predict(sandbox: Sandbox, name: str, env: Mapping[str, str] | None, timeout_s: float) -> _Prediction:
+def _predict(sandbox: Sandbox, gate: HiddenInputs, folder: Path, name: str, env: Mapping[str, str] | None,
+             timeout_s: float) -> _Prediction:
+    """predict.py on one variant, shown at the holdout's path and writing the graded file's name, the very
+    command grading runs; the predictions are copied out (no-follow, size-capped) before the gate closes."""
     from bakeoff.grading.crashes import classify
+    from bakeoff.tasks.spam.check import HOLDOUT_OUTPUT
+    from bakeoff.tasks.spam.grade import PREDICT_SCRIPT, copy_predictions
 
     source = BASELINE if name == CONTROL else name
-    output = f"{PROBE_DIR}/{name}.predictions.csv"
-    argv = ["python", "predict.py", "--input", f"{PROBE_DIR}/{source}.csv", "--output", output]
-    result = sandbox.exec(argv, timeout_s=timeout_s, env=dict(env or {}))
+    argv = ["python", PREDICT_SCRIPT, "--input", HOLDOUT_IN_SANDBOX, "--output", HOLDOUT_OUTPUT]
+    kept = folder / f"{name}.predictions.csv"
+    with gate.opened(sandbox, {HOLDOUT_NAME: folder / f"{source}.csv"}):
+        workspace = sandbox.spec.workspace
+        root = durable.TrustedRoot(workspace)
+        root.ensure_folder(SCRATCH_DIR)
+        root.remove_tree(HOLDOUT_OUTPUT)
+        result = sandbox.exec(argv, timeout_s=timeout_s, env=dict(env or {}))
+        failed = copy_predictions(workspace, HOLDOUT_OUTPUT, kept) if result.ok else None
     if not result.ok:
         crash = classify(result)
         return _Prediction(None, crash.crash_class, crash.detail)
-    path = sandbox.spec.workspace / output
-    if (path.exists() or path.is_symlink()) and not regular_file_inside(sandbox.spec.workspace, path):
-        return _Prediction(None, "bad_output", "the predictions file is not a regular file in the workspace")
-    labels, problem = read_labels(path)
+    if failed is not None:
+        return _Prediction(None, "bad_output", failed.message)
+    labels, problem = read_labels(kept)
     if labels is None:
         return _Prediction(None, "bad_output", problem)
     return _Prediction(labels, None, None)

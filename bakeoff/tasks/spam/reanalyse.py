@@ -9,6 +9,8 @@ already has one is skipped unless `force`, so an interrupted analysis resumes.
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -104,20 +106,26 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: 
     rung, f1, seed = record.outcome.rung, record.outcome.headline_value, record.seed
     options = analysis_options(settings)
     files = CorpusFiles.from_folder(corpus, LAYOUT)
-    box = run_sandbox(RunLayout(run.folder).repo, files, seed, kind, settings.wheelhouse, plan.limits,
-                      settings.sandbox_options)
     measured: dict[str, Any] = {"isolation": kind}
-    with open_submission_sandbox(box) as sandbox:
-        measured["requirements"] = _install(sandbox, box.workspace, settings.wheelhouse)
-        if options.probe:
-            probe = run_probe(sandbox, corpus, box.env, seed, rung, options)
-            if _model_files_missing(probe):
-                # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
-                sandbox.exec(["python", "train.py"], timeout_s=options.train_timeout_s, env=dict(box.env))
-                probe = run_probe(sandbox, corpus, box.env, seed, rung, options)
-            measured[PROBE_KEY] = probe.to_dict()
-        if options.retrain_seeds > 0:
-            measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, box.env, seed, rung, f1, options)
+    with tempfile.TemporaryDirectory(prefix="bakeoff-analyze-gate-") as private:
+        # the probe shows its inputs where grading shows the holdout: through a gate of this sandbox's own
+        gate = files.hidden_gate(Path(private) / "hidden_inputs")
+        gate.prepare()
+        os.chmod(private, 0o755)  # the sandbox's user reaches the gate's folder through it
+        box = run_sandbox(RunLayout(run.folder).repo, files, seed, kind, settings.wheelhouse, plan.limits,
+                          settings.sandbox_options, gate)
+        with open_submission_sandbox(box) as sandbox:
+            measured["requirements"] = _install(sandbox, box.workspace, settings.wheelhouse)
+            if options.probe:
+                probe = run_probe(sandbox, corpus, gate, box.env, seed, rung, options)
+                if _model_files_missing(probe):
+                    # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
+                    sandbox.exec(["python", "train.py"], timeout_s=options.train_timeout_s, env=dict(box.env))
+                    probe = run_probe(sandbox, corpus, gate, box.env, seed, rung, options)
+                measured[PROBE_KEY] = probe.to_dict()
+            if options.retrain_seeds > 0:
+                with gate.opened(sandbox):
+                    measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, box.env, seed, rung, f1, options)
     return measured
 
 

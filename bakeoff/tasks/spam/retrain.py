@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, real_folder, regular_file_inside, remove_folder
+from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, real_folder, remove_folder
 from sandbox.base import Sandbox
 
 RETRAIN_DIR = f"{SCRATCH_DIR}/retrain"
@@ -139,6 +140,7 @@ def _retrain_once(
     predict_timeout_s: float,
 ) -> SeedScore:
     from bakeoff.grading.crashes import classify
+    from bakeoff.tasks.spam.grade import copy_predictions
     from scorer import score_files
 
     workspace = sandbox.spec.workspace
@@ -155,11 +157,13 @@ def _retrain_once(
     if not predict.ok:
         crash = classify(predict)
         return SeedScore(seed, None, "predict_failed", f"{crash.crash_class}: {crash.detail}")
-    predictions = copy / "retrain_predictions.csv"
-    if (predictions.exists() or predictions.is_symlink()) and not regular_file_inside(workspace, predictions):
-        # a link could point the host's scorer at any file, the answer key itself
-        return SeedScore(seed, None, "bad_output", "the predictions file is not a regular file in the workspace")
-    score = score_files(predictions, corpus_dir / "holdout_answers.csv")
+    with tempfile.TemporaryDirectory(prefix="bakeoff-retrain-") as private:
+        # read without following a link, size-capped: a link could point the host's scorer at the answer key
+        kept = Path(private) / "predictions.csv"
+        failed = copy_predictions(workspace, f"{inside}/retrain_predictions.csv", kept)
+        if failed is not None:
+            return SeedScore(seed, None, "bad_output", f"{failed.error}: the predictions file is not usable")
+        score = score_files(kept, corpus_dir / "holdout_answers.csv")
     if score.error is not None:
         return SeedScore(seed, None, "bad_output", score.error)
     return SeedScore(seed, score.f1, "scored")
