@@ -20,7 +20,7 @@ import agent_support as agent
 import pytest
 from runner_support import SANDBOX_LIMITS, bakeoff_cli, make_tiny_corpus, write_script
 
-FIXTURE = Path(__file__).parent / "data" / "batch_before_records" / "batch"  # tests/test_records_golden.py's batch
+FIXTURE = Path(__file__).parent / "data" / "batch_before_records" / "batch"  # tests/test_report_change_detector.py's batch
 
 RUN_ID = "evil-agent-r01"
 MIB = 1024 * 1024

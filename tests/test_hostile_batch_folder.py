@@ -79,6 +79,20 @@ def test_a_run_record_nested_100000_levels_is_a_named_error_in_status_and_report
         assert "m-r01" in done.stderr and "nests" in done.stderr
 
 
+def test_a_run_record_that_is_a_link_is_damaged_in_status_and_report_not_followed(tmp_path):
+    batch = write_batch(tmp_path / "batch", [FakeRun("m", 1)])
+    run_json = batch / "runs" / "m-r01" / "run.json"
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(run_json.read_bytes())  # a valid record: following the link would read it as the run's
+    run_json.unlink()
+    run_json.symlink_to(elsewhere)
+    for command in ("status", "report"):
+        done = _cli(command, str(batch))
+        assert done.returncode != 0, (command, done.stdout)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert "m-r01" in done.stderr and "symbolic link where a record should be" in done.stderr, (command, done.stderr)
+
+
 def test_kept_output_is_never_read_through_a_link(tmp_path):
     workspace, outside = tmp_path / "ws", tmp_path / "outside"
     (workspace / ".bakeoff").mkdir(parents=True)

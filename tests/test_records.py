@@ -317,7 +317,7 @@ def test_a_damaged_stage_is_redone_but_a_newer_schema_stops_the_resume(tmp_path)
     assert str(implement) in str(raised.value) and "bakeoff.stage/3" in str(raised.value)
 
 
-GOLDEN = Path(__file__).parent / "data" / "batch_before_records"  # tests/test_records_golden.py's old-code batch
+GOLDEN = Path(__file__).parent / "data" / "batch_before_records"  # tests/test_report_change_detector.py's old-code batch
 READERS = {"bakeoff.stage/1": StageRecord, "bakeoff.run/1": RunRecord, "bakeoff.batch/1": BatchRecord,
            "bakeoff.analysis/1": AnalysisRecord}
 

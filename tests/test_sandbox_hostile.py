@@ -213,6 +213,32 @@ def test_writing_outside_the_workspace_fails_and_nothing_reaches_the_host(driver
     assert_still_healthy(box, token)
 
 
+DOCKER_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock")
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_docker_socket_cannot_be_reached(driver, open_box, token):
+    """The host's Docker socket (root on the host for whoever reaches it) is not there to connect to inside."""
+    assert any(Path(path).is_socket() for path in DOCKER_SOCKETS)  # there is one to hide on this host
+    box = open_box(driver)
+    code = (
+        "import json, socket, sys\n"
+        "seen = {}\n"
+        "for path in sys.argv[1:]:\n"
+        "    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "    try:\n"
+        "        client.connect(path)\n"
+        "        seen[path] = 'connected'\n"
+        "    except OSError as e:\n"
+        "        seen[path] = type(e).__name__\n"
+        "print(json.dumps(seen))\n"
+    )
+    result = box.exec(["python", "-c", code, *DOCKER_SOCKETS], timeout_s=60)
+    assert result.ok, result
+    assert json.loads(result.stdout) == dict.fromkeys(DOCKER_SOCKETS, "FileNotFoundError"), result.stdout
+    assert_still_healthy(box, token)
+
+
 @pytest.mark.parametrize("driver", DRIVERS)
 def test_kernel_settings_cannot_be_changed_from_inside(driver, open_box, token):
     box = open_box(driver)

@@ -35,6 +35,11 @@ def server_backend(**options):
     return open_backend("default", BackendOptions(engine="server", n_ctx=2048, **options))
 
 
+def _flag(command: list[str], name: str) -> int:
+    """The number given to `name` on a command line (`--threads 2`)."""
+    return int(command[command.index(name) + 1])
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -47,8 +52,11 @@ def test_the_server_answers_on_loopback_with_the_bindings_own_build():
         assert done.error is None and done.completion_tokens > 0 and done.text
         info = done.model_info
         assert (info["engine"], info["server_parallel"], info["server_pid"]) == ("server", 2, server.pid)
-        # Every core that other work leaves free (bakeoff.models.scheduling), for generation and prompts alike.
+        # Every core that other work leaves free (bakeoff.models.scheduling), for generation and prompts alike: the
+        # count bakeoff's rule chose, recorded in model_info, is the one the server process was started with.
         assert 1 <= info["n_threads"] == info["n_threads_batch"] <= usable_cores()
+        assert _flag(server.cmdline(), "--threads") == info["n_threads"], server.cmdline()
+        assert _flag(server.cmdline(), "--threads-batch") == info["n_threads_batch"], server.cmdline()
         stamp = read_build_stamp()
         assert info["llama_cpp_build_flags"] == stamp.flags != "unknown" and info["llama_cpp_build_key"] == stamp.key
         assert info["server_build"]["path"] == stamp.server and info["server_build"]["version"].startswith("version")
