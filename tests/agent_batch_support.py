@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import agent_support as agent
-from runner_support import SANDBOX_LIMITS, make_tiny_corpus, write_script
+from runner_support import SANDBOX_LIMITS, bakeoff_cli, make_tiny_corpus, write_script
 
 MAX_STEPS = 12
 
@@ -31,6 +31,7 @@ class Recorder:
     batch_dir: Path
     live: object = None
     moments: list[Moment] = field(default_factory=list)
+    status_at_step_2: str = ""  # `bakeoff status` (the command) while the first run's loop is at its second step
 
     def __post_init__(self) -> None:
         from rich.console import Console
@@ -56,6 +57,10 @@ class Recorder:
         row = next(line for line in lines if line.startswith(run_id + " "))
         state = next(run for run in read_status(self.batch_dir).runs if run.run_id == run_id)
         self.moments.append(Moment(run_id, stage, row, lines[0], state))
+        if not self.status_at_step_2 and stage == "agent step 2":
+            done = bakeoff_cli("status", str(self.batch_dir), env_extra={"COLUMNS": "200"})
+            assert done.returncode == 0, done.stderr
+            self.status_at_step_2 = done.stdout
 
     def run_finished(self, slot, record) -> None:
         self.live.run_finished(slot, record)

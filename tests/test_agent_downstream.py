@@ -103,7 +103,11 @@ def test_the_live_display_and_status_place_an_agent_run_alike(agent_batch):
 
 
 def test_status_counts_an_agent_runs_two_stages(agent_batch):
-    batch, _, _ = agent_batch
+    batch, _, recorder = agent_batch
+    running = recorder.status_at_step_2  # the command, from another process, while the batch ran
+    row = next(line for line in running.splitlines() if RUNS[0] in line)
+    assert "in_progress" in row and "0/2" in row and "1/2 agent step 2" in row, running
+    assert "estimated time left: estimating" in running and "unknown" not in running
     done = bakeoff_cli("status", str(batch))
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if "scripted-agent-r0" in line]
@@ -128,3 +132,5 @@ def test_the_report_costs_an_agent_run_with_its_wall_time(agent_batch, tmp_path)
     with open(copy / "report" / "tables" / "cost_models.csv", newline="") as handle:
         (model,) = list(csv.DictReader(handle))
     assert float(model["median_wall_s"]) > 0
+    page = (copy / "report" / "transcripts" / f"{RUNS[0]}.html").read_text()
+    assert 'id="stage-agent"' in page and 'id="stage-evaluate"' in page  # the run's own two stages
