@@ -48,7 +48,7 @@ def grown(tmp_path_factory):
 def test_a_plan_that_adds_a_model_extends_the_finished_batch(grown):
     root, _, batch, _, extended = grown
     assert extended.returncode == 0, extended.stderr
-    assert "plan extended: 1 runs added (beta-r01)" in extended.stderr
+    assert "plan extended: 1 run added (beta-r01)" in extended.stderr
     assert "resuming: 1 of 2 runs finished and kept, 1 to run" in extended.stderr
     record = json.loads((batch / "batch.json").read_text())
     assert record["order"] == ["alpha-r01", "beta-r01"]

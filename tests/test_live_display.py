@@ -234,3 +234,27 @@ def test_sigint_and_sigterm_say_where_the_batch_stopped_and_it_resumes(tmp_path)
     said = f"scripted-r01: {len(kept)} stages kept ({', '.join(kept)}); the rest of the run is re-run"
     assert said in done.stderr, (said, done.stderr[-2000:])
     assert json.loads((out / "runs" / "scripted-r01" / "run.json").read_text())["status"] == "finished"
+
+
+def test_one_run_waiting_is_one_run_and_no_estimate_is_made_up(tmp_path):
+    """Issue 38: '1 runs waiting' and 'about unknown left'. Before the first stage finishes the title says it is
+    estimating; an agent run waits for its two stages (loop, evaluate), not the staged six."""
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("")
+    clock = Clock()
+    progress = LiveProgress(Console(file=io.StringIO(), width=120, height=40), HEADLINE, journal, clock)
+    agents = [RunSlot(ModelEntry("default", "default"), index, index, "agent") for index in (1, 2)]
+    progress.batch_started(BatchStart(tuple(agents)))
+    progress.run_started(agents[0])
+    progress.stage_started(agents[0].run_id, "agent")
+    text = progress.render_to_text()
+    assert "1 run waiting" in text and "runs waiting" not in text
+    assert text.splitlines()[0] == "bakeoff batch: 0/2 runs done, 1 running, estimating the time left"
+    assert "unknown" not in text
+    clock.now += 40
+    journal_line(journal, "stage_done", run_id=agents[0].run_id, stage="agent", wall_s=40.0)
+    progress.stage_started(agents[0].run_id, "evaluate")
+    row = next(line for line in progress.render_to_text().splitlines() if line.startswith(agents[0].run_id))
+    assert "2/2 evaluate" in row  # as `bakeoff status` says it
+    # evaluate not measured yet: as long as the loop; this run's evaluate and the waiting run's loop and evaluate
+    assert progress.seconds_left() == pytest.approx(3 * 40.0)

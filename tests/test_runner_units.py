@@ -166,7 +166,7 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
             "schema": "bakeoff.run/2", "run_id": "m-r01", "status": "finished", "timings": {},
             "outcome": {"status": "crashed", "rung": 1, "crash_class": "type_error"}}))
     lines = buffer.getvalue().splitlines()
-    assert lines[1:4] == ["m-r01: started (1 runs left)", "m-r01: repair", "m-r01: crashed (type_error)"]
+    assert lines[1:4] == ["m-r01: started (1 run left)", "m-r01: repair", "m-r01: crashed (type_error)"]
     assert lines[-1].startswith("bakeoff batch: 1/1 runs done")
 
 

@@ -37,6 +37,7 @@ from bakeoff.records import (
     StepRecord,
     UnknownRecordSchema,
     row_label,
+    scaffold_stages,
 )
 
 __all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun",
@@ -73,6 +74,11 @@ class RunRecords:
         if self.run is not None:
             return self.run.scaffold
         return Stage.AGENT.value if Stage.AGENT in self.stages or self.steps else DEFAULT_SCAFFOLD
+
+    @property
+    def stage_names(self) -> tuple[str, ...]:
+        """Its scaffold's stages in order: the six staged ones, or an agent's loop and evaluate."""
+        return scaffold_stages(self.scaffold)
 
 
 @dataclass(frozen=True)

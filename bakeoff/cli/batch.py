@@ -209,7 +209,9 @@ def status_command(batch_dir: Path) -> None:
         event = status.last_event
         line = f"last event: {event.get('at', '')} {event.get('event', '')} {event.get('run_id', '')} {event.get('stage', '')}"
         console.print(Text(printable(line)))
-    console.print(f"estimated time left: {format_seconds(status.seconds_left())}")
+    left = status.seconds_left()  # none before a run has finished: said so, not "unknown"
+    console.print(f"estimated time left: {format_seconds(left)}" if left is not None
+                  else "estimated time left: estimating (once the first run has finished)")
 
 
 @click.command("demo")

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
-from bakeoff.records import CompletionRecord, Prompt
+from bakeoff.models.tools import ToolCall
+from bakeoff.records import CompletionRecord, Prompt, ToolResult
 
 EXTRA = "inspect"
 SCORER = "bakeoff"
@@ -28,6 +29,7 @@ def require_inspect():
         import inspect_ai.log as log
         import inspect_ai.model as model
         import inspect_ai.scorer as scorer
+        import inspect_ai.tool  # noqa: F401 - an agent's calls (tool_call, tool_message) need it too
     except ImportError as exc:
         raise ExportExtraMissing(
             f"the inspect format needs inspect-ai ({exc.name or exc} is missing): "
@@ -59,7 +61,9 @@ def iso(text: Any) -> str | None:
     return moment.isoformat() if moment else None
 
 
-def chat_message(role: str, content: str, metadata: Mapping[str, Any] | None = None, reasoning: str | None = None):
+def chat_message(role: str, content: str, metadata: Mapping[str, Any] | None = None, reasoning: str | None = None,
+                 tool_calls: Sequence[Any] | None = None):
+    """One message; `tool_calls` (Inspect's, from tool_call) on an assistant's answer that called tools."""
     _, model, _, _ = require_inspect()
     meta = dict(metadata or {})
     if role == "system":
@@ -68,8 +72,38 @@ def chat_message(role: str, content: str, metadata: Mapping[str, Any] | None = N
         body: Any = content
         if reasoning:
             body = [model.ContentReasoning(reasoning=reasoning), model.ContentText(text=content)]
-        return model.ChatMessageAssistant(content=body, metadata=meta or None, source="generate")
+        return model.ChatMessageAssistant(content=body, metadata=meta or None, source="generate",
+                                          tool_calls=list(tool_calls) if tool_calls else None)
     return model.ChatMessageUser(content=content, metadata=meta or None)
+
+
+def tool_call(call: ToolCall, ident: str):
+    """An agent's call as Inspect's ToolCall: arguments that do not parse as a JSON object are its parse error."""
+    import inspect_ai.tool as tool
+
+    problem = call.error
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError as exc:
+        arguments, problem = {}, problem or str(exc)
+    if not isinstance(arguments, dict):
+        arguments, problem = {}, problem or f"the arguments are not a JSON object: {call.arguments[:200]}"
+    return tool.ToolCall(id=ident, function=call.name or "?", arguments=arguments, parse_error=problem)
+
+
+def tool_message(result: ToolResult, ident: str, metadata: Mapping[str, Any]):
+    """What a call returned, as the model was shown it; a call that was not run (the capture audit's reason) is
+    Inspect's parsing error, a tool that ran and failed its own (unknown) error."""
+    import inspect_ai.tool as tool
+
+    _, model, _, _ = require_inspect()
+    error = None
+    if result.problem is not None:
+        error = tool.ToolCallError("parsing", f"{result.problem}: {result.shown}")
+    elif not result.ok:
+        error = tool.ToolCallError("unknown", result.shown)
+    return model.ChatMessageTool(content=result.shown, tool_call_id=ident, function=result.tool, error=error,
+                                 metadata=dict(metadata) or None)
 
 
 def prompt_messages(prompt: Mapping[str, Any] | None, metadata: Mapping[str, Any]) -> list:

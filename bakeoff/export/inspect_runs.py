@@ -3,7 +3,9 @@
 The take-home is one sample (its id is the task's name); run rNN of a model is epoch NN.
 Each stage's conversation becomes messages (tagged with the stage in their metadata) and a
 model event; each sandbox command a sandbox `exec` event, inside a span per stage; ladder
-checks and repair turns are info events. Scores: the task's headline (named as the task names it; where
+checks and repair turns are info events. An agent's loop is its steps in order: what each step sent, its answer
+with its tool calls (Inspect's ToolCall) and what each call returned (a tool message), a model event a step and
+an exec event a command it ran. Scores: the task's headline (named as the task names it; where
 the task counts a graded but unscored run, as that value; absent when the run was not graded) and
 `outcome` (the final ladder status). Capture, crash class, claim and the task's own signals
 (TaskPlugin.export_metadata) are in the sample's metadata.
@@ -29,11 +31,14 @@ from bakeoff.export.inspect_common import (
     record_output,
     require_inspect,
     safe_name,
+    tool_call,
+    tool_message,
     when,
     write_and_check,
 )
 from bakeoff.export.source import ExportSource
-from bakeoff.records import STAGE_NAMES, Command, CompletionRecord, LadderCheck, Prompt, Stage
+from bakeoff.records import Command, CompletionRecord, LadderCheck, Prompt, Stage, StepRecord
+from bakeoff.scaffolds.agent.conversation import call_id
 from bakeoff.taskapi.plugin import TaskPlugin
 
 
@@ -77,6 +82,28 @@ class _Stream:
                 error=completion.error if completion is not None else None, span_id=span, working_start=0.0, **_at(at)))
         return len(messages) + (1 if completion is not None else 0)
 
+    def step(self, step: StepRecord, span: str, results_sent: bool) -> None:
+        """One step of an agent's loop. `results_sent`: the previous step's results are in the messages already
+        (as tool messages), so what this step sent beyond them (those results, as the model was shown them) is not
+        repeated."""
+        at = when(step.timings.started_at)
+        meta = {"stage": Stage.AGENT.value, "step": step.step, "key": step.prompt.key}
+        if not results_sent:
+            self.messages += record_messages(step.prompt, meta)
+        completion = step.completion
+        calls = completion.tool_calls if completion is not None else ()
+        if completion is not None:
+            self.messages.append(chat_message("assistant", completion.text, meta, completion.reasoning or None,
+                                              [tool_call(c, call_id(step.step, i)) for i, c in enumerate(calls)]))
+        for index, result in enumerate(step.results):
+            self.messages.append(tool_message(result, call_id(step.step, index), meta | {"ok": result.ok}))
+            if result.command is not None:
+                self.command(result.command, span, at)
+        self.events.append(self.ev.ModelEvent(
+            model=model_name(self.label), input=record_messages(step.prompt, meta), tools=[], tool_choice="auto",
+            config=self.model.GenerateConfig(), output=record_output(self.label, completion),
+            error=completion.error if completion is not None else None, span_id=span, working_start=0.0, **_at(at)))
+
     def command(self, c: Command, span: str, at) -> None:
         output = "\n".join(part for part in (c.stdout, c.stderr) if part)
         self.events.append(self.ev.SandboxEvent(
@@ -113,10 +140,20 @@ def _at(moment) -> dict:
     return {"timestamp": moment} if moment is not None else {}
 
 
+def _steps(stream: _Stream, run: RunRecords, span: str) -> None:
+    for index, step in enumerate(run.steps):
+        stream.step(step, span, results_sent=index > 0 and bool(run.steps[index - 1].results))
+
+
 def _stages(stream: _Stream, run: RunRecords) -> None:
     implement_seen = 0
-    for name in STAGE_NAMES:
+    for name in run.stage_names:
         stage = run.stages.get(name)
+        if name == Stage.AGENT and run.steps:  # the loop's steps, its record or not (an unfinished loop has none)
+            span = stream.span(name, when(run.steps[0].timings.started_at))
+            _steps(stream, run, span)
+            stream.span(name, when(stage.timings.finished_at if stage else run.steps[-1].timings.finished_at), end=True)
+            continue
         if stage is None:
             continue
         at = when(stage.timings.started_at)
@@ -158,11 +195,13 @@ def run_sample(source: ExportSource, run: RunRecords, unfinished: bool):
     core = source.runs.get(run.run_id)
     stream = _Stream(label, source.plugin)
     _stages(stream, run)
-    prompts = [stage.prompt for s in STAGE_NAMES if (stage := run.stages.get(s)) is not None and stage.prompt is not None]
-    inputs = record_messages(prompts[0] if prompts else None, {"stage": "explore"}) or task
+    prompts = [stage.prompt for s in run.stage_names if (stage := run.stages.get(s)) is not None and stage.prompt is not None]
+    prompts += [step.prompt for step in run.steps[:1]]  # an agent's first step: the system prompt and the task
+    inputs = record_messages(prompts[0] if prompts else None, {"stage": run.stage_names[0]}) or task
     usage = run_usage(stream.model, run)
-    answers = [stage.completion for s in reversed(STAGE_NAMES)
+    answers = [stage.completion for s in reversed(run.stage_names)
                if (stage := run.stages.get(s)) is not None and stage.completion is not None]
+    answers += [step.completion for step in reversed(run.steps) if step.completion is not None]
     timings = record.timings if record is not None else None
     return stream.log.EvalSample(
         id=task, epoch=(record.run_index if record is not None else 0) or _index(run.run_id), input=inputs, target="",

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from bakeoff.batchfolder.read import RunRecords, run_model_label
 from bakeoff.records import (
     DEFAULT_SCAFFOLD,
-    STAGE_NAMES,
     Capture,
     Command,
     CompletionRecord,
@@ -198,16 +197,9 @@ def _header(run: RunRecords, plugin: TaskPlugin) -> str:
     ])
 
 
-def _stage_names(run: RunRecords) -> tuple[str, ...]:
-    """The run's stages: the six of the staged scaffold, or another scaffold's (an agent's loop, then evaluate)."""
-    if run.scaffold == DEFAULT_SCAFFOLD:
-        return STAGE_NAMES
-    return (Stage.AGENT.value, Stage.EVALUATE.value)
-
-
 def render_run_transcript(run: RunRecords, plugin: TaskPlugin, back: str | None = "../report.html") -> str:
     sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>']
-    for index, name in enumerate(_stage_names(run), 1):
+    for index, name in enumerate(run.stage_names, 1):
         record = run.stages.get(name)
         if record is None and name == Stage.AGENT and run.steps:  # the loop has not ended: its steps so far
             sections.append(f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'

@@ -26,6 +26,7 @@ from bakeoff.runner.plan import Plan, PlanChanged, RunSlot, plan_differences, ru
 from bakeoff.runner.preflight import PreflightChecks, preflight
 from bakeoff.runner.run import BatchEnv, is_finished
 from bakeoff.runner.scaffold import Scaffold, ScaffoldRefusesTask, ScaffoldSettingsError
+from bakeoff.runner.status import plural
 from bakeoff.taskapi.corpus import CorpusFiles
 from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
 from bakeoff.taskapi.spec import TaskSpec
@@ -59,13 +60,13 @@ class BatchStart:
         """What a resume keeps and re-runs, in words (empty for a fresh batch)."""
         lines = []
         if self.added:
-            lines.append(f"plan extended: {len(self.added)} runs added ({', '.join(self.added[:6])}"
+            lines.append(f"plan extended: {plural(len(self.added), 'run')} added ({', '.join(self.added[:6])}"
                          + (", ..." if len(self.added) > 6 else "") + ")")
         if self.resuming:
             left = len(self.slots) - len(self.finished)
             lines.append(f"resuming: {len(self.finished)} of {len(self.slots)} runs finished and kept, {left} to run")
         for run_id, stages in self.partial.items():
-            lines.append(f"{run_id}: {len(stages)} stages kept ({', '.join(stages)}); the rest of the run is re-run")
+            lines.append(f"{run_id}: {plural(len(stages), 'stage')} kept ({', '.join(stages)}); the rest of the run is re-run")
         return lines
 
 

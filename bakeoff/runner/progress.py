@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bakeoff.records import STAGE_NAMES, RunRecord
+from bakeoff.records import DEFAULT_SCAFFOLD, RunRecord, scaffold_stages
 from bakeoff.runner.plan import RunSlot
-from bakeoff.runner.status import describe_outcome, format_seconds
+from bakeoff.runner.status import describe_outcome, format_seconds, plural, stage_position
 from bakeoff.taskapi.headline import HeadlineSpec
 
 NARROW = 100  # below this many columns the model column is left out (the run's name starts with it)
 # (least, most) characters of each column; the outcome takes what is left of the terminal's width
 COLUMN_WIDTHS: dict[str, tuple[int, int | None]] = {
-    "run": (8, 26), "model": (8, 24), "stage": (13, 13), "in stage": (8, 8), "tokens": (6, 7), "tok/s": (5, 6),
+    "run": (8, 26), "model": (8, 24), "stage": (13, 18), "in stage": (8, 8), "tokens": (6, 7), "tok/s": (5, 6),
     "outcome": (12, None)}
 MIN_FINISHED_ROWS = 4
 
@@ -35,8 +35,9 @@ class RunRow:
     run_id: str
     model: str
     state: str = "waiting"  # waiting, running, done, kept (finished before this start), failed
-    stage: str = ""
-    stage_since: float | None = None  # the clock when the stage started
+    stage: str = ""  # as the batch says it: a stage, or an agent's loop at its step ("agent step 3")
+    stage_since: float | None = None  # the clock when the stage started (an agent's loop: not each step)
+    stages: tuple[str, ...] = scaffold_stages(DEFAULT_SCAFFOLD)  # its scaffold's, in order
     tokens: int = 0  # generated so far (reasoning included)
     generation_s: float = 0.0
     outcome: str = ""
@@ -45,6 +46,16 @@ class RunRow:
     @property
     def tokens_per_s(self) -> float | None:
         return self.tokens / self.generation_s if self.generation_s > 0 else None
+
+    @property
+    def stage_index(self) -> int:
+        return _stage_index(self.stages, self.stage)
+
+
+def _stage_index(stages: tuple[str, ...], activity: str) -> int:
+    """The place of the stage an activity is in among a scaffold's stages (-1: none of them, as 'starting')."""
+    name = activity.split(" ", 1)[0]
+    return stages.index(name) if name in stages else -1
 
 
 class LiveProgress:
@@ -84,7 +95,7 @@ class LiveProgress:
         """`start` is a bakeoff.runner.batch.BatchStart: the slots, the runs finished before, what a resume keeps."""
         with self._lock:
             for slot in start.slots:
-                self._rows[slot.run_id] = RunRow(slot.run_id, slot.model.label)
+                self._rows[slot.run_id] = RunRow(slot.run_id, slot.model.label, stages=scaffold_stages(slot.scaffold))
             for run_id, record in start.finished.items():
                 row = self._rows.get(run_id)
                 if row is not None:
@@ -100,7 +111,7 @@ class LiveProgress:
         with self._lock:
             row = self._row(slot.run_id, slot.model.label)
             row.state, row.stage, row.stage_since = "running", "starting", self.clock()
-        self._refresh(f"{slot.run_id}: started ({self._left()} runs left)")
+        self._refresh(f"{slot.run_id}: started ({plural(self._left(), 'run')} left)")
 
     def stage_started(self, run_id: str, stage: str) -> None:
         if self._set_stage(run_id, stage):
@@ -113,10 +124,13 @@ class LiveProgress:
             row = self._row(run_id)
             if row.stage == stage and row.state == "running":
                 return False
-            if from_journal and row.state == "running" and row.stage in STAGE_NAMES and stage in STAGE_NAMES \
-                    and STAGE_NAMES.index(stage) < STAGE_NAMES.index(row.stage):
-                return False
-            row.state, row.stage, row.stage_since = "running", stage, self.clock()
+            was = row.stage_index
+            told = _stage_index(row.stages, stage)
+            if from_journal and row.state == "running" and told <= was and told >= 0:
+                return False  # the journal's stage_started of the stage (or an earlier one) the batch already said
+            if row.state != "running" or told != was or row.stage_since is None:
+                row.stage_since = self.clock()  # a new stage (an agent's next step is the same stage)
+            row.state, row.stage = "running", stage
             return True
 
     def stage_done(self, run_id: str, stage: str, fields: dict) -> None:
@@ -206,15 +220,13 @@ class LiveProgress:
         now = self.clock()
         for row in self._rows.values():
             if row.state == "waiting":
-                stages = list(STAGE_NAMES)
+                stages = list(row.stages)
             elif row.state == "running":
-                current = STAGE_NAMES.index(row.stage) if row.stage in STAGE_NAMES else -1
-                stages = list(STAGE_NAMES[current + 1:])
+                current = row.stage_index
+                stages = list(row.stages[current + 1:])
                 if current >= 0:
                     spent = now - (row.stage_since or now)
-                    total += max(0.0, (self._stage_estimate(row.stage) or 0.0) - spent)
-                else:
-                    stages = list(STAGE_NAMES)
+                    total += max(0.0, (self._stage_estimate(row.stages[current]) or 0.0) - spent)
             else:
                 continue
             total += sum(self._stage_estimate(stage) or 0.0 for stage in stages)
@@ -226,8 +238,10 @@ class LiveProgress:
     def title(self) -> str:
         done = sum(row.state in ("done", "kept", "failed") for row in self._rows.values())
         running = sum(row.state == "running" for row in self._rows.values())
-        return (f"bakeoff batch: {done}/{len(self._rows)} runs done, {running} running, "
-                f"about {format_seconds(self.seconds_left())} left")
+        left = self.seconds_left()
+        # no estimate before the first stage has finished: none is made up
+        estimate = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
+        return f"bakeoff batch: {done}/{len(self._rows)} runs done, {running} running, {estimate}"
 
     def _render(self):
         from rich.console import Group
@@ -258,10 +272,10 @@ class LiveProgress:
                 table.add_row(*(Text(printable(cell)) for cell in cells))  # record text is data, never markup
             lines: list[Any] = [Text(printable(self.title()), no_wrap=True, overflow="ellipsis")]
             if hidden:
-                lines.append(Text(f"... {hidden} earlier runs done", style="dim", no_wrap=True, overflow="ellipsis"))
+                lines.append(Text(f"... {plural(hidden, 'earlier run')} done", style="dim", no_wrap=True, overflow="ellipsis"))
             lines.append(table)
             if waiting:
-                lines.append(Text(f"{waiting} runs waiting", no_wrap=True, overflow="ellipsis"))
+                lines.append(Text(f"{plural(waiting, 'run')} waiting", no_wrap=True, overflow="ellipsis"))
             if self._last is not None:
                 lines.append(Text(printable(f"last finished: {self._last.outcome} ({self._last.run_id})"),
                                   no_wrap=True, overflow="ellipsis"))
@@ -272,9 +286,7 @@ class LiveProgress:
             return "kept"
         if row.state in ("done", "failed"):
             return "done"
-        if row.stage in STAGE_NAMES:
-            return f"{STAGE_NAMES.index(row.stage) + 1}/{len(STAGE_NAMES)} {row.stage}"
-        return row.stage
+        return stage_position(row.stages, row.stage)  # as `bakeoff status` words it
 
     def _elapsed(self, row: RunRow) -> str:
         if row.state != "running" or row.stage_since is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,10 +10,9 @@ from bakeoff.batchfolder.files import Journal
 from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.records import read_batch_record, read_run_record
 from bakeoff.errors import BakeoffError
-from bakeoff.records import STAGE_NAMES, LadderStatus, Outcome, RunStatus, Stage
+from bakeoff.records import DEFAULT_SCAFFOLD, LadderStatus, Outcome, RunStatus, Stage, scaffold_stages
+from bakeoff.runner.plan import run_order
 from bakeoff.taskapi.headline import HeadlineSpec
-
-AGENT_STAGES = (Stage.AGENT.value, Stage.EVALUATE.value)  # an agent run's stage records (its steps apart)
 
 
 class NotABatch(BakeoffError):
@@ -28,7 +28,16 @@ class RunState:
     outcome: str | None  # e.g. "scored <headline>=0.812" or "crashed (module_not_found)"
     wall_s: float | None
     node: str | None = None  # the Ray node that ran it last (None under the local executor)
-    stages_total: int = len(STAGE_NAMES)  # its scaffold's stages (an agent's: its loop and evaluate)
+    stage_names: tuple[str, ...] = scaffold_stages(DEFAULT_SCAFFOLD)  # its scaffold's (an agent's: its loop and evaluate)
+
+    @property
+    def stages_total(self) -> int:
+        return len(self.stage_names)
+
+    @property
+    def now(self) -> str:
+        """Where the run stands, worded as the live display words it ('' before it starts and once it is done)."""
+        return stage_position(self.stage_names, self.current_stage) if self.current_stage else ""
 
 
 @dataclass(frozen=True)
@@ -61,14 +70,30 @@ def describe_outcome(outcome: Outcome, headline: HeadlineSpec | None = None) -> 
     return f"{outcome.status} ({crash})" if crash else str(outcome.status)
 
 
+def stage_position(stages: Sequence[str], activity: str) -> str:
+    """A run in flight among its scaffold's stages, as the live display and `bakeoff status` both word it:
+    '4/6 repair', an agent's '1/2 agent step 3' (the loop at its third step), '2/2 evaluate'."""
+    stage = activity.split(" ", 1)[0]
+    return f"{list(stages).index(stage) + 1}/{len(stages)} {activity}" if stage in stages else activity
+
+
+def plural(count: int, noun: str) -> str:
+    """'1 run', '2 runs': a count and its noun."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def _current_stages(journal: Journal) -> dict[str, str]:
     current: dict[str, str] = {}
     for entry in journal.entries():
-        if entry.get("event") == "stage_started":
+        if entry.get("event") == "run_started":  # started, no stage named yet: at its first stage not recorded
+            current[str(entry.get("run_id"))] = ""
+        elif entry.get("event") == "stage_started":
             current[str(entry.get("run_id"))] = str(entry.get("stage"))
         elif entry.get("event") == "step_started":  # an agent's loop: which step
             current[str(entry.get("run_id"))] = f"{entry.get('stage')} step {entry.get('step')}"
-        elif entry.get("event") in ("stage_done", "run_done", "run_failed"):
+        elif entry.get("event") == "stage_done":
+            current[str(entry.get("run_id"))] = ""
+        elif entry.get("event") in ("run_done", "run_failed"):
             current.pop(str(entry.get("run_id")), None)
     return current
 
@@ -88,19 +113,24 @@ def read_status(folder: Path, headline: HeadlineSpec | None = None) -> BatchStat
     current = _current_stages(journal)
     entries = journal.entries()
     nodes = _nodes(entries)
+    scaffolds = {slot.run_id: slot.scaffold for slot in run_order(batch.plan)}
     runs = []
     for run_id in batch.order:
         run = layout.run(run_id)
-        names = AGENT_STAGES if run.steps.is_dir() or run.stage_record(1, Stage.AGENT).is_file() else STAGE_NAMES
+        # its scaffold as the plan has it (an agent run that has not written a step yet is one too)
+        agent = run.steps.is_dir() or run.stage_record(1, Stage.AGENT).is_file()
+        names = scaffold_stages(scaffolds.get(run_id) or (Stage.AGENT.value if agent else DEFAULT_SCAFFOLD))
         done = sum(1 for i, s in enumerate(names, 1) if run.stage_record(i, s).is_file())
         if run.record.is_file():
             record = read_run_record(run.record)
             state = str(record.status)  # finished or harness_failed
             outcome = describe_outcome(record.outcome, headline) if record.status == RunStatus.FINISHED else record.error
-            runs.append(RunState(run_id, state, done, None, outcome, record.timings.wall_s, nodes.get(run_id), len(names)))
+            runs.append(RunState(run_id, state, done, None, outcome, record.timings.wall_s, nodes.get(run_id), names))
         else:
             state = "in_progress" if done or run_id in current else "pending"
-            runs.append(RunState(run_id, state, done, current.get(run_id), None, None, nodes.get(run_id), len(names)))
+            # between two stages the journal names none: the run stands at its first stage not recorded
+            now = current.get(run_id) or (names[done] if state == "in_progress" and done < len(names) else None)
+            runs.append(RunState(run_id, state, done, now, None, None, nodes.get(run_id), names))
     return BatchStatus(folder, tuple(runs), entries[-1] if entries else None)
 
 
@@ -121,7 +151,7 @@ def status_table(status: BatchStatus):
         table.add_column(column)
     for run in status.runs:
         node = (run.node or "",) if on_nodes else ()
-        cells = (run.run_id, run.state, f"{run.stages_done}/{run.stages_total}", run.current_stage or "", *node, run.outcome or "")
+        cells = (run.run_id, run.state, f"{run.stages_done}/{run.stages_total}", run.now, *node, run.outcome or "")
         table.add_row(*(Text(printable(cell)) for cell in cells))  # Text: a record's "[red]" is not markup either
     return table
 

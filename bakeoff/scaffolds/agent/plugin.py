@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bakeoff.records import Stage
+from bakeoff.records import AGENT_STAGE_NAMES, Stage
 from bakeoff.runner.scaffold import Scaffold, StageFunction, StageServices
 from bakeoff.runner.stages import make_evaluate
 from bakeoff.scaffolds.agent.loop import make_agent_stage
@@ -16,7 +16,7 @@ from bakeoff.taskapi.spec import TaskSpec
 
 class Agent(Scaffold):
     name = "agent"
-    stages = (Stage.AGENT.value, Stage.EVALUATE.value)
+    stages = AGENT_STAGE_NAMES
     tool_sandbox = True  # its commands see the visible data alone; the hidden inputs are the check's
     # The demo's 4K context: answers the default model can fill, no room to reason, a short loop.
     demo_settings = {"max_steps": 6, "step_tokens": 700, "step_reasoning_tokens": 0, "max_tokens": 5000,
