@@ -51,6 +51,8 @@ class CorpusFiles:
     @classmethod
     def from_folder(cls, folder: Path, layout: CorpusLayout) -> CorpusFiles:
         files = cls(Path(folder).resolve(), layout)
+        if not files.folder.is_dir():  # not "lacks train.csv, ...": the folder itself is not there
+            raise CorpusError(f"corpus folder {files.folder} does not exist; {layout.hint}")
         wanted = (*layout.required, layout.excerpt)
         missing = [part for part in wanted if not files.path(part).exists()]
         if missing:
