@@ -120,9 +120,9 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCor
 def _task_from(raw: Mapping[str, Any], corpus: Path, task_of: TaskOfCorpus | None) -> str:
     named = raw.get("task")
     if named is not None and not isinstance(named, str):
-        raise PlanError(f"task must be a task's name, e.g. task = \"ab_test\", got {_short(named)}")
-    if task_of is None:
-        return DEFAULT_TASK if named is None else named
+        raise PlanError(f"task must be the name of a task, a string, got {_short(named)}")
+    if task_of is None or not corpus.is_dir():  # a folder that is not there is said by the corpus check, after
+        return DEFAULT_TASK if named is None else named  # the plan's own errors
     return task_of(corpus, named)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.errors import BakeoffError, did_you_mean
+from bakeoff.taskapi.corpus import CorpusFolderMissing
 from bakeoff.taskapi.plugin import TaskPlugin
 from bakeoff.taskapi.spec import DEFAULT_TASK
 
@@ -51,10 +52,6 @@ def task_plugin(name: str) -> TaskPlugin:
 
 class CorpusTaskUnknown(BakeoffError):
     """A corpus folder whose manifest names no task bakeoff knows (give --task)."""
-
-
-class CorpusFolderMissing(BakeoffError):
-    """A command was given a corpus folder that does not exist."""
 
 
 class CorpusTaskMismatch(BakeoffError):
