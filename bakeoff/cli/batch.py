@@ -199,8 +199,8 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         check_address(executor.address)  # before the batch folder is touched: a cluster that is not there is said now
     plugin = task_plugin(plan.task or DEFAULT_TASK)  # resolved here, once, and handed down (UnknownTask names the known ones)
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
+    options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)  # consent asked first
     _check_models(plan, plugin, out, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
-    options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)
     result = _execute(plan, plugin, dataclasses.replace(options, executor=make_executor(executor)))
     if result.exit_code:
         sys.exit(result.exit_code)
@@ -265,8 +265,9 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str, s
     from bakeoff.tasks.registry import corpus_task
 
     plan = plan_from_mapping(mapping, out, task_of=corpus_task)  # a folder left by another task's demo is named
+    options = _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes)
     _check_models(plan, plugin, out)
-    result = _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
+    result = _execute(plan, plugin, options)
     from bakeoff.cli.report import report
 
     click.get_current_context().invoke(report, batch_dir=out)
