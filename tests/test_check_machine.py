@@ -110,9 +110,20 @@ def test_run_preflight_stops_on_a_crashing_engine_and_names_the_rebuild(tmp_path
 def test_run_tries_the_engine_before_the_first_run(tmp_path):
     from runner_support import bakeoff_cli
 
+    from bakeoff.batchfolder.lock import batch_lock
+
+    # What refuses the batch in a moment (here a missing corpus) is said before the engine test (issue 38).
     done = bakeoff_cli("run", "--model", "default", "--runs", "1", "--corpus", str(tmp_path / "no-corpus"),
                        "--out", str(tmp_path / "batch"))
-    # The engine generated (said on stderr) before the batch began and stopped at the missing corpus.
+    assert "error: CorpusFolderMissing" in done.stderr and "engine: " not in done.stderr
+    corpus = tmp_path / "ab"
+    made = bakeoff_cli("generate", "--task", "ab_test", "--out", str(corpus), "--experiments", "2", "--users", "400")
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "batch").mkdir()
+    with batch_lock(tmp_path / "batch"):  # another writer holds the folder: the preflight stops there
+        done = bakeoff_cli("run", "--model", "default", "--runs", "1", "--corpus", str(corpus),
+                           "--out", str(tmp_path / "batch"))
+    # The engine generated (said on stderr) before the batch began, and the preflight stopped at the lock.
     assert "engine: 1 token" in done.stderr
-    assert done.stderr.index("engine: 1 token") < done.stderr.index("error: CorpusError")
-    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.index("engine: 1 token") < done.stderr.index("error: BatchLocked")
+    assert done.returncode == 3 and "Traceback" not in done.stderr

@@ -73,7 +73,7 @@ def test_a_model_context_smaller_than_the_task_budget_is_refused_before_the_batc
     crowded = plan_from_mapping({"models": ["scripted:/x/a.jsonl"], "corpus": str(tmp_path),
                                  "task_settings": {"context_tokens": 8192, "reasoning_tokens": {"implement": 8000}}},
                                 tmp_path)
-    with pytest.raises(PlanError, match="stage implement: max_tokens \\+ reasoning_tokens = 12096 leaves no room"):
+    with pytest.raises(PlanError, match="stage implement: max_tokens \\+ reasoning_tokens = 4,096 \\+ 8,000 = 12,096 tokens leaves no room"):
         run_plan(crowded, BatchOptions(out_dir=out))
 
 

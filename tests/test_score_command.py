@@ -150,7 +150,7 @@ def test_a_bad_corpus_path_cannot_be_graded(tmp_path):
     repo = make_repo(tmp_path / "repo", {"predict.py": KEYWORD_PREDICT})
     completed = bakeoff_score(str(repo), "--corpus", str(tmp_path / "no-corpus"), "--json")
     assert completed.returncode != 0
-    assert "error: CorpusNotUsable:" in completed.stderr
+    assert "error: CorpusFolderMissing:" in completed.stderr and "does not exist" in completed.stderr  # every command's
     assert "bakeoff generate" in completed.stderr
     assert "Traceback" not in completed.stderr
     assert completed.stdout == ""

@@ -9,7 +9,18 @@ BOOTSTRAP_SAMPLES = 10_000
 LEVEL = 0.95
 # Fewer values than this give no interval worth printing: two runs resample to two points, and a
 # percentile interval of them is one of the two values (often [x, x]). Pages say "too few runs" instead.
+# The one rule for every interval shown (report, leaderboard, scaffold tables, exports) and the plan's note.
 MIN_INTERVAL_N = 3
+INTERVAL_RULE = (f"95% percentile bootstrap intervals, none from fewer than {MIN_INTERVAL_N} runs "
+                 "(or shared seeds) of a row, which shows 'too few runs' instead")
+
+
+def too_few_runs_note(runs_per_model: int) -> str | None:
+    """What a plan of `runs_per_model` runs is told before it starts when no interval can come of it."""
+    if runs_per_model >= MIN_INTERVAL_N:
+        return None
+    return (f"runs = {runs_per_model}: no interval will appear in the report or the leaderboard (they need at least "
+            f"{MIN_INTERVAL_N} runs per model); give runs = {MIN_INTERVAL_N} or more to tell models apart")
 
 
 @dataclass(frozen=True)

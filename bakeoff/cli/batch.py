@@ -24,15 +24,30 @@ class UnsafeNotAcknowledged(BakeoffError):
     """The plan asks for no isolation without the explicit unsafe flag."""
 
 
-def _check_models(plan, engine_here: bool = True) -> None:
-    """The plan's specs were parsed when it was read; an endpoint's key may go where its URL says (which variable
-    goes to which host is said); a gguf model also needs an engine that generates here."""
-    from bakeoff.runner.preflight import key_routes
+def _check_models(plan, plugin, out: Path, engine_here: bool = True) -> None:
+    """The plan's specs were parsed when it was read; what refuses it in a moment is said first (the context and
+    budgets, the corpus, a model file that is not there or not a GGUF), before the engine test that takes seconds;
+    an endpoint's key may go where its URL says (which variable goes to which host is said); a gguf model also
+    needs an engine that generates here."""
+    from bakeoff.runner.batch import check_plan, models_with_runs_left
+    from bakeoff.runner.preflight import check_model_file, key_routes
 
+    check_plan(plan, plugin, scaffolds_for(plan.scaffolds))
+    for model in models_with_runs_left(plan, out.resolve()):
+        check_model_file(model)
     for line in key_routes(plan.models):
         click.echo(printable(line), err=True)
     if engine_here:
         check_engine([model.spec.text for model in plan.models])
+
+
+def _interval_note(plan) -> None:
+    """A plan whose runs per model are too few for an interval is told so now, not in the morning's report."""
+    from bakeoff.analysis.stats import too_few_runs_note
+
+    note = too_few_runs_note(plan.runs)
+    if note:
+        click.echo(f"note: {note}", err=True)
 
 
 def check_engine(specs: list[str], entry=None) -> None:
@@ -140,8 +155,11 @@ def _print_scores(batch_dir: Path, plugin) -> None:
               help="Local executor: runs in flight at once in this process (default 1).")
 @click.option("--scaffold", "scaffolds", multiple=True, type=click.Choice(scaffold_names()),
               help="With --model: how each model is driven (repeatable; default staged; agent: a tool loop).")
+@click.option("--task", type=click.Choice(task_names()), default=None,
+              help="With --model: the take-home, checked against the corpus's manifest (which decides it); without "
+                   "--corpus, the default corpus of this task.")
 def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse, unsafe, probes, executor_kind, address,
-                parallel, scaffolds) -> None:
+                parallel, scaffolds, task) -> None:
     """Run a batch: every model takes the take-home RUNS times, interleaved, resumable.
 
     Give either --plan FILE or --model SPEC (repeatable). Started again on the same
@@ -154,21 +172,23 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     from bakeoff.runner.executors.choose import make_executor
     from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, with_overrides
     from bakeoff.runner.plan import PlanError, plan_from_mapping, read_plan_text
+    from bakeoff.tasks.registry import corpus_task
 
     executor = ExecutorSettings()
 
-    if plan_file and (models or runs or corpus or sandbox or seed is not None or scaffolds):
-        raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed/--scaffold, not both")
+    if plan_file and (models or runs or corpus or sandbox or seed is not None or scaffolds or task):
+        raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed/--scaffold/--task, not both")
     if plan_file:
-        plan, executor = load_plan_and_executor(plan_file)
+        plan, executor = load_plan_and_executor(plan_file, task_of=corpus_task)  # the corpus's manifest: its task
         plan_text = read_plan_text(plan_file)
     elif models:
-        corpus = corpus or task_plugin(DEFAULT_TASK).ensure_corpus(Path("runs/corpus-default"))
+        corpus = corpus or default_corpus(task or DEFAULT_TASK)
         raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0,
-               "scaffolds": list(scaffolds or [DEFAULT_SCAFFOLD])}
-        plan, plan_text = plan_from_mapping(raw, Path.cwd()), None
+               "scaffolds": list(scaffolds or [DEFAULT_SCAFFOLD])} | ({"task": task} if task else {})
+        plan, plan_text = plan_from_mapping(raw, Path.cwd(), task_of=corpus_task), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
+    _interval_note(plan)
     executor = with_overrides(executor, executor_kind, address, parallel)
     if executor.kind == "ray" and plan.scaffolds != (DEFAULT_SCAFFOLD,):
         raise PlanError("the Ray executor runs staged runs only for now (it hands back stages, not an agent's "
@@ -178,12 +198,18 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
 
         check_address(executor.address)  # before the batch folder is touched: a cluster that is not there is said now
     plugin = task_plugin(plan.task or DEFAULT_TASK)  # resolved here, once, and handed down (UnknownTask names the known ones)
-    _check_models(plan, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     out = out or Path("runs") / f"batch-{plan.sha256()[:10]}"
-    options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)
+    options = _batch_options(out, plan, plugin, plan_text, wheelhouse, unsafe, probes)  # consent asked first
+    _check_models(plan, plugin, out, engine_here=executor.kind == "local")  # on a cluster the engines are the workers'
     result = _execute(plan, plugin, dataclasses.replace(options, executor=make_executor(executor)))
     if result.exit_code:
         sys.exit(result.exit_code)
+
+
+def default_corpus(task: str) -> Path:
+    """`run --model` without --corpus: the task's default data, generated once (the spam corpus keeps its name)."""
+    name = "corpus-default" if task == DEFAULT_TASK else f"corpus-{task}"
+    return task_plugin(task).ensure_corpus(Path("runs") / name)
 
 
 @click.command("status")
@@ -238,9 +264,12 @@ def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str, s
                "task_settings": DEMO_TASK_SETTINGS}
     if scaffold != DEFAULT_SCAFFOLD:  # a staged demo keeps the plan (and the folder) it always had
         mapping |= {"scaffolds": [scaffold], "scaffold_settings": {scaffold: dict(scaffold_plugin(scaffold).demo_settings)}}
-    plan = plan_from_mapping(mapping, out)
-    _check_models(plan)
-    result = _execute(plan, plugin, _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes))
+    from bakeoff.tasks.registry import corpus_task
+
+    plan = plan_from_mapping(mapping, out, task_of=corpus_task)  # a folder left by another task's demo is named
+    options = _batch_options(out, plan, plugin, None, None, unsafe=False, probes=probes)
+    _check_models(plan, plugin, out)
+    result = _execute(plan, plugin, options)
     from bakeoff.cli.report import report
 
     click.get_current_context().invoke(report, batch_dir=out)

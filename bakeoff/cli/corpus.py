@@ -95,15 +95,17 @@ def _parse_points(text: str | None) -> tuple[float, ...] | None:
               help="Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20, the calibrated default, 0.30).")
 @click.option("--sweep-variant", "sweep_variants", multiple=True, type=click.Choice(["text_only", "careful", "careless"]),
               help="References run at each sweep point (repeatable; default: text_only).")
-@click.option("--task", type=click.Choice(TASKS), default=DEFAULT_TASK, show_default=True,
-              help="Which take-home's references to run (ab_test: on the folder's hidden experiments).")
-def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_variants: tuple[str, ...], task: str) -> None:
+@click.option("--task", type=click.Choice(TASKS), default=None,
+              help="Which take-home's references to run; default, and checked against: the corpus's manifest.")
+def calibrate(corpus_dir: Path, sweep: bool, sweep_points: str | None, sweep_variants: tuple[str, ...],
+              task: str | None) -> None:
     """Run a take-home's reference submissions; write calibration.json and print a table."""
     from rich.console import Console
 
+    from bakeoff.tasks.registry import corpus_task
     from generators.calibration import write_calibration
 
-    plugin = task_plugin(task)
+    plugin = task_plugin(corpus_task(corpus_dir, task))
     with Console(stderr=True).status("calibrating") as status:
         calibration = plugin.calibrate(corpus_dir, lambda step: status.update(step), sweep=sweep,
                                        sweep_points=_parse_points(sweep_points), sweep_variants=sweep_variants)

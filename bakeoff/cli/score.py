@@ -39,8 +39,7 @@ STAGE_WORDS = {
                    "(a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
 @click.option("--task", type=click.Choice(task_names()), default=None,
-              help="Which take-home the submission is for (ab_test: analyze.py on the folder's hidden experiments). "
-                   "Default: the task the corpus's manifest names.")
+              help="Which take-home the submission is for, checked against the corpus's manifest (which decides it).")
 def score(
     repo: Path,
     corpus: Path,
@@ -61,9 +60,10 @@ def score(
     only when bakeoff could not grade (no engine, no image, bad corpus path).
     """
     from bakeoff.tasks import ScoreRequest, task_plugin
-    from bakeoff.tasks.registry import task_of_corpus
+    from bakeoff.tasks.registry import check_submission_task, corpus_task
 
-    plugin = task_plugin(task or task_of_corpus(corpus))
+    plugin = task_plugin(corpus_task(corpus, task))  # the manifest decides; --task only checks it
+    check_submission_task(repo, plugin.name)  # another task's pipeline is named, not graded as "script missing"
     request = ScoreRequest(
         repo=repo,
         corpus=corpus,

@@ -90,6 +90,8 @@ def _result(result_id: str, evaluation: str, source_data: dict, when_: str | Non
 
 
 def _interval(estimate) -> dict:
+    if not estimate.has_interval:  # from too few runs (MIN_INTERVAL_N) no interval is given, as in the report
+        return {"num_samples": estimate.n}
     return {"confidence_interval": {"lower": estimate.low, "upper": estimate.high, "confidence_level": 0.95,
                                     "method": "percentile bootstrap"},
             "num_samples": estimate.n, "num_bootstrap_samples": BOOTSTRAP_RESAMPLES}

@@ -244,18 +244,18 @@ def _results(log, source: ExportSource, model: ModelCore, samples: int, runs: li
     assert source.plugin is not None and source.core is not None
     spec = source.plugin.headline
     counted, scored = model.with_failures, model.over_scored
+    counted_low, counted_high = counted.bounds if counted else (None, None)  # none from too few runs (MIN_INTERVAL_N)
+    scored_low, scored_high = scored.bounds if scored else (None, None)
     scores = []
     if spec.counts_failures:
         scores.append(eval_score(log, spec.name, {"mean": counted.mean if counted else None,
-                                                  "ci_low": counted.low if counted else None,
-                                                  "ci_high": counted.high if counted else None},
+                                                  "ci_low": counted_low, "ci_high": counted_high},
                                  model.graded, samples - model.graded,
                                  {"crashes": f"counted as {spec.failed_value:g}", "interval": "95% percentile bootstrap",
                                   "bootstrap_seed": source.core.bootstrap_seed}))
     scores += [
         eval_score(log, f"{spec.name}_scored", {"mean": scored.mean if scored else None,
-                                                "ci_low": scored.low if scored else None,
-                                                "ci_high": scored.high if scored else None},
+                                                "ci_low": scored_low, "ci_high": scored_high},
                    model.scored, samples - model.scored),
         eval_score(log, "rates", {"crash_rate": model.crash_rate, "capture_rate": model.capture_rate,
                                   "unusable_rate": model.unusable_rate}, model.graded, 0),

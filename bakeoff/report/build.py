@@ -15,6 +15,7 @@ from bakeoff.analysis.admit import admit, refusal_lines
 from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
 from bakeoff.analysis.cost import model_costs, run_cost
 from bakeoff.analysis.leaderboard import LeaderRow, batch_leaderboard
+from bakeoff.analysis.stats import INTERVAL_RULE
 from bakeoff.batchfolder.layout import REPORT_DIR
 from bakeoff.batchfolder.read import BatchRecords, read_batch, run_model_label
 from bakeoff.report.capture import capture_reasons_table
@@ -83,7 +84,7 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
         f"Batch {records.folder.name}: {count(len(records.model_labels()), 'model')}, {count(len(records.runs), 'run')} "
         f"({finished} finished).",
         f"Task {plan.task or '?'}, sandbox {plan.sandbox or '?'}, corpus {plan.corpus or '?'}.",
-        f"Intervals: 95% percentile bootstrap, seed {bootstrap_seed}. Uncaptured runs are never graded.",
+        f"Intervals: {INTERVAL_RULE}; bootstrap seed {bootstrap_seed}. Uncaptured runs are never graded.",
     ]
     version = records.batch.code_version
     if version.version or version.git_commit:

@@ -24,8 +24,9 @@ def scaffolds_table(summary: CoreSummary) -> Table:
     rows = []
     for row in summary.rows:
         e = _estimate(summary.model(row.row), summary)
-        rows.append((row.row, row.model, row.scaffold, row.graded, e.mean if e else None, e.low if e else None,
-                     e.high if e else None, row.mean_rung, row.mean_steps, row.mean_tokens, _counts(row.ended_by),
+        low, high = e.bounds if e else (None, None)  # none from too few runs (MIN_INTERVAL_N), as everywhere
+        rows.append((row.row, row.model, row.scaffold, row.graded, e.mean if e else None, low, high, row.mean_rung,
+                     row.mean_steps, row.mean_tokens, _counts(row.ended_by),
                      row.ran_own_code_rate, row.mean_own_code_runs, _counts(row.unusable_steps)))
     kind = "f4" if "4f" in summary.headline.fmt else "f3"
     name = summary.headline.name
@@ -56,8 +57,9 @@ def scaffold_pairs_table(summary: CoreSummary) -> Table:
     for p in summary.scaffold_pairs:
         d = p.difference
         a, b = by_row[p.model_a], by_row[p.model_b]
-        rows.append((a.model, a.scaffold, b.scaffold, len(p.seeds), d.mean if d else None, d.low if d else None,
-                     d.high if d else None, p.a_wins, p.b_wins, p.ties))
+        low, high = d.bounds if d else (None, None)
+        rows.append((a.model, a.scaffold, b.scaffold, len(p.seeds), d.mean if d else None, low, high, p.a_wins,
+                     p.b_wins, p.ties))
     kind = "f4" if "4f" in summary.headline.fmt else "f3"
     columns = cols(f"model scaffold_a scaffold_b shared_seeds:int {summary.headline.name}_difference:{kind} "
                    f"low:{kind} high:{kind} a_wins:int b_wins:int ties:int")
@@ -71,7 +73,10 @@ def _pair_line(pair: PairedComparison, summary: CoreSummary) -> str | None:
     a, b, d, show = by_row[pair.model_a], by_row[pair.model_b], pair.difference, summary.headline.show
     if d is None:
         return f"{a.model}: {a.scaffold} and {b.scaffold} share no graded seed; they are not compared."
-    if d.n >= 2 and (d.low > 0 or d.high < 0):
+    if not d.has_interval:
+        return (f"{a.model}: {a.scaffold} and {b.scaffold}: too few shared seeds ({d.n}) for a paired interval "
+                f"(difference {show(d.mean)}).")
+    if d.low > 0 or d.high < 0:
         better, worse = (a.scaffold, b.scaffold) if d.mean > 0 else (b.scaffold, a.scaffold)
         return (f"{a.model}: {better} beats {worse} by {show(abs(d.mean))} {summary.headline.label} on {d.n} "
                 f"shared seeds (95% interval [{show(d.low)}, {show(d.high)}]).")

@@ -221,13 +221,7 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
     """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout.
 
     `plugin` is the plan's task, resolved by the caller (the command line) and handed down to every run."""
-    from bakeoff.runner.model_entries import check_context
-    from bakeoff.taskapi.spec import MODEL_STAGES
-
-    task = plugin.spec(plan.task_settings)
-    check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)  # before anything is written
-    check_scaffolds(plan, task, options.scaffolds)
-    corpus = plugin.corpus_files(Path(plan.corpus))  # a missing corpus is said before anything starts too
+    task, corpus = check_plan(plan, plugin, options.scaffolds)  # before anything is written
     identities: dict[str, str] = {}
     if options.preflight is not None:
         checks = options.preflight
@@ -237,6 +231,18 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
     make_batch_folder(options.out_dir)
     with batch_lock(options.out_dir):
         return _run_locked(plan, plugin, task, corpus, options, progress or SilentProgress(), identities)
+
+
+def check_plan(plan: Plan, plugin: TaskPlugin, scaffolds: Mapping[str, Scaffold] | None) -> tuple[TaskSpec, CorpusFiles]:
+    """What refuses a batch from the plan, its task and the corpus alone, in a moment: the context and the
+    budgets, the scaffolds' settings, the corpus's files. The command line says these before the engine test."""
+    from bakeoff.runner.model_entries import check_context
+    from bakeoff.taskapi.spec import MODEL_STAGES
+
+    task = plugin.spec(plan.task_settings)
+    check_context(plan.models, plan.model_options, task.settings, MODEL_STAGES)
+    check_scaffolds(plan, task, scaffolds)
+    return task, plugin.corpus_files(Path(plan.corpus))
 
 
 def check_scaffolds(plan: Plan, task: TaskSpec, scaffolds: Mapping[str, Scaffold] | None) -> None:

@@ -174,9 +174,18 @@ def check_context(models, model_options: Mapping[str, Any], settings, stages) ->
                 f"(context_tokens = {settings.context_tokens}): raise n_ctx, or lower context_tokens in [task_settings]"
             )
     for stage in stages:
-        generated = settings.max_tokens_for(stage) + settings.reasoning_tokens_for(stage)
         if settings.prompt_budget_chars(stage) <= 0:
-            raise PlanError(
-                f"stage {stage}: max_tokens + reasoning_tokens = {generated} leaves no room for the prompt "
-                f"in context_tokens = {settings.context_tokens}"
-            )
+            raise PlanError(budget_message(settings, stage))
+
+
+def budget_message(settings, stage: str) -> str:
+    """Why a stage's prompt has no room, and where to change it: the reasoning budget is set aside for every model,
+    one that does not reason too, and a user who never wrote it does not know it is there (6,144 tokens for
+    implement by default)."""
+    answer, reasoning = settings.max_tokens_for(stage), settings.reasoning_tokens_for(stage)
+    return (f"stage {stage}: max_tokens + reasoning_tokens = {answer:,} + {reasoning:,} = {answer + reasoning:,} "
+            f"tokens leaves no room for the prompt in context_tokens = {settings.context_tokens:,}. The reasoning "
+            f"budget (reasoning_tokens.{stage} = {reasoning:,}, the task's default unless the plan sets it) is set "
+            f"aside for every model, also one that does not reason. Lower it in the plan ([task_settings."
+            f"reasoning_tokens] {stage} = 0 for a model that does not reason), lower [task_settings.max_tokens] "
+            f"{stage}, or raise context_tokens in [task_settings] (and the model's n_ctx with it)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,14 @@ def run_seed(batch_seed: int, index: int) -> int:
     return (batch_seed * 1_000_003 + index) % (2**31 - 1)
 
 
-def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
+# (corpus folder, the task the plan names or None) -> the task to run: bakeoff.tasks.registry.corpus_task, which
+# reads the corpus's manifest (the command line hands it in; the runner knows no task by name).
+TaskOfCorpus = Callable[[Path, "str | None"], str]
+
+
+def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCorpus | None = None) -> Plan:
+    """The plan of a mapping (a plan file's tables, or the command line's shortcuts). With `task_of`, the task is the
+    corpus's (its manifest), and a `task` key only checks it; without, the `task` key or the default task."""
     unknown = sorted(set(raw) - PLAN_KEYS)
     if unknown:
         raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}"
@@ -99,7 +106,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         models=models,
         corpus=str(corpus),
         runs=runs,
-        task=str(raw.get("task", DEFAULT_TASK)),
+        task=_task_from(raw, corpus, task_of),
         sandbox=sandbox,
         seed=seed,
         limits=limits,
@@ -108,6 +115,15 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path) -> Plan:
         scaffolds=scaffolds,
         scaffold_settings=_scaffold_settings_from(_table(raw, "scaffold_settings"), scaffolds),
     )
+
+
+def _task_from(raw: Mapping[str, Any], corpus: Path, task_of: TaskOfCorpus | None) -> str:
+    named = raw.get("task")
+    if named is not None and not isinstance(named, str):
+        raise PlanError(f"task must be the name of a task, a string, got {_short(named)}")
+    if task_of is None or not corpus.is_dir():  # a folder that is not there is said by the corpus check, after
+        return DEFAULT_TASK if named is None else named  # the plan's own errors
+    return task_of(corpus, named)
 
 
 def _corpus_path(raw: Any) -> str:
@@ -220,12 +236,12 @@ def read_plan_toml(path: Path) -> dict[str, Any]:
         raise PlanError(f"{path} is not valid TOML: {exc}") from None
 
 
-def load_plan(path: Path) -> Plan:
+def load_plan(path: Path, task_of: TaskOfCorpus | None = None) -> Plan:
     """The plan of a plan file. Its [executor] table says how to run the plan, not what it is (nor is it part
     of the hash): bakeoff.runner.executors.settings.load_plan_and_executor reads it; here it is passed over."""
     raw = read_plan_toml(path)
     raw.pop(EXECUTOR_TABLE, None)
-    return plan_from_mapping(raw, path.resolve().parent)
+    return plan_from_mapping(raw, path.resolve().parent, task_of)
 
 
 def plan_differences(stored: Mapping[str, Any], current: Mapping[str, Any], prefix: str = "") -> list[str]:

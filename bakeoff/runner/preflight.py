@@ -84,8 +84,20 @@ def check_model(model: ModelEntry, cache: Path | None = None, list_models: Calla
     if spec.kind == "openai":
         check_endpoint(model, list_models)
         return model_identity(spec)
+    check_model_file(model)
+    if spec.kind == "gguf":
+        check_engine(model)
+    return model_identity(spec, cache)
+
+
+def check_model_file(model: ModelEntry) -> None:
+    """The model's file is there and, a GGUF, its header reads: checked in a moment, before anything slow (the
+    engine test, the endpoints). An endpoint model has no file."""
+    spec = model.spec
     path = spec.file()
-    if path is not None and not path.is_file():
+    if spec.kind == "openai" or path is None:
+        return
+    if not path.is_file():
         what = "GGUF file" if spec.kind == "gguf" else "scripted answers file"
         raise ModelFileMissing(f"model {model.label}: no {what} at {path} (a relative path in a plan is read "
                                "against the plan file's folder)")
@@ -94,11 +106,9 @@ def check_model(model: ModelEntry, cache: Path | None = None, list_models: Calla
         from bakeoff.models.gguf_header import read_info
 
         try:
-            read_info(path)  # type: ignore[arg-type]
+            read_info(path)
         except ModelFileInvalid as exc:
             raise ModelHeaderUnreadable(f"model {model.label}: {exc}") from None
-        check_engine(model)
-    return model_identity(spec, cache)
 
 
 def check_engine(model: ModelEntry) -> None:

@@ -13,6 +13,10 @@ class CorpusError(BakeoffError):
     """The corpus folder is missing a file the run needs."""
 
 
+class CorpusFolderMissing(CorpusError):
+    """A command was given a corpus folder that does not exist."""
+
+
 @dataclass(frozen=True)
 class CorpusLayout:
     """What a task's data folder holds, as its plug-in (bakeoff.tasks) declares it.
@@ -51,6 +55,8 @@ class CorpusFiles:
     @classmethod
     def from_folder(cls, folder: Path, layout: CorpusLayout) -> CorpusFiles:
         files = cls(Path(folder).resolve(), layout)
+        if not files.folder.is_dir():  # not "lacks train.csv, ...": the folder itself is not there
+            raise CorpusFolderMissing(f"corpus folder {files.folder} does not exist; {layout.hint}")
         wanted = (*layout.required, layout.excerpt)
         missing = [part for part in wanted if not files.path(part).exists()]
         if missing:

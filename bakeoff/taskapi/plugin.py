@@ -126,6 +126,9 @@ class TaskPlugin(ABC):
         return task_version(self.name, self.spec().folder, self.grader_modules)
 
     # -- corpus ------------------------------------------------------------------------------------
+    # The script of a submission that the hidden step runs (predict.py, analyze.py): how `bakeoff score` tells a
+    # submission of another task from one of this task (bakeoff.tasks.registry.check_submission_task).
+    script: ClassVar[str] = ""
     # The generator's name in the manifests it writes (`generator_version` "<generator>-<version>"):
     # how `bakeoff score` tells a corpus's task without --task.
     generator: ClassVar[str] = ""

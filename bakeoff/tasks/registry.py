@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.errors import BakeoffError, did_you_mean
+from bakeoff.taskapi.corpus import CorpusFolderMissing
 from bakeoff.taskapi.plugin import TaskPlugin
 from bakeoff.taskapi.spec import DEFAULT_TASK
 
-__all__ = ["DEFAULT_TASK", "CorpusTaskUnknown", "UnknownTask", "plugin_for_batch", "report_batch", "run_plan",
+__all__ = ["DEFAULT_TASK", "CorpusFolderMissing", "CorpusTaskMismatch", "CorpusTaskUnknown", "SubmissionOfOtherTask",
+           "UnknownTask", "check_submission_task", "corpus_task", "plugin_for_batch", "report_batch", "run_plan",
            "task_names", "task_of_corpus", "task_plugin"]
 
 if TYPE_CHECKING:
@@ -52,18 +54,52 @@ class CorpusTaskUnknown(BakeoffError):
     """A corpus folder whose manifest names no task bakeoff knows (give --task)."""
 
 
-def task_of_corpus(folder: Path) -> str:
-    """The task whose data `folder` holds, read from its manifest.json: its `task`, else the task whose
-    generator wrote it (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam").
-    No manifest at all: the default task, whose corpus check then names what the folder lacks."""
-    import durable
-    from bakeoff.taskapi.spec import DEFAULT_TASK
+class CorpusTaskMismatch(BakeoffError):
+    """--task (or a plan's `task`) names another task than the corpus's manifest: the data is not that task's."""
 
-    path = Path(folder) / "manifest.json"
+
+class SubmissionOfOtherTask(BakeoffError):
+    """A submission folder holds another task's script and not this task's (a spam pipeline on A/B-test data)."""
+
+
+def task_of_corpus(folder: Path) -> str:
+    """The task whose data `folder` holds, read from its manifest.json (_manifest_task); the default task when
+    there is no manifest, whose corpus check then names what the folder lacks."""
+    return _manifest_task(Path(folder)) or DEFAULT_TASK
+
+
+def corpus_task(folder: Path, asked: str | None = None) -> str:
+    """The task of the corpus `folder`, the one rule every command that takes a corpus follows: its manifest
+    decides; `asked` (--task, a plan's `task`) only checks it. CorpusFolderMissing when there is no such folder,
+    CorpusTaskMismatch when `asked` is another task than the manifest's. With no manifest (or one naming no task
+    bakeoff knows), `asked` is believed, else the default task."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CorpusFolderMissing(f"corpus folder {folder} does not exist; make one with `bakeoff generate`")
+    if asked is not None:
+        task_plugin(asked)  # UnknownTask naming the known ones
+    try:
+        named = _manifest_task(folder)
+    except CorpusTaskUnknown:
+        if asked is None:
+            raise
+        return asked
+    if asked is not None and named is not None and asked != named:
+        raise CorpusTaskMismatch(f"the corpus {folder} holds {named} data (its manifest.json), not {asked}: "
+                                 f"leave the task out to take it from the corpus, or give a {asked} corpus")
+    return named or asked or DEFAULT_TASK
+
+
+def _manifest_task(folder: Path) -> str | None:
+    """The task named by `folder`/manifest.json: its `task`, else the task whose generator wrote it
+    (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam"); None when there is no manifest."""
+    import durable
+
+    path = folder / "manifest.json"
     try:
         manifest = durable.read_json(path)
     except FileNotFoundError:
-        return DEFAULT_TASK
+        return None
     except (OSError, durable.UntrustedJSON) as exc:
         raise CorpusTaskUnknown(f"cannot read {path} to learn the corpus's task ({exc}); give --task") from None
     named = manifest.get("task") if isinstance(manifest, dict) else None
@@ -76,6 +112,23 @@ def task_of_corpus(folder: Path) -> str:
             return name
     raise CorpusTaskUnknown(f"{path} names no task bakeoff knows (generator {version!r}); give --task "
                             f"({', '.join(task_names())})")
+
+
+def check_submission_task(repo: Path, task: str) -> None:
+    """SubmissionOfOtherTask when the folder `repo` lacks `task`'s script and holds another task's (what the
+    hidden step of each would run): graded, it would only say "analyze.py is missing". A folder with neither
+    is graded as it is (a submission of this task that forgot its script)."""
+    def present(name: str) -> bool:  # the name alone: nothing in the folder is opened or followed
+        return bool(name) and ((Path(repo) / name).is_symlink() or (Path(repo) / name).exists())
+
+    own = task_plugin(task).script
+    if present(own):
+        return
+    for other in task_names():
+        script = task_plugin(other).script
+        if other != task and script != own and present(script):
+            raise SubmissionOfOtherTask(f"{repo} holds {script} and no {own}: a {other} submission, but the corpus "
+                                        f"is {task} data; score it against a {other} corpus")
 
 
 def plugin_for_batch(batch_dir: Path) -> TaskPlugin:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.runner.executors.address import parse_address
-from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, plan_from_mapping, read_plan_toml
+from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, TaskOfCorpus, plan_from_mapping, read_plan_toml
 from bakeoff.taskapi.spec import is_number
 
 EXECUTOR_KINDS = ("local", "ray")
@@ -114,8 +114,9 @@ def with_overrides(settings: ExecutorSettings, kind: str | None, address: str | 
     return replace(settings, **changes)
 
 
-def load_plan_and_executor(path: Path) -> tuple[Plan, ExecutorSettings]:
-    """A plan file's plan and its `[executor]` table (which is not part of the plan's hash)."""
+def load_plan_and_executor(path: Path, task_of: TaskOfCorpus | None = None) -> tuple[Plan, ExecutorSettings]:
+    """A plan file's plan (its task the corpus's, with `task_of`) and its `[executor]` table (which is not part of
+    the plan's hash)."""
     raw = read_plan_toml(path)
     executor = executor_from_mapping(raw.pop(EXECUTOR_TABLE, {}))
-    return plan_from_mapping(raw, path.resolve().parent), executor
+    return plan_from_mapping(raw, path.resolve().parent, task_of), executor

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from bakeoff.records import Claim
 from bakeoff.taskapi.plugin import OptionNotForTask, TaskPlugin
@@ -15,8 +15,6 @@ from bakeoff.taskapi.score import ScoreRequest
 
 class IntervalTask(TaskPlugin):
     """An interval take-home's plug-in; a task names its script and reads its ESTIMATE line."""
-
-    script: ClassVar[str]  # the submission's script (analyze.py), named where an option is refused
 
     @abstractmethod
     def estimate_in(self, text: str) -> tuple[float, float, float] | None:

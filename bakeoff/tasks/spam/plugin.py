@@ -24,6 +24,7 @@ from bakeoff.taskapi.plugin import (
 )
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 from bakeoff.tasks.spam.check import SpamGraded, grade
+from bakeoff.tasks.spam.grade import PREDICT_SCRIPT
 from bakeoff.tasks.spam.layout import LAYOUT
 from bakeoff.tasks.spam.words import HEADLINE, WORDS
 
@@ -34,6 +35,7 @@ DEMO_HOLDOUT_ROWS = 1000
 
 class SpamClassifier(TaskPlugin):
     name = "spam_classifier"
+    script = PREDICT_SCRIPT
     generator = "spam"  # generators.spam: its manifests say "spam-<version>"
     grader_modules = ("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer")
     headline = HEADLINE
