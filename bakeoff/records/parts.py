@@ -139,6 +139,7 @@ class CompletionRecord:
     reasoning_unfinished: bool = False
     token_budget: int | None = None
     tool_calls: tuple[ToolCall, ...] = ()  # an agent's step: the calls read from the answer (written when any)
+    prompt_floor: int | None = None  # bakeoff's own count of the prompt sent (a floor; None: not counted)
 
     @property
     def answer_tokens(self) -> int:
@@ -152,7 +153,8 @@ class CompletionRecord:
             "generation_seconds": self.generation_seconds, "backend": self.backend, "error": self.error,
             "cached_prompt_tokens": self.cached_prompt_tokens, "model_info": dict(self.model_info),
             "error_kind": self.error_kind, "reasoning": self.reasoning, "reasoning_tokens": self.reasoning_tokens,
-            "reasoning_unfinished": self.reasoning_unfinished, "token_budget": self.token_budget}
+            "reasoning_unfinished": self.reasoning_unfinished, "token_budget": self.token_budget,
+            "prompt_floor": self.prompt_floor}
         if self.tool_calls:
             data["tool_calls"] = [call.to_dict() for call in self.tool_calls]
         return data
@@ -169,6 +171,7 @@ class CompletionRecord:
             reasoning=data.get("reasoning") or "", reasoning_tokens=data.get("reasoning_tokens") or 0,
             reasoning_unfinished=bool(data.get("reasoning_unfinished")), token_budget=data.get("token_budget"),
             tool_calls=tool_calls_of(data.get("tool_calls"), "completion.tool_calls"),
+            prompt_floor=data.get("prompt_floor"),
         )
 
     @property

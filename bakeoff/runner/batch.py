@@ -222,6 +222,7 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
     """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout.
 
     `plugin` is the plan's task, resolved by the caller (the command line) and handed down to every run."""
+    from bakeoff.runner.context_probe import context_check_for
     from bakeoff.runner.model_entries import check_context
     from bakeoff.taskapi.spec import MODEL_STAGES
 
@@ -234,6 +235,8 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
         checks = options.preflight
         if checks.image is None and options.sandbox_options.get("image"):
             checks = dataclasses.replace(checks, image=str(options.sandbox_options["image"]))
+        if checks.models and checks.context is None:  # an endpoint must read the task's longest prompt whole
+            checks = dataclasses.replace(checks, context=context_check_for(task.settings, MODEL_STAGES))
         identities = preflight(plan, options.out_dir, models_with_runs_left(plan, options.out_dir), checks)
     make_batch_folder(options.out_dir)
     with batch_lock(options.out_dir):
