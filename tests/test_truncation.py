@@ -50,12 +50,13 @@ def test_a_whole_prompt_or_an_unreported_one_is_judged_as_before():
     assert audit(completion(prompt_tokens=9000, prompt_floor=9000)).captured
     assert audit(completion(prompt_tokens=0, prompt_floor=9000)).captured  # no usage: nothing to compare
     assert audit(completion(prompt_tokens=10, prompt_floor=None)).captured  # not counted
+    assert audit(completion(prompt_tokens=5, prompt_floor=200)).captured  # too short a prompt for any context to cut
 
 
 def test_an_agent_step_on_a_cut_prompt_is_uncaptured_whatever_its_calls():
     tools = [ToolSpec("submit", "end", {"type": "object", "properties": {}})]
     step = Completion(text="", finish_reason="stop", prompt_tokens=100, completion_tokens=3, prompt_seconds=0.0,
-                      generation_seconds=0.0, backend="test", prompt_floor=500,
+                      generation_seconds=0.0, backend="test", prompt_floor=900,
                       tool_calls=(ToolCall("submit", "{}"),))
     capture, _problems = audit_tool_calls(step, tools)
     assert capture.reason == CaptureReason.CONTEXT_TRUNCATED and not capture.captured

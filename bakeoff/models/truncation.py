@@ -21,6 +21,10 @@ from bakeoff.models.base import Completion, Message
 # still sits far above what a cut prompt reports (a 16K-token prompt cut to 4,096 tokens).
 MAX_CHARS_PER_TOKEN = 6
 
+# No server runs a context this small: a prompt shorter than it was not cut, whatever a server (or a test's
+# stand-in for one) reports, and a short prompt's floor is too rough to judge by.
+MIN_JUDGED_TOKENS = 256
+
 CONTEXT_TRUNCATED = "context_truncated"  # the capture reason and error kind (bakeoff.records.enums)
 
 # What servers say when they refuse a prompt longer than their context (matched in lower case).
@@ -51,7 +55,7 @@ def truncation_of(completion: Completion) -> str | None:
 
     A server that reports no prompt tokens (0) says nothing either way."""
     floor = completion.prompt_floor
-    if floor is None or completion.prompt_tokens <= 0 or completion.prompt_tokens >= floor:
+    if floor is None or floor < MIN_JUDGED_TOKENS or completion.prompt_tokens <= 0 or completion.prompt_tokens >= floor:
         return None
     return (f"the server read {completion.prompt_tokens} prompt tokens of a prompt of at least {floor}: it cut "
             "the prompt to fit its context (raise the server's context: llama-server -c, Ollama's num_ctx)")
