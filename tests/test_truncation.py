@@ -141,3 +141,19 @@ def test_the_probe_refuses_a_forgetful_endpoint_that_reports_no_usage_and_passes
 def test_the_probe_names_an_endpoint_that_fails_otherwise():
     with ScriptedServer([(500, {"error": "boom"}, {}, 0)]) as server, pytest.raises(EndpointNotAnswering):
         probe(server)
+
+
+def test_an_answer_the_servers_context_ended_short_of_its_budget_is_uncaptured():
+    # a server whose context holds a 3,100-token prompt and 217 tokens of the answer, not the 1,024 asked for
+    body = {**ok_body("# file: explore.py\n```python\nimport pandas", finish_reason="length"),
+            "usage": {"prompt_tokens": 3100, "completion_tokens": 217}}
+    with ScriptedServer([(200, body, {}, 0), (200, {**body, "usage": {"prompt_tokens": 3100,
+                                                                       "completion_tokens": 1024}}, {}, 0)]) as server:
+        backend = open_backend(f"openai:{server.base_url}#m", BackendOptions(backoff_s=0.0))
+        short = backend.chat(LONG, key="a#1", settings=GenerationSettings(max_tokens=1024))
+        spent = backend.chat(LONG, key="a#2", settings=GenerationSettings(max_tokens=1024))
+    assert short.context_filled and not spent.context_filled
+    capture = audit(short, expect="code")
+    assert (capture.status, capture.reason) == (CaptureStatus.UNCAPTURED, CaptureReason.CONTEXT_TRUNCATED)
+    assert "context filled after 3100 prompt and 217 answer tokens" in capture.detail
+    assert audit(spent, expect="code").reason == CaptureReason.CUT_OFF  # our own budget ended it: the model's

@@ -86,6 +86,9 @@ class Completion:
     # bound from the text otherwise (bakeoff.models.truncation). A server reporting fewer `prompt_tokens` cut
     # the prompt, and the audit records the turn uncaptured (context_truncated). None: not counted.
     prompt_floor: int | None = None
+    # True when a server stopped the answer at `length` short of the budget it was asked for: its context (prompt
+    # and answer together) filled first, a context smaller than the one the plan sized the turn for.
+    context_filled: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -20,7 +20,7 @@ from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.reasoning import split_detected
 from bakeoff.models.tools import ToolSyntax, calls_from_openai, parse_text_protocol
-from bakeoff.models.truncation import CONTEXT_TRUNCATED, is_context_refusal, text_floor
+from bakeoff.models.truncation import CONTEXT_TRUNCATED, context_filled, is_context_refusal, text_floor
 
 RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 MAX_RETRY_AFTER_S = 60.0
@@ -156,7 +156,9 @@ class OpenAICompatBackend:
                 kind = CONTEXT_TRUNCATED if is_context_refusal(response.status_code, detail) else "backend_error"
                 return self._failure(f"HTTP {response.status_code}: {detail}", kind, started, attempts)
             completion = self._parse(response, started, attempts, payload["max_tokens"], bool(settings.tools))
-            return replace(completion, prompt_floor=text_floor(messages)) if completion.error is None else completion
+            if completion.error is not None:
+                return completion
+            return replace(completion, prompt_floor=text_floor(messages), context_filled=context_filled(completion))
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:

@@ -50,10 +50,24 @@ def is_context_refusal(status: int, body: str) -> bool:
     return any(phrase in lowered for phrase in _CONTEXT_REFUSALS)
 
 
+def context_filled(completion: Completion) -> bool:
+    """True when a server ended the answer at `length` short of the budget it was asked for: only its context
+    (prompt and answer together) stops a generation there. A server reporting no usage says nothing."""
+    budget = completion.token_budget
+    return (completion.finish_reason == "length" and budget is not None and completion.prompt_tokens > 0
+            and 0 < completion.completion_tokens < budget)
+
+
 def truncation_of(completion: Completion) -> str | None:
-    """Why `completion`'s prompt was cut (the server read fewer tokens than bakeoff sent), or None.
+    """Why the model never had the room it was promised, or None: the server read fewer prompt tokens than
+    bakeoff sent (it cut the prompt), or its context filled before the answer's budget did.
 
     A server that reports no prompt tokens (0) says nothing either way."""
+    if completion.context_filled and completion.finish_reason == "length":
+        return (f"the server's context filled after {completion.prompt_tokens} prompt and "
+                f"{completion.completion_tokens} answer tokens, short of the answer's budget of "
+                f"{completion.token_budget}: its context is smaller than the plan's (raise the server's context: "
+                "llama-server -c, Ollama's num_ctx)")
     floor = completion.prompt_floor
     if floor is None or floor < MIN_JUDGED_TOKENS or completion.prompt_tokens <= 0 or completion.prompt_tokens >= floor:
         return None
