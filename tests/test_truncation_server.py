@@ -18,7 +18,7 @@ from test_models_openai import free_port
 
 from bakeoff.models.registry import default_model_path
 
-pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.llama]
 
 SMALL_CONTEXT = 2048
 STAGES = ("explore", "decide", "implement", "repair", "docs")
@@ -85,6 +85,8 @@ def run(mapping: dict, out):
     return run_plan(plan_from_mapping(mapping, out.parent), BatchOptions(out_dir=out, wheelhouse=default_wheelhouse()))
 
 
+@pytest.mark.slow
+@pytest.mark.docker
 def test_the_preflight_refuses_a_server_whose_context_is_too_small(small_server, corpus, tmp_path, monkeypatch):
     from bakeoff.runner.context_probe import ContextTooSmall
 
@@ -97,6 +99,8 @@ def test_the_preflight_refuses_a_server_whose_context_is_too_small(small_server,
     assert not (tmp_path / "batch").exists()  # nothing was started
 
 
+@pytest.mark.slow
+@pytest.mark.docker
 def test_a_batch_forced_past_the_preflight_records_cut_turns_uncaptured_never_graded(small_server, corpus, tmp_path,
                                                                                      monkeypatch):
     from bakeoff.tasks import report_batch
@@ -119,3 +123,18 @@ def test_a_batch_forced_past_the_preflight_records_cut_turns_uncaptured_never_gr
     with open(report.folder / "tables" / "capture_reasons.csv", newline="") as handle:
         reasons = {(r["status"], r["reason"]) for r in csv.DictReader(handle)}
     assert ("uncaptured", "context_truncated") in reasons
+
+
+def test_the_in_process_engine_names_a_prompt_its_context_cannot_hold(tmp_path):
+    from bakeoff.answers import audit
+    from bakeoff.models.base import GenerationSettings, Message
+    from bakeoff.models.registry import BackendOptions, open_backend
+
+    backend = open_backend("default", BackendOptions(n_ctx=512, hash_cache_file=tmp_path / "h.json"))
+    try:
+        completion = backend.chat([Message("user", "the quick brown fox jumps over the lazy dog. " * 200)], key="a#1",
+                                  settings=GenerationSettings(max_tokens=8))
+    finally:
+        backend.close()
+    assert completion.error_kind == "context_truncated" and "does not fit n_ctx=512" in (completion.error or "")
+    assert audit(completion).reason == "context_truncated"
