@@ -2,7 +2,9 @@
 
 The audit keeps two outcomes apart, each with a reason name:
 - uncaptured: nothing came back (empty, whitespace_only, timeout, transport_error,
-  backend_error, backend_crash: the engine process died). Recorded, never graded, dropped from the model's scores.
+  backend_error, backend_crash: the engine process died), or the model never saw the whole prompt
+  (context_truncated: the server refused it, or read fewer prompt tokens than bakeoff sent, see
+  bakeoff.models.truncation). Recorded, never graded, dropped from the model's scores.
 - unusable: an answer came back but cannot be used (cut_off, runaway_reasoning,
   no_answer, no_code, no_verdict). The model's failure, graded as such.
 Only the answer (`Completion.text`) is read: reasoning is never searched for
@@ -21,6 +23,7 @@ from typing import Any
 from bakeoff.fences import closes_fence, fence_of
 from bakeoff.models.base import Completion
 from bakeoff.models.tools import ToolCall, ToolSpec
+from bakeoff.models.truncation import truncation_of
 from bakeoff.records.enums import UNCAPTURED_REASONS, CaptureReason, CaptureStatus
 from bakeoff.records.parts import Capture
 
@@ -250,6 +253,9 @@ def audit(
     if completion.error is not None:
         kind = completion.error_kind if completion.error_kind in UNCAPTURED_REASONS else CaptureReason.BACKEND_ERROR
         return Capture(CaptureStatus.UNCAPTURED, CaptureReason(kind), completion.error or "")
+    truncated = truncation_of(completion)
+    if truncated is not None:  # whatever came back answered a prompt the model never saw whole
+        return Capture(CaptureStatus.UNCAPTURED, CaptureReason.CONTEXT_TRUNCATED, truncated)
     cut = completion.finish_reason == "length"
     budget = completion.token_budget if completion.token_budget is not None else token_budget
     budget_cut = None if not cut or budget is None else completion.completion_tokens >= budget
@@ -319,7 +325,7 @@ def audit_tool_calls(completion: Completion, tools: Sequence[ToolSpec], token_bu
     An answer that never came is uncaptured as any other; one with no call at all is unusable `no_tool_call`
     (after the usual checks: cut off, runaway reasoning...); a step whose every call can run is captured,
     else unusable for the first call's problem. Reasoning is never searched for calls."""
-    if completion.error is not None or not completion.tool_calls:
+    if completion.error is not None or not completion.tool_calls or truncation_of(completion) is not None:
         capture = audit(completion, expect="text", token_budget=token_budget)
         if capture.captured:
             capture = Capture(CaptureStatus.UNUSABLE, CaptureReason.NO_TOOL_CALL, "the answer calls no tool")

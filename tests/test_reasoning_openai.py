@@ -131,7 +131,7 @@ def test_cut_off_while_reasoning_is_runaway_reasoning_from_the_harness_budget():
     answered, _ = ask({"content": "# file: train.py\n```python\nx = 1", "reasoning": THOUGHT}, finish_reason="length",
                       usage={"prompt_tokens": 9, "completion_tokens": 12}, settings=settings)
     cut = audit(answered, expect="code")
-    assert (cut.reason, cut.budget_cut) == ("cut_off", False)  # the server stopped it short of our budget
+    assert cut.reason == "context_truncated"  # the server stopped it short of our budget: its context filled
 
 
 def test_reasoning_mode_is_sent_in_the_servers_field():

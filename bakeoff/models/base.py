@@ -69,8 +69,8 @@ class Completion:
     cached_prompt_tokens: int = 0  # prompt tokens served from a reused prefix
     model_info: dict = field(default_factory=dict)  # sha256, quantization, n_ctx, offload, versions
     # Why nothing came back, as a name the capture audit counts by:
-    # "timeout", "transport_error", "backend_error" or "backend_crash" (the engine process died;
-    # None when `error` is None).
+    # "timeout", "transport_error", "backend_error", "backend_crash" (the engine process died) or
+    # "context_truncated" (the server refused a prompt longer than its context); None when `error` is None.
     error_kind: str | None = None
     # What the model thought before answering, kept apart from `text` (the answer only):
     # nothing is ever parsed out of it. Empty when the model did not reason.
@@ -82,6 +82,13 @@ class Completion:
     token_budget: int | None = None
     # The calls read from the answer when tools were offered (bakeoff.models.tools), in the model's syntax.
     tool_calls: tuple[ToolCall, ...] = ()
+    # bakeoff's own count of the prompt it sent, as a floor: exact where bakeoff has the model's tokenizer, a
+    # bound from the text otherwise (bakeoff.models.truncation). A server reporting fewer `prompt_tokens` cut
+    # the prompt, and the audit records the turn uncaptured (context_truncated). None: not counted.
+    prompt_floor: int | None = None
+    # True when a server stopped the answer at `length` short of the budget it was asked for: its context (prompt
+    # and answer together) filled first, a context smaller than the one the plan sized the turn for.
+    context_filled: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -112,7 +119,7 @@ class Completion:
         )
 
 
-ERROR_KINDS = ("timeout", "transport_error", "backend_error", "backend_crash")
+ERROR_KINDS = ("timeout", "transport_error", "backend_error", "backend_crash", "context_truncated")
 
 
 def turn_key(conversation: str, turn: int) -> str:

@@ -244,7 +244,8 @@ class Engine:
             # The template writes every special token it wants (BOS included): none is added.
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= llm.n_ctx():
-                return _failed(f"prompt of {len(tokens)} tokens does not fit n_ctx={llm.n_ctx()}", 0.0)
+                return _failed(f"prompt of {len(tokens)} tokens does not fit n_ctx={llm.n_ctx()}", 0.0,
+                               kind="context_truncated")  # the model would not see it whole: never its failure
             reused = self._prefill(tokens)
             prefilled = time.perf_counter()
             budget = self._budget(settings)

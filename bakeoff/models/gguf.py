@@ -227,6 +227,7 @@ class GgufBackend:
             token_budget=reply.token_budget,
             finish_reason=reply.finish_reason,
             prompt_tokens=reply.prompt_tokens,
+            prompt_floor=reply.prompt_tokens,  # counted here with the model's own tokenizer: exact
             completion_tokens=reply.completion_tokens,
             prompt_seconds=reply.prompt_seconds,
             generation_seconds=reply.generation_seconds,

@@ -2,7 +2,8 @@
 
 POSTs to <base_url>/chat/completions. Retries with exponential backoff on 429,
 on 5xx and on failed connections; never on other 4xx (the request itself is
-wrong and would fail again). A timeout is not retried: a model that ran out of
+wrong and would fail again; a 400 refusing a prompt longer than the server's context is recorded as
+`context_truncated`, bakeoff.models.truncation). A timeout is not retried: a model that ran out of
 time once would do so again, and the run records it as uncaptured.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import httpx
 
@@ -19,6 +20,7 @@ from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.reasoning import split_detected
 from bakeoff.models.tools import ToolSyntax, calls_from_openai, parse_text_protocol
+from bakeoff.models.truncation import CONTEXT_TRUNCATED, context_filled, is_context_refusal, text_floor
 
 RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 MAX_RETRY_AFTER_S = 60.0
@@ -154,8 +156,12 @@ class OpenAICompatBackend:
             if response.status_code >= 400:
                 attempts.append(f"HTTP {response.status_code}")
                 detail = response.text[:500]
-                return self._failure(f"HTTP {response.status_code}: {detail}", "backend_error", started, attempts)
-            return self._parse(response, started, attempts, payload["max_tokens"], bool(settings.tools))
+                kind = CONTEXT_TRUNCATED if is_context_refusal(response.status_code, detail) else "backend_error"
+                return self._failure(f"HTTP {response.status_code}: {detail}", kind, started, attempts)
+            completion = self._parse(response, started, attempts, payload["max_tokens"], bool(settings.tools))
+            if completion.error is not None:
+                return completion
+            return replace(completion, prompt_floor=text_floor(messages), context_filled=context_filled(completion))
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:

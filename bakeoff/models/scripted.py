@@ -7,7 +7,9 @@ Lookup for a call with key "<conversation>#<turn>" (see base.turn_key):
 3. else the next unused line that has no key at all.
 When nothing is left, the answer is an error completion (backend_error):
 the run records it as uncaptured instead of crashing.
-Token counts are word counts: scripted text has no tokenizer. A line's
+Token counts are word counts: scripted text has no tokenizer. The words sent are the prompt's floor
+(Completion.prompt_floor); a line's `reported_prompt_tokens` stands for what a server says it read, so a
+script can replay a server that cut the prompt. A line's
 `reasoning` is replayed as the model's reasoning; a line without one is read
 as raw output, its leading reasoning markup split off (bakeoff.models.reasoning).
 When tools are offered, a line's `tool_calls` are the calls (a transcript replays them); a line without
@@ -83,7 +85,8 @@ class ScriptedBackend:
             reasoning_tokens=reasoning_words,
             reasoning_unfinished=split.unfinished,
             finish_reason=answer.finish_reason,
-            prompt_tokens=prompt_words,
+            prompt_tokens=prompt_words if answer.reported_prompt_tokens is None else answer.reported_prompt_tokens,
+            prompt_floor=prompt_words,
             completion_tokens=count_words(split.answer) + reasoning_words
             + sum(count_words(call.arguments) for call in (answer.tool_calls or ())),
             prompt_seconds=0.0,

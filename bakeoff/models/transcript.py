@@ -2,7 +2,9 @@
 
 One JSON object a line. Replay reads `key`, `text`, `reasoning`
 (with `reasoning_unfinished` and `token_budget`), `tool_calls` (an agent's calls: `[{"name", "arguments",
-"call_id", "error"}]`, arguments as JSON text or, hand-written, an object), `finish_reason`, `error` and `error_kind`; every
+"call_id", "error"}]`, arguments as JSON text or, hand-written, an object), `finish_reason`, `error`, `error_kind` and
+`reported_prompt_tokens` (the prompt tokens a server says it read: a line with fewer than the words sent replays a
+server that cut the prompt, bakeoff.models.truncation); every
 other field (messages, token counts, timings...) is a record for people and analysis and is ignored on replay. A line without
 `reasoning` (a hand-written script) is read as raw model output: reasoning
 markup at the start of its `text` is split off as a model's would be. Keep this stable:
@@ -35,6 +37,7 @@ class ScriptedAnswer:
     reasoning_unfinished: bool = False
     token_budget: int | None = None
     tool_calls: tuple[ToolCall, ...] | None = None  # None: the line has no `tool_calls` field
+    reported_prompt_tokens: int | None = None  # None: the line has no `reported_prompt_tokens` field
 
 
 def transcript_line(key: str, completion: Completion, messages: Sequence[Message] = ()) -> dict:
@@ -87,6 +90,9 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
     key = data.get("key")
     budget = data.get("token_budget")
     calls = data.get("tool_calls")
+    reported = data.get("reported_prompt_tokens")
+    if reported is not None and (not isinstance(reported, int) or isinstance(reported, bool) or reported < 0):
+        raise ModelFileInvalid(f"{source}:{number}: 'reported_prompt_tokens' must be a whole number of tokens")
     if calls is not None and not (isinstance(calls, list) and all(isinstance(c, dict) for c in calls)):
         raise ModelFileInvalid(f"{source}:{number}: 'tool_calls' must be a list of objects")
     return ScriptedAnswer(
@@ -100,6 +106,7 @@ def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
         reasoning_unfinished=data.get("reasoning_unfinished") is True,
         token_budget=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
         tool_calls=tuple(ToolCall.from_dict(c) for c in calls) if calls is not None else None,
+        reported_prompt_tokens=reported,
     )
 
 

@@ -58,6 +58,8 @@ class CaptureReason(StrEnum):
     TRANSPORT_ERROR = "transport_error"
     BACKEND_ERROR = "backend_error"
     BACKEND_CRASH = "backend_crash"  # the engine process died
+    # the prompt did not reach the model whole: the server cut it, or refused it as longer than its context
+    CONTEXT_TRUNCATED = "context_truncated"
     # unusable: an answer came back that cannot be used
     CUT_OFF = "cut_off"
     RUNAWAY_REASONING = "runaway_reasoning"
@@ -75,7 +77,8 @@ TOOL_CALL_REASONS = (CaptureReason.NO_TOOL_CALL, CaptureReason.MALFORMED_CALL, C
                      CaptureReason.BAD_ARGUMENTS)
 
 UNCAPTURED_REASONS = (CaptureReason.EMPTY, CaptureReason.WHITESPACE_ONLY, CaptureReason.TIMEOUT,
-                      CaptureReason.TRANSPORT_ERROR, CaptureReason.BACKEND_ERROR, CaptureReason.BACKEND_CRASH)
+                      CaptureReason.TRANSPORT_ERROR, CaptureReason.BACKEND_ERROR, CaptureReason.BACKEND_CRASH,
+                      CaptureReason.CONTEXT_TRUNCATED)
 UNUSABLE_REASONS = (CaptureReason.CUT_OFF, CaptureReason.RUNAWAY_REASONING, CaptureReason.NO_ANSWER,
                     CaptureReason.NO_CODE, CaptureReason.NO_VERDICT, *TOOL_CALL_REASONS)
 

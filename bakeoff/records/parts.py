@@ -139,6 +139,8 @@ class CompletionRecord:
     reasoning_unfinished: bool = False
     token_budget: int | None = None
     tool_calls: tuple[ToolCall, ...] = ()  # an agent's step: the calls read from the answer (written when any)
+    prompt_floor: int | None = None  # bakeoff's own count of the prompt sent (a floor; None: not counted)
+    context_filled: bool = False  # the server's context filled before the answer's budget ran out
 
     @property
     def answer_tokens(self) -> int:
@@ -153,6 +155,10 @@ class CompletionRecord:
             "cached_prompt_tokens": self.cached_prompt_tokens, "model_info": dict(self.model_info),
             "error_kind": self.error_kind, "reasoning": self.reasoning, "reasoning_tokens": self.reasoning_tokens,
             "reasoning_unfinished": self.reasoning_unfinished, "token_budget": self.token_budget}
+        if self.prompt_floor is not None:  # written when counted: a record of the old code writes back the same
+            data["prompt_floor"] = self.prompt_floor
+        if self.context_filled:
+            data["context_filled"] = True
         if self.tool_calls:
             data["tool_calls"] = [call.to_dict() for call in self.tool_calls]
         return data
@@ -169,6 +175,7 @@ class CompletionRecord:
             reasoning=data.get("reasoning") or "", reasoning_tokens=data.get("reasoning_tokens") or 0,
             reasoning_unfinished=bool(data.get("reasoning_unfinished")), token_budget=data.get("token_budget"),
             tool_calls=tool_calls_of(data.get("tool_calls"), "completion.tool_calls"),
+            prompt_floor=data.get("prompt_floor"), context_filled=data.get("context_filled") is True,
         )
 
     @property

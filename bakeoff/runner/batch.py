@@ -221,12 +221,17 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
     """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout.
 
     `plugin` is the plan's task, resolved by the caller (the command line) and handed down to every run."""
+    from bakeoff.runner.context_probe import context_check_for
+    from bakeoff.taskapi.spec import MODEL_STAGES
+
     task, corpus = check_plan(plan, plugin, options.scaffolds)  # before anything is written
     identities: dict[str, str] = {}
     if options.preflight is not None:
         checks = options.preflight
         if checks.image is None and options.sandbox_options.get("image"):
             checks = dataclasses.replace(checks, image=str(options.sandbox_options["image"]))
+        if checks.models and checks.context is None:  # an endpoint must read the task's longest prompt whole
+            checks = dataclasses.replace(checks, context=context_check_for(task.settings, MODEL_STAGES))
         identities = preflight(plan, options.out_dir, models_with_runs_left(plan, options.out_dir), checks)
     make_batch_folder(options.out_dir)
     with batch_lock(options.out_dir):

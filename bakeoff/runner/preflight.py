@@ -3,7 +3,8 @@
 Every model that still has runs to do is tried the way its runs will need it: a model file exists and its GGUF
 header reads (the scripted answers file exists), the batching engine's llama-server is there and answers for a
 model served by it (engine = "server"), an endpoint's key may go to its host (key_routes: which variable goes
-where) and the endpoint answers its model list and lists the model; the sandbox's
+where) and the endpoint answers its model list and lists the model, and reads a prompt as long as the plan's
+context whole (bakeoff.runner.context_probe); the sandbox's
 engine and image (or bubblewrap) are there; no other process holds the batch folder's lock. A failure is a named
 error (a PreflightFailed) and nothing has started. What the checks learn, each model's identity (its file's
 sha256, or endpoint and served model), goes into batch.json for the leaderboard.
@@ -14,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.spec import ModelSpec
 from bakeoff.records import ModelEntry, Plan
+
+if TYPE_CHECKING:
+    from bakeoff.runner.context_probe import ContextCheck
 
 ENDPOINT_TIMEOUT_S = 5.0
 
@@ -60,6 +64,7 @@ class PreflightChecks:
     lock: bool = True
     image: str | None = None  # the Docker image the runs use (sandbox.options' default when None)
     hash_cache: Path | None = None  # bakeoff.models.filehash's cache file (None: the user's)
+    context: ContextCheck | None = None  # an endpoint's context probe (None: none; the batch sets it from the task)
 
 
 def sha256_of(path: Path, cache: Path | None = None) -> str:
@@ -226,6 +231,8 @@ def preflight(plan: Plan, out_dir: Path, models: Iterable[ModelEntry], checks: P
     if checks.models:
         for model in models:
             identities[model.label] = check_model(model, checks.hash_cache, list_models)
+            if checks.context is not None and model.spec.kind == "openai":
+                checks.context.check(model)
     if checks.sandbox:
         check_sandbox(plan.sandbox, checks.image)
     for model in plan.models:  # the rest (finished ones) as far as their files allow
