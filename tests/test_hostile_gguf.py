@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import struct
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -75,22 +76,27 @@ VALID = _header([
 ])
 
 
-HEADER_CHANGES = ("none", "none", "tail", "byte", "byte", "cut", "kind", "count")
+HEADER_CHANGES = ("none", "none", "tail", "text", "byte", "byte", "cut", "kind", "count")
+TEXTS = [b"llama", b"{{ messages }}"]  # string values of VALID whose letters any letter may replace
 
 
 @st.composite
 def damaged_headers(draw: st.DrawFn) -> tuple[bytes, str]:
-    """(VALID with one change, the change): bytes after the header, one byte of it replaced, the header cut short,
-    an entry's value kind or an array's count replaced."""
+    """(VALID with one change, the change): bytes after the header, a letter of a string value replaced, one byte
+    anywhere replaced, the header cut short, an entry's value kind or an array's count replaced."""
     change = draw(st.sampled_from(HEADER_CHANGES))
     data = bytearray(VALID)
     if change == "tail":
         data += draw(st.binary(min_size=1, max_size=40))
+    elif change == "text":
+        text = draw(st.sampled_from(TEXTS))
+        at = data.find(text) + draw(st.integers(0, len(text) - 1))
+        data[at] = draw(st.integers(0x20, 0x7E))
     elif change == "byte":
         data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
     elif change == "cut":
         data = data[:draw(st.integers(0, len(data) - 1))]
-    else:  # a 4-byte kind or 8-byte count where one is written: found by its known value in VALID
+    elif change != "none":  # a 4-byte kind or 8-byte count where one is written: found by its known value in VALID
         marks = [i for i in range(24, len(data) - 4) if data[i:i + 4] in (struct.pack("<I", 8), struct.pack("<I", 9))]
         at = draw(st.sampled_from(marks))
         size = 4 if change == "kind" else 8
@@ -126,7 +132,7 @@ ARRAY_CHANGES = ("none", "none", "deeper", "wider", "kind")
 def array_values(draw: st.DrawFn) -> tuple[tuple, str]:
     """(an array value's shape, the change). Valid: an array of scalars, of strings, or of arrays one level down,
     as real files hold; then one change: nested deeper (up to past the cap), more items, an unknown item kind."""
-    shape = draw(st.sampled_from([(9, [(4, 3)]), (9, [(8, 2)]), (9, [(9, [(0, 1), (6, 2)]), (10, 1)])]))
+    shape: tuple[int, Any] = draw(st.sampled_from([(9, [(4, 3)]), (9, [(8, 2)]), (9, [(9, [(0, 1), (6, 2)]), (10, 1)])]))
     change = draw(st.sampled_from(ARRAY_CHANGES))
     if change == "deeper":
         for _ in range(draw(st.integers(1, MAX_ARRAY_DEPTH + 4))):

@@ -73,17 +73,18 @@ pieces = st.sampled_from(["{{ ", " }}", "{% ", " %}", "for m in messages", "endf
 
 TEMPLATES = [CHATML, "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
              "{% for m in messages %}{{ m | tojson }}{% endfor %}{% if add_generation_prompt %}>{% endif %}"]
-TEMPLATE_CHANGES = ("none", "none", "insert", "replace", "delete")
+TEMPLATE_CHANGES = ("none", "words", "words", "insert", "replace", "delete")
 
 
 @st.composite
 def changed_templates(draw: st.DrawFn) -> tuple[str, str]:
-    """(a template, its change). Valid: one of TEMPLATES; then one change: a piece put between two of its tags or
-    texts, one of them replaced by a piece, one of them deleted."""
+    """(a template, its change). Valid: one of TEMPLATES, or one with words put between two of its tags or texts
+    (still valid); then one change: a piece put there, a tag or text replaced by a piece, or deleted."""
     parts = [part for part in re.split(r"(\{[{%].*?[%}]\})", draw(st.sampled_from(TEMPLATES))) if part]
     change = draw(st.sampled_from(TEMPLATE_CHANGES))
-    if change == "insert":
-        parts.insert(draw(st.integers(0, len(parts))), draw(pieces))
+    if change in ("words", "insert"):
+        words = st.text(alphabet="abc <>|\n", min_size=1, max_size=12)
+        parts.insert(draw(st.integers(0, len(parts))), draw(words if change == "words" else pieces))
     elif change != "none":
         which = draw(st.integers(0, len(parts) - 1))
         parts[which:which + 1] = [draw(pieces)] if change == "replace" else []
