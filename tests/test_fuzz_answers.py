@@ -2,7 +2,9 @@
 
 A model's answer and a submission's requirements.txt are untrusted text. Property of each reader: any text gives
 a valid result (files with plain relative names, a claim in [0, 1], a capture verdict, a split whose parts come
-from the text, a verdict for every requirement line), never an exception.
+from the text, a verdict for every requirement line), never an exception. Each search starts from valid input (an
+answer with a name line, fence and body; an output as its format writes it; a requirements file pip takes) with one
+part changed, and asserts its reach (fuzz_support.Reach).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile GGUF headers (round 2, row 5): arrays nested 5,000 deep, and headers fuzzed byte by byte.
+"""Hostile GGUF headers (round 2, row 5): arrays nested 5,000 deep, and a valid header fuzzed one change at a time.
 
 Property of the header reader: any bytes give metadata or ModelFileInvalid, never another exception; and a bad
 file is named by `bakeoff models` (the rest of the folder still listed), `bakeoff ask` and the plan check.
