@@ -2,7 +2,9 @@
 
 A model's answer and a submission's requirements.txt are untrusted text. Property of each reader: any text gives
 a valid result (files with plain relative names, a claim in [0, 1], a capture verdict, a split whose parts come
-from the text, a verdict for every requirement line), never an exception.
+from the text, a verdict for every requirement line), never an exception. Each search starts from valid input (an
+answer with a name line, fence and body; an output as its format writes it; a requirements file pip takes) with one
+part changed, and asserts its reach (fuzz_support.Reach).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ ANSWER_PIECES = ["\n", " ", "```", "```python", "~~~", "````", "# file: train.py
                  "[THINK]", "[/THINK]", "<|channel|>analysis<|message|>", "<|channel|>final<|message|>", "<|end|>",
                  "<|start|>assistant", "<|return|>", "print('x')", "../etc/passwd", "/abs.py", "\r\n", "\u2028", "\x00",
                  "\udc80", "OK", "PROBLEM", "é"]
-answers = st.lists(st.sampled_from(ANSWER_PIECES) | st.text(max_size=8), max_size=40).map("".join)
 formats = st.sampled_from(list(ReasoningFormat))
 
 
@@ -107,9 +108,54 @@ def test_any_answer_parses_to_plain_files_and_a_claim_in_range():
     reach.check()
 
 
+# A raw output as each format writes it: the reasoning, then the answer; `{o}` is the opening tag, which a template
+# that opens the reasoning itself leaves out of the output.
+WRITTEN = {ReasoningFormat.NONE: "{a}", ReasoningFormat.THINK: "{o}{r}</think>\n\n{a}",
+           ReasoningFormat.THINK_BRACKET: "{o}{r}[/THINK]\n\n{a}",
+           ReasoningFormat.HARMONY: "<|channel|>analysis<|message|>{r}<|end|><|start|>assistant<|channel|>final"
+                                    "<|message|>{a}<|return|>"}
+OPENING = {ReasoningFormat.THINK: "<think>", ReasoningFormat.THINK_BRACKET: "[THINK]"}
+REASONINGS = ["Spam is rare, so F1.", "Read the data first.\nThen fit a model.", "Hmm."]
+PLAIN_ANSWERS = ["Metric: F1.", "# file: train.py\n```python\nprint('</think>')\n```\n", "OK"]
+SPLIT_CHANGES = ("none", "none", "space", "reasoning", "answer", "marker", "cut")
+MARKERS = ["<think>", "</think>", "[THINK]", "[/THINK]", "<|channel|>", "<|message|>", "<|end|>", "<|start|>", "<|return|>"]
+hostile_pieces = st.sampled_from(ANSWER_PIECES) | st.text(max_size=8)
+
+
+def _insert(draw: st.DrawFn, text: str, piece: str) -> str:
+    at = draw(st.integers(0, len(text)))
+    return text[:at] + piece + text[at:]
+
+
+@st.composite
+def written_outputs(draw: st.DrawFn) -> tuple[str, ReasoningFormat, bool, str, str, str]:
+    """(a raw output, its format, whether the prompt opened its reasoning, the reasoning and answer it was written
+    with, its change). Valid: a reasoning and an answer in WRITTEN's layout; then one change: blanks before it; a
+    hostile piece in the reasoning or the answer; one marker dropped; the output cut short."""
+    fmt = draw(formats)
+    opened = fmt in OPENING and draw(st.booleans())
+    reasoning, answer = draw(st.sampled_from(REASONINGS)), draw(st.sampled_from(PLAIN_ANSWERS))
+    change = draw(st.sampled_from(SPLIT_CHANGES))
+    if change == "reasoning":
+        reasoning = _insert(draw, reasoning, draw(hostile_pieces))
+    elif change == "answer":
+        answer = _insert(draw, answer, draw(hostile_pieces))
+    text = WRITTEN[fmt].format(o="" if opened else OPENING.get(fmt, ""), r=reasoning, a=answer)
+    if change == "space":
+        text = draw(st.sampled_from(["\n", "  ", "\n\n \t"])) + text
+    elif change == "marker":
+        present = [marker for marker in MARKERS if marker in text] or [""]
+        marker = draw(st.sampled_from(present))
+        text = text.replace(marker, "", 1) if marker else text
+    elif change == "cut":
+        text = text[:draw(st.integers(0, len(text)))]
+    return text, fmt, opened, reasoning, answer, change
+
+
 @FUZZ
-@given(answers, formats, st.booleans())
-def test_any_output_splits_into_parts_of_itself(text, fmt, opened):
+@given(case=written_outputs())
+def _fuzz_split(reach: Reach, case) -> None:
+    text, fmt, opened, reasoning, answer, change = case
     split = split_output(text, fmt, opened)
     assert isinstance(split.reasoning, str) and isinstance(split.answer, str)
     assert len(split.answer) + len(split.reasoning) <= len(text)
@@ -117,47 +163,158 @@ def test_any_output_splits_into_parts_of_itself(text, fmt, opened):
         assert split.answer.strip() in text and split.reasoning.strip() in text
     if fmt is ReasoningFormat.NONE:
         assert split.answer == text and split.reasoning == ""
+        parts = ("", answer.strip())
+    else:
+        parts = (reasoning.strip(), answer.strip())
+    reach.saw((split.reasoning, split.answer.strip()) == parts and not split.unfinished, change)
+    if change in ("none", "space"):  # the output as its format writes it: split into what it was written with
+        assert (split.reasoning, split.answer.strip()) == parts and not split.unfinished
     detected = split_detected(text)
     assert len(detected.answer) <= len(text)
     assert detect_output_format(text)[0] in tuple(ReasoningFormat)
     assert isinstance(prompt_opens_reasoning(text, fmt), bool)
 
 
+def test_any_output_splits_into_parts_of_itself():
+    reach = Reach("reasoning split")
+    _fuzz_split(reach)
+    reach.check()
+
+
+CODE_MARKERS = ["</think>", "<|end|>", "<|channel|>final<|message|>", "print(1)", "\n", "x = '", "'", "```"]
+
+
 @FUZZ
-@given(st.lists(st.sampled_from(["</think>", "<|end|>", "<|channel|>final<|message|>", "print(1)", "\n", "x = '",
-                                 "'", "```"]), max_size=12).map("".join))
-def test_a_plain_answer_keeps_whatever_markers_its_code_holds(code):
-    """A fenced file whose code holds any markers: the whole answer stays the answer, the file whole."""
+@given(st.lists(st.sampled_from(CODE_MARKERS), max_size=12).map("".join), st.sampled_from(["none", "none", "fence"]),
+       st.data())
+def _fuzz_plain_answer(reach: Reach, code: str, change: str, data: st.DataObject) -> None:
     body = "print(0)\n" + code.replace("```", "`` `")  # the code must not close its own block
+    if change == "fence":  # ... but here it does: a fence line somewhere in the code
+        body = data.draw(st.integers(0, len(body)).map(lambda at: body[:at] + "\n```\n" + body[at:]))
     text = f"Here it is.\n# file: train.py\n```python\n{body}\n```\n"
     split = split_detected(text)
-    assert split.answer == text and split.reasoning == "" and not split.unfinished
-    assert extract_files(split.answer)["train.py"] == body + "\n"
+    assert split.answer.strip() in text and split.reasoning.strip() in text
+    whole = split.answer == text and split.reasoning == "" and not split.unfinished
+    kept = whole and extract_files(split.answer).get("train.py") == body + "\n"
+    reach.saw(kept, change)
+    if change == "none":
+        assert kept
+
+
+def test_a_plain_answer_keeps_whatever_markers_its_code_holds():
+    """A fenced file whose code holds any markers: the whole answer stays the answer, the file whole."""
+    reach = Reach("plain answer with markers")
+    _fuzz_plain_answer(reach)
+    reach.check()
+
+
+NEEDLES = ["</think>", "<|end|>", "```", "x"]
+UNFENCED_CHANGES = ("none", "none", "piece", "piece", "unclosed", "fence", "unfenced", "crlf")
+
+
+@st.composite
+def texts_with_a_needle(draw: st.DrawFn) -> tuple[str, str, int, str]:
+    """(a text, the needle, where its first unfenced occurrence was written, the change). Valid: a closed block
+    holding the needle, then a line of prose holding it; then one change: a hostile piece anywhere, the block left
+    open, its closing fence changed, the prose's needle gone, CRLF line ends."""
+    needle = draw(st.sampled_from(NEEDLES))
+    change = draw(st.sampled_from(UNFENCED_CHANGES))
+    closing = "```\n"
+    if change == "unclosed":
+        closing = ""
+    elif change == "fence":
+        closing = draw(st.sampled_from(["``\n", "~~~\n", "    ```\n", "``` x\n", "````\n"]))
+    block = f"```python\ns = '{needle}'\n{closing}"
+    prose = "Then: " + ("" if change == "unfenced" else needle) + " done.\n"
+    text = "Some words.\n" + block + prose
+    expected = text.find(needle, len("Some words.\n") + len(block)) if change != "unfenced" else -1
+    if change == "piece":
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(hostile_pieces) + text[at:]
+        expected = -2  # unknown: the piece may open a block, or hold the needle
+    elif change == "crlf":
+        text = text.replace("\n", "\r\n")
+        expected = text.rfind(needle)
+    return text, needle, expected, change
 
 
 @FUZZ
-@given(answers, st.sampled_from(["</think>", "<|end|>", "```", "x"]))
-def test_find_unfenced_never_returns_a_position_inside_a_closed_block(text, needle):
+@given(case=texts_with_a_needle())
+def _fuzz_find_unfenced(reach: Reach, case) -> None:
+    text, needle, expected, change = case
     spans = closed_block_spans(text)
     index = find_unfenced(text, needle, 0, spans)
     assert index == -1 or (text.startswith(needle, index) and not any(a <= index < b for a, b in spans))
     if index == -1:
         assert all(any(a <= i < b for a, b in spans) for i in range(len(text)) if text.startswith(needle, i))
+    found_written = index != -1 and index == (expected if expected != -2 else text.rfind(needle))
+    reach.saw(found_written, change)
+    if change in ("none", "crlf"):
+        assert index == expected
+
+
+def test_find_unfenced_never_returns_a_position_inside_a_closed_block():
+    reach = Reach("find unfenced")
+    _fuzz_find_unfenced(reach)
+    reach.check()
 
 
 REQUIREMENT_PIECES = ["numpy", "scikit-learn", "pandas==2.1.0", ">=1.0", "<2", ",", "[extra]", "; python_version<'4'",
                       " --hash=sha256:abc", "-r other.txt", "--index-url http://x", "-e .", "git+https://x/y.git",
                       "./local", "a.whl", "@ file:///x", "# comment", "sklearn", "json", "\n", " ", "\t", "(", ")", "~=",
                       "===", "*", "x" * 5000, "\x00", "é"]
+# Lines pip takes, each a requirement bakeoff resolves (name as normalized), and lines that hold none.
+VALID_REQUIREMENTS = {"numpy==1.26.4": "numpy", "scikit-learn>=1.3,<2": "scikit-learn", "lightgbm~=4.0": "lightgbm",
+                      "pandas[performance]==2.1.0": "pandas", "scipy (>=1.10)": "scipy", "XGBoost": "xgboost",
+                      "requests ; python_version > '3.8'": "requests", "torch==2.1.0 --hash=sha256:abc": "torch"}
+NOT_REQUIREMENTS = ["", "# pinned for the run", "   "]
+REQUIREMENT_CHANGES = ("none", "none", "crlf", "comment", "line", "piece", "option", "reference")
+
+
+@st.composite
+def requirements_files(draw: st.DrawFn) -> tuple[str, list[str], str]:
+    """(a requirements.txt, the names its lines were written with, its change). Valid: one to six requirement lines
+    pip takes, blanks and comments between; then one change: CRLF, a comment after a line; or one line replaced by
+    hostile pieces, a hostile piece inside a line, a line made a pip option or a URL or path reference."""
+    lines = draw(st.lists(st.sampled_from(sorted(VALID_REQUIREMENTS)), min_size=1, max_size=6))
+    names = [VALID_REQUIREMENTS[line] for line in lines]
+    change = draw(st.sampled_from(REQUIREMENT_CHANGES))
+    which = draw(st.integers(0, len(lines) - 1))
+    if change == "comment":
+        lines[which] += "  # why"
+    elif change == "line":
+        lines[which] = draw(st.lists(st.sampled_from(REQUIREMENT_PIECES) | st.text(max_size=6), max_size=8).map("".join))
+    elif change == "piece":
+        lines[which] = _insert(draw, lines[which], draw(st.sampled_from(REQUIREMENT_PIECES) | st.text(max_size=6)))
+    elif change == "option":
+        lines[which] = draw(st.sampled_from(["-r ", "--index-url ", "-e ", "--extra-index-url=http://x "])) + lines[which]
+    elif change == "reference":
+        lines[which] = draw(st.sampled_from(["{} @ https://x/y.whl", "git+https://x/{}.git", "./{}", "{}.whl",
+                                             "/abs/{}"])).format(names[which])
+    others = draw(st.lists(st.sampled_from(NOT_REQUIREMENTS), min_size=len(lines), max_size=len(lines)))
+    text = "".join(f"{other}\n{line}\n" for other, line in zip(others, lines, strict=True))
+    return text.replace("\n", "\r\n") if change == "crlf" else text, names, change
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(REQUIREMENT_PIECES) | st.text(max_size=6), max_size=30).map("".join))
-def test_any_requirements_file_gets_a_verdict_for_every_line_and_no_option_reaches_pip(text):
-    for line in parse_requirements(text):
+@given(case=requirements_files())
+def _fuzz_requirements(reach: Reach, case) -> None:
+    text, names, change = case
+    parsed = parse_requirements(text)
+    for line in parsed:
         assert line.fate in (*FATES, PENDING)
         if line.fate == PENDING:  # what is handed to `pip download`, one argument per line
             assert not line.text.startswith("-") and " --" not in line.text and "://" not in line.text
             assert "\n" not in line.text and len(line.text) <= MAX_LINE_CHARS and line.name
             pinned_version(line)
         assert line.to_dict()["fate"] == line.fate
+    resolved = [line.name for line in parsed if line.fate == PENDING] == names and len(parsed) == len(names)
+    reach.saw(resolved, change)
+    if change in ("none", "crlf", "comment"):  # every line as pip takes it: each one a requirement to resolve
+        assert resolved
+
+
+def test_any_requirements_file_gets_a_verdict_for_every_line_and_no_option_reaches_pip():
+    reach = Reach("requirements")
+    _fuzz_requirements(reach)
+    reach.check()

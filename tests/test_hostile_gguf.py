@@ -1,4 +1,4 @@
-"""Hostile GGUF headers (round 2, row 5): arrays nested 5,000 deep, and headers fuzzed byte by byte.
+"""Hostile GGUF headers (round 2, row 5): arrays nested 5,000 deep, and a valid header fuzzed one change at a time.
 
 Property of the header reader: any bytes give metadata or ModelFileInvalid, never another exception; and a bad
 file is named by `bakeoff models` (the rest of the folder still listed), `bakeoff ask` and the plan check.
@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import json
 import struct
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fuzz_support import FUZZ
+from fuzz_support import FUZZ, Reach
 from hypothesis import given
 from hypothesis import strategies as st
 from test_models_memory import _string, write_gguf
 
 from bakeoff.cli import main
 from bakeoff.models.errors import ModelFileInvalid
-from bakeoff.models.gguf_header import read_info, read_metadata
+from bakeoff.models.gguf_header import MAX_ARRAY_DEPTH, read_info, read_metadata
 from bakeoff.models.registry import check_reasoning_mode
 
 DEPTH = 5000
@@ -75,37 +76,100 @@ VALID = _header([
 ])
 
 
-@FUZZ
-@given(st.lists(st.tuples(st.integers(0, len(VALID) - 1), st.integers(0, 255)), max_size=6),
-       st.integers(0, len(VALID)), st.binary(max_size=40))
-def test_any_damaged_header_gives_metadata_or_a_named_error(tmp_path, flips, cut, tail):
+HEADER_CHANGES = ("none", "none", "tail", "text", "byte", "byte", "cut", "kind", "count")
+TEXTS = [b"llama", b"{{ messages }}"]  # string values of VALID whose letters any letter may replace
+
+
+@st.composite
+def damaged_headers(draw: st.DrawFn) -> tuple[bytes, str]:
+    """(VALID with one change, the change): bytes after the header, a letter of a string value replaced, one byte
+    anywhere replaced, the header cut short, an entry's value kind or an array's count replaced."""
+    change = draw(st.sampled_from(HEADER_CHANGES))
     data = bytearray(VALID)
-    for position, byte in flips:
-        data[position] = byte
-    path = tmp_path / "fuzzed.gguf"
-    path.write_bytes(bytes(data[:cut]) + tail)
-    try:
-        read_info(path)
-    except ModelFileInvalid:
-        pass
+    if change == "tail":
+        data += draw(st.binary(min_size=1, max_size=40))
+    elif change == "text":
+        text = draw(st.sampled_from(TEXTS))
+        at = data.find(text) + draw(st.integers(0, len(text) - 1))
+        data[at] = draw(st.integers(0x20, 0x7E))
+    elif change == "byte":
+        data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    elif change == "cut":
+        data = data[:draw(st.integers(0, len(data) - 1))]
+    elif change != "none":  # a 4-byte kind or 8-byte count where one is written: found by its known value in VALID
+        marks = [i for i in range(24, len(data) - 4) if data[i:i + 4] in (struct.pack("<I", 8), struct.pack("<I", 9))]
+        at = draw(st.sampled_from(marks))
+        size = 4 if change == "kind" else 8
+        data[at:at + size] = draw(st.integers(0, 2 ** (8 * size) - 1)).to_bytes(size, "little")
+    return bytes(data), change
 
 
 @FUZZ
-@given(st.recursive(st.tuples(st.sampled_from([0, 4, 6, 8, 10]), st.integers(0, 3)),
-                    lambda inner: st.tuples(st.just(9), st.lists(inner, max_size=3)), max_leaves=20))
-def test_any_array_shape_is_skipped_or_refused_by_name(tmp_path, shape):
+@given(case=damaged_headers())
+def _fuzz_header(reach: Reach, folder, case) -> None:
+    data, change = case
+    path = folder / "fuzzed.gguf"
+    path.write_bytes(data)
+    try:
+        info = read_info(path)
+    except ModelFileInvalid:
+        reach.saw(False, change)
+        return
+    reach.saw(True, change)
+    assert info is not None
+
+
+def test_any_damaged_header_gives_metadata_or_a_named_error(tmp_path):
+    reach = Reach("GGUF header")
+    _fuzz_header(reach, tmp_path)
+    reach.check()
+
+
+ARRAY_CHANGES = ("none", "none", "deeper", "wider", "kind")
+
+
+@st.composite
+def array_values(draw: st.DrawFn) -> tuple[tuple, str]:
+    """(an array value's shape, the change). Valid: an array of scalars, of strings, or of arrays one level down,
+    as real files hold; then one change: nested deeper (up to past the cap), more items, an unknown item kind."""
+    shape: tuple[int, Any] = draw(st.sampled_from([(9, [(4, 3)]), (9, [(8, 2)]), (9, [(9, [(0, 1), (6, 2)]), (10, 1)])]))
+    change = draw(st.sampled_from(ARRAY_CHANGES))
+    if change == "deeper":
+        for _ in range(draw(st.integers(1, MAX_ARRAY_DEPTH + 4))):
+            shape = (9, [shape])
+    elif change == "wider":
+        shape = (9, shape[1] + draw(st.lists(st.tuples(st.sampled_from([0, 4, 6, 8, 10]), st.integers(0, 3)),
+                                             min_size=1, max_size=3)))
+    elif change == "kind":
+        shape = (9, [(draw(st.sampled_from([13, 99, 2**31])), 1)])
+    return shape, change
+
+
+@FUZZ
+@given(case=array_values())
+def _fuzz_array_shape(reach: Reach, folder, case) -> None:
     def encode(node) -> bytes:
         kind, content = node
         if kind != 9:
-            size = {0: 1, 4: 4, 6: 4, 10: 8}.get(kind)
+            size = {0: 1, 4: 4, 6: 4, 10: 8}.get(kind, 1)
             items = b"".join(_string("s") for _ in range(content)) if kind == 8 else b"\x00" * (size * content)
             return struct.pack("<IQ", kind, content) + items
         return struct.pack("<IQ", 9, len(content)) + b"".join(encode(child) for child in content)
 
-    value = encode(shape if shape[0] == 9 else (9, [shape]))
-    path = tmp_path / "arrays.gguf"
-    path.write_bytes(_header([("general.architecture", 8, _string("llama")), ("x", 9, value)]))
+    shape, change = case
+    path = folder / "arrays.gguf"
+    path.write_bytes(_header([("general.architecture", 8, _string("llama")), ("x", 9, encode(shape))]))
     try:
         assert read_metadata(path)["general.architecture"] == "llama"
     except ModelFileInvalid as exc:
-        assert "nested more than" in str(exc)
+        reach.saw(False, change)
+        assert change in ("deeper", "kind")
+        assert change != "deeper" or "nested more than" in str(exc)
+        return
+    reach.saw(True, change)
+
+
+def test_any_array_shape_is_skipped_or_refused_by_name(tmp_path):
+    reach = Reach("GGUF arrays")
+    _fuzz_array_shape(reach, tmp_path)
+    reach.check()

@@ -6,12 +6,13 @@ check and at the load, well before the 900 s load timeout. The templates are our
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 from click.testing import CliRunner
-from fuzz_support import FUZZ_SLOW
+from fuzz_support import FUZZ_SLOW, Reach
 from gguf_copies import with_template
 from hypothesis import given
 from hypothesis import strategies as st
@@ -70,15 +71,44 @@ pieces = st.sampled_from(["{{ ", " }}", "{% ", " %}", "for m in messages", "endf
                           "<|channel|>", "namespace(a=1)", "loop.index", "break", "strftime_now('%Y')", "(", ")", "text"])
 
 
+TEMPLATES = [CHATML, "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
+             "{% for m in messages %}{{ m | tojson }}{% endfor %}{% if add_generation_prompt %}>{% endif %}"]
+TEMPLATE_CHANGES = ("none", "words", "words", "insert", "replace", "delete")
+
+
+@st.composite
+def changed_templates(draw: st.DrawFn) -> tuple[str, str]:
+    """(a template, its change). Valid: one of TEMPLATES, or one with words put between two of its tags or texts
+    (still valid); then one change: a piece put there, a tag or text replaced by a piece, or deleted."""
+    parts = [part for part in re.split(r"(\{[{%].*?[%}]\})", draw(st.sampled_from(TEMPLATES))) if part]
+    change = draw(st.sampled_from(TEMPLATE_CHANGES))
+    if change in ("words", "insert"):
+        words = st.text(alphabet="abc <>|\n", min_size=1, max_size=12)
+        parts.insert(draw(st.integers(0, len(parts))), draw(words if change == "words" else pieces))
+    elif change != "none":
+        which = draw(st.integers(0, len(parts) - 1))
+        parts[which:which + 1] = [draw(pieces)] if change == "replace" else []
+    return "".join(parts), change
+
+
 @FUZZ_SLOW
-@given(st.lists(pieces, max_size=16).map("".join), st.sampled_from(["default", "off", "high"]))
-def test_any_template_gives_facts_or_a_named_error_in_its_process(source, reasoning):
+@given(case=changed_templates(), reasoning=st.sampled_from(["default", "off", "high"]))
+def _fuzz_template(reach: Reach, case, reasoning: str) -> None:
+    source, change = case
     with TemplateProcess(source, model="fuzzed", limits=QUICK) as template:
         try:
             facts = template.check(reasoning)
-        except (ChatTemplateError, ReasoningModeUnsupported):
+        except (ChatTemplateError, ReasoningModeUnsupported) as exc:
+            reach.saw(False, type(exc).__name__)
             return
+        reach.saw(True, change)
         assert isinstance(template.render([{"role": "user", "content": "hi"}], **facts.reasoning_kwargs), str)
+
+
+def test_any_template_gives_facts_or_a_named_error_in_its_process():
+    reach = Reach("chat template")
+    _fuzz_template(reach)
+    reach.check()
 
 
 # --- real GGUF files -------------------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCor
     if slots > MAX_SLOTS:
         raise PlanError(f"{runs} runs of {len(models)} models under {len(scaffolds)} scaffolds is {slots} runs; "
                         f"at most {MAX_SLOTS} per batch")
-    return Plan(
+    plan = Plan(
         models=models,
         corpus=str(corpus),
         runs=runs,
@@ -115,6 +115,17 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCor
         scaffolds=scaffolds,
         scaffold_settings=_scaffold_settings_from(_table(raw, "scaffold_settings"), scaffolds),
     )
+    _check_keepable(plan)
+    return plan
+
+
+def _check_keepable(plan: Plan) -> None:
+    """The batch record keeps the plan: a value in a free table that durable will not write (TOML's nan, inf) or
+    will not read back (a number of hundreds of digits) is refused here, not found in a damaged batch.json."""
+    try:
+        durable.loads(durable.dumps(plan.to_dict()))
+    except (durable.JSONUnwritable, durable.UntrustedJSON) as exc:
+        raise PlanError(f"the plan cannot be kept in the batch record: {exc}") from None
 
 
 def _task_from(raw: Mapping[str, Any], corpus: Path, task_of: TaskOfCorpus | None) -> str:
