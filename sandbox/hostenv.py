@@ -211,12 +211,25 @@ def _retarget(venv_dir: Path, final_dir: Path, base_python: Path, packages: Sequ
     return env
 
 
+# How pip's launcher opens a script whose interpreter path is too long for `#!` (a shell trampoline).
+TRAMPOLINE_EXEC = b"'''exec'"
+
+
 def _rewrite_shebang(script: Path, host_venv: str) -> None:
-    """`#!<host venv>/bin/python` -> `#!/opt/venv/bin/python`, so pip's scripts run inside."""
+    """`#!<host venv>/bin/python` -> `#!/opt/venv/bin/python`, so pip's scripts run inside. A host path too long
+    for a shebang line (127 bytes) gets pip's `/bin/sh` trampoline instead: its three lines are replaced too."""
     data = script.read_bytes()
     prefix = f"#!{host_venv}/".encode()
     if data.startswith(prefix):
         script.write_bytes(f"#!{VENV_MOUNT}/".encode() + data[len(prefix):])
+        return
+    lines = data.split(b"\n", 3)
+    if len(lines) == 4 and lines[0] == b"#!/bin/sh" and lines[1].startswith(TRAMPOLINE_EXEC + b" "):
+        target = lines[1][len(TRAMPOLINE_EXEC) + 1:].lstrip(b'"')  # quoted by some pip versions, not others
+        venv = f"{host_venv}/".encode()
+        if target.startswith(venv):
+            interpreter = target[len(venv):].split(b'"', 1)[0].split(b" ", 1)[0]  # bin/python3.11
+            script.write_bytes(f"#!{VENV_MOUNT}/".encode() + interpreter + b"\n" + lines[3])
 
 
 def _read_metadata(venv_dir: Path, meta_path: Path) -> HostEnv:

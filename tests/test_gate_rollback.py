@@ -136,3 +136,17 @@ def test_a_mount_point_made_while_open_stays(tmp_path):
         (workspace / "data" / "train.csv").write_text("")
         (workspace / "data" / "stash.txt").write_text("hidden rows")
     assert sorted(p.relative_to(workspace).as_posix() for p in workspace.rglob("*")) == ["data", "data/train.csv"]
+
+
+def test_a_mount_point_folder_made_where_sandboxed_code_left_a_link_stays(tmp_path):
+    """train.py replaced data/ with a link; a driver makes the mount point's folder again while the gate is open:
+    putting back must not read the link as the folder's copy (it was FileNotFoundError, the run harness_failed)."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    os.symlink("/nonexistent", workspace / "data")
+    with rolled_back([workspace], mount_points=["data/train.csv"]):
+        os.unlink(workspace / "data")
+        (workspace / "data").mkdir()
+        (workspace / "data" / "train.csv").write_text("")
+        (workspace / "data" / "stash.txt").write_text("hidden rows")
+    assert sorted(p.relative_to(workspace).as_posix() for p in workspace.rglob("*")) == ["data", "data/train.csv"]

@@ -188,3 +188,12 @@ def test_groups_left_by_a_dead_bakeoff_are_swept_and_live_ones_kept(tmp_path):
     assert tree.sweep_stale() == 3
     for parent in parents.values():
         assert sorted(p.name for p in parent.iterdir()) == [f"bakeoff-{os.getpid()}-bbbb"]
+
+
+def test_pip_scripts_run_inside_even_when_the_host_cache_path_is_too_long_for_a_shebang(tmp_path):
+    """Past 127 bytes pip writes a `/bin/sh` trampoline naming the host venv instead of a `#!` line: it must be
+    pointed at the sandbox's venv too (it failed once the suite's own temporary paths grew that long)."""
+    cache = tmp_path / ("c" * 60) / ("d" * 60)
+    env = ensure_host_env(cache, packages=())
+    head = (env.venv_dir / "bin" / "pip").read_text().splitlines()[:2]
+    assert head[0].startswith("#!/opt/venv/bin/python") and "exec" not in head[1], head

@@ -169,6 +169,11 @@ def _put_back_in(folder: Path, copy: Path | None, prefix: str, before: dict[str,
             now = None
         known = before.get(relative)
         if now is not None and stat.S_ISDIR(now.st_mode) and (relative in keep or (known and known[0] == now.st_ino)):
+            if not stat.S_ISDIR(os.lstat(copy / name).st_mode):
+                # a mount point's folder made while open where sandboxed code had left a link or a file: the
+                # folder stays (a mount needs it), what was made inside it goes
+                _put_back_in(folder / name, None, f"{relative}/", before, keep)
+                continue
             # the same folder (its ctime moves with every entry made or removed in it): its entries are compared
             _put_back_in(folder / name, copy / name, f"{relative}/", before, keep)
             _same_metadata(copy / name, folder / name)

@@ -38,6 +38,8 @@ def probe_submission(sandbox: Any, corpus_folder: Path, rung: int, timeout_s: fl
 
 
 def run_unit_probe(ctx: Any, rung: int, timeout_s: float) -> UnitProbeRecord:
+    if rung < Rung.HIDDEN_STEP_RAN or probe_experiment(ctx.corpus.folder) is None:
+        return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)  # skipped: no gate to open
     # the probe reads a hidden experiment: what the submission writes meanwhile is undone as the gate closes
     with ctx.hidden.opened(ctx.sandbox):
         return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)
