@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from analysis_factory import FakeRun, write_batch
-from runner_support import make_tiny_corpus
+from runner_support import make_tiny_corpus, write_script
 
 from bakeoff.batchfolder.lock import BatchLockUnusable, batch_lock
 from bakeoff.taskapi.workspace import keep_output
@@ -50,7 +50,8 @@ def test_bakeoff_run_says_so_for_a_linked_lock(tmp_path):
     batch.mkdir()
     (batch / "batch.lock").symlink_to(outside)
     corpus = make_tiny_corpus(tmp_path / "corpus")
-    done = _cli("run", "--model", "scripted:/nowhere.jsonl", "--corpus", str(corpus), "--runs", "1", "--out", str(batch))
+    script = write_script(tmp_path / "answers.jsonl", [{"key": "explore#1", "text": "no code"}])  # a model that is there
+    done = _cli("run", "--model", f"scripted:{script}", "--corpus", str(corpus), "--runs", "1", "--out", str(batch))
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "is not the batch's lock file" in done.stderr and str(batch / "batch.lock") in done.stderr, done.stderr
     assert outside.read_text(encoding="utf-8") == "keep me\n"

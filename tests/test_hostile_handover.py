@@ -136,9 +136,9 @@ def test_loopback_http_gets_the_key_and_the_preflight_says_which_variable_goes_w
 
 def test_bakeoff_run_prints_which_variable_goes_to_which_host(tmp_path, loopback_server):
     plan = tmp_path / "plan.toml"
-    plan.write_text(f'corpus = "c"\nsandbox = "none"\nmodels = [{{ spec = "openai:{loopback_server}#m", '
+    plan.write_text(f'corpus = "c"\nmodels = [{{ spec = "openai:{loopback_server}#m", '
                     f'api_key_env = "{KEY_VAR}" }}]\n', encoding="utf-8")
-    # sandbox "none" without --unsafe-no-isolation: refused right after the models are checked, nothing started
+    # the corpus "c" is not there: refused right after the key's route is said, nothing started
     done = bakeoff_cli("run", "--plan", str(plan), "--out", str(tmp_path / "batch"), env_extra={KEY_VAR: "s3cret"})
     assert f"api key: model m: ${KEY_VAR} (set) -> 127.0.0.1 over http" in done.stderr, done.stderr
     assert "s3cret" not in done.stderr + done.stdout and not (tmp_path / "batch").exists()

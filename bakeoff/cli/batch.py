@@ -32,11 +32,11 @@ def _check_models(plan, plugin, out: Path, engine_here: bool = True) -> None:
     from bakeoff.runner.batch import check_plan, models_with_runs_left
     from bakeoff.runner.preflight import check_model_file, key_routes
 
+    for line in key_routes(plan.models):  # said whatever refuses the plan next
+        click.echo(printable(line), err=True)
     check_plan(plan, plugin, scaffolds_for(plan.scaffolds))
     for model in models_with_runs_left(plan, out.resolve()):
         check_model_file(model)
-    for line in key_routes(plan.models):
-        click.echo(printable(line), err=True)
     if engine_here:
         check_engine([model.spec.text for model in plan.models])
 
@@ -47,7 +47,7 @@ def _interval_note(plan) -> None:
 
     note = too_few_runs_note(plan.runs)
     if note:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {note}")  # standard output: standard error opens with the error, when there is one
 
 
 def check_engine(specs: list[str], entry=None) -> None:

@@ -7,9 +7,10 @@ a restart with a plan that differs is refused with the list of differences.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -125,7 +126,20 @@ def _check_keepable(plan: Plan) -> None:
     try:
         durable.loads(durable.dumps(plan.to_dict()))
     except (durable.JSONUnwritable, durable.UntrustedJSON) as exc:
-        raise PlanError(f"the plan cannot be kept in the batch record: {exc}") from None
+        where = next(_unkeepable(plan.to_dict(), ""), "")
+        raise PlanError(f"the plan cannot be kept in the batch record: {where}{exc}") from None
+
+
+def _unkeepable(value: Any, path: str) -> Iterator[str]:
+    """`key.path = value; ` for each number in `value` that is not finite (the key a user must change)."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _unkeepable(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _unkeepable(item, f"{path}[{index}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield f"{path} = {value!r}; "
 
 
 def _task_from(raw: Mapping[str, Any], corpus: Path, task_of: TaskOfCorpus | None) -> str:

@@ -80,9 +80,11 @@ class RayExecutor:
 
         # A local cluster binds to loopback: Ray's default is the machine's interface address, and no other host
         # needs to reach it.
+        # address="local": a cluster of its own, always; without it ray.init joins any cluster another process
+        # started on this machine (and refuses the resources it is handed, a ValueError mid-batch).
         with ray_on_loopback() as address:
-            ray.init(resources=local_resources(self.settings.max_in_flight or 2), include_dashboard=False,
-                     log_to_driver=False, _node_ip_address=address)
+            ray.init(address="local", resources=local_resources(self.settings.max_in_flight or 2),
+                     include_dashboard=False, log_to_driver=False, _node_ip_address=address)
             try:
                 _Driver(ray, self.settings, env, opener, progress).drive(slots)
             finally:
