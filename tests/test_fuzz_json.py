@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from fuzz_support import FUZZ, Reach, mutated_bytes
@@ -162,3 +163,36 @@ def test_a_journal_line_past_a_cap_is_damage_not_a_traceback(tmp_path):
     path.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n" + b'{"n": 1' + b"0" * 500 + b"}\n{}\n")
     with pytest.raises(durable.JournalDamaged, match="line 1"):
         durable.Journal(path).entries()
+
+
+# --- pinned by mutation testing (bench/mutation.py): each test kills a planted bug the ones above let through ---
+
+
+def test_nesting_depth_counts_dicts_and_lists_and_a_scalar_is_zero():
+    assert nesting_depth(7) == 0 and nesting_depth("x") == 0
+    assert nesting_depth({"a": 1}) == 1 and nesting_depth([1]) == 1
+    assert nesting_depth({"a": {"b": [1]}}) == 3 and nesting_depth([{"a": []}, 2]) == 3
+
+
+def test_each_refusal_says_what_was_read_and_why():
+    with pytest.raises(JSONNumberTooLong, match=r"^JSON text: a number of 21 digits \(the cap is 20\)$"):
+        durable.loads("1" * 21, limits=SMALL)
+    with pytest.raises(JSONMalformed, match=r"^JSON text is not valid JSON: NaN is not a JSON number$"):
+        durable.loads("NaN")
+    # An overflowing literal is quoted, cut at 40 characters: enough to find it, never the whole of a long one.
+    literal = "1" + "0" * 45 + "e999"
+    with pytest.raises(JSONNotFinite) as raised:
+        durable.loads(literal, what="truth.json")
+    assert str(raised.value) == f"truth.json: {literal[:40]} is too large for a finite number"
+
+
+def test_read_json_reads_a_file_within_its_caps_and_names_the_file(tmp_path):
+    path = tmp_path / "value.json"
+    path.write_bytes(b'{"a": [1, 2.5]}')
+    assert durable.read_json(path) == {"a": [1, 2.5]}
+    assert durable.read_json(path, limits=JsonLimits(max_bytes=15)) == {"a": [1, 2.5]}  # exactly the cap
+    with pytest.raises(JSONTooLarge, match=f"^{re.escape(str(path))} is over 14 bytes$"):
+        durable.read_json(path, limits=JsonLimits(max_bytes=14))
+    path.write_bytes(b"[" * 9 + b"]" * 9)
+    with pytest.raises(JSONTooDeep, match=f"^{re.escape(str(path))} nests 9 levels deep"):
+        durable.read_json(path, limits=SMALL)
