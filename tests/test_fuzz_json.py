@@ -196,3 +196,30 @@ def test_read_json_reads_a_file_within_its_caps_and_names_the_file(tmp_path):
     path.write_bytes(b"[" * 9 + b"]" * 9)
     with pytest.raises(JSONTooDeep, match=f"^{re.escape(str(path))} nests 9 levels deep"):
         durable.read_json(path, limits=SMALL)
+
+
+def test_the_size_cap_and_the_parse_errors_name_their_cap_and_place():
+    for data in (b"1" * 4097, "1" * 4097, "\u00e9" * 3000):
+        with pytest.raises(JSONTooLarge, match=r"^JSON text is over 4096 bytes$") as raised:
+            durable.loads(data, limits=SMALL)
+        assert raised.value.cap == "bytes"
+    with pytest.raises(JSONMalformed, match=r"^JSON text is not valid JSON: Expecting value \(line 2, column 3\)$"):
+        durable.loads('[1,\n  ]')
+    with pytest.raises(JSONTooDeep, match=r"^JSON text nests too deeply to parse \(the cap is 100\)$"):
+        durable.loads("[" * 100_000 + "]" * 100_000)
+
+
+def test_read_json_reads_bytes_so_a_bad_byte_is_a_named_refusal(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(JSONMalformed, match="is not UTF-8"):
+        durable.read_json(path)
+
+
+def test_dumps_passes_each_layout_option_through():
+    value = {"b": 1, "a": "\u00e9"}
+    assert durable.dumps(value) == '{"b": 1, "a": "\\u00e9"}'  # insertion order, ASCII, spaced
+    assert durable.dumps(value, sort_keys=True) == '{"a": "\\u00e9", "b": 1}'
+    assert durable.dumps(value, ensure_ascii=False) == '{"b": 1, "a": "\u00e9"}'
+    assert durable.dumps(value, separators=(",", ":")) == '{"b":1,"a":"\\u00e9"}'
+    assert durable.dumps([1], indent=2) == "[\n  1\n]"
