@@ -176,6 +176,9 @@ def test_the_first_defect_in_a_fixed_order_names_the_file_and_examples_are_cappe
     assert score_files(write(tmp_path, "id,label\na,1\nzz,1\n"), answers).error == "extra_ids"
     many = write(tmp_path, "id,label\n" + "".join(f"x{i},1\n" for i in range(5)) + "a,1\nb,0\nc,1\nd,0\n")
     assert score_files(many, answers).message == f"{many}: 5 id(s) not in the answer key (e.g. 'x0', 'x1', 'x2')"
+    two_bad = write(tmp_path, "id,label\na,x\nb,0\nc,y\nd,0\n")  # every bad label is counted, not the first only
+    assert score_files(two_bad, answers).message == (
+        f"{two_bad}: 2 label(s) other than 0 or 1 (e.g. \"line 2: 'x'\", \"line 4: 'y'\")")
     long_label = write(tmp_path, "id,label\na," + "9" * 30 + "\nb,0\nc,1\nd,0\n")
     assert score_files(long_label, answers).message == (
         f"{long_label}: 1 label(s) other than 0 or 1 (e.g. \"line 2: '{'9' * 17}...'\")")
@@ -213,3 +216,22 @@ def test_a_file_that_cannot_be_opened_is_named_with_its_reason(tmp_path, answers
     folder.mkdir()
     score = score_files(folder, answers)
     assert (score.error, score.message) == ("unreadable_file", f"{folder} cannot be read: Is a directory")
+
+
+def test_a_quoted_id_keeps_its_own_line_break_byte_for_byte(tmp_path, answers):
+    # The file is opened with newline="" (as the csv module asks), so a CR LF inside quotes is the id's own.
+    predictions = write(tmp_path, b'id,label\na,1\nb,0\nc,1\nd,0\n"x\r\ny",1\n')
+    assert score_files(predictions, answers).message == f"{predictions}: 1 id(s) not in the answer key (e.g. 'x\\r\\ny')"
+
+
+def test_a_field_past_the_csv_limit_is_malformed_csv_with_its_reason(tmp_path, answers):
+    predictions = write(tmp_path, "id,label\n" + "a" * 200_000 + ",1\n")
+    score = score_files(predictions, answers)
+    assert (score.error, score.message) == (
+        "malformed_csv", f"{predictions} is not a readable CSV file: field larger than field limit (131072)")
+
+
+def test_a_file_that_opens_but_fails_to_read_is_unreadable_not_a_traceback(answers):
+    # /proc/self/mem opens, and reading its first page fails with EIO: a read error after the open succeeded.
+    score = score_files(Path("/proc/self/mem"), answers)
+    assert (score.error, score.message) == ("unreadable_file", "/proc/self/mem cannot be read: Input/output error")
