@@ -80,7 +80,9 @@ MODULES: dict[str, Module] = {
     ),
     "secret": Module(
         sources=("generators/secret.py",),
-        tests=("tests/test_generator_secret.py", "tests/test_secret_attacks.py"),
+        # test_secret_attacks.py is left out: its attacks run as Python processes in another folder, where
+        # mutmut's trampolines cannot find their configuration (every such process fails, mutant or not).
+        tests=("tests/test_generator_secret.py",),
         pytest_args=("-m", "not slow"),
     ),
 }
