@@ -231,3 +231,12 @@ def test_a_step_without_calls_is_audited_as_text_with_the_token_budget():
     assert capture == Capture(CaptureStatus.UNUSABLE, CaptureReason.UNKNOWN_TOOL, problems[1][1])
     assert audit_tool_calls(completion("", tool_calls=calls[:1]), [READ]) == (
         Capture(CaptureStatus.CAPTURED, CaptureReason.OK), (None,))
+
+
+def test_reasoning_without_an_answer_is_no_answer_or_runaway_with_its_detail():
+    assert audit(completion("", reasoning="thinking", reasoning_tokens=3)) == Capture(
+        CaptureStatus.UNUSABLE, CaptureReason.NO_ANSWER, "the model reasoned and then stopped without answering")
+    assert audit(completion(" ", reasoning="thinking", reasoning_tokens=3, finish_reason="length",
+                            completion_tokens=9), token_budget=10) == Capture(
+        CaptureStatus.UNUSABLE, CaptureReason.RUNAWAY_REASONING,
+        "the budget ran out while the model was still reasoning (3 reasoning tokens)", budget_cut=False)
