@@ -127,3 +127,33 @@ def test_expected_f1_absent():
     assert parse_expected_f1("F1 was 0.8 on validation") is None
     assert parse_expected_f1("") is None
     assert parse_expected_f1("the EXPECTED_F1: 0.8 mid-sentence") is None
+
+
+# --- pinned by mutation testing (bench/mutation.py) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label, name", [
+    ("**Xa.py**", "Xa.py"),  # marks go, never a letter of the name
+    ("_Xa.py_", "Xa.py"),  # underscores as emphasis, the name's own letters kept
+    ("**notes.TeX:**", "notes.TeX"),  # only the colon goes from the end
+    ("**Save this as `x.py`:**", "x.py"),  # a backticked name on a line that ends in a colon inside emphasis
+])
+def test_a_label_line_loses_its_marks_and_nothing_of_the_name(label, name):
+    assert extract_files(label + "\n```\nfit()\n```\n") == {name: "fit()\n"}
+
+
+def test_a_backticked_name_counts_only_when_the_line_ends_with_the_colon():
+    assert extract_files("Put this in `x.py`: X\n```\nfit()\n```\n") == {}
+
+
+def test_a_block_at_the_first_line_has_no_label_line_above_it():
+    # Nothing lies above line 1: the last line of the answer is not read as the label of the first block.
+    assert extract_files("```\nprint(1)\n```\n### other.py") == {}
+
+
+def test_a_first_line_too_long_to_be_a_name_stays_in_the_block():
+    long_line = "# " + "x" * 600
+    [block] = extract_blocks(f"```python train.py\n{long_line}\nfit()\n```\n")
+    assert block.content == f"{long_line}\nfit()\n"
+    [block] = extract_blocks(f"### train.py\n```python\n{long_line}\nfit()\n```\n")
+    assert (block.name, block.content) == ("train.py", f"{long_line}\nfit()\n")

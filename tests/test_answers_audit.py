@@ -240,3 +240,8 @@ def test_reasoning_without_an_answer_is_no_answer_or_runaway_with_its_detail():
                             completion_tokens=9), token_budget=10) == Capture(
         CaptureStatus.UNUSABLE, CaptureReason.RUNAWAY_REASONING,
         "the budget ran out while the model was still reasoning (3 reasoning tokens)", budget_cut=False)
+
+
+def test_an_answer_without_a_named_file_is_no_code_with_its_detail():
+    assert audit(completion("```python\nprint(1)\n```\n"), expect="code") == Capture(
+        CaptureStatus.UNUSABLE, CaptureReason.NO_CODE, "no closed, named, fenced file in the answer")
