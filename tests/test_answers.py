@@ -157,3 +157,16 @@ def test_a_first_line_too_long_to_be_a_name_stays_in_the_block():
     assert block.content == f"{long_line}\nfit()\n"
     [block] = extract_blocks(f"### train.py\n```python\n{long_line}\nfit()\n```\n")
     assert (block.name, block.content) == ("train.py", f"{long_line}\nfit()\n")
+
+
+@pytest.mark.parametrize("info, language", [
+    ("python a " + "x" * 600, "python"),  # too long to hold a name: the first word may still be the language
+    ("p" * 255 + " " + "x" * 600, "p" * 255),  # the longest language word kept
+    ("p" * 256 + " " + "x" * 600, ""),
+    ("train.py " + "x" * 600, ""),  # a file name is never the language
+    ('title="a.py"', ""),  # nor an attribute
+])
+def test_the_language_word_of_a_fence(info, language):
+    [block] = extract_blocks(f"```{info}\nfit()\n```\n")
+    assert block.language == language
+    assert block.name == ("a.py" if info.startswith("title") else None)
