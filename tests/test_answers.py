@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bakeoff.answers import extract_blocks, extract_files, is_file_name, parse_expected_f1
+from bakeoff.answers import WorkMeter, extract_blocks, extract_files, is_file_name, parse_expected_f1
 
 
 def test_name_in_fence_info_with_and_without_language():
@@ -170,3 +170,14 @@ def test_the_language_word_of_a_fence(info, language):
     [block] = extract_blocks(f"```{info}\nfit()\n```\n")
     assert block.language == language
     assert block.name == ("a.py" if info.startswith("title") else None)
+
+
+def test_a_file_name_is_at_most_255_characters_and_braces_around_it_in_the_info_go():
+    assert is_file_name("a" * 252 + ".py") and not is_file_name("a" * 253 + ".py")
+    assert extract_files("```python {train.py}\nfit()\n```\n") == {"train.py": "fit()\n"}
+
+
+def test_the_work_meter_adds_up_every_character_it_is_shown():
+    meter = WorkMeter()
+    assert meter.chars == 0 and meter.add("abc") == "abc" and meter.add("de") == "de"
+    assert meter.chars == 5
