@@ -181,3 +181,7 @@ def test_the_work_meter_adds_up_every_character_it_is_shown():
     meter = WorkMeter()
     assert meter.chars == 0 and meter.add("abc") == "abc" and meter.add("de") == "de"
     assert meter.chars == 5
+
+
+def test_a_line_that_mentions_the_mark_without_a_value_does_not_end_the_search():
+    assert parse_expected_f1("I report EXPECTED_F1 below.\nEXPECTED_F1: 0.8\n") == 0.8
