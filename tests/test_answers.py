@@ -185,3 +185,7 @@ def test_the_work_meter_adds_up_every_character_it_is_shown():
 
 def test_a_line_that_mentions_the_mark_without_a_value_does_not_end_the_search():
     assert parse_expected_f1("I report EXPECTED_F1 below.\nEXPECTED_F1: 0.8\n") == 0.8
+
+
+def test_a_claim_of_zero_is_a_claim():
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 0\n") == 0.0
