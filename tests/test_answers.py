@@ -189,3 +189,12 @@ def test_a_line_that_mentions_the_mark_without_a_value_does_not_end_the_search()
 
 def test_a_claim_of_zero_is_a_claim():
     assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 0\n") == 0.0
+
+
+def test_a_claim_of_one_is_a_claim_and_above_one_is_not():
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 1\n") == 1.0
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 1.5\n") == 0.5
+
+
+def test_a_name_in_the_info_string_keeps_all_its_letters():
+    assert extract_files("```python Xa.py\nfit()\n```\n") == {"Xa.py": "fit()\n"}
