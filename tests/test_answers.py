@@ -137,6 +137,7 @@ def test_expected_f1_absent():
     ("_Xa.py_", "Xa.py"),  # underscores as emphasis, the name's own letters kept
     ("**notes.TeX:**", "notes.TeX"),  # only the colon goes from the end
     ("**Save this as `x.py`:**", "x.py"),  # a backticked name on a line that ends in a colon inside emphasis
+    ("`File: x.py`", "x.py"),  # a label inside backticks
 ])
 def test_a_label_line_loses_its_marks_and_nothing_of_the_name(label, name):
     assert extract_files(label + "\n```\nfit()\n```\n") == {name: "fit()\n"}
