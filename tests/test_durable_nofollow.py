@@ -201,3 +201,34 @@ def test_errors_are_durable_errors_and_survive_pickling():
     error = LinkInTheWay("x is a link", path="x")
     again = pickle.loads(pickle.dumps(error))
     assert isinstance(again, durable.DurableError) and again.path == "x" and str(again) == "x is a link"
+
+
+# --- pinned by mutation testing (bench/mutation.py): the readers' caps and the writer's bytes, exactly -----------
+
+
+def test_read_head_holds_at_most_the_limit_and_reports_the_claimed_size(scene):
+    trusted, root, outside = scene
+    (root / "log.txt").write_bytes(b"abcdef")
+    assert trusted.read_head("log.txt", 4) == durable.FileHead(b"abcd", 6) and trusted.read_head("log.txt", 4).cut
+    assert trusted.read_head("log.txt", 6) == durable.FileHead(b"abcdef", 6) and not trusted.read_head("log.txt", 6).cut
+    assert trusted.read_head("log.txt", -3) == durable.FileHead(b"", 6)
+    with open(root / "sparse.bin", "wb") as handle:  # a sparse file claims every byte of its size
+        handle.truncate(1 << 30)
+    assert trusted.read_head("sparse.bin", 2) == durable.FileHead(b"\0\0", 1 << 30)
+
+
+def test_read_text_replaces_bad_bytes_and_notes_a_cut(scene):
+    trusted, root, outside = scene
+    (root / "out.txt").write_bytes(b"ok \xff done")
+    assert trusted.read_text("out.txt", 100) == "ok \ufffd done"
+    assert trusted.read_text("out.txt", 2) == "ok\n[... cut: the file holds 9 bytes in all ...]\n"
+
+
+def test_write_json_writes_indented_json_with_a_newline_and_the_mode(scene):
+    trusted, root, outside = scene
+    trusted.write_json("a/r.json", {"b": 1, "a": [2]}, mode=0o640)
+    assert (root / "a" / "r.json").read_text() == '{\n  "b": 1,\n  "a": [\n    2\n  ]\n}\n'
+    assert (root / "a" / "r.json").stat().st_mode & 0o777 == 0o640
+    trusted.write_json("r.json", {"b": 1, "a": 2}, indent=None, sort_keys=True)
+    assert (root / "r.json").read_text() == '{"a": 2, "b": 1}\n' and (root / "r.json").stat().st_mode & 0o777 == 0o644
+    assert repr(trusted) == f"TrustedRoot({str(root)!r})"
