@@ -232,3 +232,15 @@ def test_write_json_writes_indented_json_with_a_newline_and_the_mode(scene):
     trusted.write_json("r.json", {"b": 1, "a": 2}, indent=None, sort_keys=True)
     assert (root / "r.json").read_text() == '{"a": 2, "b": 1}\n' and (root / "r.json").stat().st_mode & 0o777 == 0o644
     assert repr(trusted) == f"TrustedRoot({str(root)!r})"
+
+
+def test_copy_out_takes_a_file_of_exactly_the_limit_and_refuses_one_byte_more(scene, tmp_path):
+    trusted, root, outside = scene
+    (root / "sub").mkdir()
+    (root / "sub" / "model.bin").write_bytes(b"12345")
+    trusted.copy_out("sub/model.bin", tmp_path / "copy.bin", limit=5)
+    assert (tmp_path / "copy.bin").read_bytes() == b"12345"
+    with pytest.raises(durable.FileTooLarge) as raised:
+        trusted.copy_out("sub/model.bin", tmp_path / "again.bin", limit=4)
+    assert str(raised.value) == f"{root}/sub/model.bin holds 5 bytes, over the 4 a reader takes"
+    assert raised.value.path == "sub/model.bin" and not (tmp_path / "again.bin").exists()
