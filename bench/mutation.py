@@ -156,7 +156,8 @@ from mutmut.__main__ import SourceFileMutationData, get_diff_for_mutant, walk_mu
 from mutmut.stats import status_by_exit_code
 
 def line_of(path, key, diff):
-    # mutmut's diff numbers lines from the function's start: find the removed line in the file itself.
+    # mutmut's diff numbers lines from the function's start (and a method's body is dedented): find the removed
+    # line in the file itself.
     name = key.rsplit(".", 1)[-1].split("__mutmut_")[0]
     parts = name.split("\u01c1")
     function = parts[2] if len(parts) == 3 else name[2:]
@@ -164,7 +165,7 @@ def line_of(path, key, diff):
     start = next((i for i, text in enumerate(lines) if text.lstrip().startswith(f"def {function}(")), 0)
     removed = [text[1:] for text in diff.splitlines() if text.startswith("-") and not text.startswith("---")]
     for i in range(start, len(lines)):
-        if removed and lines[i] == removed[0]:
+        if removed and lines[i].strip() == removed[0].strip():
             return i + 1
     return start + 1
 
