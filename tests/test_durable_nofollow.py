@@ -4,6 +4,7 @@ should be, pipes, a tree too deep to recurse into, and a folder swapped for a li
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -244,3 +245,15 @@ def test_copy_out_takes_a_file_of_exactly_the_limit_and_refuses_one_byte_more(sc
         trusted.copy_out("sub/model.bin", tmp_path / "again.bin", limit=4)
     assert str(raised.value) == f"{root}/sub/model.bin holds 5 bytes, over the 4 a reader takes"
     assert raised.value.path == "sub/model.bin" and not (tmp_path / "again.bin").exists()
+
+
+def test_read_json_applies_the_callers_limits_and_names_the_file_and_lstat_looks_in_the_folder(scene, tmp_path):
+    trusted, root, outside = scene
+    (root / "sub").mkdir()
+    (root / "sub" / "deep.json").write_text("[[[1]]]")
+    assert trusted.read_json("sub/deep.json") == [[[1]]]
+    with pytest.raises(durable.JSONTooDeep, match=f"^{re.escape(str(root))}/sub/deep.json nests 3 levels deep"):
+        trusted.read_json("sub/deep.json", limits=durable.JsonLimits(max_depth=2))
+    assert trusted.lstat("sub/deep.json").st_size == 7 and trusted.lstat("sub/none.json") is None
+    trusted.copy_out("sub/deep.json", tmp_path / "copy.json", mode=0o600)
+    assert (tmp_path / "copy.json").stat().st_mode & 0o777 == 0o600
