@@ -257,3 +257,29 @@ def test_read_json_applies_the_callers_limits_and_names_the_file_and_lstat_looks
     assert trusted.lstat("sub/deep.json").st_size == 7 and trusted.lstat("sub/none.json") is None
     trusted.copy_out("sub/deep.json", tmp_path / "copy.json", mode=0o600)
     assert (tmp_path / "copy.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_each_refusal_names_the_path_and_what_was_found_there(scene):
+    trusted, root, outside = scene
+    (root / "a").mkdir()
+    (root / "file.txt").write_text("x")
+    (root / "link").symlink_to(outside)
+    cases = [
+        (lambda: trusted.read_bytes("link"), LinkInTheWay, "link", "link is a symbolic link, not a file: not followed"),
+        (lambda: trusted.read_bytes("link/secret.txt"), LinkInTheWay, "link",
+         "link is a symbolic link, not a folder: not followed"),
+        (lambda: trusted.read_bytes("file.txt/x"), NotAFolder, "file.txt", "file.txt is not a folder"),
+        (lambda: trusted.read_bytes("a"), NotARegularFile, "a", "a is not a regular file"),
+        (lambda: trusted.remove_file("a"), NotARegularFile, "a", "a is a folder, not a file"),
+    ]
+    for action, error, path, message in cases:
+        with pytest.raises(error) as raised:
+            action()
+        assert (raised.value.path, str(raised.value)) == (path, f"{root}/{message}")
+    assert untouched(outside)
+
+
+def test_a_file_with_the_longest_name_is_written_through_its_temporary_name(scene):
+    trusted, root, outside = scene
+    trusted.write_bytes("n" * 250 + ".txt", b"data")
+    assert (root / ("n" * 250 + ".txt")).read_bytes() == b"data" and len(os.listdir(root)) == 1
