@@ -283,3 +283,12 @@ def test_a_file_with_the_longest_name_is_written_through_its_temporary_name(scen
     trusted, root, outside = scene
     trusted.write_bytes("n" * 250 + ".txt", b"data")
     assert (root / ("n" * 250 + ".txt")).read_bytes() == b"data" and len(os.listdir(root)) == 1
+
+
+def test_a_write_over_a_folder_is_refused_by_name_and_leaves_no_temporary_file(scene):
+    trusted, root, outside = scene
+    (root / "out").mkdir()
+    with pytest.raises(NotARegularFile) as raised:
+        trusted.write_bytes("out", b"data")
+    assert (raised.value.path, str(raised.value)) == ("out", f"{root}/out is not a regular file")
+    assert os.listdir(root) == ["out"] and os.listdir(root / "out") == []
