@@ -292,3 +292,12 @@ def test_a_write_over_a_folder_is_refused_by_name_and_leaves_no_temporary_file(s
         trusted.write_bytes("out", b"data")
     assert (raised.value.path, str(raised.value)) == ("out", f"{root}/out is not a regular file")
     assert os.listdir(root) == ["out"] and os.listdir(root / "out") == []
+
+
+def test_open_file_makes_missing_parents_only_when_asked(scene):
+    trusted, root, outside = scene
+    with pytest.raises(FileNotFoundError):
+        trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT)
+    assert not (root / "new").exists()
+    os.close(trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT, create_parents=True))
+    assert (root / "new" / "f.txt").is_file()
