@@ -299,5 +299,5 @@ def test_open_file_makes_missing_parents_only_when_asked(scene):
     with pytest.raises(FileNotFoundError):
         trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT)
     assert not (root / "new").exists()
-    os.close(trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT, create_parents=True))
-    assert (root / "new" / "f.txt").is_file()
+    os.close(trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT, 0o600, create_parents=True))
+    assert (root / "new" / "f.txt").is_file() and (root / "new" / "f.txt").stat().st_mode & 0o777 == 0o600
