@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bakeoff.answers import extract_blocks, extract_files, is_file_name, parse_expected_f1
+from bakeoff.answers import WorkMeter, extract_blocks, extract_files, is_file_name, parse_expected_f1
 
 
 def test_name_in_fence_info_with_and_without_language():
@@ -127,3 +127,75 @@ def test_expected_f1_absent():
     assert parse_expected_f1("F1 was 0.8 on validation") is None
     assert parse_expected_f1("") is None
     assert parse_expected_f1("the EXPECTED_F1: 0.8 mid-sentence") is None
+
+
+# --- pinned by mutation testing (bench/mutation.py) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label, name", [
+    ("**Xa.py**", "Xa.py"),  # marks go, never a letter of the name
+    ("_Xa.py_", "Xa.py"),  # underscores as emphasis, the name's own letters kept
+    ("**notes.TeX:**", "notes.TeX"),  # only the colon goes from the end
+    ("**Save this as `x.py`:**", "x.py"),  # a backticked name on a line that ends in a colon inside emphasis
+    ("`File: x.py`", "x.py"),  # a label inside backticks
+])
+def test_a_label_line_loses_its_marks_and_nothing_of_the_name(label, name):
+    assert extract_files(label + "\n```\nfit()\n```\n") == {name: "fit()\n"}
+
+
+def test_a_backticked_name_counts_only_when_the_line_ends_with_the_colon():
+    assert extract_files("Put this in `x.py`: X\n```\nfit()\n```\n") == {}
+
+
+def test_a_block_at_the_first_line_has_no_label_line_above_it():
+    # Nothing lies above line 1: the last line of the answer is not read as the label of the first block.
+    assert extract_files("```\nprint(1)\n```\n### other.py") == {}
+
+
+def test_a_first_line_too_long_to_be_a_name_stays_in_the_block():
+    long_line = "# " + "x" * 600
+    [block] = extract_blocks(f"```python train.py\n{long_line}\nfit()\n```\n")
+    assert block.content == f"{long_line}\nfit()\n"
+    [block] = extract_blocks(f"### train.py\n```python\n{long_line}\nfit()\n```\n")
+    assert (block.name, block.content) == ("train.py", f"{long_line}\nfit()\n")
+
+
+@pytest.mark.parametrize("info, language", [
+    ("python a " + "x" * 600, "python"),  # too long to hold a name: the first word may still be the language
+    ("p" * 255 + " " + "x" * 600, "p" * 255),  # the longest language word kept
+    ("p" * 256 + " " + "x" * 600, ""),
+    ("train.py " + "x" * 600, ""),  # a file name is never the language
+    ('title="a.py"', ""),  # nor an attribute
+])
+def test_the_language_word_of_a_fence(info, language):
+    [block] = extract_blocks(f"```{info}\nfit()\n```\n")
+    assert block.language == language
+    assert block.name == ("a.py" if info.startswith("title") else None)
+
+
+def test_a_file_name_is_at_most_255_characters_and_braces_around_it_in_the_info_go():
+    assert is_file_name("a" * 252 + ".py") and not is_file_name("a" * 253 + ".py")
+    assert extract_files("```python {train.py}\nfit()\n```\n") == {"train.py": "fit()\n"}
+
+
+def test_the_work_meter_adds_up_every_character_it_is_shown():
+    meter = WorkMeter()
+    assert meter.chars == 0 and meter.add("abc") == "abc" and meter.add("de") == "de"
+    assert meter.chars == 5
+
+
+def test_a_line_that_mentions_the_mark_without_a_value_does_not_end_the_search():
+    assert parse_expected_f1("I report EXPECTED_F1 below.\nEXPECTED_F1: 0.8\n") == 0.8
+
+
+def test_a_claim_of_zero_is_a_claim():
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 0\n") == 0.0
+
+
+def test_a_claim_of_one_is_a_claim_and_above_one_is_not():
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 1\n") == 1.0
+    assert parse_expected_f1("EXPECTED_F1: 0.5\nEXPECTED_F1: 1.5\n") == 0.5
+
+
+def test_a_name_in_the_info_string_keeps_all_its_letters():
+    assert extract_files("```python Xa.py\nfit()\n```\n") == {"Xa.py": "fit()\n"}

@@ -4,6 +4,7 @@ should be, pipes, a tree too deep to recurse into, and a folder swapped for a li
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -201,3 +202,102 @@ def test_errors_are_durable_errors_and_survive_pickling():
     error = LinkInTheWay("x is a link", path="x")
     again = pickle.loads(pickle.dumps(error))
     assert isinstance(again, durable.DurableError) and again.path == "x" and str(again) == "x is a link"
+
+
+# --- pinned by mutation testing (bench/mutation.py): the readers' caps and the writer's bytes, exactly -----------
+
+
+def test_read_head_holds_at_most_the_limit_and_reports_the_claimed_size(scene):
+    trusted, root, outside = scene
+    (root / "log.txt").write_bytes(b"abcdef")
+    assert trusted.read_head("log.txt", 4) == durable.FileHead(b"abcd", 6) and trusted.read_head("log.txt", 4).cut
+    assert trusted.read_head("log.txt", 6) == durable.FileHead(b"abcdef", 6) and not trusted.read_head("log.txt", 6).cut
+    assert trusted.read_head("log.txt", -3) == durable.FileHead(b"", 6)
+    with open(root / "sparse.bin", "wb") as handle:  # a sparse file claims every byte of its size
+        handle.truncate(1 << 30)
+    assert trusted.read_head("sparse.bin", 2) == durable.FileHead(b"\0\0", 1 << 30)
+
+
+def test_read_text_replaces_bad_bytes_and_notes_a_cut(scene):
+    trusted, root, outside = scene
+    (root / "out.txt").write_bytes(b"ok \xff done")
+    assert trusted.read_text("out.txt", 100) == "ok \ufffd done"
+    assert trusted.read_text("out.txt", 2) == "ok\n[... cut: the file holds 9 bytes in all ...]\n"
+
+
+def test_write_json_writes_indented_json_with_a_newline_and_the_mode(scene):
+    trusted, root, outside = scene
+    trusted.write_json("a/r.json", {"b": 1, "a": [2]}, mode=0o640)
+    assert (root / "a" / "r.json").read_text() == '{\n  "b": 1,\n  "a": [\n    2\n  ]\n}\n'
+    assert (root / "a" / "r.json").stat().st_mode & 0o777 == 0o640
+    trusted.write_json("r.json", {"b": 1, "a": 2}, indent=None, sort_keys=True)
+    assert (root / "r.json").read_text() == '{"a": 2, "b": 1}\n' and (root / "r.json").stat().st_mode & 0o777 == 0o644
+    assert repr(trusted) == f"TrustedRoot({str(root)!r})"
+
+
+def test_copy_out_takes_a_file_of_exactly_the_limit_and_refuses_one_byte_more(scene, tmp_path):
+    trusted, root, outside = scene
+    (root / "sub").mkdir()
+    (root / "sub" / "model.bin").write_bytes(b"12345")
+    trusted.copy_out("sub/model.bin", tmp_path / "copy.bin", limit=5)
+    assert (tmp_path / "copy.bin").read_bytes() == b"12345"
+    with pytest.raises(durable.FileTooLarge) as raised:
+        trusted.copy_out("sub/model.bin", tmp_path / "again.bin", limit=4)
+    assert str(raised.value) == f"{root}/sub/model.bin holds 5 bytes, over the 4 a reader takes"
+    assert raised.value.path == "sub/model.bin" and not (tmp_path / "again.bin").exists()
+
+
+def test_read_json_applies_the_callers_limits_and_names_the_file_and_lstat_looks_in_the_folder(scene, tmp_path):
+    trusted, root, outside = scene
+    (root / "sub").mkdir()
+    (root / "sub" / "deep.json").write_text("[[[1]]]")
+    assert trusted.read_json("sub/deep.json") == [[[1]]]
+    with pytest.raises(durable.JSONTooDeep, match=f"^{re.escape(str(root))}/sub/deep.json nests 3 levels deep"):
+        trusted.read_json("sub/deep.json", limits=durable.JsonLimits(max_depth=2))
+    assert trusted.lstat("sub/deep.json").st_size == 7 and trusted.lstat("sub/none.json") is None
+    trusted.copy_out("sub/deep.json", tmp_path / "copy.json", mode=0o600)
+    assert (tmp_path / "copy.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_each_refusal_names_the_path_and_what_was_found_there(scene):
+    trusted, root, outside = scene
+    (root / "a").mkdir()
+    (root / "file.txt").write_text("x")
+    (root / "link").symlink_to(outside)
+    cases = [
+        (lambda: trusted.read_bytes("link"), LinkInTheWay, "link", "link is a symbolic link, not a file: not followed"),
+        (lambda: trusted.read_bytes("link/secret.txt"), LinkInTheWay, "link",
+         "link is a symbolic link, not a folder: not followed"),
+        (lambda: trusted.read_bytes("file.txt/x"), NotAFolder, "file.txt", "file.txt is not a folder"),
+        (lambda: trusted.read_bytes("a"), NotARegularFile, "a", "a is not a regular file"),
+        (lambda: trusted.remove_file("a"), NotARegularFile, "a", "a is a folder, not a file"),
+    ]
+    for action, error, path, message in cases:
+        with pytest.raises(error) as raised:
+            action()
+        assert (raised.value.path, str(raised.value)) == (path, f"{root}/{message}")
+    assert untouched(outside)
+
+
+def test_a_file_with_the_longest_name_is_written_through_its_temporary_name(scene):
+    trusted, root, outside = scene
+    trusted.write_bytes("n" * 250 + ".txt", b"data")
+    assert (root / ("n" * 250 + ".txt")).read_bytes() == b"data" and len(os.listdir(root)) == 1
+
+
+def test_a_write_over_a_folder_is_refused_by_name_and_leaves_no_temporary_file(scene):
+    trusted, root, outside = scene
+    (root / "out").mkdir()
+    with pytest.raises(NotARegularFile) as raised:
+        trusted.write_bytes("out", b"data")
+    assert (raised.value.path, str(raised.value)) == ("out", f"{root}/out is not a regular file")
+    assert os.listdir(root) == ["out"] and os.listdir(root / "out") == []
+
+
+def test_open_file_makes_missing_parents_only_when_asked(scene):
+    trusted, root, outside = scene
+    with pytest.raises(FileNotFoundError):
+        trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT)
+    assert not (root / "new").exists()
+    os.close(trusted.open_file("new/f.txt", os.O_WRONLY | os.O_CREAT, 0o600, create_parents=True))
+    assert (root / "new" / "f.txt").is_file() and (root / "new" / "f.txt").stat().st_mode & 0o777 == 0o600

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 
 import pytest
 from fuzz_support import FUZZ, Reach, json_paths, mutated_bytes, mutated_json
@@ -219,3 +220,63 @@ def test_a_journal_line_past_a_cap_is_damage_not_a_traceback(tmp_path):
     path.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n" + b'{"n": 1' + b"0" * 500 + b"}\n{}\n")
     with pytest.raises(durable.JournalDamaged, match="line 1"):
         durable.Journal(path).entries()
+
+
+# --- pinned by mutation testing (bench/mutation.py): each test kills a planted bug the ones above let through ---
+
+
+def test_nesting_depth_counts_dicts_and_lists_and_a_scalar_is_zero():
+    assert nesting_depth(7) == 0 and nesting_depth("x") == 0
+    assert nesting_depth({"a": 1}) == 1 and nesting_depth([1]) == 1
+    assert nesting_depth({"a": {"b": [1]}}) == 3 and nesting_depth([{"a": []}, 2]) == 3
+
+
+def test_each_refusal_says_what_was_read_and_why():
+    with pytest.raises(JSONNumberTooLong, match=r"^JSON text: a number of 21 digits \(the cap is 20\)$"):
+        durable.loads("1" * 21, limits=SMALL)
+    with pytest.raises(JSONMalformed, match=r"^JSON text is not valid JSON: NaN is not a JSON number$"):
+        durable.loads("NaN")
+    # An overflowing literal is quoted, cut at 40 characters: enough to find it, never the whole of a long one.
+    literal = "1" + "0" * 45 + "e999"
+    with pytest.raises(JSONNotFinite) as raised:
+        durable.loads(literal, what="truth.json")
+    assert str(raised.value) == f"truth.json: {literal[:40]} is too large for a finite number"
+
+
+def test_read_json_reads_a_file_within_its_caps_and_names_the_file(tmp_path):
+    path = tmp_path / "value.json"
+    path.write_bytes(b'{"a": [1, 2.5]}')
+    assert durable.read_json(path) == {"a": [1, 2.5]}
+    assert durable.read_json(path, limits=JsonLimits(max_bytes=15)) == {"a": [1, 2.5]}  # exactly the cap
+    with pytest.raises(JSONTooLarge, match=f"^{re.escape(str(path))} is over 14 bytes$"):
+        durable.read_json(path, limits=JsonLimits(max_bytes=14))
+    path.write_bytes(b"[" * 9 + b"]" * 9)
+    with pytest.raises(JSONTooDeep, match=f"^{re.escape(str(path))} nests 9 levels deep"):
+        durable.read_json(path, limits=SMALL)
+
+
+def test_the_size_cap_and_the_parse_errors_name_their_cap_and_place():
+    for data in (b"1" * 4097, "1" * 4097, "\u00e9" * 3000):
+        with pytest.raises(JSONTooLarge, match=r"^JSON text is over 4096 bytes$") as raised:
+            durable.loads(data, limits=SMALL)
+        assert raised.value.cap == "bytes"
+    with pytest.raises(JSONMalformed, match=r"^JSON text is not valid JSON: Expecting value \(line 2, column 3\)$"):
+        durable.loads('[1,\n  ]')
+    with pytest.raises(JSONTooDeep, match=r"^JSON text nests too deeply to parse \(the cap is 100\)$"):
+        durable.loads("[" * 100_000 + "]" * 100_000)
+
+
+def test_read_json_reads_bytes_so_a_bad_byte_is_a_named_refusal(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(JSONMalformed, match="is not UTF-8"):
+        durable.read_json(path)
+
+
+def test_dumps_passes_each_layout_option_through():
+    value = {"b": 1, "a": "\u00e9"}
+    assert durable.dumps(value) == '{"b": 1, "a": "\\u00e9"}'  # insertion order, ASCII, spaced
+    assert durable.dumps(value, sort_keys=True) == '{"a": "\\u00e9", "b": 1}'
+    assert durable.dumps(value, ensure_ascii=False) == '{"b": 1, "a": "\u00e9"}'
+    assert durable.dumps(value, separators=(",", ":")) == '{"b":1,"a":"\\u00e9"}'
+    assert durable.dumps([1], indent=2) == "[\n  1\n]"

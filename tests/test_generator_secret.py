@@ -132,3 +132,53 @@ def test_grading_refuses_a_submission_that_brings_the_secret_in(tmp_path, task):
     os.link(tmp_path / "c" / SECRET_FILE, repo / "key.hex")  # a hard link regenerates the answers as well
     with pytest.raises(ProtectedFileInSubmission):
         copy_submission(repo, tmp_path / "ws", files.truth_files())
+
+
+# --- pinned by mutation testing (bench/mutation.py): each value recomputed here by hand, not by the module -----
+
+
+def test_the_public_secret_id_and_seed_material_match_an_independent_computation():
+    public = Secret.public()
+    assert public.hex() == "bc4d67ba5c335a5b2f2a67569f1f0df1500bba62b8f03c3aa17517cb979d0e7c"
+    assert public.identity == "sha256:" + hashlib.sha256(
+        b"bakeoff corpus secret id\x00" + bytes.fromhex(public.hex())).hexdigest()
+    tag = int.from_bytes(hashlib.sha256(b"holdout").digest()[:8], "big")
+    assert public.seed_sequence(7, "holdout").entropy == [7, int(public.hex(), 16), tag]
+    assert public.seed_sequence(7, "holdout").entropy != public.seed_sequence(7, "labels").entropy
+
+
+def test_a_fresh_secret_has_256_bits_and_128_bits_is_the_least_accepted():
+    assert len(Secret.fresh().value) == 32
+    assert Secret(b"\x01" * 16).hex() == "01" * 16
+    with pytest.raises(InvalidSecret, match=r"^a secret needs at least 128 bits, got 120$"):
+        Secret(b"\x01" * 15)
+    with pytest.raises(InvalidSecret, match=r"^a secret is written as hexadecimal digits \(0-9, a-f\)$"):
+        Secret.from_hex("0g" * 16)
+
+
+def test_the_secret_file_is_written_for_its_owner_only_and_read_back(tmp_path):
+    secret = Secret.fresh()
+    path = secret.write(tmp_path)
+    assert path == tmp_path / "secret.hex" and path.read_text(encoding="ascii") == secret.hex() + "\n"
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert Secret.read(path) == secret == corpus_secret(tmp_path)
+    with pytest.raises(FileExistsError):  # never over an existing secret
+        secret.write(tmp_path)
+    assert corpus_secret(tmp_path / "elsewhere") is None
+
+
+def test_a_secret_file_is_refused_by_size_and_bytes_with_its_name(tmp_path):
+    big, binary, short = tmp_path / "big.hex", tmp_path / "binary.hex", tmp_path / "short.hex"
+    big.write_text("0" * 4097)
+    with pytest.raises(InvalidSecret, match=f"^{big} is over 4096 bytes: not a secret file$"):
+        Secret.read(big)
+    big.write_text("0" * 4096)  # exactly the cap: read, and all zeros is a valid (if silly) secret
+    assert Secret.read(big).value == bytes(2048)
+    binary.write_bytes(b"\xff" * 40)
+    with pytest.raises(InvalidSecret, match=f"^{binary} is not a secret file \\(not hexadecimal text\\)$"):
+        Secret.read(binary)
+    short.write_text("00ff\n")
+    with pytest.raises(InvalidSecret, match=f"^{short}: a secret needs at least 128 bits, got 16$"):
+        Secret.read(short)
+    with pytest.raises(InvalidSecret, match=f"^cannot read the secret file {tmp_path / 'absent'}: No such file"):
+        Secret.read(tmp_path / "absent")
