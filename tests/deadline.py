@@ -4,7 +4,11 @@ speed limits). pytest-timeout (pyproject.toml) is the backstop for a hang outsid
 
 from __future__ import annotations
 
+import subprocess
 import time
+from pathlib import Path
+
+import httpx
 
 WAIT_S = 600.0  # longer than any healthy wait in the suite (a cold Ray start on a loaded 2-core machine included)
 
@@ -20,3 +24,18 @@ class Deadline:
         if time.monotonic() > self.ends:
             raise AssertionError(f"gave up after {self.seconds:.0f} s waiting for {waiting_for}")
         return True
+
+
+def wait_until_answering(process: subprocess.Popen, url: str, log_path: Path, what: str) -> None:
+    """Until the server `process` started answers `url` with 200; a server that dies fails the test with its log,
+    one that never answers fails it at the deadline."""
+    deadline = Deadline()
+    while deadline.pending(f"{what} to answer {url}"):
+        if process.poll() is not None:
+            raise AssertionError(f"{what} exited: {log_path.read_text(errors='replace')[-2000:]}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)

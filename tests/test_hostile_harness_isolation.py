@@ -16,16 +16,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ab_runner_support import make_tiny_ab_data
+from package_index import index_that_hangs_up
 from runner_support import make_tiny_corpus
 from sim_runner_support import make_tiny_sim_data
 
@@ -93,23 +92,8 @@ def open_folder() -> Iterator[Path]:
 @pytest.fixture()
 def offline_index(monkeypatch) -> Iterator[None]:
     """A package index on this test's own 127.0.0.1 listener that hangs up on every connection: pip is offline."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-
-    def hang_up() -> None:
-        while True:
-            try:
-                connection, _ = listener.accept()
-            except OSError:
-                return
-            connection.close()
-
-    threading.Thread(target=hang_up, daemon=True).start()
-    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{listener.getsockname()[1]}/simple")
-    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
-    yield
-    listener.close()
+    with index_that_hangs_up(monkeypatch):
+        yield
 
 
 def score_cli(repo: Path, corpus: Path, kind: str, *extra: str) -> subprocess.CompletedProcess:

@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
+from deadline import wait_until_answering
 
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.registry import BackendOptions, default_model_path, open_backend
@@ -206,15 +207,7 @@ def llama_server(tmp_path_factory):
         stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    while True:  # ready when it answers; a server that died fails the test instead of hanging it
-        if process.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log_path.read_text(errors='replace')[-2000:]}")
-        try:
-            if httpx.get(f"{url}/v1/models", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        time.sleep(0.3)
+    wait_until_answering(process, f"{url}/v1/models", log_path, "llama_cpp.server")
     yield f"{url}/v1"
     process.terminate()
     process.wait()

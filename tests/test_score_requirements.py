@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-
 import pytest
+from package_index import index_that_hangs_up as hanging_up_index
 
 from sandbox.base import SandboxSpec
 from sandbox.factory import open_sandbox
@@ -145,23 +143,8 @@ def test_an_unreadable_line_makes_the_requirements_unmet(tmp_path):
 @pytest.fixture
 def index_that_hangs_up(monkeypatch):
     """A package index on this test's own 127.0.0.1 listener that drops every connection."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-
-    def hang_up() -> None:
-        while True:
-            try:
-                connection, _ = listener.accept()
-            except OSError:
-                return
-            connection.close()
-
-    threading.Thread(target=hang_up, daemon=True).start()
-    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{listener.getsockname()[1]}/simple")
-    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
-    yield
-    listener.close()
+    with hanging_up_index(monkeypatch):
+        yield
 
 
 def test_on_an_offline_grader_a_name_the_wheelhouse_lacks_is_the_submissions_unmet_requirement(

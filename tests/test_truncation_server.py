@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import csv
 import subprocess
-import time
 
-import httpx
 import pytest
-from deadline import Deadline
+from deadline import wait_until_answering
 from runner_support import SANDBOX_LIMITS, make_tiny_corpus, stage_records
 from test_models_openai import free_port
 
@@ -37,16 +35,7 @@ def small_server(tmp_path_factory):
         [str(find_server_build().path), "-m", str(default_model_path()), "-c", str(SMALL_CONTEXT),
          "--alias", "smollm2", "--host", "127.0.0.1", "--port", str(port), "-t", "2"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = Deadline()
-    while deadline.pending("llama-server to load the default model"):
-        if process.poll() is not None:
-            pytest.fail(f"llama-server exited: {log_path.read_text(errors='replace')[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        time.sleep(0.3)
+    wait_until_answering(process, f"{url}/health", log_path, "llama-server")
     yield f"{url}/v1"
     process.terminate()
     process.wait(timeout=60)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -175,13 +175,7 @@ class LlamaServerBackend:
 
     def _crashed(self, server: ServerProcess, completion: Completion) -> Completion:
         detail = f"llama-server {server.death()} while answering"
-        with self._lock:
-            if self._server is server:  # the first of its turns to notice: one death, counted once
-                self._crashes += 1
-                self._last_crash = detail
-                server.stop()
-                self._server = None
-            crashes = self._crashes
+        crashes = self._retire(server, detail, server.stop)
         suffix = "; restarted for the next turn" if crashes < MAX_CONSECUTIVE_CRASHES else (
             f"; {MAX_CONSECUTIVE_CRASHES} deaths in a row: not restarted again")
         return replace(self._failure(detail + suffix, server), generation_seconds=completion.generation_seconds)
@@ -189,13 +183,19 @@ class LlamaServerBackend:
     def _hung(self, server: ServerProcess, completion: Completion) -> Completion:
         """The turn keeps its own failure (a timeout stays uncaptured); the server that hangs is killed."""
         detail = f"llama-server did not answer /health within {HEALTH_DEADLINE_S:g} s after this turn's {completion.error_kind}"
+        self._retire(server, detail, server.kill)
+        return replace(completion, error=f"{completion.error}; {detail}: killed, the next turn starts a fresh one")
+
+    def _retire(self, server: ServerProcess, detail: str, end: Callable[[], object]) -> int:
+        """Count a dead or hung server once (the first of its turns to notice), end it with `end`, and let the next
+        turn start a fresh one; the crashes in a row so far."""
         with self._lock:
-            if self._server is server:  # the first of its turns to notice: one hang, counted once
+            if self._server is server:
                 self._crashes += 1
                 self._last_crash = detail
-                server.kill()
+                end()
                 self._server = None
-        return replace(completion, error=f"{completion.error}; {detail}: killed, the next turn starts a fresh one")
+            return self._crashes
 
     def _failure(self, error: str, server: ServerProcess | None) -> Completion:
         return Completion.failure(self.identity, error, BACKEND_CRASH, model_info=self._info(server))
