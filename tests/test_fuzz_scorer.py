@@ -43,6 +43,41 @@ CSV_CHANGES = ("none", "reorder", "crlf", "bom", "quote", "id", "label", "header
                "bytes")
 
 
+# The changes that put a hostile text into one cell of a data row, and that cell's column.
+CELL_CHANGES = {"id": 0, "name": 0, "label": 1, "value": 1}
+
+
+def _changed_csv(draw: st.DrawFn, rows: list[list[str]], change: str) -> tuple[bytes, str | None]:
+    """`rows` (a header and data rows) as CSV bytes with one change applied, and the hostile text planted in a
+    value cell (column 1), when that was the change. One mutator for every two-column file the scorer reads."""
+    end, prefix, planted = "\n", "", None
+    line = draw(st.integers(1, len(rows) - 1))
+    if change == "reorder":
+        rows[1:] = draw(st.permutations(rows[1:]))
+    elif change == "crlf":
+        end = "\r\n"
+    elif change == "bom":
+        prefix = "\ufeff"
+    elif change == "quote":
+        rows = [[f'"{cell}"' for cell in row] for row in rows]
+    elif change in CELL_CHANGES:
+        column = CELL_CHANGES[change]
+        rows[line][column] = draw(hostile_names if column == 0 else hostile_number_texts)
+        planted = rows[line][column] if column == 1 else None
+    elif change == "header":
+        rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
+    elif change == "delete":
+        del rows[line]
+    elif change == "duplicate":
+        rows.insert(line, list(rows[line]))
+    elif change == "column":
+        rows = [row + [draw(hostile_names)] for row in rows]
+    text = prefix + "".join(",".join(row) + end for row in rows)
+    if change == "bytes":
+        return draw(mutated_bytes(text.encode()))[0], None
+    return text.encode("utf-8", "surrogatepass"), planted
+
+
 @st.composite
 def predictions_files(draw: st.DrawFn) -> tuple[bytes, str, dict[str, int] | None]:
     """(a predictions file, its change, the labels it predicts when the change keeps them plain, else None).
@@ -54,35 +89,8 @@ def predictions_files(draw: st.DrawFn) -> tuple[bytes, str, dict[str, int] | Non
     labels = {key: draw(st.sampled_from([0, 1])) for key in ANSWER_KEY}
     rows = [["id", "label"]] + [[key, str(label)] for key, label in labels.items()]
     change = draw(st.sampled_from(CSV_CHANGES))
-    plain: dict[str, int] | None = labels
-    end, prefix = "\n", ""
-    if change == "reorder":
-        rows[1:] = draw(st.permutations(rows[1:]))
-    elif change == "crlf":
-        end = "\r\n"
-    elif change == "bom":
-        prefix = "\ufeff"
-    elif change == "quote":
-        rows = [[f'"{cell}"' for cell in row] for row in rows]
-    else:
-        plain = None
-        line = draw(st.integers(1, len(rows) - 1))
-        if change == "id":
-            rows[line][0] = draw(hostile_names)
-        elif change == "label":
-            rows[line][1] = draw(hostile_number_texts)
-        elif change == "header":
-            rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
-        elif change == "delete":
-            del rows[line]
-        elif change == "duplicate":
-            rows.insert(line, list(rows[line]))
-        elif change == "column":
-            rows = [row + [draw(hostile_names)] for row in rows]
-    text = prefix + "".join(",".join(row) + end for row in rows)
-    if change == "bytes":
-        return draw(mutated_bytes(text.encode()))[0], change, None
-    return text.encode("utf-8", "surrogatepass"), change, plain
+    content, _ = _changed_csv(draw, rows, change)
+    return content, change, labels if change in ("none", "reorder", "crlf", "bom", "quote") else None
 
 
 def _f1(truth: dict[str, int], predicted: dict[str, int]) -> float:
@@ -177,30 +185,8 @@ def truth_files(draw: st.DrawFn) -> tuple[bytes, str, str | None]:
     names = draw(st.lists(plain_names, min_size=1, max_size=4, unique=True))
     rows = [["experiment", "effect"]] + [[name, repr(draw(st.floats(-1e6, 1e6)))] for name in names]
     change = draw(st.sampled_from(TRUTH_CHANGES))
-    end, prefix, value = "\n", "", None
-    line = draw(st.integers(1, len(rows) - 1))
-    if change == "reorder":
-        rows[1:] = draw(st.permutations(rows[1:]))
-    elif change == "crlf":
-        end = "\r\n"
-    elif change == "bom":
-        prefix = "\ufeff"
-    elif change == "name":
-        rows[line][0] = draw(hostile_names)
-    elif change == "value":
-        rows[line][1] = value = draw(hostile_number_texts)
-    elif change == "header":
-        rows[0][draw(st.integers(0, 1))] = draw(hostile_names)
-    elif change == "delete":
-        del rows[line]
-    elif change == "duplicate":
-        rows.insert(line, list(rows[line]))
-    elif change == "column":
-        rows = [row + [draw(hostile_names)] for row in rows]
-    text = prefix + "".join(",".join(row) + end for row in rows)
-    if change == "bytes":
-        return draw(mutated_bytes(text.encode()))[0], change, None
-    return text.encode("utf-8", "surrogatepass"), change, value
+    content, value = _changed_csv(draw, rows, change)
+    return content, change, value
 
 
 @FUZZ
