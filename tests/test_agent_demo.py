@@ -47,3 +47,6 @@ def test_what_the_agent_left_is_graded_and_reported_honestly(demo):
     assert "Agent runs" in report and RUN in report
     assert (out / "report" / "transcripts" / f"{RUN}.html").is_file()
     assert "report:" in done.stdout
+    # the default model's demo says, before and after, that a headline near zero is what this model does
+    assert "plumbing check, not a contender" in done.stderr
+    assert "plumbing check, not a contender" in done.stdout.split("report:", 1)[1]

@@ -24,6 +24,7 @@ def test_demo_makes_a_corpus_runs_scores_and_says_where(tmp_path):
     assert f"batch folder: {out}" in done.stdout
     # the report command exists in this tree, so the demo ends with the report's location
     assert "report:" in done.stdout and (out / "report").is_dir()
+    assert "plumbing check" not in done.stdout + done.stderr  # said only of the default model, whose habits are known
 
     again = bakeoff_cli("demo", "--out", str(out), "--model", f"scripted:{script}", "--no-probes")
     assert again.returncode == 0, again.stderr  # started again, it reuses the corpus and the finished run
