@@ -124,7 +124,8 @@ def verdict(name: str, found: list[Measured], unit: str) -> None:
     """The largest size against the goal, and the memory growth per `unit` (singular)."""
     largest = found[-1]
     met = "met" if largest.seconds <= GOAL_S else "NOT met"
-    print(f"{name}: {largest.seconds:.2f} s at {largest.size} {unit}{"es" if unit.endswith("h") else "s"} (goal {GOAL_S:.0f} s: {met}); "
+    plural = unit + ("es" if unit.endswith("h") else "s")
+    print(f"{name}: {largest.seconds:.2f} s at {largest.size} {plural} (goal {GOAL_S:.0f} s: {met}); "
           f"peak {largest.peak_mib:.0f} MiB; MiB per {unit} beyond the smallest: {growth(found)}")
 
 
