@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,18 @@ def test_a_resume_says_what_it_keeps_and_re_runs(tmp_path):
     printed = out.getvalue()
     assert "resuming: 1 of 6 runs finished and kept, 5 to run" in printed
     assert f"{LONG}-r01: 2 stages kept (explore, decide); the rest of the run is re-run" in printed
+
+
+def test_every_line_off_a_terminal_says_when_and_a_terminal_gets_none(tmp_path):
+    _, _, out = display_after_a_resume(tmp_path, 200)  # a log file: every line starts with the UTC time
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \S", line) for line in lines), lines
+    terminal = io.StringIO()
+    progress = LiveProgress(Console(file=terminal, width=120, force_terminal=True, color_system=None), HEADLINE,
+                            tmp_path / "events.jsonl", Clock(), stamp=lambda: "STAMP")
+    progress.batch_started(BatchStart(tuple(slots()), finished={"default-r01": record("default-r01", 0.7)}))
+    progress.__exit__(None, None, None)
+    assert "resuming: 1 of 6 runs finished and kept" in terminal.getvalue() and "STAMP" not in terminal.getvalue()
 
 
 def test_the_estimate_counts_the_stages_left_from_the_first_stage_on(tmp_path):

@@ -158,14 +158,14 @@ def test_progress_writes_one_line_per_event_when_not_on_a_terminal():
     slot = RunSlot(ModelEntry("m", "default"), 1, 1)
     from bakeoff.runner.batch import BatchStart
 
-    with LiveProgress(Console(file=buffer, width=100)) as progress:
+    with LiveProgress(Console(file=buffer, width=100), stamp=lambda: "2026-12-06T01:02:03Z") as progress:
         progress.batch_started(BatchStart((slot,)))
         progress.run_started(slot)
         progress.stage_started("m-r01", "repair")
         progress.run_finished(slot, RunRecord.from_json({
             "schema": "bakeoff.run/2", "run_id": "m-r01", "status": "finished", "timings": {},
             "outcome": {"status": "crashed", "rung": 1, "crash_class": "type_error"}}))
-    lines = buffer.getvalue().splitlines()
+    lines = [line.removeprefix("2026-12-06T01:02:03Z ") for line in buffer.getvalue().splitlines()]
     assert lines[1:4] == ["m-r01: started (1 run left)", "m-r01: repair", "m-r01: crashed (type_error)"]
     assert lines[-1].startswith("bakeoff batch: 1/1 runs done")
 

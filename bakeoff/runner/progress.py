@@ -4,11 +4,13 @@ wait, the last finished run's headline and the time left, estimated from the fir
 
 It is told about runs by the batch (a ProgressSink) and follows the batch's journal for what happens inside
 them (each `stage_done` carries its tokens and wall time), so it shows the same under every executor. Off a
-terminal it prints one plain line per event instead of redrawing.
+terminal it prints one plain line per event instead of redrawing, each stamped with the UTC time (a log read in the
+morning says when each run started and ended).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import threading
 import time
@@ -28,6 +30,11 @@ COLUMN_WIDTHS: dict[str, tuple[int, int | None]] = {
     "run": (8, 26), "model": (8, 24), "stage": (13, 18), "in stage": (8, 8), "tokens": (6, 7), "tok/s": (5, 6),
     "outcome": (12, None)}
 MIN_FINISHED_ROWS = 4
+
+
+def utc_stamp() -> str:
+    """The UTC time to the second, as a log line off a terminal starts with it."""
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -61,16 +68,18 @@ def _stage_index(stages: tuple[str, ...], activity: str) -> int:
 class LiveProgress:
     """A ProgressSink drawing a table that updates in place (plain lines when not on a terminal).
 
-    `journal` is the batch's events.jsonl, followed for the stages' tokens; `clock` is monotonic seconds."""
+    `journal` is the batch's events.jsonl, followed for the stages' tokens; `clock` is monotonic seconds;
+    `stamp` the wall time a line off a terminal starts with."""
 
     def __init__(self, console=None, headline: HeadlineSpec | None = None, journal: Path | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, stamp: Callable[[], str] = utc_stamp) -> None:
         self.headline = headline  # how the task prints its number (the command line's plug-in)
         from rich.console import Console
 
         self.console = console or Console(stderr=True)
         self.journal = journal
         self.clock = clock
+        self.stamp = stamp
         self._rows: dict[str, RunRow] = {}
         self._stage_seconds: dict[str, list[float]] = {}
         self._last: RunRow | None = None
@@ -316,6 +325,8 @@ class LiveProgress:
 
         from bakeoff.textsafe import printable
 
+        if not self.console.is_terminal:
+            line = f"{self.stamp()} {line}"  # a terminal shows the time in its table; a log says when, line by line
         self.console.print(Text(printable(line)), soft_wrap=True)  # never cut nor broken: a log keeps every word
 
     def render_to_text(self) -> str:
