@@ -101,6 +101,61 @@ def test_batches_run_in_different_sandboxes_are_refused_by_name_and_pooled_marke
     assert row.runs == 2 and any(mark.startswith("sandbox ") for mark in row.marks), row.marks
 
 
+def with_plan_changes(folder: Path, **plan: object) -> Path:
+    record = json.loads((folder / "batch.json").read_text())
+    record["plan"].update(plan)
+    (folder / "batch.json").write_text(json.dumps(record))
+    return folder
+
+
+def test_batches_run_with_other_settings_are_refused_naming_the_setting_and_marked_when_allowed(tmp_path):
+    long = with_plan_changes(fake_batch(tmp_path / "long", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"}),
+                             model_options={"n_ctx": 16384}, task_settings={"max_tokens": 4096})
+    short = with_plan_changes(fake_batch(tmp_path / "short", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"}),
+                              model_options={"n_ctx": 4096}, task_settings={"max_tokens": 4096})
+    batches = [read_batch(long), read_batch(short)]
+    with pytest.raises(BatchesNotPoolable, match=r"settings: long model_options.n_ctx=16384, short model_options.n_ctx=4096"):
+        pooled_board(batches, F1, "spam_classifier")
+    (row,) = pooled_board(batches, F1, "spam_classifier", allow_mixed=True).rows
+    assert row.runs == 2 and "settings model_options.n_ctx=16384, model_options.n_ctx=4096" in row.marks, row.marks
+    # a scheduling option is not a setting: batches that differ only in it pool unmarked
+    calm = with_plan_changes(fake_batch(tmp_path / "calm", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"}),
+                             model_options={"n_ctx": 4096, "max_concurrent": 4}, task_settings={"max_tokens": 4096})
+    (row,) = pooled_board([read_batch(short), read_batch(calm)], F1, "spam_classifier").rows
+    assert row.marks == ()
+
+
+def test_runs_added_later_keep_their_mark_in_a_pooled_board(tmp_path):
+    one = fake_batch(tmp_path / "one", [FakeRun("a", 1, f1=0.7), FakeRun("b", 1, f1=0.6)],
+                     {"a": "sha256:aaa", "b": "sha256:bbb"})
+    record = json.loads((one / "batch.json").read_text())
+    record["extensions"] = [{"at": "2026-12-01T00:00:00+00:00", "previous_plan_sha256": "0" * 64, "added": ["b-r01"]}]
+    (one / "batch.json").write_text(json.dumps(record))
+    two = fake_batch(tmp_path / "two", [FakeRun("a", 1, f1=0.72), FakeRun("b", 1, f1=0.61)],
+                     {"a": "sha256:aaa", "b": "sha256:bbb"})
+    rows = {row.model: row for row in pooled_board([read_batch(one), read_batch(two)], F1, "spam_classifier").rows}
+    assert rows["b"].marks == ("one: added later (extension 1)",) and rows["a"].marks == ()
+
+
+def test_a_batch_still_running_is_refused_by_name_and_pooled_marked_with_partial(tmp_path):
+    done = fake_batch(tmp_path / "done", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"})
+    running = fake_batch(tmp_path / "running", [FakeRun("a", 1, f1=0.6), FakeRun("a", 2)], {"a": "sha256:aaa"})
+    (running / "runs" / "a-r02" / "run.json").unlink()  # in flight: its stages so far, no run record yet
+    (running / "events.jsonl").write_text(json.dumps({"at": "2026-12-01T00:00:00+00:00", "event": "batch_started"}) + "\n")
+    refused = bakeoff_cli("leaderboard", str(done), str(running), "--out", str(tmp_path / "board"))
+    assert refused.returncode == 0, refused.stderr
+    assert f"refused batch {running}: it is still running" in refused.stderr and "a-r02" in refused.stderr
+    assert "--partial" in refused.stderr
+    with open(tmp_path / "board" / "tables" / "leaderboard-spam_classifier.csv", newline="") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert row["runs"] == "1" and row["batches"] == "done"
+    marked = bakeoff_cli("leaderboard", str(done), str(running), "--partial", "--out", str(tmp_path / "partial"))
+    assert marked.returncode == 0, marked.stderr
+    with open(tmp_path / "partial" / "tables" / "leaderboard-spam_classifier.csv", newline="") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert row["batches"] == "done running" and "running: partial (it is still running" in row["marks"]
+
+
 def test_a_lower_is_better_headline_ranks_the_lowest_first(tmp_path):
     from ab_factory import AbFakeRun, write_ab_batch
 

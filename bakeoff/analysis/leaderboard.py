@@ -3,7 +3,9 @@ on, its crash rate and what it cost; for one batch, or pooled over many.
 
 Batches pool only when what decides a score agrees: the task and its version (spec folder and grader), the
 corpus (its files' fingerprint, and the secret its hidden part was drawn with where the manifest names one),
-bakeoff's version and the sandbox kind. Rows of a pooled board are models by identity (a file's sha256, or an
+bakeoff's version, the sandbox kind and the plan's settings (limits, task, scaffold and model options: a 16,384-token
+context is not a 4,096-token one). Runs a plan extension added keep their "added later" mark.
+Rows of a pooled board are models by identity (a file's sha256, or an
 endpoint and its served model), not by label, with their reasoning mode and scaffold: a model's staged and agent
 runs are two rows, in one batch and pooled.
 Runs are paired only within one batch, on its shared seeds.
@@ -15,6 +17,7 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import durable
 from bakeoff.analysis.core import CoreSummary, PairedComparison, RunCore, run_core, summarise_core
@@ -24,11 +27,12 @@ from bakeoff.analysis.stats import Estimate
 from bakeoff.batchfolder.read import BatchRecords, RunRecords, run_model_label
 from bakeoff.errors import BakeoffError
 from bakeoff.records import DEFAULT_SCAFFOLD
+from bakeoff.records.plan import identity_options
 from bakeoff.taskapi.headline import HeadlineSpec
 
 
 class BatchesNotPoolable(BakeoffError):
-    """Batches whose task version, corpus, secret, harness or sandbox differ cannot share a leaderboard."""
+    """Batches whose task version, corpus, secret, harness, sandbox or settings differ cannot share a leaderboard."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,20 @@ def headline_of(core: CoreSummary, model: str) -> Estimate | None:
     return summary.with_failures if core.headline.counts_failures else summary.over_scored
 
 
+def added_marks(records: BatchRecords) -> dict[str, str]:
+    """model -> how its runs came in later, for the models a plan extension added runs of."""
+    added = records.batch.added_later()
+    marks: dict[str, str] = {}
+    for label in records.model_labels():
+        mine = [run.run_id for run in records.runs if run_model_label(run) == label]
+        later = [run_id for run_id in mine if run_id in added]
+        if later:
+            extensions = ", ".join(str(n) for n in sorted({added[r] for r in later}))
+            marks[label] = ("added later" if len(later) == len(mine) else f"{len(later)} of {len(mine)} runs added later") \
+                + f" (extension {extensions})"
+    return marks
+
+
 def batch_leaderboard(records: BatchRecords, core: CoreSummary, added: Mapping[str, str] | None = None) -> tuple[LeaderRow, ...]:
     """One batch's board: its models by label, ranked (`added`: a mark per model whose runs were added later)."""
     costs = model_costs([run_cost(run) for run in records.runs], [m.model for m in core.models])
@@ -100,8 +118,31 @@ class PoolFacts:
     secret_id: str | None
     harness: str  # bakeoff's version
     sandbox: str
+    settings: tuple[tuple[str, str], ...] = ()  # (name, value) of every plan setting a score depends on (plan_settings)
 
-    FIELDS = ("task_version", "corpus", "secret_id", "harness", "sandbox")
+    FIELDS = ("task_version", "corpus", "secret_id", "harness", "sandbox", "settings")
+
+
+def _flatten(prefix: str, value: object, into: dict[str, str]) -> None:
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            _flatten(f"{prefix}.{key}", inner, into)
+    else:
+        into[prefix] = durable.dumps(value, sort_keys=True) if isinstance(value, list | tuple) else str(value)
+
+
+def plan_settings(records: BatchRecords) -> tuple[tuple[str, str], ...]:
+    """The plan's settings a score depends on, flattened to (name, value): its run limits, task settings, shared
+    and per-model backend options and scaffold settings. Scheduling options (max_concurrent) are not among them."""
+    plan = records.plan
+    found: dict[str, str] = {}
+    _flatten("limits", plan.limits.to_json(), found)
+    _flatten("task", dict(plan.task_settings), found)
+    _flatten("model_options", identity_options(plan.model_options), found)
+    _flatten("scaffold", dict(plan.scaffold_settings), found)
+    for model in plan.models:
+        _flatten(f"model {model.label}", identity_options(dict(model.options)), found)
+    return tuple(sorted(found.items()))
 
 
 def _short(value: str | None) -> str:
@@ -116,7 +157,18 @@ def pool_facts(records: BatchRecords, default_task: str) -> PoolFacts:
     if fingerprint is not None:
         corpus = hashlib.sha256(durable.dumps(dict(fingerprint), sort_keys=True).encode()).hexdigest()
     return PoolFacts(records.plan.task or default_task, records.batch.task_version, corpus, records.secret_id,
-                     records.batch.code_version.version, records.plan.sandbox)
+                     records.batch.code_version.version, records.plan.sandbox, plan_settings(records))
+
+
+def _settings_differences(facts: Mapping[str, PoolFacts]) -> dict[str, str]:
+    """batch -> its values of the settings the batches do not agree on ("default" where a batch leaves one unset),
+    or {} when they agree."""
+    settings = {batch: dict(f.settings) for batch, f in facts.items()}
+    names = sorted({name for values in settings.values() for name in values})
+    differing = [n for n in names if len({values.get(n, "default") for values in settings.values()}) > 1]
+    if not differing:
+        return {}
+    return {batch: ", ".join(f"{n}={values.get(n, 'default')}" for n in differing) for batch, values in settings.items()}
 
 
 def differences(facts: Mapping[str, PoolFacts]) -> dict[str, dict[str, str]]:
@@ -125,6 +177,10 @@ def differences(facts: Mapping[str, PoolFacts]) -> dict[str, dict[str, str]]:
     none, so only a secret that differs, or is there for some batches only, disagrees."""
     found: dict[str, dict[str, str]] = {}
     for name in PoolFacts.FIELDS:
+        if name == "settings":
+            if described := _settings_differences(facts):
+                found[name] = described
+            continue
         values = {batch: getattr(f, name) for batch, f in facts.items()}
         unknown_differs = name != "secret_id" and len(values) > 1 and None in values.values()
         if len(set(values.values())) > 1 or unknown_differs:
@@ -172,21 +228,25 @@ def _row_key(records: BatchRecords, run: RunRecords) -> tuple[str, str, str]:
 
 
 def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_task: str, allow_mixed: bool = False,
-                 bootstrap_seed: int = 0) -> PooledBoard:
-    """One task's batches pooled (BatchesNotPoolable listing what differs unless `allow_mixed`)."""
+                 bootstrap_seed: int = 0, partial: Mapping[Path, str] | None = None) -> PooledBoard:
+    """One task's batches pooled (BatchesNotPoolable listing what differs unless `allow_mixed`). `partial`: the
+    folder -> why, of batches let in before they were whole (their rows say so)."""
     names = _names(batches)
+    unwhole = {names[i]: (partial or {})[b.folder] for i, b in enumerate(batches) if b.folder in (partial or {})}
     facts = {names[i]: pool_facts(b, default_task) for i, b in enumerate(batches)}
     found = differences(facts)
     if found and not allow_mixed:
         raise BatchesNotPoolable(f"these batches cannot be pooled: {describe_differences(found)}. Pool only batches "
-                                 "of the same task version, corpus, secret, harness and sandbox, or pass --allow-mixed "
+                                 "of the same task version, corpus, secret, harness, sandbox and settings, or pass --allow-mixed "
                                  "to pool them with each row marked")
     keys: dict[tuple[str, str, str], str] = {}  # row key -> row name
     labels: dict[tuple[str, str, str], list[str]] = {}
     cores: list[RunCore] = []
     costs: list[RunCost] = []
     row_batches: dict[str, list[str]] = {}
+    later: dict[str, list[str]] = {}  # row name -> its runs' "added later" marks, each with its batch
     for index, records in enumerate(batches):
+        added = added_marks(records)
         for run in records.runs:
             label = run_model_label(run)
             key = _row_key(records, run)
@@ -200,6 +260,8 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
             costs.append(dataclasses.replace(run_cost(run), model=name))
             if names[index] not in row_batches.setdefault(name, []):
                 row_batches[name].append(names[index])
+                if label in added:
+                    later.setdefault(name, []).append(f"{names[index]}: {added[label]}")
     renamed = {keys[key]: " / ".join(found_labels) for key, found_labels in labels.items()}
     cores = [dataclasses.replace(c, model=renamed[c.model]) for c in cores]
     costs = [dataclasses.replace(c, model=renamed[c.model]) for c in costs]
@@ -212,8 +274,9 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
         m = core.model(name)
         assert m is not None
         in_batches = tuple(row_batches[first])
-        marks = tuple(f"{fact} {', '.join(dict.fromkeys(values[b] for b in in_batches))}"
-                      for fact, values in found.items())
+        marks = (*(f"{fact} {', '.join(dict.fromkeys(values[b] for b in in_batches))}" for fact, values in found.items()),
+                 *later.get(first, ()),
+                 *(f"{b}: partial ({unwhole[b]})" for b in in_batches if b in unwhole))
         rows.append(LeaderRow(model=name, headline=headline_of(core, name), runs=m.runs, graded=m.graded,
                               scored=m.scored, crash_rate=m.crash_rate, cost=by_cost[name], identity=key[0],
                               reasoning=key[1], scaffold=key[2], batches=in_batches, marks=marks))

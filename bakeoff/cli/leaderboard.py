@@ -34,16 +34,25 @@ def batch_folders(paths: tuple[Path, ...]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
-def published(folder: Path, refused: list[str]) -> BatchRecords | None:
+def published(folder: Path, refused: list[str], partial: dict[Path, str] | None = None) -> BatchRecords | None:
     """The batch's records as far as they may be published (bakeoff.analysis.admit); a batch that cannot be (no
     run of it can: a damaged batch.json, a task its runs disagree with) is refused by name and left out, and each
-    run left out is said (on stderr, and added to `refused` for the page): the other batches are still ranked."""
+    run left out is said (on stderr, and added to `refused` for the page): the other batches are still ranked.
+    A batch that is not whole (running, or runs unfinished: export's rule) is refused the same way, unless
+    `partial` is given: it is then let in and why it is partial is kept there, by folder."""
     from bakeoff.analysis.admit import BatchRefused, admit, refusal_lines
     from bakeoff.batchfolder.read import BatchFolderError, read_batch
+    from bakeoff.batchfolder.state import why_not_whole
     from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, task_plugin
 
     try:
         records = read_batch(folder, refuse_damaged_runs=True)
+        if why := why_not_whole(folder, records):
+            if partial is None:
+                refused.append(f"refused batch {folder}: " + "; ".join(why) + " (add --partial to pool it, marked)")
+                click.echo(printable(refused[-1]), err=True)
+                return None
+            partial[records.folder] = "; ".join(why)
         task = records.plan.task or DEFAULT_TASK
         records = admit(records, task_plugin(task).headline, task)
     except (BatchFolderError, BatchRefused, UnknownTask) as exc:
@@ -61,16 +70,20 @@ def published(folder: Path, refused: list[str]) -> BatchRecords | None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard"), show_default=True,
               help="Folder for leaderboard.html, leaderboard.md, tables/*.csv and plots/*.svg.")
 @click.option("--allow-mixed", is_flag=True,
-              help="Pool batches whose task version, corpus, secret, harness or sandbox differ, each row marked.")
+              help="Pool batches whose task version, corpus, secret, harness, sandbox or settings differ, each row marked.")
+@click.option("--partial", is_flag=True,
+              help="Pool batches that are still running or have unfinished runs too, each of their rows marked.")
 @click.option("--bootstrap-seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
-def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, bootstrap_seed: int) -> None:
+def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, partial: bool, bootstrap_seed: int) -> None:
     """Pool batches into one leaderboard per task: a row per model (by its file's sha256, or endpoint and served
     model, not its label), reasoning mode and scaffold, with its headline, runs, crash rate and cost. A run or a
     batch whose records do not fit its task (damaged, out of range, another task) is refused by name.
 
-    PATHS are batch folders, or folders of batch folders. Batches pool only when task version, corpus (and its
-    secret), bakeoff's version and sandbox kind agree; otherwise the differences are named (--allow-mixed pools
-    them anyway, each row marked with what its batches were).
+    PATHS are batch folders, or folders of batch folders. Only whole batches pool (none running, every run
+    finished; --partial lets the others in, marked). Batches pool only when task version, corpus (and its
+    secret), bakeoff's version, sandbox kind and the plan's settings (limits, task, scaffold and model options)
+    agree; otherwise the differences are named (--allow-mixed pools them anyway, each row marked with what its
+    batches were). Runs added by a plan extension keep their "added later" mark.
     """
     from rich.console import Console
 
@@ -81,13 +94,14 @@ def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, bootstrap
 
     by_task: dict[str, list] = {}
     refused: list[str] = []
+    unwhole: dict[Path, str] | None = {} if partial else None
     for folder in batch_folders(paths):
-        records = published(folder, refused)
+        records = published(folder, refused, unwhole)
         if records is not None:
             by_task.setdefault(records.plan.task or DEFAULT_TASK, []).append(records)
     if not by_task:
         raise NoBatches("no batch given can be published (each refused above)")
-    boards = [pooled_board(batches, task_plugin(task).headline, DEFAULT_TASK, allow_mixed, bootstrap_seed)
+    boards = [pooled_board(batches, task_plugin(task).headline, DEFAULT_TASK, allow_mixed, bootstrap_seed, unwhole)
               for task, batches in by_task.items()]  # the plug-ins resolved here, once per task, and handed down
     files = write_leaderboard(boards, out, refused)
     console = Console()

@@ -8,18 +8,16 @@ named in what is written.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bakeoff.analysis.core import CoreSummary, RunCore
-from bakeoff.batchfolder.files import Journal
 from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.read import REVIEW_KIND, REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
+from bakeoff.batchfolder.state import is_running, unfinished_runs, why_not_whole
 from bakeoff.export.errors import ExportRefused
-from bakeoff.records import RunStatus
 from bakeoff.report.build import core_summary
 from bakeoff.report.transcript_review import ReviewRecords, read_review
 from bakeoff.taskapi.plugin import TaskPlugin
@@ -40,40 +38,6 @@ class ExportSource:
     @property
     def partial(self) -> bool:
         return self.running or bool(self.unfinished)
-
-
-def _lock_held(folder: Path) -> bool:
-    """Whether a process holds the batch's writer lock, read from /proc/locks (taking no lock: a reader never may)."""
-    try:
-        info = BatchLayout(folder).lock.stat()
-        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    me = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    return any(len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == me
-               for fields in (line.split() for line in table.splitlines()))
-
-
-def _running(folder: Path) -> bool:
-    """A writer holds the lock, or the journal's last batch start has no end (running, or killed mid-way)."""
-    if _lock_held(folder):
-        return True
-    state = None
-    for entry in Journal(BatchLayout(folder).events).entries():
-        if entry.get("event") in ("batch_started", "batch_done"):
-            state = entry["event"]
-    return state == "batch_started"
-
-
-def _unfinished(records: BatchRecords) -> tuple[str, ...]:
-    present = {run.run_id: run for run in records.runs}
-    order = list(records.batch.order or present)
-    missing = []
-    for run_id in order + [r for r in present if r not in order]:
-        run = present.get(run_id)
-        if run is None or run.run is None or run.run.status != RunStatus.FINISHED:
-            missing.append(run_id)
-    return tuple(missing)
 
 
 def load_source(folder: Path, plugin: TaskPlugin | None, *, partial: bool, bootstrap_seed: int = 0) -> ExportSource:
@@ -97,15 +61,10 @@ def load_source(folder: Path, plugin: TaskPlugin | None, *, partial: bool, boots
         runs={run.run_id: run for run in core.runs},
         extras={run.run_id: plugin.export_metadata(run) for run in records.runs},
         reviews=tuple(read_review(folder / name, name, summary) for name, summary in records.reviews),
-        running=_running(folder),
-        unfinished=_unfinished(records),
+        running=is_running(folder),
+        unfinished=unfinished_runs(records),
     )
     if source.partial and not partial:
-        why = []
-        if source.running:
-            why.append("it is still running (or was stopped before its end: run it again to finish it)")
-        if source.unfinished:
-            why.append(f"{len(source.unfinished)} run(s) have not finished: {', '.join(source.unfinished[:5])}"
-                       + (" ..." if len(source.unfinished) > 5 else ""))
+        why = why_not_whole(folder, records)
         raise ExportRefused(f"{folder}: " + "; ".join(why) + "; add --partial to export it anyway, marked as partial")
     return source

@@ -14,10 +14,10 @@ import durable
 from bakeoff.analysis.admit import admit, refusal_lines
 from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
 from bakeoff.analysis.cost import model_costs, run_cost
-from bakeoff.analysis.leaderboard import LeaderRow, batch_leaderboard
+from bakeoff.analysis.leaderboard import LeaderRow, added_marks, batch_leaderboard
 from bakeoff.analysis.stats import INTERVAL_RULE
 from bakeoff.batchfolder.layout import REPORT_DIR
-from bakeoff.batchfolder.read import BatchRecords, read_batch, run_model_label
+from bakeoff.batchfolder.read import BatchRecords, read_batch
 from bakeoff.report.capture import capture_reasons_table
 from bakeoff.report.core import core_section, count
 from bakeoff.report.cost import model_cost_table, pareto_plot, run_cost_table
@@ -90,20 +90,6 @@ def _facts(records: BatchRecords, bootstrap_seed: int) -> list[str]:
     if version.version or version.git_commit:
         facts.append(f"bakeoff {version.version or '?'} at {(version.git_commit or '?')[:12]}.")
     return facts + [f"Left out: {line}." for line in refusal_lines(records)]
-
-
-def added_marks(records: BatchRecords) -> dict[str, str]:
-    """model -> how its runs came in later, for the models a plan extension added runs of."""
-    added = records.batch.added_later()
-    marks: dict[str, str] = {}
-    for label in records.model_labels():
-        mine = [run.run_id for run in records.runs if run_model_label(run) == label]
-        later = [run_id for run_id in mine if run_id in added]
-        if later:
-            extensions = ", ".join(str(n) for n in sorted({added[r] for r in later}))
-            marks[label] = ("added later" if len(later) == len(mine) else f"{len(later)} of {len(mine)} runs added later") \
-                + f" (extension {extensions})"
-    return marks
 
 
 def extension_lines(records: BatchRecords) -> list[str]:
