@@ -9,7 +9,6 @@ terminal it prints one plain line per event instead of redrawing.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import durable
+from bakeoff.batchfolder.files import Journal
 from bakeoff.records import DEFAULT_SCAFFOLD, RunRecord, scaffold_stages
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.status import describe_outcome, format_seconds, plural, stage_position
@@ -176,19 +177,10 @@ class LiveProgress:
         if self.journal is None or not self.journal.is_file():
             return
         with self._lock:
-            with open(self.journal, "rb") as handle:
-                handle.seek(self._offset)
-                data = handle.read()
-            whole = data[: data.rfind(b"\n") + 1]
-            self._offset += len(whole)
-            entries = []
-            for line in whole.splitlines():
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by a kill
-                if isinstance(entry, dict):
-                    entries.append(entry)
+            try:
+                entries, self._offset = Journal(self.journal).entries_from(self._offset)
+            except durable.JournalDamaged:  # the batch itself names the damage when it reads the journal again
+                entries, self._offset = [], self.journal.stat().st_size
         for entry in entries:
             run_id, stage = entry.get("run_id"), entry.get("stage")
             if not isinstance(run_id, str) or not isinstance(stage, str):
