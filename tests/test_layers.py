@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bakeoff", "bakeoff.errors", "bakeoff.textsafe"),
     ("bakeoff.models",),
     ("bakeoff.records",),
-    ("bakeoff.answers", "bakeoff.grading", "bakeoff.preflight"),
+    ("bakeoff.answers", "bakeoff.submission", "bakeoff.preflight"),
     ("bakeoff.batchfolder",),
     ("bakeoff.taskapi",),
     ("bakeoff.runner", "bakeoff.review"),

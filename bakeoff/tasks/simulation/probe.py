@@ -173,7 +173,7 @@ def _write_new(path: Path, text: str) -> None:
 
 def _simulate(sandbox: Any, workspace: Path, relative: str, name: str, config: Mapping[str, Any],
               env: Mapping[str, str], floor_s: float) -> tuple[Attempt, IntervalResult | None]:
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
     from bakeoff.taskapi.workspace import regular_file_inside
 
     output = f"{relative}/{name}_result.json"
