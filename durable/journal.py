@@ -46,10 +46,11 @@ class Journal:
         """Every whole line's value, in order; JournalDamaged when a line other than the last is not JSON."""
         return self.entries_from(0)[0]
 
-    def entries_from(self, offset: int) -> tuple[list[Any], int]:
+    def entries_from(self, offset: int, *, pass_over_damage: bool = False) -> tuple[list[Any], int]:
         """The values of the whole lines from byte `offset` on (a reader that follows the file as it grows starts
         where its last look ended), and the offset just past the last whole line: where the next look starts.
-        The same rules as `entries`: a cut last line waits, any other line that is not JSON is JournalDamaged."""
+        The same rules as `entries`: a cut last line waits, any other line that is not JSON is JournalDamaged,
+        or, with `pass_over_damage` (a reader that only shows progress, and is not the one to judge), left out."""
         try:
             with open(self.path, "rb") as handle:
                 handle.seek(offset)
@@ -65,6 +66,8 @@ class Journal:
             try:
                 values.append(loads(raw, what=f"line {number}"))
             except UntrustedJSON as exc:  # not UTF-8, not JSON, or past a cap (nesting, digits, NaN): none of ours
+                if pass_over_damage:
+                    continue
                 where = f"line {number}" + (f" after byte {offset}" if offset else "")
                 raise JournalDamaged(
                     f"{self.path} is damaged at {where} ({exc}): a kill cuts only the last line, so this "

@@ -184,6 +184,7 @@ def test_a_follower_reads_each_whole_line_once_and_a_cut_one_when_it_is_whole(tm
         handle.write(b'{"n": \n{"n": 5}\n')
     with pytest.raises(JournalDamaged, match=rf"line 1 after byte {end}"):
         journal.entries_from(end)
+    assert journal.entries_from(end, pass_over_damage=True) == ([{"n": 5}], journal.path.stat().st_size)
 
 
 def test_a_json_value_at_the_start_of_a_longer_text_is_read_within_the_caps():

@@ -179,8 +179,8 @@ class Journal:
         """The whole lines (a last line cut by a kill is dropped; a damaged earlier one is durable.JournalDamaged)."""
         return self.entries_from(0)[0]
 
-    def entries_from(self, offset: int) -> tuple[list[dict], int]:
+    def entries_from(self, offset: int, *, pass_over_damage: bool = False) -> tuple[list[dict], int]:
         """The whole lines from byte `offset` on, and where the next look starts (durable.Journal.entries_from):
         how the live display follows the journal as the batch appends to it."""
-        values, end = durable.Journal(self.path).entries_from(offset)
+        values, end = durable.Journal(self.path).entries_from(offset, pass_over_damage=pass_over_damage)
         return [entry for entry in values if isinstance(entry, dict)], end

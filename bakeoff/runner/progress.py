@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import durable
 from bakeoff.batchfolder.files import Journal
 from bakeoff.records import DEFAULT_SCAFFOLD, RunRecord, scaffold_stages
 from bakeoff.runner.plan import RunSlot
@@ -177,10 +176,8 @@ class LiveProgress:
         if self.journal is None or not self.journal.is_file():
             return
         with self._lock:
-            try:
-                entries, self._offset = Journal(self.journal).entries_from(self._offset)
-            except durable.JournalDamaged:  # the batch itself names the damage when it reads the journal again
-                entries, self._offset = [], self.journal.stat().st_size
+            # A damaged line is passed over: the batch names it when it reads the journal again, not the display.
+            entries, self._offset = Journal(self.journal).entries_from(self._offset, pass_over_damage=True)
         for entry in entries:
             run_id, stage = entry.get("run_id"), entry.get("stage")
             if not isinstance(run_id, str) or not isinstance(stage, str):
