@@ -38,7 +38,7 @@ The rules, each decided once:
   is again whole lines. Any other line that is not valid JSON (a damaged line that is not the last) is
   `JournalDamaged`, naming the file and the line: it was not written by a kill, so nobody guesses around it.
   Blank lines are skipped. A line is read through the untrusted-JSON reader below: one past its caps is damaged too.
-* Untrusted JSON (`loads`, `read_json`, `JsonLimits`): a size cap, a nesting cap, a cap on integer digits, and no
+* Untrusted JSON (`loads`, `loads_prefix`, `read_json`, `JsonLimits`): a size cap, a nesting cap, a cap on integer digits, and no
   NaN or Infinity (nor a literal that overflows to it); every refusal is one `UntrustedJSON` subclass naming the
   cap (`JSONTooLarge`, `JSONTooDeep`, `JSONNumberTooLong`, `JSONNotFinite`, `JSONMalformed`).
   Written JSON (`dumps`, and so `write_json` and `Journal.append`) is always valid JSON: NaN or Infinity in a
@@ -80,13 +80,13 @@ from durable.folder import (
     sweep_leftovers,
 )
 from durable.journal import Journal
-from durable.jsonio import JsonLimits, dumps, loads, read_json
+from durable.jsonio import JsonLimits, dumps, loads, loads_prefix, read_json
 from durable.nofollow import FileHead, TrustedRoot
 
 __all__ = [
     "ANSWER_KEYS", "PRIVATE", "DurableError", "FileHead", "FileTooLarge", "IfExists", "JSONMalformed",
     "JSONNotFinite", "JSONNumberTooLong", "JSONTooDeep", "JSONTooLarge", "JSONUnwritable", "Journal", "JournalDamaged",
     "JsonLimits", "LinkInTheWay", "NotAFolder", "NotARegularFile", "OutsideTheRoot", "TrustedRoot", "UnsafePath",
-    "UntrustedJSON", "dumps", "loads", "move_file", "new_staging", "publish_folder", "publishing", "read_json",
+    "UntrustedJSON", "dumps", "loads", "loads_prefix", "move_file", "new_staging", "publish_folder", "publishing", "read_json",
     "staged_folder", "sweep_leftovers", "write_bytes", "write_json", "write_stream", "write_text",
 ]

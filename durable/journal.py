@@ -44,10 +44,19 @@ class Journal:
 
     def entries(self) -> list[Any]:
         """Every whole line's value, in order; JournalDamaged when a line other than the last is not JSON."""
+        return self.entries_from(0)[0]
+
+    def entries_from(self, offset: int, *, pass_over_damage: bool = False) -> tuple[list[Any], int]:
+        """The values of the whole lines from byte `offset` on (a reader that follows the file as it grows starts
+        where its last look ended), and the offset just past the last whole line: where the next look starts.
+        The same rules as `entries`: a cut last line waits, any other line that is not JSON is JournalDamaged,
+        or, with `pass_over_damage` (a reader that only shows progress, and is not the one to judge), left out."""
         try:
-            data = self.path.read_bytes()
+            with open(self.path, "rb") as handle:
+                handle.seek(offset)
+                data = handle.read()
         except FileNotFoundError:
-            return []
+            return [], offset
         lines = data.split(b"\n")
         lines.pop()  # after the last newline: nothing in a whole file, the cut write otherwise
         values = []
@@ -57,11 +66,14 @@ class Journal:
             try:
                 values.append(loads(raw, what=f"line {number}"))
             except UntrustedJSON as exc:  # not UTF-8, not JSON, or past a cap (nesting, digits, NaN): none of ours
+                if pass_over_damage:
+                    continue
+                where = f"line {number}" + (f" after byte {offset}" if offset else "")
                 raise JournalDamaged(
-                    f"{self.path} is damaged at line {number} ({exc}): a kill cuts only the last line, so this "
+                    f"{self.path} is damaged at {where} ({exc}): a kill cuts only the last line, so this "
                     "one was changed by something else; mend or remove that line"
                 ) from None
-        return values
+        return values, offset + data.rfind(b"\n") + 1
 
 
 def _whole_length(fd: int, size: int) -> int:

@@ -1,6 +1,6 @@
 """JSON that someone else may have written, read within caps; JSON that we write, valid for any reader.
 
-Reading (`loads`, `read_json`): the text is refused before it is parsed when it is over `max_bytes`; while it
+Reading (`loads`, `loads_prefix`, `read_json`): the text is refused before it is parsed when it is over `max_bytes`; while it
 is parsed when an integer has more than `max_digits` digits (or any number literal is longer than that), when it
 holds NaN or Infinity (not JSON, though Python's reader takes them), or a number so large that it reads as
 infinity (`1e999`); after it is parsed when it nests deeper
@@ -15,6 +15,7 @@ text that a strict reader (ours included) refuses later.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,13 +97,35 @@ def loads(data: bytes | str, *, limits: JsonLimits = DEFAULT_LIMITS, what: str =
     if len(text.encode("utf-8", errors="surrogatepass")) > limits.max_bytes:
         raise JSONTooLarge(f"{what} is over {limits.max_bytes} bytes", cap="bytes")
     parser = _Parser(limits, what)
+    value = _parsed(lambda: json.loads(text, parse_int=parser.integer, parse_float=parser.number,
+                                       parse_constant=parser.constant), limits, what)
+    return _within_depth(value, limits, what)
+
+
+def loads_prefix(text: str, start: int = 0, *, limits: JsonLimits = DEFAULT_LIMITS,
+                 what: str = "JSON text") -> tuple[Any, int]:
+    """The one JSON value that begins at `start` of `text`, and the index just past it (text may follow it: a
+    model's reply with a call in it); the caps and rules of `loads`, the size cap counted from `start`."""
+    if len(text) - start > limits.max_bytes:
+        raise JSONTooLarge(f"{what} is over {limits.max_bytes} bytes", cap="bytes")
+    parser = _Parser(limits, what)
+    decoder = json.JSONDecoder(parse_int=parser.integer, parse_float=parser.number, parse_constant=parser.constant)
+    value, end = _parsed(lambda: decoder.raw_decode(text, start), limits, what)
+    return _within_depth(value, limits, what), end
+
+
+def _parsed(parse: Callable[[], Any], limits: JsonLimits, what: str) -> Any:
+    """What `parse` returns; its syntax error, or its nesting past the C parser's own guard, as an UntrustedJSON."""
     try:
-        value = json.loads(text, parse_int=parser.integer, parse_float=parser.number, parse_constant=parser.constant)
+        return parse()
     except json.JSONDecodeError as exc:
         raise JSONMalformed(f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                             cap="syntax") from None
     except RecursionError:  # the C parser's own guard: nested far past any cap
         raise JSONTooDeep(f"{what} nests too deeply to parse (the cap is {limits.max_depth})", cap="depth") from None
+
+
+def _within_depth(value: Any, limits: JsonLimits, what: str) -> Any:
     depth = nesting_depth(value)
     if depth > limits.max_depth:
         raise JSONTooDeep(f"{what} nests {depth} levels deep (the cap is {limits.max_depth})", cap="depth")

@@ -86,3 +86,19 @@ def test_a_conversation_over_its_budget_shortens_older_steps_first_then_drops_th
         assert sum(len(m.content) + sum(len(c.arguments) for c in m.tool_calls) for m in dropped) <= budget
         assert dropped[-2].tool_calls[0].name == "write_file"  # the last step is there, a valid call
         assert dropped == conversation(first(ToolSyntax.HERMES), many, ToolSyntax.HERMES, budget)[0]  # alike
+
+
+def test_a_call_s_arguments_are_read_within_their_caps_before_they_are_shortened():
+    """A model's arguments are untrusted bytes: read by durable's reader with the caps a call's arguments have
+    everywhere (bakeoff.models.tools.ARGUMENT_LIMITS). Within them the long strings are cut and the JSON kept valid;
+    past them (nesting deeper than any tool's, NaN) the text is cut as text, never parsed further."""
+    from bakeoff.models.tools import ARGUMENT_LIMITS
+    from bakeoff.scaffolds.agent.conversation import SHRUNK_CHARS, _shrunk_arguments
+    from bakeoff.taskapi.context import shorten
+
+    whole = json.dumps({"path": "train.py", "content": "x" * 5000})
+    assert json.loads(_shrunk_arguments(whole))["path"] == "train.py"
+    too_deep = '{"path": "a", "content": ' + "[" * (ARGUMENT_LIMITS.max_depth + 1) + "]" * (
+        ARGUMENT_LIMITS.max_depth + 1) + ', "pad": "' + "y" * 5000 + '"}'
+    for hostile in (too_deep, '{"content": NaN, "pad": "' + "z" * 5000 + '"}'):
+        assert _shrunk_arguments(hostile) == shorten(hostile, SHRUNK_CHARS)  # its head and tail, as text

@@ -235,6 +235,61 @@ def test_json_is_written_through_durable_dumps():
     assert offenders == [], "write JSON with durable.dumps (no NaN, no Infinity):\n" + "\n".join(offenders)
 
 
+# JSON is read through durable's reader (durable.loads, loads_prefix, read_json, Journal): capped in size, depth
+# and digits, with a named error, whoever wrote the text. The record library (bakeoff/records/) decodes records
+# with its own decoder, behind the same caps.
+JSON_PARSERS_ALLOWED = ("bakeoff/records/",)
+_JSON_MODULES = {"json", "simplejson", "ujson", "orjson", "msgspec.json"}
+_PARSING_NAMES = {"load", "loads", "decode", "JSONDecoder", "Decoder", "raw_decode", "decoder"}
+
+
+def json_parses(path: Path, name: str) -> list[str]:
+    """Every place in one file that parses JSON itself: a parser of a JSON module called or imported by name
+    (json.loads, `from json import loads`, json.JSONDecoder, msgspec.json.decode, orjson...), whatever the module
+    is imported as, and any `.raw_decode(` call."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {"json"}  # the names a JSON module is bound to in this file
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name in _JSON_MODULES)
+            modules.update(f"{alias.asname or alias.name}.json" for alias in node.names if alias.name == "msgspec")
+        elif isinstance(node, ast.ImportFrom) and node.module == "msgspec":
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "json")
+    found = []
+    for node in ast.walk(tree):
+        where = f"{name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.ImportFrom) and node.module in _JSON_MODULES:
+            found += [f"{where}: from {node.module} import {a.name}" for a in node.names if a.name in _PARSING_NAMES]
+        elif isinstance(node, ast.Attribute) and node.attr in _PARSING_NAMES:
+            owner = ast.unparse(node.value)
+            if owner in modules or node.attr == "raw_decode":
+                found.append(f"{where}: {owner}.{node.attr}")
+    return found
+
+
+def test_json_is_read_through_durable():
+    offenders = []
+    for path in sorted((ROOT / "bakeoff").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if not name.startswith(JSON_PARSERS_ALLOWED):
+            offenders += json_parses(path, name)
+    assert offenders == [], "read JSON with durable.loads / read_json / loads_prefix / Journal:\n" + "\n".join(offenders)
+
+
+def test_the_json_scan_finds_every_way_of_parsing_it_alone(tmp_path):
+    """The scan fails on the code before the one JSON door: each shape the old sites had is caught."""
+    old = tmp_path / "old.py"
+    old.write_text(
+        "import json\nimport json as j\nimport msgspec\nfrom json import loads\n_DECODER = json.JSONDecoder()\n"
+        "def read(path, text, line):\n    json.loads(line)\n    j.load(open(path))\n    loads(text)\n"
+        "    msgspec.json.decode(text)\n    return _DECODER.raw_decode(text, 0)\n"
+        "def fine(value, durable):\n    return json.dumps(value), durable.loads(value), json.JSONDecodeError\n",
+        encoding="utf-8")
+    found = sorted(line.split(": ", 1)[1] for line in json_parses(old, "old.py"))
+    assert found == ["_DECODER.raw_decode", "from json import loads", "j.load", "json.JSONDecoder", "json.loads",
+                     "msgspec.json.decode"]
+
+
 def test_no_chat_template_is_rendered_outside_its_own_process():
     """Only the template worker (a process of its own, under limits) builds a ChatTemplate or imports jinja2's
     renderer; the bakeoff process and the engine's talk to it through bakeoff.models.template_process."""

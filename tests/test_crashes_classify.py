@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.grading.crashes import classify
+from bakeoff.submission.crashes import classify
 from sandbox.base import ExecResult
 
 

@@ -166,6 +166,42 @@ def test_a_damaged_line_that_is_not_the_last_is_a_named_error(tmp_path):
     assert issubclass(JournalDamaged, durable.DurableError)
 
 
+def test_a_follower_reads_each_whole_line_once_and_a_cut_one_when_it_is_whole(tmp_path):
+    """entries_from: what a reader following the journal as it grows (the live display) sees at each look."""
+    journal = Journal(tmp_path / "events.jsonl")
+    assert journal.entries_from(0) == ([], 0)  # no file yet
+    journal.append({"n": 1})
+    first, offset = journal.entries_from(0)
+    assert first == [{"n": 1}] and offset == journal.path.stat().st_size
+    with open(journal.path, "ab") as handle:
+        handle.write(b'{"n": 2')  # being written
+    assert journal.entries_from(offset) == ([], offset)  # the cut line waits
+    with open(journal.path, "ab") as handle:
+        handle.write(b'}\n{"n": 3}\n')
+    values, end = journal.entries_from(offset)
+    assert values == [{"n": 2}, {"n": 3}] and end == journal.path.stat().st_size
+    with open(journal.path, "ab") as handle:
+        handle.write(b'{"n": \n{"n": 5}\n')
+    with pytest.raises(JournalDamaged, match=rf"line 1 after byte {end}"):
+        journal.entries_from(end)
+    assert journal.entries_from(end, pass_over_damage=True) == ([{"n": 5}], journal.path.stat().st_size)
+
+
+def test_a_json_value_at_the_start_of_a_longer_text_is_read_within_the_caps():
+    """loads_prefix: a model's reply holds a call and then more text; the caps and rules of loads hold."""
+    assert durable.loads_prefix('  {"a": [1, 2]} and then words', 2) == ({"a": [1, 2]}, 15)
+    with pytest.raises(durable.JSONMalformed, match="the call is not valid JSON"):
+        durable.loads_prefix('{"a": NaN}', what="the call")
+    with pytest.raises(durable.JSONTooDeep):
+        durable.loads_prefix("[" * 50 + "]" * 50, limits=durable.JsonLimits(max_depth=10))
+    with pytest.raises(durable.JSONTooDeep):
+        durable.loads_prefix("[" * 100_000)
+    with pytest.raises(durable.JSONTooLarge):
+        durable.loads_prefix("x" * 20 + "[1]", 20, limits=durable.JsonLimits(max_bytes=2))
+    with pytest.raises(durable.JSONNumberTooLong):
+        durable.loads_prefix("9" * 200)
+
+
 def test_an_appender_killed_mid_line_leaves_whole_lines_and_the_next_append_is_clean(tmp_path):
     path = tmp_path / "events.jsonl"
     journal = Journal(path)

@@ -117,7 +117,7 @@ def test_cli_secret_file_reproduces_the_hidden_part_and_a_bad_one_is_named(tmp_p
 
 @pytest.mark.parametrize("task", ["spam_classifier", "ab_test"])
 def test_grading_refuses_a_submission_that_brings_the_secret_in(tmp_path, task):
-    from bakeoff.grading.safe_copy import ProtectedFileInSubmission, copy_submission
+    from bakeoff.submission.safe_copy import ProtectedFileInSubmission, copy_submission
     from bakeoff.taskapi.plugin import GenerateRequest
     from bakeoff.tasks import task_plugin
 

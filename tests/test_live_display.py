@@ -113,6 +113,33 @@ def test_every_line_off_a_terminal_says_when_and_a_terminal_gets_none(tmp_path):
     assert "resuming: 1 of 6 runs finished and kept" in terminal.getvalue() and "STAMP" not in terminal.getvalue()
 
 
+def test_the_display_follows_the_journal_through_its_reader_and_a_damaged_line_never_stops_it(tmp_path):
+    """The journal is read by the batch journal's own reader (entries_from): a line being written waits for its
+    end; a damaged line (not the batch's: it names the damage itself when it reads the journal again) is passed
+    over, and the lines after it are read."""
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("")
+    clock = Clock()
+    progress = LiveProgress(Console(file=io.StringIO(), width=100), HEADLINE, journal, clock)
+    order = slots()[:2]
+    progress.batch_started(BatchStart(tuple(order)))
+    progress.run_started(order[0])
+    progress.stage_started("default-r01", "explore")
+    with open(journal, "ab") as handle:
+        handle.write(b'{"event": "stage_done", "run_id": "default-r01", "stage": "explore", "wall_s": 60')
+    progress.render_to_text()
+    assert progress.seconds_left() is None  # the cut line waits
+    with open(journal, "ab") as handle:
+        handle.write(b'.0}\n{"event": \n')  # its end, then a damaged line
+    progress.render_to_text()
+    assert progress.seconds_left() is not None  # the whole line was read
+    journal_line(journal, "stage_done", run_id="default-r01", stage="decide", wall_s=30.0)
+    progress.render_to_text()  # never raises
+    journal_line(journal, "stage_done", run_id="default-r01", stage="implement", wall_s=30.0)
+    progress.render_to_text()
+    assert progress.seconds_left() is not None
+
+
 def test_the_estimate_counts_the_stages_left_from_the_first_stage_on(tmp_path):
     journal = tmp_path / "events.jsonl"
     journal.write_text("")

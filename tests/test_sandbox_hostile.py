@@ -414,7 +414,7 @@ def test_filling_the_disk_stops_at_the_cap_and_reports_the_peak(driver, capped_b
     assert result.disk_cap_bytes is not None and result.disk_cap_bytes <= DISK_CAP
     assert DISK_CAP // 2 <= result.disk_peak_bytes <= DISK_CAP  # it got near the cap and not past it
     assert host_free_before - host_free_after < DISK_CAP + 64 * 1024**2  # the host's own disk barely moved
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
 
     assert classify(result).crash_class == "disk_full"
     assert_still_healthy(box, token)
@@ -443,7 +443,7 @@ def test_a_plain_workspace_folder_is_watched_and_the_writer_stopped_past_the_cap
     assert result.disk_exceeded and result.exit_code is None, result
     assert "refused" not in result.stdout  # killed while writing, before its own 2 GiB ceiling
     assert result.disk_cap_bytes == DISK_CAP and result.disk_peak_bytes > DISK_CAP
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
 
     assert classify(result).crash_class == "disk_full"
     assert_still_healthy(box, token)  # the command was stopped, not the sandbox (its files are still there)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bakeoff.grading.crashes import classify
 from bakeoff.records.enums import CrashClass
+from bakeoff.submission.crashes import classify
 from sandbox.base import ExecResult
 
 ENOSPC_TRACEBACK = (

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.grading.safe_copy import ProtectedFileInSubmission, RepositoryNotUsable
-from bakeoff.grading.safe_copy import copy_submission as copy_working_tree
+from bakeoff.submission.safe_copy import ProtectedFileInSubmission, RepositoryNotUsable
+from bakeoff.submission.safe_copy import copy_submission as copy_working_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 

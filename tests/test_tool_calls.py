@@ -190,6 +190,18 @@ def test_a_reply_nested_past_every_stack_is_no_call_and_no_crash(syntax):
     assert all(call.error for call in parsed.calls)  # read as malformed at most, never raised
 
 
+def test_a_call_in_a_reply_is_read_by_durable_s_reader_so_what_is_not_json_is_a_malformed_call():
+    """A reply's calls are read through durable.loads_prefix (the one JSON door): NaN, Infinity and a number of a
+    thousand digits are not JSON, so such a call is malformed, named, never a value Python's reader alone takes."""
+    for value in ("NaN", "-Infinity", "9" * 1000):
+        parsed = parse_reply(f'<tool_call>{{"name": "run", "arguments": {{"command": {value}}}}}</tool_call>',
+                             ToolSyntax.HERMES)
+        assert [call.error for call in parsed.calls] == ["<tool_call>: the JSON does not parse"], value
+    parsed = parse_reply('<tool_call>{"name": "run", "arguments": {"command": "ls"}}</tool_call> done',
+                         ToolSyntax.HERMES)
+    assert [(call.name, json.loads(call.arguments)) for call in parsed.calls] == [("run", {"command": "ls"})]
+
+
 def test_arguments_nested_too_deeply_are_malformed_and_reach_a_template_as_text():
     arguments = '{"command": ' + "[" * 5000 + "]" * 5000 + "}"
     call = ToolCall("run", arguments, "c1")

@@ -19,7 +19,7 @@ from bakeoff.models.tools import ToolCall, ToolSpec
 from bakeoff.models.truncation import MAX_CHARS_PER_TOKEN, is_context_refusal, text_floor
 from bakeoff.records import ModelEntry
 from bakeoff.records.enums import UNCAPTURED_REASONS, CaptureReason, CaptureStatus
-from bakeoff.runner.context_probe import CODE_WORD, ContextCheck, ContextTooSmall, context_check_for, probe_prompt
+from bakeoff.runner.context_preflight import CODE_WORD, ContextCheck, ContextTooSmall, context_check_for, probe_prompt
 from bakeoff.runner.preflight import EndpointNotAnswering
 from bakeoff.taskapi.spec import MODEL_STAGES, TaskSettings
 

@@ -77,7 +77,7 @@ def run(mapping: dict, out):
 @pytest.mark.slow
 @pytest.mark.docker
 def test_the_preflight_refuses_a_server_whose_context_is_too_small(small_server, corpus, tmp_path, monkeypatch):
-    from bakeoff.runner.context_probe import ContextTooSmall
+    from bakeoff.runner.context_preflight import ContextTooSmall
 
     monkeypatch.delenv("BAKEOFF_SKIP_CONTEXT_CHECK", raising=False)
     with pytest.raises(ContextTooSmall) as refused:

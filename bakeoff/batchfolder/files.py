@@ -177,4 +177,10 @@ class Journal:
 
     def entries(self) -> list[dict]:
         """The whole lines (a last line cut by a kill is dropped; a damaged earlier one is durable.JournalDamaged)."""
-        return [entry for entry in durable.Journal(self.path).entries() if isinstance(entry, dict)]
+        return self.entries_from(0)[0]
+
+    def entries_from(self, offset: int, *, pass_over_damage: bool = False) -> tuple[list[dict], int]:
+        """The whole lines from byte `offset` on, and where the next look starts (durable.Journal.entries_from):
+        how the live display follows the journal as the batch appends to it."""
+        values, end = durable.Journal(self.path).entries_from(offset, pass_over_damage=pass_over_damage)
+        return [entry for entry in values if isinstance(entry, dict)], end

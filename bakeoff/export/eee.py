@@ -8,7 +8,6 @@ instances beside it as <uuid>_samples.jsonl (sha256 and row count in the aggrega
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from pathlib import Path
 
@@ -30,8 +29,8 @@ def load_schemas() -> tuple[dict, dict]:
         import jsonschema  # noqa: F401  (the validator below)
 
         folder = resources.files("every_eval_ever.schemas")
-        return (json.loads(folder.joinpath(AGGREGATE_SCHEMA).read_text(encoding="utf-8")),
-                json.loads(folder.joinpath(INSTANCE_SCHEMA).read_text(encoding="utf-8")))
+        return (durable.loads(folder.joinpath(AGGREGATE_SCHEMA).read_bytes(), what=AGGREGATE_SCHEMA),
+                durable.loads(folder.joinpath(INSTANCE_SCHEMA).read_bytes(), what=INSTANCE_SCHEMA))
     except (ImportError, FileNotFoundError) as exc:
         raise ExportExtraMissing(f"the eee format needs every-eval-ever and jsonschema ({exc}): "
                                  f"pip install 'bakeoff[{EXTRA}]'") from None

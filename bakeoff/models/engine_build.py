@@ -10,10 +10,11 @@ flags are "unknown"; reading it never imports llama_cpp.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import durable
 
 STAMP_NAME = "bakeoff-llama-build.json"
 UNKNOWN = "unknown"
@@ -45,10 +46,10 @@ def default_stamp_path() -> Path:
 def read_build_stamp(path: Path | None = None) -> BuildStamp:
     path = Path(path) if path is not None else default_stamp_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = durable.read_json(path)
     except FileNotFoundError:
         return BuildStamp(UNKNOWN, UNKNOWN, UNKNOWN, f"no {path}: not installed by scripts/setup.sh")
-    except (OSError, ValueError) as exc:
+    except (OSError, durable.UntrustedJSON) as exc:
         return BuildStamp(UNKNOWN, UNKNOWN, UNKNOWN, f"unreadable {path}: {exc}")
     if not isinstance(data, dict):
         return BuildStamp(UNKNOWN, UNKNOWN, UNKNOWN, f"unreadable {path}: not a JSON object")

@@ -7,7 +7,6 @@ and over (also across restarts), so the digest is kept in a small JSON file.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
@@ -36,8 +35,8 @@ def _cache_key(path: Path) -> str:
 
 def _load(cache_file: Path) -> dict:
     try:
-        data = json.loads(cache_file.read_text())
-    except (OSError, ValueError):
+        data = durable.read_json(cache_file)
+    except (OSError, durable.UntrustedJSON):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -19,7 +19,6 @@ backend replays recorded ones (`scripted`). Everything here is pure: the chat te
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from durable import JsonLimits, JSONUnwritable, UntrustedJSON, dumps, loads
+from durable import JsonLimits, JSONUnwritable, UntrustedJSON, dumps, loads, loads_prefix
 
 
 class ToolSyntax(StrEnum):
@@ -123,7 +122,6 @@ class ParsedReply:
 
 
 MAX_CALLS = 8  # calls read from one reply; more is not an agent step, it is a flood
-_JSON = json.JSONDecoder()
 
 
 def json_text(value: Any) -> str:
@@ -162,8 +160,8 @@ def _decode(text: str, start: int = 0) -> tuple[Any, int] | None:
     while start < len(text) and text[start] in " \t\r\n":
         start += 1
     try:
-        return _JSON.raw_decode(text, start)
-    except (ValueError, RecursionError):  # a reply of ten thousand brackets is no call
+        return loads_prefix(text, start, what="the call")
+    except UntrustedJSON:  # a reply of ten thousand brackets is no call
         return None
 
 

@@ -4,26 +4,32 @@ ran, the files the step changed)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import durable
+from bakeoff.models.tools import ARGUMENT_LIMITS
 from bakeoff.records import Command, StageRecord, StepRecord, ToolResult
 from bakeoff.report.transcript_html import Raw, esc, fold, kv, number
 
 
+def _model_json(text: str) -> Any:
+    """A call's arguments as the model wrote them, read within the caps they have everywhere (UntrustedJSON)."""
+    return durable.loads(text, limits=ARGUMENT_LIMITS, what="the call's arguments")
+
+
 def _arguments(text: str) -> str:
     try:
-        return durable.dumps(json.loads(text), indent=1, ensure_ascii=False)
-    except (ValueError, RecursionError, durable.JSONUnwritable):  # the model's text: show it as it is
+        return durable.dumps(_model_json(text), indent=1, ensure_ascii=False)
+    except (durable.UntrustedJSON, durable.JSONUnwritable):  # the model's text: show it as it is
         return text
 
 
 def _call_title(name: str, arguments: str) -> str:
     """`run: python train.py`, `write_file: train.py`: the call in a line."""
     try:
-        value = json.loads(arguments)
-    except ValueError:
+        value = _model_json(arguments)
+    except durable.UntrustedJSON:
         value = None
     if isinstance(value, dict):
         # the model's own JSON (not a record): the argument that says what a call does

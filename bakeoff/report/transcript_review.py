@@ -8,12 +8,12 @@ the page never shows an item that is not the one the model was asked about.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import durable
 from bakeoff.report.transcript_html import Raw, esc, fold, kv, number, page
 
 ANSWERS_FILE = "answers.jsonl"
@@ -58,8 +58,8 @@ def read_review(folder: Path, source: str, summary: Mapping[str, Any]) -> Review
     for number_, line in enumerate(lines, 1):
         if line.strip():
             try:
-                answers.append(json.loads(line))
-            except json.JSONDecodeError:
+                answers.append(durable.loads(line, what=f"{ANSWERS_FILE} line {number_}"))
+            except durable.UntrustedJSON:
                 unreadable.append(f"{ANSWERS_FILE} line {number_} is not JSON")
     return ReviewRecords(source, Path(folder), summary, tuple(answers), _items(summary), tuple(unreadable))
 

@@ -23,7 +23,6 @@ is absent is simply left out of the pair metrics.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -252,9 +251,9 @@ def _records(text: str, source: str, part: str) -> list[tuple[str, dict]]:
             continue
         where = f"{source}:{number}"
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ItemsInvalid(f"{where}: not valid JSON ({exc.msg})") from None
+            record = durable.loads(line, what="the line")
+        except durable.UntrustedJSON as exc:
+            raise ItemsInvalid(f"{where}: not valid JSON ({exc})") from None
         if isinstance(record, dict) and "canary" in record and "id" not in record:
             _require(not records, where, "a header line (the canary) comes first")
             _require(set(record) <= set(HEADER_FIELDS), where, f"a header holds only {', '.join(HEADER_FIELDS)}")

@@ -10,7 +10,6 @@ so an interruption loses at most the answer being generated.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from pathlib import Path
 
@@ -66,7 +65,7 @@ class Journal:
                 raise ReviewError(f"{self.folder / ANSWERS_FILE} has a line that is not an answer: {exc}") from None
             answers.setdefault((answer.item_id, answer.sample), answer)
         info_path = self.folder / MODEL_INFO_FILE
-        model_info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.exists() else {}
+        model_info = durable.read_json(info_path) if info_path.exists() else {}
         return PriorAnswers(answers, model_info, self.header.get("started_at"))
 
     def record(self, answer: ItemAnswer, model_info: dict) -> None:
@@ -99,8 +98,8 @@ def open_journal(out_dir: Path, header: dict, started_at: str) -> Journal:
     path = folder / HEADER_FILE
     if path.exists():
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            stored = durable.read_json(path)
+        except (OSError, durable.UntrustedJSON) as exc:
             raise ReviewError(f"cannot read {path}: {exc}") from None
         changed = sorted(k for k in header if stored.get(k) != header[k])
         if changed:

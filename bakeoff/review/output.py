@@ -7,7 +7,6 @@ complete. An existing non-empty destination is never overwritten.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import durable
@@ -89,8 +88,8 @@ def read_summary(out_dir: Path) -> dict:
     """The review.json of a results folder (what `bakeoff report` reads)."""
     path = Path(out_dir) / SUMMARY_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = durable.read_json(path)
+    except (OSError, durable.UntrustedJSON) as exc:
         raise ReviewError(f"cannot read review results {path}: {exc}") from None
     if data.get("kind") != RESULT_KIND:
         raise ReviewError(f"{path} is not a claim-review result")

@@ -221,7 +221,7 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
     """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout.
 
     `plugin` is the plan's task, resolved by the caller (the command line) and handed down to every run."""
-    from bakeoff.runner.context_probe import context_check_for
+    from bakeoff.runner.context_preflight import context_check_for
     from bakeoff.taskapi.spec import MODEL_STAGES
 
     task, corpus = check_plan(plan, plugin, options.scaffolds)  # before anything is written

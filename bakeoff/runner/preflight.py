@@ -4,7 +4,7 @@ Every model that still has runs to do is tried the way its runs will need it: a 
 header reads (the scripted answers file exists), the batching engine's llama-server is there and answers for a
 model served by it (engine = "server"), an endpoint's key may go to its host (key_routes: which variable goes
 where) and the endpoint answers its model list and lists the model, and reads a prompt as long as the plan's
-context whole (bakeoff.runner.context_probe); the sandbox's
+context whole (bakeoff.runner.context_preflight); the sandbox's
 engine and image (or bubblewrap) are there; no other process holds the batch folder's lock. A failure is a named
 error (a PreflightFailed) and nothing has started. What the checks learn, each model's identity (its file's
 sha256, or endpoint and served model), goes into batch.json for the leaderboard.
@@ -22,7 +22,7 @@ from bakeoff.models.spec import ModelSpec
 from bakeoff.records import ModelEntry, Plan
 
 if TYPE_CHECKING:
-    from bakeoff.runner.context_probe import ContextCheck
+    from bakeoff.runner.context_preflight import ContextCheck
 
 ENDPOINT_TIMEOUT_S = 5.0
 
@@ -64,7 +64,7 @@ class PreflightChecks:
     lock: bool = True
     image: str | None = None  # the Docker image the runs use (sandbox.options' default when None)
     hash_cache: Path | None = None  # bakeoff.models.filehash's cache file (None: the user's)
-    context: ContextCheck | None = None  # an endpoint's context probe (None: none; the batch sets it from the task)
+    context: ContextCheck | None = None  # the context preflight of an endpoint (None: none; the batch sets it from the task)
 
 
 def sha256_of(path: Path, cache: Path | None = None) -> str:

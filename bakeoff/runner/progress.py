@@ -11,7 +11,6 @@ morning says when each run started and ended).
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bakeoff.batchfolder.files import Journal
 from bakeoff.records import DEFAULT_SCAFFOLD, RunRecord, scaffold_stages
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.status import describe_outcome, format_seconds, plural, stage_position
@@ -185,19 +185,8 @@ class LiveProgress:
         if self.journal is None or not self.journal.is_file():
             return
         with self._lock:
-            with open(self.journal, "rb") as handle:
-                handle.seek(self._offset)
-                data = handle.read()
-            whole = data[: data.rfind(b"\n") + 1]
-            self._offset += len(whole)
-            entries = []
-            for line in whole.splitlines():
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by a kill
-                if isinstance(entry, dict):
-                    entries.append(entry)
+            # A damaged line is passed over: the batch names it when it reads the journal again, not the display.
+            entries, self._offset = Journal(self.journal).entries_from(self._offset, pass_over_damage=True)
         for entry in entries:
             run_id, stage = entry.get("run_id"), entry.get("stage")
             if not isinstance(run_id, str) or not isinstance(stage, str):

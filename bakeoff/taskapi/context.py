@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bakeoff.grading.crashes import classify
 from bakeoff.models.base import Message, ModelBackend
 from bakeoff.records.parts import Command, Crash, Timings, crash_class_of
+from bakeoff.submission.crashes import classify
 from bakeoff.taskapi.corpus import CorpusFiles
 from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSpec

@@ -1,6 +1,6 @@
 """`bakeoff score REPO --task NAME` for every task: a folder graded alone on the task's hidden data.
 
-The folder is copied, trusting nothing in it (bakeoff.grading.safe_copy: its git never runs, no link leaves
+The folder is copied, trusting nothing in it (bakeoff.submission.safe_copy: its git never runs, no link leaves
 it, no file in it may be the truth), into a scratch workspace on a capped filesystem of its own
 (sandbox.scratch); the task's data is mounted read-only from copies on that filesystem (so the sandbox sees
 no host path of it; the truth never); a sandbox is opened over it; the task's plug-in grades it there
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from bakeoff.batchfolder.files import workspace_text
 from bakeoff.errors import BakeoffError
-from bakeoff.grading.safe_copy import copy_submission
 from bakeoff.records import Claim
+from bakeoff.submission.safe_copy import copy_submission
 from bakeoff.taskapi.corpus import CorpusError, CorpusFiles
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR, real_folder

@@ -9,14 +9,14 @@ blocks and the results come back as one user turn.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from string import Template
 
+import durable
 from bakeoff.models.base import Message
-from bakeoff.models.tools import TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools, json_text
+from bakeoff.models.tools import ARGUMENT_LIMITS, TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools, json_text
 from bakeoff.records import CaptureStatus, PromptCut, StepRecord
 from bakeoff.scaffolds.agent.settings import AGENT_PROMPT, AgentSettings
 from bakeoff.taskapi.context import shorten
@@ -130,9 +130,9 @@ def _shrunk_arguments(arguments: str) -> str:
     """A call's long string arguments (a whole file) cut, the JSON kept valid."""
     if len(arguments) <= SHRUNK_CHARS:
         return arguments
-    try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):  # a model's arguments may nest past the stack
+    try:  # a model's bytes: read within the caps a call's arguments have everywhere
+        value = durable.loads(arguments, limits=ARGUMENT_LIMITS, what="the call's arguments")
+    except durable.UntrustedJSON:  # not JSON, or past a cap (a model's arguments may nest past the stack)
         return shorten(arguments, SHRUNK_CHARS)
     if isinstance(value, dict):
         value = {k: shorten(v, SHRUNK_CHARS) if isinstance(v, str) else v for k, v in value.items()}

@@ -182,7 +182,7 @@ def _write_inputs(sessions: Path, folder: Path) -> None:
 
 def _analyze(sandbox, workspace: Path, relative: str, variant: str, env: Mapping[str, str] | None,
              timeout_s: float) -> tuple[AnalyzeAttempt, IntervalResult | None]:
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
     from bakeoff.taskapi.workspace import regular_file_inside
 
     output = f"{relative}/{variant}.json"

@@ -18,8 +18,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 import durable
-from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung
+from bakeoff.submission.crashes import classify
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output, real_folder
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements

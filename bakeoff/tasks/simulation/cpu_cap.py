@@ -59,11 +59,11 @@ def wall_timeout(cpu_seconds: float, floor_s: float) -> float:
 
 def budget_of(config_text: str, default: int = 5) -> int:
     """The `cpu_seconds` of a configuration file's text (the host's own copy: trusted data)."""
-    import json
+    import durable
 
     try:
-        value = json.loads(config_text).get("cpu_seconds", default)
-    except (ValueError, AttributeError):
+        value = durable.loads(config_text, what="the configuration").get("cpu_seconds", default)
+    except (durable.UntrustedJSON, AttributeError):
         return default
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1 else default
 

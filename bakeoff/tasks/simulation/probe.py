@@ -10,7 +10,6 @@ removed afterwards.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -129,7 +128,7 @@ def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, st
         source = Path(holdout) / f"{name}.json"
         if source.is_symlink() or not source.is_file():
             continue
-        config = json.loads(source.read_text(encoding="utf-8"))
+        config = durable.read_json(source)
         probe, attempts = _probe_one(sandbox, config, env, floor_s, seeds, factor)
         utilisation = row.get("utilisation")
         found.append(ConfigurationProbe(name, float(utilisation) if utilisation else None, row.get("band"), probe,
@@ -174,7 +173,7 @@ def _write_new(path: Path, text: str) -> None:
 
 def _simulate(sandbox: Any, workspace: Path, relative: str, name: str, config: Mapping[str, Any],
               env: Mapping[str, str], floor_s: float) -> tuple[Attempt, IntervalResult | None]:
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
     from bakeoff.taskapi.workspace import regular_file_inside
 
     output = f"{relative}/{name}_result.json"

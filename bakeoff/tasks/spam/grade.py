@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 
 import durable
 from bakeoff.errors import BakeoffError
-from bakeoff.grading.crashes import classify
 from bakeoff.records import CrashClass, LadderStatus, Rung
+from bakeoff.submission.crashes import classify
 from bakeoff.tasks.spam.outcome import INSTALL, PREDICT, SCORE, TRAIN, StepRecord, SubmissionOutcome, Timings
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements

@@ -96,7 +96,7 @@ class SubmissionOutcome:
     stage: str
     rung: Rung  # the furthest step of the ladder reached (a skipped step counts as passed)
     isolation: str  # "docker", "bwrap" or "none" (no isolation: unsafe)
-    crash_class: CrashClass | None = None  # set when status is crashed (see bakeoff.grading.crashes)
+    crash_class: CrashClass | None = None  # set when status is crashed (see bakeoff.submission.crashes)
     detail: str = ""  # e.g. the missing module's name, the scorer's error, the unmet requirement
     traceback_tail: str = ""
     f1: float = 0.0

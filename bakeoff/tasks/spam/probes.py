@@ -169,7 +169,7 @@ def _predict(sandbox: Sandbox, gate: HiddenInputs, folder: Path, name: str, env:
              timeout_s: float) -> _Prediction:
     """predict.py on one variant, shown at the holdout's path and writing the graded file's name, the very
     command grading runs; the predictions are copied out (no-follow, size-capped) before the gate closes."""
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
     from bakeoff.tasks.spam.check import HOLDOUT_OUTPUT
     from bakeoff.tasks.spam.grade import PREDICT_SCRIPT, copy_predictions
 

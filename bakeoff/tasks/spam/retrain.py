@@ -139,7 +139,7 @@ def _retrain_once(
     train_timeout_s: float,
     predict_timeout_s: float,
 ) -> SeedScore:
-    from bakeoff.grading.crashes import classify
+    from bakeoff.submission.crashes import classify
     from bakeoff.tasks.spam.grade import copy_predictions
     from scorer import score_files
 

@@ -1,15 +1,15 @@
-"""The preflight's context check: does an endpoint read a prompt as long as the plan's context, whole?
+"""The context preflight: does an endpoint read a prompt as long as the plan's context, whole?
 
 A server started with a small context (llama-server's default `-c`, Ollama's OpenAI-compatible endpoint at its
 2,048 or 4,096 tokens) cuts or refuses every long turn of a take-home, and without this check a whole batch
-runs to its end on turns the model never saw. The probe sends each `openai:` endpoint one prompt as long as
+runs to its end on turns the model never saw. The preflight sends each `openai:` endpoint one prompt as long as
 the longest prompt a stage may send (the task's context less the room for its answer, in the characters the
 task sizes prompts by), with a fact at its start and the question at its end, and refuses by name
 (ContextTooSmall, with the fix) an endpoint that refuses the prompt, reports fewer prompt tokens than it was
 sent (bakeoff.models.truncation), or, reporting no usage, has forgotten the fact. A server that kept the whole
 prompt passes whatever its model answered: forgetting is then the model's, not the endpoint's.
 
-`BAKEOFF_SKIP_CONTEXT_CHECK=1` skips the probe (docs/models.md); the runs then record their cut turns
+`BAKEOFF_SKIP_CONTEXT_CHECK=1` skips this preflight (docs/models.md); the runs then record their cut turns
 `context_truncated` (uncaptured), never as the model's failures.
 """
 
