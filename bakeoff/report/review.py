@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bakeoff.report.tables import Column, Table
+from bakeoff.review.pool import PooledReview
 from bakeoff.review.records import ReviewNumbers, ReviewSummary, summary_from
 
 REVIEW_FIELDS = (
@@ -82,3 +83,21 @@ def _cost(reviews: Reviews) -> list[Table]:
 
 def _per(total: int, answers: int) -> float | None:
     return total / answers if answers else None
+
+
+def pooled_review_table(rows: Sequence[PooledReview]) -> Table:
+    """`bakeoff leaderboard`'s claim-review board: reviews pooled across folders (bakeoff.review.pool)."""
+    columns = (Column("rank", "int"), Column("model"), Column("youden_j", "f3"), Column("accuracy", "pct"),
+               Column("problem_recall", "pct"), Column("ok_specificity", "pct"), Column("reviews", "int"),
+               Column("answers", "int"), Column("graded", "int"), Column("tokens_in_per_answer", "n1"),
+               Column("tokens_out_per_answer", "n1"), Column("model_s", "n1"), Column("wall_s", "n1"),
+               Column("tokens_per_s", "n1"), Column("items_sha256"), Column("identity"), Column("folders"))
+    body = tuple((place, row.model, row.youden_j, row.accuracy, row.problem_recall, row.ok_specificity,
+                  len(row.folders), row.answers, row.graded, _per(row.prompt_tokens, row.answers),
+                  _per(row.completion_tokens, row.answers), row.model_seconds, row.wall_seconds, row.tokens_per_s,
+                  (row.items_sha256 or "")[:12], row.identity, " ".join(row.folders))
+                 for place, row in enumerate(rows, 1))
+    short = ("rank", "model", "youden_j", "accuracy", "problem_recall", "ok_specificity", "reviews", "answers",
+             "tokens_in_per_answer", "tokens_out_per_answer", "wall_s")
+    return Table("leaderboard-claim_review", "claim_review: reviews pooled by reviewer and item set (Youden's J, "
+                 "higher is better)", columns, body, short=short)
