@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 from analysis_factory import FakeRun, write_batch
@@ -90,3 +91,39 @@ def test_the_leaderboard_pools_two_review_batches_of_one_reviewer(items, tmp_pat
     assert (pooled["rank"], pooled["reviews"], pooled["answers"]) == ("1", "2", str(2 * len(SUBSET)))
     assert float(pooled["youden_j"]) == 1.0 and float(rows[f"scripted:{naive}"]["youden_j"]) == 0.0
     assert "reviews pooled by reviewer" in (tmp_path / "board" / "leaderboard.md").read_text()
+
+
+def test_bakeoff_report_reports_a_review_folder_on_its_own_with_its_cost(items, tmp_path):
+    out = tmp_path / "review"
+    assert review(items, write_script(tmp_path / "s.jsonl", perfect, items=SUBSET), out).exit_code == 0
+    done = CliRunner().invoke(main, ["report", str(out)])
+    assert done.exit_code == 0, done.output
+    markdown = (out / "report" / "report.md").read_text()
+    assert "Claim-versus-code review" in markdown and "Claim review: what it cost" in markdown
+    assert (out / "report" / "tables" / "claim_review_cost.csv").is_file()
+    assert "every answer beside the truth" in (out / "report" / "report.html").read_text()
+    assert (out / "report" / "transcripts" / "review.html").is_file()
+
+
+OLD_REVIEW = Path(__file__).parent / "data" / "batch_before_records" / "batch" / "review" / "cues"
+
+
+def test_an_old_review_folder_is_read_by_the_leaderboard_and_the_report(tmp_path):
+    board = CliRunner().invoke(main, ["leaderboard", str(OLD_REVIEW), "--out", str(tmp_path / "board")])
+    assert board.exit_code == 0, board.output
+    with open(tmp_path / "board" / "tables" / "leaderboard-claim_review.csv", newline="") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert (row["model"], row["answers"]) == ("baseline:cues", "98")
+    assert float(row["youden_j"]) == pytest.approx(0.16326530612244894)  # its review.json's, recomputed
+    report = CliRunner().invoke(main, ["report", str(OLD_REVIEW), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert not (tmp_path / "report" / "tables" / "claim_review_cost.csv").exists()  # it recorded none
+
+
+def test_a_damaged_review_json_is_refused_by_name(tmp_path):
+    out = tmp_path / "review"
+    out.mkdir()
+    (out / "review.json").write_text(json.dumps({"kind": "claim_review", "model": "m", "metrics": {"accuracy": "high"}}))
+    done = CliRunner().invoke(main, ["report", str(out)])
+    assert done.exit_code != 0 and "ReviewRecordDamaged" in done.stderr and "accuracy" in done.stderr
+    assert "Traceback" not in done.output

@@ -38,7 +38,12 @@ def typed_reviews(found: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[tuple
 
 
 def review_tables(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Table]:
-    reviews = typed_reviews(found)
+    """A batch report's claim-review tables, from the review folders its reader found."""
+    return summary_tables(typed_reviews(found))
+
+
+def summary_tables(reviews: Reviews) -> list[Table]:
+    """The figures, each flaw family's, and (for reviews that recorded it) the cost; none without a review."""
     if not reviews:
         return []
     columns = (Column("model"), Column("source"), *(Column(name, kind) for name, kind in REVIEW_FIELDS))
