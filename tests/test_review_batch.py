@@ -127,3 +127,14 @@ def test_a_damaged_review_json_is_refused_by_name(tmp_path):
     done = CliRunner().invoke(main, ["report", str(out)])
     assert done.exit_code != 0 and "ReviewRecordDamaged" in done.stderr and "accuracy" in done.stderr
     assert "Traceback" not in done.output
+
+
+def test_a_second_writer_on_a_review_folder_is_refused_by_the_batch_lock(items, tmp_path):
+    from bakeoff.batchfolder.lock import batch_lock
+
+    out = tmp_path / "review"
+    out.mkdir()
+    with batch_lock(out):  # another `bakeoff review` working on the folder
+        done = review(items, write_script(tmp_path / "s.jsonl", perfect, items=SUBSET), out)
+    assert done.exit_code == 3 and "error: BatchLocked:" in done.stderr, done.output
+    assert not (out / "answers.jsonl").exists()

@@ -108,7 +108,7 @@ def open_review(out_dir: Path, header: ResumeHeader, items: tuple[ReviewItem, ..
     if layout.summary.exists():
         raise ReviewOutputExists(f"{layout.folder} already holds a finished review; choose another --out")
     if not layout.resume.is_file():
-        if layout.folder.exists() and (not layout.folder.is_dir() or any(layout.folder.iterdir())):
+        if layout.folder.exists() and (not layout.folder.is_dir() or _holds_more_than_the_lock(layout)):
             raise ReviewOutputExists(f"{layout.folder} already exists and is not an empty folder nor an "
                                      "unfinished review; choose another --out")
         return ReviewFolder(layout, header, items)
@@ -119,6 +119,11 @@ def open_review(out_dir: Path, header: ResumeHeader, items: tuple[ReviewItem, ..
             f"{layout.folder} holds answers of an unfinished review with other settings ({', '.join(changed)}); "
             f"rerun with the same settings to continue it, or choose another --out")
     return ReviewFolder(layout, header if changed else stored, items)  # no answer yet: nothing to keep
+
+
+def _holds_more_than_the_lock(layout: ReviewLayout) -> bool:
+    """A folder with nothing but the writer's lock is free: a start stopped before its header was written."""
+    return any(path != layout.lock for path in layout.folder.iterdir())
 
 
 def _stored_header(layout: ReviewLayout) -> ResumeHeader:
