@@ -20,12 +20,11 @@ import durable
 from bakeoff.batchfolder.files import Journal, read_json_object, write_json
 from bakeoff.batchfolder.layout import ReviewLayout
 from bakeoff.batchfolder.lock import batch_lock
-from bakeoff.records.errors import DamagedRecord
 from bakeoff.review.errors import ReviewError, ReviewOutputExists, ReviewResumeMismatch
 from bakeoff.review.grading import ItemAnswer
 from bakeoff.review.items import ReviewItem
 from bakeoff.review.output import answer_record, write_finished
-from bakeoff.review.records import AnswerRecord, ResumeHeader, convert
+from bakeoff.review.records import AnswerRecord, ResumeHeader, ReviewRecordDamaged, convert, read_record
 from bakeoff.review.runner import PriorAnswers, ReviewResult
 from bakeoff.review.settings import ReviewSettings
 
@@ -128,7 +127,6 @@ def _holds_more_than_the_lock(layout: ReviewLayout) -> bool:
 
 def _stored_header(layout: ReviewLayout) -> ResumeHeader:
     try:
-        return convert(read_json_object(layout.resume), ResumeHeader, str(layout.resume))
-    except DamagedRecord as exc:
-        raise ReviewError(f"{exc}; remove the folder to start the review afresh") from None
-
+        return read_record(layout.resume, ResumeHeader)
+    except ReviewRecordDamaged as exc:
+        raise ReviewRecordDamaged(f"{exc}; remove the folder to start the review afresh") from None

@@ -20,13 +20,14 @@ from typing import Any, TypeVar
 import msgspec
 
 import durable
+from bakeoff.batchfolder.files import RECORD_LIMITS, read_json_object
+from bakeoff.records.errors import DamagedRecord
 from bakeoff.review.errors import ReviewError
 from bakeoff.review.grading import ItemAnswer
 
 RESULT_KIND = "claim_review"
 SUMMARY_SCHEMA = 1  # `cost` was added within it: a summary written before has none
 ANSWER_SCHEMA = "bakeoff.review.answer/1"
-LIMITS = durable.JsonLimits()  # the caps of a batch record (bakeoff.batchfolder.files.RECORD_LIMITS)
 T = TypeVar("T")
 
 
@@ -158,18 +159,21 @@ def convert(data: Any, cls: type[T], where: str) -> T:
 def decode(text: str, cls: type[T], where: str) -> T:
     """JSON text as the record `cls`: the one decoder of the review's records."""
     try:
-        data = durable.loads(text, limits=LIMITS, what=where)
+        data = durable.loads(text, limits=RECORD_LIMITS, what=where)
     except durable.UntrustedJSON as exc:
         raise ReviewRecordDamaged(f"{where} cannot be read: {exc}") from None
     return convert(data, cls, where)
 
 
 def read_record(path: Path, cls: type[T]) -> T:
+    """A record file as `cls`, read by the batch folder's capped reader (no link followed, no file past the cap)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeError) as exc:
-        raise ReviewRecordDamaged(f"cannot read {path}: {exc}") from None
-    return decode(text, cls, str(path))
+        data = read_json_object(path)
+    except DamagedRecord as exc:
+        raise ReviewRecordDamaged(str(exc)) from None
+    except OSError as exc:
+        raise ReviewRecordDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
+    return convert(data, cls, str(path))
 
 
 def read_summary(path: Path) -> ReviewSummary:
