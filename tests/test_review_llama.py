@@ -48,7 +48,7 @@ def test_the_default_model_reviews_ten_items_and_its_metrics_are_computed(tmp_pa
             assert record["correct"] == (record["capture"] == "captured" and record["verdict"] == record["expected"])
 
     # The printed metrics are exactly what the recorded answers give.
-    fields = set(ItemAnswer.__dataclass_fields__)
+    fields = set(ItemAnswer.__struct_fields__)
     answers = [ItemAnswer(**{k: v for k, v in record.items() if k in fields}) for record in records]
     assert compute_metrics(chosen, answers).to_dict() == metrics
     graded = metrics["answers"] - metrics["uncaptured"]

@@ -6,7 +6,7 @@
     BATCH/batch.lock             the writer's lock
     BATCH/runs/<run_id>/         one run (RunLayout): stages/, steps/ (an agent's), repo/, run.json...
     BATCH/report/                `bakeoff report`'s folder
-    BATCH/review/, BATCH/reviews/  review result folders kept with the batch
+    BATCH/review/, BATCH/reviews/  review result folders kept with the batch (ReviewLayout)
 
 Nothing here reads or writes: bakeoff.batchfolder.records and .read do, through these paths.
 """
@@ -109,3 +109,40 @@ class BatchLayout:
 
     def is_batch(self) -> bool:
         return self.record.is_file()
+
+
+@dataclass(frozen=True)
+class ReviewLayout:
+    """A `bakeoff review --out` folder: one reviewer's batch folder, with the batch's journal and lock."""
+
+    folder: Path
+
+    @property
+    def summary(self) -> Path:
+        """review.json, written last: a folder with one is a finished review."""
+        return self.folder / "review.json"
+
+    @property
+    def answers(self) -> Path:
+        return self.folder / "answers.jsonl"
+
+    @property
+    def resume(self) -> Path:
+        """What must not change between the starts of one review."""
+        return self.folder / "resume.json"
+
+    @property
+    def model_info(self) -> Path:
+        return self.folder / "model_info.json"
+
+    @property
+    def events(self) -> Path:
+        return self.folder / EVENTS_FILE
+
+    @property
+    def lock(self) -> Path:
+        return self.folder / LOCK_FILE
+
+    def old_partial(self) -> Path:
+        """Where a review of bakeoff before the batch-folder layout kept its unfinished answers."""
+        return self.folder.parent / f".{self.folder.name}.partial"

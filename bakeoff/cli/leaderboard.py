@@ -20,18 +20,27 @@ class NoBatches(BakeoffError):
 
 def batch_folders(paths: tuple[Path, ...]) -> list[Path]:
     """Each path that is a batch folder, and the batch folders inside each one that is not (a folder of batches)."""
-    from bakeoff.batchfolder.layout import BatchLayout
+    return folders_of(paths)[0]
 
-    found: list[Path] = []
+
+def folders_of(paths: tuple[Path, ...]) -> tuple[list[Path], list[Path]]:
+    """The batch folders and the finished review folders (`bakeoff review --out`) among `paths` and inside them."""
+    from bakeoff.batchfolder.layout import BatchLayout
+    from bakeoff.review.pool import is_review_folder
+
+    batches: list[Path] = []
+    reviews: list[Path] = []
     for path in paths:
-        if BatchLayout(path).is_batch():
-            found.append(path)
+        if BatchLayout(path).is_batch() or is_review_folder(path):
+            (batches if BatchLayout(path).is_batch() else reviews).append(path)
             continue
-        inside = sorted(p for p in path.iterdir() if p.is_dir() and BatchLayout(p).is_batch()) if path.is_dir() else []
-        if not inside:
-            raise NoBatches(f"{path} is not a batch folder (no batch.json) and holds none")
-        found.extend(inside)
-    return list(dict.fromkeys(p.resolve() for p in found))
+        inside = sorted(p for p in path.iterdir() if p.is_dir()) if path.is_dir() else []
+        batches += [p for p in inside if BatchLayout(p).is_batch()]
+        reviews += [p for p in inside if is_review_folder(p)]
+        if not any(BatchLayout(p).is_batch() or is_review_folder(p) for p in inside):
+            raise NoBatches(f"{path} is not a batch folder (no batch.json) nor a review folder (no review.json) "
+                            "and holds none")
+    return list(dict.fromkeys(p.resolve() for p in batches)), list(dict.fromkeys(p.resolve() for p in reviews))
 
 
 def published(folder: Path, refused: list[str], partial: dict[Path, str] | None = None) -> BatchRecords | None:
@@ -95,21 +104,35 @@ def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, partial: 
     by_task: dict[str, list] = {}
     refused: list[str] = []
     unwhole: dict[Path, str] | None = {} if partial else None
-    for folder in batch_folders(paths):
+    batch_paths, review_paths = folders_of(paths)
+    for folder in batch_paths:
         records = published(folder, refused, unwhole)
         if records is not None:
             by_task.setdefault(records.plan.task or DEFAULT_TASK, []).append(records)
-    if not by_task:
+    reviews = _review_board(review_paths)
+    if not by_task and reviews is None:
         raise NoBatches("no batch given can be published (each refused above)")
     boards = [pooled_board(batches, task_plugin(task).headline, DEFAULT_TASK, allow_mixed, bootstrap_seed, unwhole)
               for task, batches in by_task.items()]  # the plug-ins resolved here, once per task, and handed down
-    files = write_leaderboard(boards, out, refused)
+    files = write_leaderboard(boards, out, refused, extra=(reviews,) if reviews is not None else ())
     console = Console()
     for board in boards:
         console.print(scores_renderable(board.rows, board.spec, f"{board.task}: {len(board.batches)} batches"))
+    if reviews is not None:
+        click.echo(printable(f"claim_review: {len(review_paths)} review folders, {len(reviews.rows)} rows"))
     click.echo(printable(f"html:     {files.html}"))
     click.echo(printable(f"markdown: {files.markdown}"))
     click.echo(printable(f"tables:   {files.folder / 'tables'}"))
+
+
+def _review_board(folders: list[Path]):
+    """The review folders pooled into one table (bakeoff.review.pool), or None when there are none."""
+    if not folders:
+        return None
+    from bakeoff.report.review import pooled_review_table
+    from bakeoff.review.pool import pool_reviews, read_review_folder
+
+    return pooled_review_table(pool_reviews([read_review_folder(folder) for folder in folders]))
 
 
 COMMANDS = [leaderboard]

@@ -77,20 +77,36 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
 @click.option("--bootstrap-seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
     """Write the report of BATCH_DIR: report.md, report.html (self-contained), plots/*.svg, tables/*.csv.
+    BATCH_DIR may be a `bakeoff review --out` folder: its claim-review report, written the same way.
 
     Reads only the batch's records; run `bakeoff analyze` first for the probes and retrains
     of a batch whose runs did not record them.
     """
     from rich.console import Console
 
+    from bakeoff.batchfolder.layout import BatchLayout
     from bakeoff.report.build import write_report
+    from bakeoff.review.pool import is_review_folder
     from bakeoff.tasks import plugin_for_batch
 
+    if is_review_folder(batch_dir) and not BatchLayout(batch_dir).is_batch():
+        _review_report(batch_dir, out)
+        return
     plugin = plugin_for_batch(batch_dir)
     with Console(stderr=True).status("writing the report"):
         files = write_report(batch_dir, plugin, out, bootstrap_seed)
     for line in files.refused:  # the rest of the batch is reported; these runs are not
         click.echo(printable(line), err=True)
+    click.echo(printable(f"report: {files.markdown}"))
+    click.echo(printable(f"html:   {files.html}"))
+    click.echo(printable(f"tables: {files.folder / 'tables'}"))
+
+
+def _review_report(folder: Path, out: Path | None) -> None:
+    """A `bakeoff review --out` folder's own report (bakeoff.report.review_page)."""
+    from bakeoff.report.review_page import write_review_report
+
+    files = write_review_report(folder, out)
     click.echo(printable(f"report: {files.markdown}"))
     click.echo(printable(f"html:   {files.html}"))
     click.echo(printable(f"tables: {files.folder / 'tables'}"))

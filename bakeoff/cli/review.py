@@ -90,14 +90,11 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
         return
     if model_spec is None:
         raise click.UsageError("Missing option '--model'.")
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from bakeoff.models.registry import BackendOptions
+    from bakeoff.review.folder import open_review, resume_header
     from bakeoff.review.items import bank_digest, default_items_path, load_items
-    from bakeoff.review.journal import open_journal, resume_header
-    from bakeoff.review.output import check_output_free, write_results
     from bakeoff.review.prompt import load_template
-    from bakeoff.review.runner import run_review, utc_now
+    from bakeoff.review.runner import utc_now
     from bakeoff.review.settings import load_settings
 
     settings = load_settings().with_overrides(
@@ -109,20 +106,36 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     # The same model with reasoning on and off is two reviewers: their folders and resume headers differ.
     reviewer = model_spec if reasoning == "default" else f"{model_spec} reasoning={reasoning}"
     out_dir = out_dir or _default_out(model_spec if reasoning == "default" else f"{model_spec}-reasoning-{reasoning}")
-    check_output_free(out_dir)  # checked again when writing; now, so that an occupied folder fails before a long run
     items_sha256 = bank_digest(items_path)  # the key file's too: a changed label is another review
     if families or limit:  # a subset resumes only itself
         items_sha256 = hashlib.sha256(f"{items_sha256}\nfamilies={sorted(families)} limit={limit}".encode()).hexdigest()
-    # Before the model loads: a restart with other settings is refused at once, its answers untouched.
-    journal = open_journal(out_dir, resume_header(reviewer, items_sha256, settings), utc_now())
-    prior = journal.prior()
+    # Before the model loads: an occupied folder, or a restart with other settings, is refused at once.
+    folder = open_review(out_dir, resume_header(reviewer, items_sha256, settings, utc_now()), items)
+    with folder.writing():
+        prior = folder.prior()
+        result = _answer_all(model_spec, BackendOptions(reasoning=reasoning, server=server), items, settings, template,
+                             prior, folder)
+        from bakeoff.review.cues import baseline_summary
+
+        baseline = baseline_summary(items)  # the floor beside every model's figures: surface features only
+        written = folder.finish(result, str(items_path), items_sha256, baseline)
+    if as_json:
+        click.echo(durable.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
+    else:
+        _print_table(result.metrics, written, baseline)
+
+
+def _answer_all(model_spec, options, items, settings, template, prior, folder):
+    """Every answer still missing asked (each recorded as it comes), with a progress bar on stderr."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bakeoff.review.reviewers import open_reviewer
+    from bakeoff.review.runner import run_review
 
     console = Console(stderr=True)
     with console.status(f"loading {model_spec} ..."):
-        from bakeoff.models.registry import BackendOptions
-        from bakeoff.review.reviewers import open_reviewer
-
-        backend = open_reviewer(model_spec, BackendOptions(reasoning=reasoning, server=server))
+        backend = open_reviewer(model_spec, options)
     try:
         columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
         with Progress(*columns, console=console) as progress:
@@ -131,23 +144,14 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
             def advance(answer) -> None:
                 progress.update(task, advance=1, description=f"{answer.item_id}: {answer.verdict or answer.capture}")
 
-            result = run_review(backend, items, settings, template, on_answer=advance, prior=prior,
-                                on_asked=journal.record)
+            return run_review(backend, items, settings, template, on_answer=advance, prior=prior,
+                              on_asked=folder.record)
     except KeyboardInterrupt:
-        console.print(f"interrupted; the answers so far are kept in {journal.folder}: "
+        console.print(f"interrupted; the answers so far are kept in {folder.folder}: "
                       "run the same command again to continue")
         raise
     finally:
         backend.close()
-    from bakeoff.review.cues import baseline_summary
-
-    baseline = baseline_summary(items)  # the floor beside every model's figures: surface features only
-    written = write_results(out_dir, result, str(items_path), items_sha256, baseline)
-    journal.discard()  # only now: until the finished folder is in place, its answers exist only there
-    if as_json:
-        click.echo(durable.dumps(result.metrics.to_dict()))  # null where there was nothing to compute
-    else:
-        _print_table(result.metrics, written, baseline)
 
 
 class UnknownFamily(click.BadParameter):

@@ -26,6 +26,7 @@ from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
 from bakeoff.records import STAGE_NAMES, CodeVersion, Stage
 from bakeoff.report.transcript_review import ReviewRecords
+from bakeoff.review.records import AnswerRecord
 from bakeoff.taskapi.headline import HeadlineSpec
 
 SCHEMA_VERSION = "0.3.0"
@@ -236,45 +237,53 @@ def _review_record(source: ExportSource, review: ReviewRecords, retrieved: str) 
     ident = stable_uuid(base, review.source, review.model)
     label = safe_name(review.source.rstrip("/").split("/")[-1])  # the folder the user named the review by
     evaluation_id = f"{benchmark}/{DEVELOPER}/{label}/{ident}"
+    summary = review.summary
     data = {"dataset_name": "bakeoff claim-versus-code review items", "source_type": "other",
-            "additional_details": strings({"items_file": review.summary.get("items_file"),
-                                           "items_sha256": review.summary.get("items_sha256")})}
-    started = _epoch(review.summary.get("started_at"))
-    metrics = review.summary.get("metrics") or {}
+            "additional_details": strings({"items_file": summary.items_file, "items_sha256": summary.items_sha256})}
+    started = _epoch(summary.started_at)
+    metrics = summary.metrics
     results = []
     for name, value in headline(metrics).items():
         if value is not None:
             low = -1.0 if name == "youden_j" else 0.0
-            kind = {"problem_recall": "recall", "ok_specificity": "specificity", "pair_accuracy": "accuracy"}.get(name, name)
+            kind = REVIEW_METRIC_KINDS.get(name, name)
             results.append(_result(name, "claim_review", data, started, _metric(name, name.replace("_", " "),
                                                                                   _REVIEW_METRICS[name], low, kind=kind), value))
-    details = {"source": review.source, "answers": str(len(review.answers)), "uncaptured": metrics.get("uncaptured"),
-               "unusable": metrics.get("unusable"), "partial": "true" if source.partial or review.unreadable else "false",
+    details = {"source": review.source, "answers": str(len(review.answers)), "uncaptured": metrics.uncaptured,
+               "unusable": metrics.unusable, "partial": "true" if source.partial or review.unreadable else "false",
                "not_read": "; ".join(review.unreadable) or None}
     aggregate = _aggregate(evaluation_id, source, f"bakeoff review {review.source}",
-                           _model_info(label, review.model, review.summary.get("model_info")), results, started,
-                           details, retrieved)
-    instances = tuple(_review_instance(evaluation_id, label, review, a) for a in review.answers if a.get("correct") is not None)
+                           _model_info(label, review.model, summary.model_info), results, started, details, retrieved)
+    instances = tuple(_review_instance(evaluation_id, label, review, a) for a in review.answers if a.correct is not None)
     return EeeRecord(f"data/{benchmark}/{DEVELOPER}/{label}/{ident}.json", aggregate, instances)
 
 
-def _review_instance(evaluation_id: str, label: str, review: ReviewRecords, answer: Mapping[str, Any]) -> dict:
-    item = review.items.get(answer.get("item_id") or "")
-    raw = f"{item.claim}\n\n{item.code}" if item is not None else str(answer.get("item_id"))
-    expected = str(answer.get("expected") or "")
+REVIEW_METRIC_KINDS = {"problem_recall": "recall", "ok_specificity": "specificity", "pair_accuracy": "accuracy"}
+INSTANCE_METADATA = ("family", "pair_id", "flaw_lines", "blamed_line", "confidence", "localized", "capture",
+                     "capture_reason", "reason")
+
+
+def _review_instance(evaluation_id: str, label: str, review: ReviewRecords, answer: AnswerRecord) -> dict:
+    item = review.items.get(answer.item_id)
+    raw = f"{item.claim}\n\n{item.code}" if item is not None else answer.item_id
+    expected = answer.expected
+    tokens = answer.prompt_tokens + answer.completion_tokens
     return {
         "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": f"{DEVELOPER}/{label}",
         "evaluation_name": "claim_review", "evaluation_result_id": "accuracy",
-        "sample_id": f"{answer.get('item_id')}#{int(answer.get('sample') or 0) + 1}",
+        "sample_id": f"{answer.item_id}#{answer.sample + 1}",
         "sample_hash": hashlib.sha256((raw + expected).encode()).hexdigest(), "interaction_type": "single_turn",
         "input": {"raw": raw, "reference": [expected]},
-        "output": {"raw": [answer.get("text") or ""], "reasoning_trace": [answer["reasoning"]] if answer.get("reasoning") else None},
+        "output": {"raw": [answer.text], "reasoning_trace": [answer.reasoning] if answer.reasoning else None},
         "messages": None,
-        "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": str(answer.get("verdict") or "none"),
+        "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": answer.verdict or "none",
                                 "extraction_method": "regex", "is_terminal": True}],
-        "evaluation": {"score": 1.0 if answer.get("correct") else 0.0, "is_correct": bool(answer.get("correct")), "num_turns": 1},
-        "token_usage": {"input_tokens": int(answer.get("prompt_tokens") or 0), "output_tokens": int(answer.get("completion_tokens") or 0),
-                        "total_tokens": int(answer.get("prompt_tokens") or 0) + int(answer.get("completion_tokens") or 0)},
-        "metadata": strings({k: answer.get(k) for k in ("family", "pair_id", "flaw_lines", "blamed_line", "confidence",
-                                                        "localized", "capture", "capture_reason", "reason")}),
+        "evaluation": {"score": 1.0 if answer.correct else 0.0, "is_correct": bool(answer.correct), "num_turns": 1},
+        "token_usage": {"input_tokens": answer.prompt_tokens, "output_tokens": answer.completion_tokens,
+                        "total_tokens": tokens},
+        "metadata": strings({name: _listed(getattr(answer, name)) for name in INSTANCE_METADATA}),
     }
+
+
+def _listed(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value

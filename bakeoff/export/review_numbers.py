@@ -7,23 +7,20 @@ from the two rates; null when either is null, as every review metric with nothin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from bakeoff.review.records import ReviewNumbers
 
 HEADLINE = ("accuracy", "problem_recall", "ok_specificity", "pair_accuracy", "youden_j")
 
 
-def youden_j(metrics: Mapping[str, Any]) -> float | None:
-    given = metrics.get("youden_j")
-    if isinstance(given, (int, float)) and not isinstance(given, bool):
-        return float(given)
-    recall, specificity = metrics.get("problem_recall"), metrics.get("ok_specificity")
-    if isinstance(recall, (int, float)) and isinstance(specificity, (int, float)):
-        return float(recall) + float(specificity) - 1.0
+def youden_j(metrics: ReviewNumbers) -> float | None:
+    if metrics.youden_j is not None:
+        return metrics.youden_j
+    if metrics.problem_recall is not None and metrics.ok_specificity is not None:
+        return metrics.problem_recall + metrics.ok_specificity - 1.0
     return None
 
 
-def headline(metrics: Mapping[str, Any]) -> dict[str, float | None]:
-    numbers = {name: metrics.get(name) if isinstance(metrics.get(name), (int, float)) else None for name in HEADLINE}
+def headline(metrics: ReviewNumbers) -> dict[str, float | None]:
+    numbers = {name: getattr(metrics, name) for name in HEADLINE}
     numbers["youden_j"] = youden_j(metrics)
     return numbers

@@ -15,11 +15,13 @@ from typing import Any
 
 from bakeoff.analysis.core import CoreSummary, RunCore
 from bakeoff.batchfolder.layout import BatchLayout
-from bakeoff.batchfolder.read import REVIEW_KIND, REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
+from bakeoff.batchfolder.read import REVIEW_SUMMARY_FILE, BatchRecords, read_batch, read_json_file
 from bakeoff.batchfolder.state import is_running, unfinished_runs, why_not_whole
 from bakeoff.export.errors import ExportRefused
 from bakeoff.report.build import core_summary
+from bakeoff.report.review import typed_reviews
 from bakeoff.report.transcript_review import ReviewRecords, read_review
+from bakeoff.review.records import summary_from
 from bakeoff.taskapi.plugin import TaskPlugin
 
 
@@ -45,8 +47,8 @@ def load_source(folder: Path, plugin: TaskPlugin | None, *, partial: bool, boots
     folder = Path(folder)
     review_file = folder / REVIEW_SUMMARY_FILE
     if not BatchLayout(folder).is_batch() and review_file.is_file():
-        summary = read_json_file(review_file)
-        if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
+        summary = summary_from(read_json_file(review_file), str(review_file))
+        if summary is not None:
             review = read_review(folder, folder.name, summary)
             return ExportSource(folder, None, None, None, {}, {}, (review,), False, ())
     records = read_batch(folder)
@@ -60,7 +62,7 @@ def load_source(folder: Path, plugin: TaskPlugin | None, *, partial: bool, boots
         core=core,
         runs={run.run_id: run for run in core.runs},
         extras={run.run_id: plugin.export_metadata(run) for run in records.runs},
-        reviews=tuple(read_review(folder / name, name, summary) for name, summary in records.reviews),
+        reviews=tuple(read_review(folder / name, name, summary) for name, summary in typed_reviews(records.reviews)),
         running=is_running(folder),
         unfinished=unfinished_runs(records),
     )

@@ -45,8 +45,10 @@ def _notes(board: PooledBoard) -> list[str]:
     return notes
 
 
-def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path, refused: Sequence[str] = ()) -> LeaderboardFiles:
-    """The files; `refused` lists the batches and runs left out (bakeoff.analysis.admit), said on the page too."""
+def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path, refused: Sequence[str] = (),
+                      extra: Sequence[Table] = ()) -> LeaderboardFiles:
+    """The files; `refused` lists the batches and runs left out (bakeoff.analysis.admit), said on the page too;
+    `extra` are boards of their own (the claim review's, pooled by bakeoff.review.pool)."""
     parts_md = ["# bakeoff leaderboard", ""]
     parts_html: list[str] = []
     if refused:
@@ -73,6 +75,11 @@ def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path, refused: Seq
             + f'<div id="table-{escape(paired.name)}"><h3>{escape(paired.title)}</h3>{html_table_part(paired)}</div>'
             + "</section>"
         )
+    for table in extra:
+        written_tables.append((table,))
+        parts_md += md_table_part(table, "##") + [""]
+        parts_html.append(f'<section id="table-{escape(table.name)}"><h2>{escape(table.title)}</h2>'
+                          f"{html_table_part(table)}</section>")
     words = glossary_lines()
     parts_md += ["## Words", "", *[f"- {_md(w)}" for w in words], ""]
     glossary = "".join(f"<dt>{escape(w.split(': ', 1)[0])}</dt><dd>{escape(w.split(': ', 1)[-1])}</dd>" for w in words)

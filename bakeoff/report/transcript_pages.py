@@ -11,6 +11,7 @@ from pathlib import Path
 
 import durable
 from bakeoff.batchfolder.read import BatchRecords
+from bakeoff.report.review import typed_reviews
 from bakeoff.report.transcript import TRANSCRIPT_DIR, render_run_transcript, transcript_name, transcript_path
 from bakeoff.report.transcript_html import esc
 from bakeoff.report.transcript_review import read_review, render_review_transcript
@@ -30,7 +31,7 @@ def write_transcripts(records: BatchRecords, plugin: TaskPlugin, report_dir: Pat
         path = transcript_path(run.run_id)
         durable.write_text(Path(report_dir) / path, render_run_transcript(run, plugin))
         pages[f"run {run.run_id}"] = path
-    for source, summary in records.reviews:
+    for source, summary in typed_reviews(records.reviews):
         review = read_review(records.folder / source, source, summary)
         path = review_page_path(source)
         durable.write_text(Path(report_dir) / path, render_review_transcript(review))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+import msgspec
 
 from bakeoff.answers import audit
 from bakeoff.models.base import Completion
@@ -14,9 +13,8 @@ from bakeoff.review.parse import ParsedAnswer, has_verdict, parse_answer
 LOCALIZATION_TOLERANCE = 1  # a blamed line within one line of a flaw line counts as found
 
 
-@dataclass(frozen=True)
-class ItemAnswer:
-    """One sample of one item: what came back and how it was graded."""
+class ItemAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One sample of one item: what came back and how it was graded (on disk: bakeoff.review.records)."""
 
     item_id: str
     sample: int  # 0-based
@@ -62,7 +60,7 @@ class ItemAnswer:
         return share if self.verdict == PROBLEM else 1.0 - share
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return msgspec.structs.asdict(self)
 
 
 def is_localized(item: ReviewItem, line: int | None) -> bool:

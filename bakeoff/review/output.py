@@ -1,58 +1,64 @@
-"""Writing a review's results: a folder with review.json and answers.jsonl (docs/review.md).
+"""Writing a review's results: review.json and answers.jsonl, typed (bakeoff.review.records; docs/review.md).
 
-The folder is assembled in a staging folder beside its destination and
-published whole at the end (durable), so a folder at the destination is always
-complete. An existing non-empty destination is never overwritten.
+answers.jsonl is written whole and atomically before review.json, and review.json last: a folder with a
+review.json is a finished review, whose answers are all there. A finished folder is never overwritten.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import durable
 from bakeoff import __version__
+from bakeoff.batchfolder.files import write_atomic_text
+from bakeoff.batchfolder.layout import ReviewLayout
 from bakeoff.review.errors import ReviewError, ReviewOutputExists
+from bakeoff.review.grading import ItemAnswer
+from bakeoff.review.items import ReviewItem
+from bakeoff.review.records import (
+    AnswerRecord,
+    BaselineSummary,
+    ReviewNumbers,
+    ReviewSummary,
+    SettingsRecord,
+    convert,
+    encode,
+    review_cost,
+)
+from bakeoff.review.records import read_summary as _read_summary
 from bakeoff.review.runner import ReviewResult
 
-RESULT_KIND = "claim_review"
-SCHEMA_VERSION = 1
 SUMMARY_FILE = "review.json"
 ANSWERS_FILE = "answers.jsonl"
 
 
-def summary_record(result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None) -> dict:
+def summary_record(result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None
+                   ) -> ReviewSummary:
     """review.json; `baseline` is the cues reader's summary on the same items (bakeoff.review.cues)."""
-    return {
-        "kind": RESULT_KIND,
-        "schema": SCHEMA_VERSION,
-        "bakeoff_version": __version__,
-        "model": result.backend,
-        "model_info": result.model_info,
-        "items_file": items_file,
-        "items_sha256": items_sha256,
-        "settings": result.settings.to_dict(),
-        "started_at": result.started_at,
-        "finished_at": result.finished_at,
-        "metrics": result.metrics.to_dict(),
-        "baseline_cues": baseline,
-    }
+    return ReviewSummary(
+        model=result.backend,
+        bakeoff_version=__version__,
+        model_info=dict(result.model_info),
+        items_file=items_file,
+        items_sha256=items_sha256,
+        settings=convert(result.settings.to_dict(), SettingsRecord, "the review's settings"),
+        started_at=result.started_at,
+        finished_at=result.finished_at,
+        metrics=convert(result.metrics.to_dict(), ReviewNumbers, "the review's metrics"),
+        baseline_cues=convert(baseline, BaselineSummary, "the cues baseline") if baseline is not None else None,
+        cost=review_cost(result.answers, result.started_at, result.finished_at),
+    )
 
 
-def answer_records(result: ReviewResult) -> list[dict]:
-    """One record per answer, with the item fields a reader needs to interpret it."""
+def answer_record(item: ReviewItem, answer: ItemAnswer) -> AnswerRecord:
+    """The answer with the item fields a reader needs to interpret it."""
+    fields = {name: getattr(answer, name) for name in ItemAnswer.__struct_fields__}  # a reused answer is a record
+    return AnswerRecord(**fields, expected=item.verdict, family=item.family, pair_id=item.pair_id,
+                        flaw_lines=tuple(item.flaw_lines))
+
+
+def answer_records(result: ReviewResult) -> list[AnswerRecord]:
     items = {item.id: item for item in result.items}
-    records = []
-    for answer in result.answers:
-        item = items[answer.item_id]
-        record = {
-            "expected": item.verdict,
-            "family": item.family,
-            "pair_id": item.pair_id,
-            "flaw_lines": list(item.flaw_lines),
-        }
-        record.update(answer.to_dict())
-        records.append(record)
-    return records
+    return [answer_record(items[answer.item_id], answer) for answer in result.answers]
 
 
 def check_output_free(out_dir: Path) -> None:
@@ -61,36 +67,28 @@ def check_output_free(out_dir: Path) -> None:
         raise ReviewOutputExists(f"{out_dir} already exists and is not an empty folder; choose another --out")
 
 
-def write_results(
-    out_dir: Path, result: ReviewResult, items_file: str, items_sha256: str, baseline: dict | None = None
-) -> Path:
-    """Write the results folder atomically; returns its path."""
-    out_dir = Path(out_dir)
-    check_output_free(out_dir)
-    parent = out_dir.parent
+def write_finished(layout: ReviewLayout, result: ReviewResult, items_file: str, items_sha256: str,
+                   baseline: dict | None = None) -> Path:
+    """answers.jsonl, then review.json (which marks the folder finished); returns the folder."""
+    if layout.summary.exists():
+        raise ReviewOutputExists(f"{layout.folder} already holds a finished review; choose another --out")
     try:
-        staging = durable.new_staging(out_dir)
+        layout.folder.mkdir(parents=True, exist_ok=True)
+        write_atomic_text(layout.answers, "".join(encode(record) + "\n" for record in answer_records(result)))
+        summary = summary_record(result, items_file, items_sha256, baseline)
+        write_atomic_text(layout.summary, encode(summary, indent=2) + "\n")
     except OSError as exc:
-        raise ReviewError(f"cannot create the output folder under {parent}: {exc}") from None
-    try:
-        with durable.publishing(staging, out_dir, durable.IfExists.REFUSE):  # an empty folder there is taken over
-            with open(staging / ANSWERS_FILE, "w", encoding="utf-8") as handle:
-                for record in answer_records(result):
-                    handle.write(durable.dumps(record, ensure_ascii=False) + "\n")
-            summary = summary_record(result, items_file, items_sha256, baseline)
-            (staging / SUMMARY_FILE).write_text(durable.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ReviewError(f"cannot write review results to {out_dir}: {exc}") from None
-    return out_dir
+        raise ReviewError(f"cannot write review results to {layout.folder}: {exc}") from None
+    return layout.folder
 
 
-def read_summary(out_dir: Path) -> dict:
+def write_results(out_dir: Path, result: ReviewResult, items_file: str, items_sha256: str,
+                  baseline: dict | None = None) -> Path:
+    """A finished review into a new (or empty) folder; returns its path."""
+    check_output_free(Path(out_dir))
+    return write_finished(ReviewLayout(Path(out_dir)), result, items_file, items_sha256, baseline)
+
+
+def read_summary(out_dir: Path) -> ReviewSummary:
     """The review.json of a results folder (what `bakeoff report` reads)."""
-    path = Path(out_dir) / SUMMARY_FILE
-    try:
-        data = durable.read_json(path)
-    except (OSError, durable.UntrustedJSON) as exc:
-        raise ReviewError(f"cannot read review results {path}: {exc}") from None
-    if data.get("kind") != RESULT_KIND:
-        raise ReviewError(f"{path} is not a claim-review result")
-    return data
+    return _read_summary(ReviewLayout(Path(out_dir)).summary)

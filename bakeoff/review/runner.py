@@ -32,7 +32,7 @@ OnAsked = Callable[[ItemAnswer, dict], None]  # a freshly asked answer, with the
 
 @dataclass(frozen=True)
 class PriorAnswers:
-    """What an interrupted start of the same review already has (bakeoff.review.journal)."""
+    """What an interrupted start of the same review already has (bakeoff.review.folder)."""
 
     answers: Mapping[tuple[str, int], ItemAnswer]  # by (item id, 0-based sample)
     model_info: dict
