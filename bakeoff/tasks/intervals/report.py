@@ -53,12 +53,6 @@ def model_head(m: IntervalModel, probed: int) -> tuple[Any, ...]:
             probed)
 
 
-def cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | None, ...]:
-    if estimate is None:
-        return (None, None, None) if interval else (None,)
-    return (estimate.mean, *estimate.bounds) if interval else (estimate.mean,)  # no bounds from too few runs
-
-
 # -- findings ----------------------------------------------------------------------------------------
 
 M = TypeVar("M", bound=IntervalModel)

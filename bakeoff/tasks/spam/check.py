@@ -21,7 +21,7 @@ from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
 from bakeoff.tasks.spam.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
-from bakeoff.tasks.spam.outcome import StepRecord, SubmissionOutcome
+from bakeoff.tasks.spam.outcome import SpamGrade, StepRecord, SubmissionOutcome
 from bakeoff.tasks.spam.words import HEADLINE
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
@@ -141,7 +141,7 @@ class SpamGraded(Graded):
             traceback_tail=holdout.traceback_tail or None,
             visible_ok=self.visible_failure is None,
             visible_failure=self.visible_failure,
-            metrics=holdout.metrics.to_dict() if holdout.metrics is not None else None,
+            metrics=SpamGrade.stamped(holdout.metrics.to_dict() if holdout.metrics is not None else None),
             requirements=tuple(Requirement.from_json(line.to_dict()) for line in lines),
             visible_output=printed(holdout.step("train"), self.limit),
         )

@@ -1,4 +1,5 @@
-"""The result of grading one submission: what happened, how far it got, and why it stopped."""
+"""The result of grading one submission: what happened, how far it got, and why it stopped; and the grade
+the records keep of it, declared once (SpamGrade: scorer.Score as the check records it)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import dataclass, field
 from bakeoff.records import Rung
 from bakeoff.records.enums import CrashClass, LadderStatus
 from bakeoff.records.parts import execution_fields
+from bakeoff.taskapi.grade import Grade
+from bakeoff.tasks.spam.words import HEADLINE
 from sandbox.base import ExecResult
 from sandbox.requirements import RequirementsReport
 from scorer import Score
@@ -19,6 +22,38 @@ SCORE = "score"
 STAGES = (INSTALL, TRAIN, PREDICT, SCORE)
 
 OUTPUT_TAIL_CHARS = 16_000
+
+
+@dataclass(frozen=True)
+class Confusion:
+    tp: int | None
+    fp: int | None
+    fn: int | None
+    tn: int | None
+
+
+@dataclass(frozen=True)
+class SpamGrade(Grade):
+    """The holdout's score as the check records it (scorer.Score.to_dict); the report shows it per run."""
+
+    headline = HEADLINE
+
+    f1: float | None
+    predicted_positive_rate: float | None
+    actual_positive_rate: float | None
+    confusion: Confusion | None
+    error: str | None
+
+    @property
+    def true_rate(self) -> float | None:
+        """The answer key's positive rate (from the confusion matrix where an older batch did not write it)."""
+        if self.actual_positive_rate:
+            return self.actual_positive_rate
+        c = self.confusion
+        if c is None or c.tp is None or c.fp is None or c.fn is None or c.tn is None:
+            return None
+        n = c.tp + c.fp + c.fn + c.tn
+        return (c.tp + c.fn) / n if n else None
 
 
 @dataclass(frozen=True)

@@ -7,21 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, TurnCore, run_core
 from bakeoff.batchfolder.read import RunRecords
 from bakeoff.records import Rung
+from bakeoff.taskapi.grade import read_grade
 from bakeoff.tasks.spam import design as design_rules
 from bakeoff.tasks.spam.design import DesignSignals, analyse_design
 from bakeoff.tasks.spam.hooks import PROBE_KEY, RETRAIN_KEY
+from bakeoff.tasks.spam.outcome import SpamGrade
 from bakeoff.tasks.spam.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
 from bakeoff.tasks.spam.retrain import RetrainResult
 from bakeoff.tasks.spam.words import WORDS
 
 __all__ = ["CONSISTENT", "EXCLUDES_BUT_USES", "GRADED", "HARNESS_FAILED", "KEEPS_BUT_IGNORES", "UNCAPTURED",
-           "UNDECLARED_USE", "UNFINISHED", "RunSignals", "divergence_of", "probe_and_retrain", "run_signals",
-           "true_rate_of"]
+           "UNDECLARED_USE", "UNFINISHED", "RunSignals", "divergence_of", "probe_and_retrain", "run_signals"]
 
 # Divergence between what the design says about the leaky column and what the code does
 KEEPS_BUT_IGNORES = "design_keeps_code_ignores"
@@ -105,7 +105,7 @@ def run_signals(records: RunRecords) -> RunSignals:
     outcome = run.outcome if run is not None else None
     probe, retrain = probe_and_retrain(records)
     design = analyse_design(records.design_text)
-    metrics = (outcome.metrics if outcome is not None else None) or {}
+    grade = read_grade(SpamGrade, outcome.metrics) if outcome is not None else None
     judge = (records.analysis.design_judge if records.analysis is not None else None) or {}
     return RunSignals(
         core=core,
@@ -128,8 +128,8 @@ def run_signals(records: RunRecords) -> RunSignals:
         crash_class=core.crash_class,
         crash_detail=core.crash_detail,
         repair_turns=core.repair_turns,
-        predicted_rate=metrics.get("predicted_positive_rate") if core.scored else None,
-        true_rate=true_rate_of(metrics),
+        predicted_rate=grade.predicted_positive_rate if core.scored and grade is not None else None,
+        true_rate=grade.true_rate if grade is not None else None,
         claimed_f1=core.claim.claimed,
         claim_source=WORDS.source(core.claim.source),
         retrain=retrain,
@@ -163,18 +163,3 @@ def divergence_of(stance: str, probe: ProbeResult | None) -> str | None:
     if stance not in _KEEP_SIDE | _EXCLUDE_SIDE and uses:
         return UNDECLARED_USE
     return CONSISTENT
-
-
-def true_rate_of(metrics: Mapping[str, Any]) -> float | None:
-    """The answer key's positive rate, from the scorer's figures (scorer.Score.to_dict: the confusion matrix nested)."""
-    if metrics.get("actual_positive_rate"):
-        return float(metrics["actual_positive_rate"])
-    confusion = metrics.get("confusion")
-    if not isinstance(confusion, Mapping):
-        return None
-    try:
-        tp, fp, fn, tn = (int(confusion[key]) for key in ("tp", "fp", "fn", "tn"))
-    except (KeyError, TypeError, ValueError):
-        return None
-    n = tp + fp + fn + tn
-    return (tp + fn) / n if n else None
