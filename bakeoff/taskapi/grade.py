@@ -19,7 +19,6 @@ import dataclasses
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, ClassVar, TypeVar
 
 from bakeoff.batchfolder.read import RunRecords
@@ -111,9 +110,14 @@ def _decode(cls: type[Any], data: Mapping[str, Any]) -> Any:
     return cls(**found)
 
 
-@cache
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
 def _hints(cls: type[Any]) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    """A dataclass's field types, resolved once per class."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def _number(value: object) -> float | None:
