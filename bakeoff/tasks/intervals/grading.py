@@ -9,7 +9,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bakeoff.records import Command, CrashClass, LadderCheck, LadderStatus, Requirement
+from bakeoff.records import Command, LadderCheck, LadderStatus, Requirement
 from bakeoff.taskapi.context import command_record, crash_of, output_for_model
 from bakeoff.taskapi.grading import Graded
 from bakeoff.tasks.intervals.grade import IntervalGrade
@@ -79,17 +79,10 @@ class IntervalGraded(Graded):
         failure = self.visible_failure()
         step = outcome.visible_step
         lines = outcome.requirements.lines if outcome.requirements else ()
-        scored = outcome.status == LadderStatus.SCORED
         spec = self.grade.headline
         value = getattr(outcome.score, spec.name) if outcome.score is not None else None
-        return LadderCheck(
-            rung=outcome.rung,
-            status=LadderStatus(outcome.status),
-            failed_step=None if scored else outcome.stage,
-            headline=spec.of(float(value)) if scored and value is not None else None,
-            crash_class=CrashClass(outcome.crash_class) if outcome.crash_class else None,
-            detail=outcome.detail or None,
-            traceback_tail=outcome.traceback_tail or None,
+        return outcome.check(
+            spec.of(float(value)) if value is not None else None,
             visible_ok=failure is None,
             visible_failure=failure,
             metrics=self.grade.stamped(self.metrics()),

@@ -130,15 +130,8 @@ class SpamGraded(Graded):
     def ladder_check(self) -> LadderCheck:
         holdout = self.holdout
         lines = holdout.requirements.lines if holdout.requirements else ()
-        scored = holdout.status == LadderStatus.SCORED
-        return LadderCheck(
-            rung=holdout.rung,
-            status=holdout.status,
-            failed_step=None if scored else holdout.stage,
-            headline=HEADLINE.of(holdout.f1) if scored else None,
-            crash_class=holdout.crash_class,
-            detail=holdout.detail or None,
-            traceback_tail=holdout.traceback_tail or None,
+        return holdout.check(
+            HEADLINE.of(holdout.f1),
             visible_ok=self.visible_failure is None,
             visible_failure=self.visible_failure,
             metrics=SpamGrade.stamped(holdout.metrics.to_dict() if holdout.metrics is not None else None),

@@ -6,11 +6,10 @@ F1 and the seed retrains.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, TurnCore, run_core
+from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, run_core
 from bakeoff.batchfolder.read import RunRecords
-from bakeoff.records import Rung
 from bakeoff.taskapi.grade import read_grade
 from bakeoff.tasks.spam import design as design_rules
 from bakeoff.tasks.spam.design import DesignSignals, analyse_design
@@ -32,46 +31,31 @@ _KEEP_SIDE = {design_rules.KEPT, design_rules.ASSERTED_AVAILABLE}
 _EXCLUDE_SIDE = {design_rules.EXCLUDED_WITH_REASON, design_rules.EXCLUDED_WITHOUT_REASON}
 
 
-@dataclass(frozen=True)
-class RunSignals:
-    core: RunCore  # what every task's run says (bakeoff.analysis.core)
-    run_id: str
-    model: str
-    seed: int | None
-    grading: str  # graded, uncaptured, harness_failed, unfinished
-    grading_reason: str | None
-    calls: int
-    captured: int
-    uncaptured: int
-    unusable: int
-    exploration: str  # executed, crashed, timeout, out_of_memory, uncaptured, unusable, harness_error, missing
+@dataclass(frozen=True, kw_only=True)
+class RunSignals(RunCore):
+    """What every task's run says (bakeoff.analysis.core.RunCore, read once) and the spam take-home's own."""
+
     design: DesignSignals
     probe: ProbeResult | None
     divergence: str | None  # None when the probe could not decide
-    outcome_status: str | None  # the final ladder check's status
-    rung: int
-    f1: float | None  # holdout F1 when scored, else None
-    crash_class: str | None
-    crash_detail: str | None
-    repair_turns: tuple[TurnCore, ...]
     predicted_rate: float | None
     true_rate: float | None
-    claimed_f1: float | None
     claim_source: str | None
     retrain: RetrainResult | None
     judge_stance: str | None = None  # the optional model judge's reading of the design (never replaces the rules)
 
     @property
+    def f1(self) -> float | None:
+        """Holdout F1 when scored, else None."""
+        return self.headline
+
+    @property
+    def claimed_f1(self) -> float | None:
+        return self.claim.claimed
+
+    @property
     def judge_agrees(self) -> bool | None:
         return None if self.judge_stance is None else self.judge_stance == self.design.stance
-
-    @property
-    def graded(self) -> bool:
-        return self.grading == GRADED
-
-    @property
-    def scored(self) -> bool:
-        return self.rung == Rung.SCORED and self.f1 is not None
 
     @property
     def f1_or_zero(self) -> float:
@@ -108,29 +92,12 @@ def run_signals(records: RunRecords) -> RunSignals:
     grade = read_grade(SpamGrade, outcome.metrics) if outcome is not None else None
     judge = (records.analysis.design_judge if records.analysis is not None else None) or {}
     return RunSignals(
-        core=core,
-        run_id=core.run_id,
-        model=core.model,
-        seed=core.seed,
-        grading=core.grading,
-        grading_reason=core.grading_reason,
-        calls=core.calls,
-        captured=core.captured,
-        uncaptured=core.uncaptured,
-        unusable=core.unusable,
-        exploration=core.exploration,
+        **{f.name: getattr(core, f.name) for f in fields(RunCore)},
         design=design,
         probe=probe,
         divergence=divergence_of(design.stance, probe),
-        outcome_status=core.outcome_status,
-        rung=core.rung,
-        f1=core.headline,
-        crash_class=core.crash_class,
-        crash_detail=core.crash_detail,
-        repair_turns=core.repair_turns,
         predicted_rate=grade.predicted_positive_rate if core.scored and grade is not None else None,
         true_rate=grade.true_rate if grade is not None else None,
-        claimed_f1=core.claim.claimed,
         claim_source=WORDS.source(core.claim.source),
         retrain=retrain,
         judge_stance=judge.get("stance"),
