@@ -15,7 +15,7 @@ from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, run_core
 from bakeoff.analysis.grades import GradeEstimates, grade_estimates
 from bakeoff.analysis.stats import rate
 from bakeoff.batchfolder.read import RunRecords
-from bakeoff.records import LadderStatus
+from bakeoff.records import LadderStatus, Stage
 from bakeoff.taskapi.grade import final_grade
 from bakeoff.tasks.intervals.grade import IntervalGrade, IntervalPoint
 
@@ -26,7 +26,7 @@ def probe_record(records: RunRecords, key: str, marker: str, read: Callable[[Map
     """The task's probe record under `key`: from analysis.json when `bakeoff analyze` wrote one, else the
     evaluate record's extras; None where neither holds one with `marker` (a hook that failed left
     {"hook_error": ...}) or it cannot be read."""
-    evaluate = records.stages.get("evaluate")
+    evaluate = records.stages.get(Stage.EVALUATE)
     analysis = records.analysis.to_json() if records.analysis is not None else {}  # the probe is a task's own key
     for source in (analysis, evaluate.extras if evaluate is not None else {}):
         found = source.get(key)

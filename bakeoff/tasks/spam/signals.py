@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 
 from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, run_core
 from bakeoff.batchfolder.read import RunRecords
+from bakeoff.records import Stage
 from bakeoff.taskapi.grade import read_grade
 from bakeoff.tasks.spam import design as design_rules
 from bakeoff.tasks.spam.design import DesignSignals, analyse_design
@@ -106,7 +107,7 @@ def run_signals(records: RunRecords) -> RunSignals:
 
 def probe_and_retrain(records: RunRecords) -> tuple[ProbeResult | None, RetrainResult | None]:
     """From analysis.json when `bakeoff analyze` wrote one (the latest word), else the evaluate record's extras."""
-    evaluate = records.stages.get("evaluate")
+    evaluate = records.stages.get(Stage.EVALUATE)
     extras = evaluate.extras if evaluate is not None else {}
     analysis = records.analysis
     probes = [analysis.probe if analysis is not None else None, extras.get(PROBE_KEY)]
