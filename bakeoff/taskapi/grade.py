@@ -19,12 +19,14 @@ import dataclasses
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from bakeoff.batchfolder.read import RunRecords
 from bakeoff.errors import BakeoffError
 from bakeoff.records import Stage
 from bakeoff.taskapi.headline import HeadlineSpec
+
+if TYPE_CHECKING:
+    from bakeoff.batchfolder.read import RunRecords
 
 VERSION_KEY = "grade_version"  # beside the grader's figures in the records; absent: version 1 (older batches)
 G = TypeVar("G", bound="Grade")
