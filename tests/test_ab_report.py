@@ -41,12 +41,12 @@ def test_per_run_signals_read_verdict_stated_unit_divergence_and_metrics(records
         ("user", "user", "consistent"), ("visit", "user", "states_user_analyses_visits"), ("failed", "user", None),
         ("user", "unstated", "unstated"), ("visit", "user", "states_user_analyses_visits"),
     ]
-    wide, narrow = by_id["by_user-r01"].metrics, by_id["by_visit-r01"].metrics
-    assert wide.experiments == wide.graded == len(TRUTHS) and wide.failed == 0
+    wide, narrow = by_id["by_user-r01"].grade, by_id["by_visit-r01"].grade
+    assert wide.items == wide.graded == len(TRUTHS) and wide.failed == 0
     assert narrow.mean_width == pytest.approx(0.0024) and wide.mean_width == pytest.approx(0.008)
     assert narrow.coverage < wide.coverage == 1.0  # the wobble (up to 0.002) escapes only the narrow intervals
     assert len(by_id["by_visit-r01"].points) == len(TRUTHS)
-    assert not by_id["crashing-r01"].scored and by_id["crashing-r01"].metrics is None
+    assert not by_id["crashing-r01"].scored and by_id["crashing-r01"].grade is None
 
 
 def test_per_model_counts_and_bootstrap_means(records):
@@ -55,8 +55,8 @@ def test_per_model_counts_and_bootstrap_means(records):
     assert models["by_user"].measured == {"user": 2} and models["by_user"].divergent == 0
     assert models["by_visit"].measured == {"visit": 2} and models["by_visit"].divergent == 2
     assert models["crashing"].measured == {"failed": 1} and models["crashing"].scored == 0
-    assert models["crashing"].winkler is None
-    user, visit = models["by_user"].winkler, models["by_visit"].winkler
+    assert models["crashing"].figures.metric("winkler") is None
+    user, visit = models["by_user"].figures.metric("winkler"), models["by_visit"].figures.metric("winkler")
     assert user.n == visit.n == 2 and user.low <= user.mean <= user.high
     assert visit.mean > user.mean  # the misses of the too-narrow intervals cost more than the width saved
 

@@ -17,6 +17,7 @@ from enum import StrEnum
 from itertools import combinations
 from typing import Any
 
+from bakeoff.analysis.grades import GradeEstimates, grade_estimates
 from bakeoff.analysis.loops import LoopCore, base_model, generated_tokens, loop_of, steps_taken
 from bakeoff.analysis.stats import Estimate, bootstrap_mean, rate
 from bakeoff.batchfolder.read import RunRecords, run_model_label, stage_calls
@@ -26,12 +27,14 @@ from bakeoff.records import (
     CaptureCounts,
     CaptureStatus,
     Claim,
+    LadderStatus,
     RepairEffect,
     Rung,
     RunStatus,
     Stage,
     StageRecord,
 )
+from bakeoff.taskapi.grade import Grade, final_grade
 from bakeoff.taskapi.headline import HeadlineSpec
 
 REPAIR_EFFECTS = tuple(RepairEffect)
@@ -86,10 +89,18 @@ class RunCore:
     steps: int = 0  # an agent's loop steps; a staged run's model calls
     tokens: int = 0  # generated: answers and reasoning
     loop: LoopCore | None = None
+    grade: Grade | None = None  # the final check's grade, typed (where the report asked for its task's)
 
     @property
     def graded(self) -> bool:
         return self.grading == GRADED
+
+    @property
+    def scored_grade(self) -> Grade | None:
+        """The grade where it counts in the grade's figures: graded, the final check scored, its headline held."""
+        if not self.graded or self.outcome_status != LadderStatus.SCORED or self.grade is None:
+            return None
+        return self.grade if self.grade.headline_value is not None else None
 
     @property
     def scored(self) -> bool:
@@ -100,7 +111,8 @@ class RunCore:
         return self.headline if self.scored else spec.failed_value
 
 
-def run_core(records: RunRecords) -> RunCore:
+def run_core(records: RunRecords, grade: type[Grade] | None = None) -> RunCore:
+    """What every task's run says; with its task's grade type, the run's grade too."""
     run = records.run
     outcome = run.outcome if run is not None else None
     capture = run.capture if run is not None else capture_from_stages(records.stages, records.steps)
@@ -132,6 +144,7 @@ def run_core(records: RunRecords) -> RunCore:
         steps=steps_taken(records),
         tokens=generated_tokens(records),
         loop=loop_of(records),
+        grade=final_grade(records, grade) if grade is not None else None,
     )
 
 
@@ -290,6 +303,8 @@ class CoreSummary:
     bootstrap_seed: int
     rows: tuple[ScaffoldRow, ...] = ()  # per (model, scaffold)
     scaffold_pairs: tuple[PairedComparison, ...] = ()  # one model's staged row against its other scaffolds' rows
+    grade: type[Grade] | None = None  # the task's grade, whose declared figures `grades` holds per model
+    grades: tuple[GradeEstimates, ...] = ()
 
     def model(self, label: str) -> ModelCore | None:
         return next((m for m in self.models if m.model == label), None)
@@ -298,6 +313,10 @@ class CoreSummary:
     def has_scaffolds(self) -> bool:
         """More than the staged scaffold ran: the report adds its scaffold part."""
         return any(r.scaffold != DEFAULT_SCAFFOLD for r in self.runs)
+
+    def grade_of(self, label: str) -> GradeEstimates | None:
+        """A model's declared grade figures (None without a declared grade, or for a model with no run)."""
+        return next((g for g in self.grades if g.model == label), None)
 
 
 def summarise_model(model: str, runs: Sequence[RunCore], spec: HeadlineSpec, rng: Any) -> ModelCore:
@@ -358,8 +377,9 @@ def compare_pair(a: str, b: str, runs: Sequence[RunCore], spec: HeadlineSpec, rn
 
 
 def summarise_core(runs: Sequence[RunCore], models: Sequence[str], spec: HeadlineSpec,
-                   bootstrap_seed: int = 0) -> CoreSummary:
-    """Every model's summary and every pair's comparison, one seeded Generator for all resampling."""
+                   bootstrap_seed: int = 0, grade: type[Grade] | None = None) -> CoreSummary:
+    """Every model's summary and every pair's comparison, one seeded Generator for all resampling; with the
+    task's grade, each model's declared grade figures (bakeoff.analysis.grades, a Generator of their own)."""
     import numpy as np
 
     rng = np.random.default_rng(bootstrap_seed)
@@ -367,7 +387,10 @@ def summarise_core(runs: Sequence[RunCore], models: Sequence[str], spec: Headlin
     summaries = tuple(summarise_model(m, [r for r in runs if r.model == m], spec, rng) for m in ordered)
     pairs = tuple(compare_pair(a, b, runs, spec, rng) for a, b in combinations(ordered, 2))
     rows = tuple(scaffold_row(m, [r for r in runs if r.model == m]) for m in ordered)
-    return CoreSummary(spec, tuple(runs), summaries, pairs, bootstrap_seed, rows, scaffold_pairs(rows, pairs))
+    grades = () if grade is None else grade_estimates([(r.model, r.scored_grade) for r in runs], ordered, grade,
+                                                      bootstrap_seed)
+    return CoreSummary(spec, tuple(runs), summaries, pairs, bootstrap_seed, rows, scaffold_pairs(rows, pairs),
+                       grade, grades)
 
 
 def _mean(values: Sequence[float]) -> float | None:

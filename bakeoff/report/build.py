@@ -53,8 +53,9 @@ def published_batch(batch_dir: Path, plugin: TaskPlugin) -> BatchRecords:
 
 def core_summary(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int = 0) -> CoreSummary:
     """What every task's report has, computed once (the exports read it too)."""
-    return summarise_core([run_core(run) for run in records.runs], records.model_labels(), plugin.headline,
-                          bootstrap_seed)
+    grade = plugin.grade_type
+    return summarise_core([run_core(run, grade) for run in records.runs], records.model_labels(), plugin.headline,
+                          bootstrap_seed, grade)
 
 
 def task_sections(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int,

@@ -1,5 +1,6 @@
 """The part of the report every task has: how graded runs ended (crash taxonomy), what repair turns did,
-paired headline comparisons on shared seeds, as tables, plots and sentences (bakeoff.analysis.core).
+paired headline comparisons on shared seeds, and a table per breakdown its grade declares (load band, family:
+bakeoff.taskapi.grade), as tables, plots and sentences (bakeoff.analysis.core).
 
 A task's plug-in says where this part goes among its own sections (bakeoff.taskapi.CoreSection).
 """
@@ -9,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bakeoff.analysis.core import CoreSummary, ModelCore, PairedComparison
-from bakeoff.analysis.stats import rate
+from bakeoff.analysis.stats import Estimate, rate
 from bakeoff.report.plots import crash_taxonomy, repair_transitions
 from bakeoff.report.scaffolds import scaffold_findings, scaffold_tables
 from bakeoff.report.sections import Plot, ReportSection
-from bakeoff.report.tables import Table, cols
+from bakeoff.report.tables import Column, Table, cols
+from bakeoff.taskapi.grade import Breakdown
 from bakeoff.taskapi.headline import HeadlineSpec
 
 
@@ -38,6 +40,31 @@ def repair_table(summary: CoreSummary) -> Table:
     ]
     columns = cols("model turn:int granted:int rescued:int regressed:int unchanged:int rescue_rate:pct regression_rate:pct")
     return Table("repair_turns", "Repair turns", columns, tuple(rows))
+
+
+def cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | None, ...]:
+    """An estimate's cells: its mean, and with `interval` its bounds (none from too few runs)."""
+    if estimate is None:
+        return (None, None, None) if interval else (None,)
+    return (estimate.mean, *estimate.bounds) if interval else (estimate.mean,)
+
+
+def breakdown_table(summary: CoreSummary, breakdown: Breakdown) -> Table:
+    """Per model and group of a breakdown the grade declares: each of its metrics with its interval."""
+    columns = [Column("model"), Column(breakdown.column)]
+    for metric in breakdown.metrics:
+        columns += [Column(f"{metric.name}{end}", metric.kind) for end in ("", "_low", "_high")]
+    rows = []
+    for m in summary.grades:
+        for group in breakdown.order:
+            if m.has_group(breakdown.field, group):
+                rows.append((m.model, group, *(cell for metric in breakdown.metrics
+                                                for cell in cells(m.in_group(breakdown.field, group, metric.name)))))
+    return Table(breakdown.table, breakdown.title, tuple(columns), tuple(rows))
+
+
+def breakdown_tables(summary: CoreSummary) -> tuple[Table, ...]:
+    return tuple(breakdown_table(summary, b) for b in summary.grade.breakdowns) if summary.grade else ()
 
 
 def failures_counted(spec: HeadlineSpec) -> str:
@@ -140,7 +167,8 @@ def core_section(summary: CoreSummary, findings: bool = True) -> ReportSection:
         Plot("crash_taxonomy", "How graded runs ended: scored, or the crash class that stopped them.", crash_taxonomy(summary)),
         Plot("repair_transitions", "What each repair turn did to the progress ladder.", repair_transitions(summary)),
     )
-    tables: tuple[Table, ...] = (crash_table(summary), repair_table(summary), pairs_table(summary))
+    tables: tuple[Table, ...] = (crash_table(summary), repair_table(summary), pairs_table(summary),
+                                 *breakdown_tables(summary))
     found = tuple(core_findings(summary)) if findings else ()
     if summary.has_scaffolds:  # a model under another scaffold than the six stages: what each scaffold did
         tables += scaffold_tables(summary)

@@ -3,7 +3,8 @@
 The stage runner hands it the run's sandbox (GradeJob.of_run: the check of implement and of each repair
 turn); `bakeoff score` hands it a sandbox over a scratch copy of a folder (bakeoff.taskapi.score). Both get
 back a `Graded`: the task's own result, which says what the ladder check is, which commands ran and where
-the time went.
+the time went. How a task's grading ended (`Ending`: status, step, rung, crash class, detail) is declared here
+once, with how a failed command ends it (`command_failure`); the ladder check is made from it (`Ending.check`).
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bakeoff.records import Command, LadderCheck
+from bakeoff.submission.crashes import classify
+from bakeoff.records import Command, CrashClass, Headline, LadderCheck, LadderStatus, Rung
 from bakeoff.taskapi.corpus import CorpusFiles
 from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSettings
 from bakeoff.taskapi.workspace import Workspace
-from sandbox.base import Sandbox
+from sandbox.base import ExecResult, Sandbox
 
 if TYPE_CHECKING:
     from bakeoff.taskapi.context import RunContext
@@ -76,3 +78,39 @@ class Graded(ABC):
     @abstractmethod
     def commands(self) -> list[Command]:
         """The commands that ran, as a stage record keeps them (the failing one carrying its crash)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ending:
+    """How grading a submission ended: its status, the task's step it ended at, the rung it reached, and for a
+    failure its crash class, what went wrong and the end of its traceback. A task's outcome adds its own parts."""
+
+    status: LadderStatus
+    stage: str  # install, or the task's step (train, predict, analyze, simulate, score)
+    rung: Rung
+    crash_class: CrashClass | None = None  # set when status is crashed (bakeoff.submission.crashes)
+    detail: str = ""  # e.g. the missing module's name, the scorer's error, the unmet requirement
+    traceback_tail: str = ""
+
+    @property
+    def scored(self) -> bool:
+        return self.status == LadderStatus.SCORED
+
+    def check(self, headline: Headline | None, **parts: Any) -> LadderCheck:
+        """The ladder check of this ending (its headline only when scored), with the check's other `parts`."""
+        return LadderCheck(
+            rung=self.rung, status=LadderStatus(self.status), failed_step=None if self.scored else self.stage,
+            headline=headline if self.scored else None,
+            crash_class=CrashClass(self.crash_class) if self.crash_class else None, detail=self.detail or None,
+            traceback_tail=self.traceback_tail or None, **parts,
+        )
+
+
+def command_failure(result: ExecResult) -> dict[str, Any]:
+    """How a command that did not succeed ends grading: status, crash_class, detail and traceback_tail (out of
+    memory, a timeout, or a crash with its class)."""
+    crash = classify(result)
+    status = (LadderStatus.OUT_OF_MEMORY if result.oom_killed
+              else LadderStatus.TIMEOUT if result.timed_out else LadderStatus.CRASHED)
+    crash_class = crash.crash_class if status == LadderStatus.CRASHED else None
+    return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}

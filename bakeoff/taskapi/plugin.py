@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from bakeoff.errors import BakeoffError
 from bakeoff.records import Claim, ClaimSource, LadderCheck
 from bakeoff.taskapi.corpus import CorpusFiles, CorpusLayout
+from bakeoff.taskapi.grade import Grade
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.headline import HeadlineSpec, TaskWords
 from bakeoff.taskapi.spec import TaskSpec, load_task
@@ -109,6 +110,7 @@ class TaskPlugin(ABC):
     # -- vocabulary --------------------------------------------------------------------------------
     name: ClassVar[str]  # the task_specs/ folder
     headline: ClassVar[HeadlineSpec]
+    grade_type: ClassVar[type[Grade] | None] = None  # its grade, typed (bakeoff.taskapi.grade): the core reports it
     words: ClassVar[TaskWords] = TaskWords()
 
     def spec(self, overrides: Mapping[str, Any] | None = None) -> TaskSpec:

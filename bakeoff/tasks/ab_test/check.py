@@ -9,8 +9,8 @@ from typing import Any
 
 from bakeoff.taskapi.grading import GradeJob
 from bakeoff.tasks.ab_test.analysis import ANALYZE_SCRIPT, SCRIPT, VISIBLE_OUTPUT, AbRequest, analyse_in_sandbox
+from bakeoff.tasks.ab_test.grade import AbGrade
 from bakeoff.tasks.ab_test.layout import HOLDOUT_IN_SANDBOX, SESSIONS_IN_SANDBOX, TRUTH_PART
-from bakeoff.tasks.ab_test.words import HEADLINE
 from bakeoff.tasks.intervals.grading import IntervalGraded
 
 
@@ -30,7 +30,7 @@ def request_for(job: GradeJob) -> AbRequest:
 @dataclass
 class AbGraded(IntervalGraded):
     script = SCRIPT
-    headline_spec = HEADLINE
+    grade = AbGrade
     shown = f"python {ANALYZE_SCRIPT} --input data/sessions.csv --output {VISIBLE_OUTPUT}"
 
     def metrics(self) -> dict[str, Any] | None:

@@ -24,6 +24,7 @@ from bakeoff.taskapi.plugin import (
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 from bakeoff.tasks.ab_test.analysis import ANALYZE_SCRIPT
 from bakeoff.tasks.ab_test.check import AbGraded, grade
+from bakeoff.tasks.ab_test.grade import AbGrade
 from bakeoff.tasks.ab_test.layout import LAYOUT
 from bakeoff.tasks.ab_test.words import HEADLINE, WORDS
 from bakeoff.tasks.intervals.plugin import IntervalTask
@@ -56,6 +57,7 @@ class AbTest(IntervalTask):
     grader_modules = ("bakeoff.tasks.ab_test.check", "bakeoff.tasks.ab_test.analysis", "bakeoff.tasks.intervals.running",
                       "bakeoff.tasks.intervals.grading", "scorer")
     headline = HEADLINE
+    grade_type = AbGrade
     words = WORDS
     generate_options = (
         GenerateOption("users", int, "ab_test: users in the visible experiment (default: 20,000)."),

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 
 from bakeoff.batchfolder.read import BatchRecords
-from bakeoff.report.core import count
+from bakeoff.report.core import cells, count
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, y_axis
 from bakeoff.report.tables import Table, cols
@@ -21,7 +21,6 @@ from bakeoff.tasks.intervals.report import (
     MODEL_HEAD,
     RUN_HEAD,
     RUN_TAIL,
-    cells,
     divergence_mark,
     draw_intervals,
     findings_by_model,
@@ -55,12 +54,12 @@ def runs_table(runs: Sequence[AbRunSignals], models: Sequence[str]) -> Table:
     )
     rows = []
     for r in ordered(runs, models):
-        m = r.metrics
+        m = r.grade
         rows.append((
             *run_head(r), r.stated.value,
             r.probe.unit.value if r.probe else None, r.probe.probe.width_ratio if r.probe else None,
             r.divergence.value if r.divergence else None,
-            *((m.coverage, m.mean_abs_error, m.mean_width, m.winkler, m.experiments, m.graded, m.failed) if m
+            *((m.coverage, m.mean_abs_error, m.mean_width, m.winkler, m.items, m.graded, m.failed) if m
               else (None,) * 7),
             *run_tail(r),
         ))
@@ -77,11 +76,12 @@ def models_table(models: Sequence[AbModelSummary]) -> Table:
     )
     rows = []
     for m in models:
+        figure = m.figures.metric
         rows.append((
             *model_head(m, m.probed), *(m.measured.get(u.value, 0) for u in Unit),
             m.stated.get("user", 0), m.stated.get("visit", 0), m.stated.get("unstated", 0) + m.stated.get("both", 0),
-            m.divergent, *cells(m.coverage), *cells(m.mean_abs_error, False), *cells(m.mean_width, False),
-            *cells(m.winkler),
+            m.divergent, *cells(figure("coverage")), *cells(figure("mean_abs_error"), False),
+            *cells(figure("mean_width"), False), *cells(figure("winkler")),
         ))
     return Table("ab_models", "Per model: unit of analysis and intervals", columns, tuple(rows),
                  short=("model", "runs", "graded", "scored", "crash_rate", "by_user", "by_visit", "coverage",
@@ -121,10 +121,11 @@ def _findings_of(m: AbModelSummary) -> list[str]:
     states_visit = m.divergences.get(UnitDivergence.STATES_VISIT_ANALYSES_USERS.value, 0)
     if states_visit:
         lines.append(f"{m.model}: {_designs(states_visit)} UNIT: visit while the code analyses users.")
-    if m.coverage is not None and m.winkler is not None:
+    coverage, winkler = m.figures.metric("coverage"), m.figures.metric("winkler")
+    if coverage is not None and winkler is not None:
         lines.append(
-            f"{m.model}: intervals cover the true effect on {m.coverage.mean:.0%} of the hidden experiments "
-            f"over {count(m.scored, 'scored run')}; mean Winkler score {with_interval(m.winkler)} (lower is better)."
+            f"{m.model}: intervals cover the true effect on {coverage.mean:.0%} of the hidden experiments "
+            f"over {count(m.scored, 'scored run')}; mean Winkler score {with_interval(winkler)} (lower is better)."
         )
     return lines
 

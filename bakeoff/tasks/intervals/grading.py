@@ -9,10 +9,10 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bakeoff.records import Command, CrashClass, LadderCheck, LadderStatus, Requirement
+from bakeoff.records import Command, LadderCheck, LadderStatus, Requirement
 from bakeoff.taskapi.context import command_record, crash_of, output_for_model
 from bakeoff.taskapi.grading import Graded
-from bakeoff.taskapi.headline import HeadlineSpec
+from bakeoff.tasks.intervals.grade import IntervalGrade
 from bakeoff.tasks.intervals.running import INSTALL, IntervalOutcome, Script
 from sandbox.base import ExecResult
 
@@ -31,7 +31,7 @@ class IntervalGraded(Graded):
     outcome: IntervalOutcome
     limit: int  # characters of output shown to the model
     script: ClassVar[Script]
-    headline_spec: ClassVar[HeadlineSpec]  # its name is the score's field too (winkler, relative_winkler)
+    grade: ClassVar[type[IntervalGrade]]  # its headline's name is the score's field too (winkler, relative_winkler)
     shown: ClassVar[str]  # the visible command as the model is told it ran
 
     def __post_init__(self) -> None:
@@ -79,19 +79,13 @@ class IntervalGraded(Graded):
         failure = self.visible_failure()
         step = outcome.visible_step
         lines = outcome.requirements.lines if outcome.requirements else ()
-        scored = outcome.status == LadderStatus.SCORED
-        value = getattr(outcome.score, self.headline_spec.name) if outcome.score is not None else None
-        return LadderCheck(
-            rung=outcome.rung,
-            status=LadderStatus(outcome.status),
-            failed_step=None if scored else outcome.stage,
-            headline=self.headline_spec.of(float(value)) if scored and value is not None else None,
-            crash_class=CrashClass(outcome.crash_class) if outcome.crash_class else None,
-            detail=outcome.detail or None,
-            traceback_tail=outcome.traceback_tail or None,
+        spec = self.grade.headline
+        value = getattr(outcome.score, spec.name) if outcome.score is not None else None
+        return outcome.check(
+            spec.of(float(value)) if value is not None else None,
             visible_ok=failure is None,
             visible_failure=failure,
-            metrics=self.metrics(),
+            metrics=self.grade.stamped(self.metrics()),
             requirements=tuple(Requirement.from_json(line.to_dict()) for line in lines),
             visible_output=output_for_model(step.result, self.limit) if step is not None else "",
         )

@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from bakeoff.analysis.stats import Estimate
+from bakeoff.records import RepairEffect
 from bakeoff.report.core import count
 from bakeoff.report.plots import model_colours
 from bakeoff.report.svg import INK, MUTED, Canvas, empty_note, legend
@@ -49,14 +50,8 @@ def run_tail(r: IntervalRun) -> tuple[Any, ...]:
 def model_head(m: IntervalModel, probed: int) -> tuple[Any, ...]:
     """The cells of MODEL_HEAD."""
     return (m.model, m.runs, m.graded, m.uncaptured_runs, m.harness_failed_runs, m.scored, m.crash_rate,
-            m.capture_rate, m.unusable_rate, m.repair_effects.get("rescued", 0), m.repair_effects.get("regressed", 0),
+            m.capture_rate, m.unusable_rate, m.repair_effects.get(RepairEffect.RESCUED, 0), m.repair_effects.get(RepairEffect.REGRESSED, 0),
             probed)
-
-
-def cells(estimate: Estimate | None, interval: bool = True) -> tuple[float | None, ...]:
-    if estimate is None:
-        return (None, None, None) if interval else (None,)
-    return (estimate.mean, *estimate.bounds) if interval else (estimate.mean,)  # no bounds from too few runs
 
 
 # -- findings ----------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import durable
 from bakeoff.records import CrashClass, LadderStatus, Rung
-from bakeoff.submission.crashes import classify
+from bakeoff.taskapi.grading import Ending, command_failure
 from bakeoff.taskapi.workspace import SCRATCH_DIR, keep_output, real_folder
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
@@ -29,15 +29,6 @@ REQUIREMENTS_FILE = "requirements.txt"
 VISIBLE_OUTPUT = f"{SCRATCH_DIR}/visible_result.json"
 HIDDEN_OUTPUT = f"{SCRATCH_DIR}/hidden_result.json"
 INSTALL, SCORE = "install", "score"
-
-
-def crash_failure(result: ExecResult) -> dict[str, Any]:
-    """How a failed run ends the ladder: out of memory, a timeout, or a crash with its class."""
-    crash = classify(result)
-    status = (LadderStatus.OUT_OF_MEMORY if result.oom_killed
-              else LadderStatus.TIMEOUT if result.timed_out else LadderStatus.CRASHED)
-    crash_class = crash.crash_class if status == LadderStatus.CRASHED else None
-    return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}
 
 
 @dataclass(frozen=True)
@@ -51,7 +42,7 @@ class Script:
     keys: tuple[str, str, str]  # the result file's point and interval keys (scorer.interval_reading)
     truth_columns: tuple[str, str]  # the truth file's item and true value columns
     relative: bool = False  # graded relative to the truth too (scale-free scores)
-    failure: Callable[[ExecResult], dict[str, Any]] = crash_failure
+    failure: Callable[[ExecResult], dict[str, Any]] = command_failure
 
     @property
     def visible_purpose(self) -> str:
@@ -93,14 +84,11 @@ class Step:
     result: ExecResult
 
 
-@dataclass(frozen=True)
-class IntervalOutcome:
-    status: str  # the ladder's vocabulary: scored, crashed, timeout, out_of_memory, bad_output, dependency_unavailable
-    stage: str  # install, the script's verb, score
-    rung: Rung  # 2: the visible run ran; 3: every hidden one did
-    crash_class: str | None = None
-    detail: str = ""
-    traceback_tail: str = ""
+@dataclass(frozen=True, kw_only=True)
+class IntervalOutcome(Ending):
+    """How grading ended (stage: install, the script's verb, score; rung 2: the visible run ran, 3: every hidden
+    one did) and what it found."""
+
     visible_error: str | None = None  # why the visible result is unusable (None: it is fine)
     visible_result: Mapping[str, float] | None = None
     score: Any = None  # scorer.intervals.IntervalScore, once the hidden runs ran

@@ -1,88 +1,32 @@
-"""What every interval task's runs and models say, by rule, from a batch's records: the run's final interval
-score, its points, its probe record, how it ended; per model the counts every interval task reports. A task
-builds its own signals (its metrics, its probe's verdict, its design's statements) on these.
+"""What every interval task's runs and models say, by rule, from a batch's records: the run's points, its probe
+record, how it ended; per model the counts every interval task reports. A task builds its own signals (its
+probe's verdict, its design's statements) on these; its grade is typed (bakeoff.tasks.intervals.grade) and its
+declared figures per model are the core's (bakeoff.analysis.grades).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, run_core
-from bakeoff.analysis.stats import Estimate, bootstrap_mean, rate
+from bakeoff.analysis.grades import GradeEstimates, grade_estimates
+from bakeoff.analysis.stats import rate
 from bakeoff.batchfolder.read import RunRecords
+from bakeoff.records import LadderStatus, Stage
+from bakeoff.taskapi.grade import final_grade
+from bakeoff.tasks.intervals.grade import IntervalGrade, IntervalPoint
 
 T = TypeVar("T")
-
-
-def number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def score_counts(data: Mapping[str, Any]) -> tuple[int, int, int, dict[str, int]]:
-    """An interval score's items, graded and failed ones, and its errors by name, as the check recorded them."""
-    found = data.get("errors")
-    errors: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    return (int(data.get("n") or 0), int(data.get("graded") or 0), int(data.get("failed") or 0),
-            {str(k): int(v) for k, v in errors.items()})
-
-
-@dataclass(frozen=True)
-class IntervalPoint:
-    """One hidden item's interval (None where the result was unusable) and its truth, with the item's group
-    and load where the check recorded them (simulation's bands)."""
-
-    item: str
-    truth: float
-    point: float | None
-    ci_low: float | None
-    ci_high: float | None
-    error: str | None = None
-    band: str | None = None
-    utilisation: float | None = None
-
-    @property
-    def covered(self) -> bool | None:
-        if self.ci_low is None or self.ci_high is None:
-            return None
-        return self.ci_low <= self.truth <= self.ci_high
-
-
-def interval_points(data: Mapping[str, Any], point_key: str) -> tuple[IntervalPoint, ...]:
-    """Each item's interval of a recorded interval score (rows without a truth are passed over)."""
-    points = []
-    for row in data.get("experiments") or () if isinstance(data, Mapping) else ():
-        truth = number(row.get("truth")) if isinstance(row, Mapping) else None
-        if truth is None:
-            continue
-        band = row.get("band")
-        points.append(IntervalPoint(str(row.get("experiment", "")), truth, number(row.get(point_key)),
-                                    number(row.get("ci_low")), number(row.get("ci_high")), row.get("error"),
-                                    band if isinstance(band, str) else None, number(row.get("utilisation"))))
-    return tuple(points)
-
-
-def final_metrics(records: RunRecords, headline: str) -> Mapping[str, Any]:
-    """The interval score of the run's final check: run.json's outcome (when it holds the `headline` key),
-    else the last check recorded."""
-    metrics = records.run.outcome.metrics if records.run is not None else None
-    if isinstance(metrics, Mapping) and headline in metrics:
-        return metrics
-    for stage in ("evaluate", "repair", "implement"):
-        record = records.stages.get(stage)
-        if record is not None and record.check is not None and isinstance(record.check.metrics, Mapping):
-            return record.check.metrics
-    return {}
 
 
 def probe_record(records: RunRecords, key: str, marker: str, read: Callable[[Mapping[str, Any]], T]) -> T | None:
     """The task's probe record under `key`: from analysis.json when `bakeoff analyze` wrote one, else the
     evaluate record's extras; None where neither holds one with `marker` (a hook that failed left
     {"hook_error": ...}) or it cannot be read."""
-    evaluate = records.stages.get("evaluate")
+    evaluate = records.stages.get(Stage.EVALUATE)
     analysis = records.analysis.to_json() if records.analysis is not None else {}  # the probe is a task's own key
     for source in (analysis, evaluate.extras if evaluate is not None else {}):
         found = source.get(key)
@@ -95,8 +39,8 @@ def probe_record(records: RunRecords, key: str, marker: str, read: Callable[[Map
 
 
 @dataclass(frozen=True, kw_only=True)
-class IntervalRun(ABC):
-    """How one run of an interval task ended, as every such task reports it, and its intervals."""
+class IntervalRun:
+    """How one run of an interval task ended, as every such task reports it, and its grade (typed: the task's)."""
 
     run_id: str
     model: str
@@ -104,7 +48,7 @@ class IntervalRun(ABC):
     grading: str  # graded, uncaptured, harness_failed, unfinished (as for every task)
     status: str | None  # the final check's status
     crash_class: str | None
-    points: tuple[IntervalPoint, ...] = ()
+    grade: IntervalGrade | None = None  # the final check's
     repair_effects: tuple[str, ...] = ()
     calls: int = 0  # model calls, and how many of them were captured, uncaptured, unusable
     captured: int = 0
@@ -112,13 +56,18 @@ class IntervalRun(ABC):
     unusable: int = 0
 
     @property
-    @abstractmethod
     def scored(self) -> bool:
-        """The final check graded every hidden item (a run that failed on some keeps its metrics, per run)."""
+        """The final check graded every hidden item (a run that failed on some keeps its grade, per run)."""
+        return self.status == LadderStatus.SCORED and self.grade is not None and self.grade.headline_value is not None
+
+    @property
+    def points(self) -> tuple[IntervalPoint, ...]:
+        return self.grade.points() if self.grade is not None else ()
 
 
-def run_fields(records: RunRecords) -> dict[str, Any]:
-    """IntervalRun's fields of a run (grading, capture and repair are the same for every task)."""
+def run_fields(records: RunRecords, grade: type[IntervalGrade]) -> dict[str, Any]:
+    """IntervalRun's fields of a run (grading, capture and repair are the same for every task; the grade is
+    the task's type)."""
     run = records.run
     outcome = run.outcome if run is not None else None
     status = outcome.status.value if outcome is not None else None
@@ -127,7 +76,8 @@ def run_fields(records: RunRecords) -> dict[str, Any]:
     return {"run_id": common.run_id, "model": common.model, "seed": common.seed, "grading": common.grading,
             "status": status, "crash_class": None if status == "scored" else (crash or status),
             "repair_effects": tuple(t.effect for t in common.repair_turns), "calls": common.calls,
-            "captured": common.captured, "uncaptured": common.uncaptured, "unusable": common.unusable}
+            "captured": common.captured, "uncaptured": common.uncaptured, "unusable": common.unusable,
+            "grade": final_grade(records, grade)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +94,7 @@ class IntervalModel:
     unusable_rate: float | None
     repair_effects: Mapping[str, int]  # rescued, regressed, unchanged -> repair turns
     divergences: Mapping[str, int]  # the design against the probe -> graded runs
+    figures: GradeEstimates  # the grade's declared metrics over the scored runs (and per group of a breakdown)
 
     @property
     def crash_rate(self) -> float | None:
@@ -158,29 +109,27 @@ class IntervalModel:
 R = TypeVar("R", bound=IntervalRun)
 
 
-def per_model(runs: Sequence[R], labels: Sequence[str], scored: Callable[[R], bool]
-              ) -> Iterator[tuple[str, list[R], list[R], list[R]]]:
-    """(model, its runs, the graded ones, the scored ones) in `labels` order, models with no run left out."""
+def per_model(runs: Sequence[R], labels: Sequence[str], grade: type[IntervalGrade], bootstrap_seed: int = 0
+              ) -> Iterator[tuple[GradeEstimates, list[R], list[R]]]:
+    """(the model's grade figures, its runs, the graded ones) in `labels` order, models with no run left out.
+    The figures are the core's (bakeoff.analysis.grades) over the same runs and seed."""
+    counted = [(r.model, r.grade if r.grading == GRADED and r.scored else None) for r in runs]
+    figures = {f.model: f for f in grade_estimates(counted, labels, grade, bootstrap_seed)}
     for label in labels:
         mine = [r for r in runs if r.model == label]
         if mine:
-            graded = [r for r in mine if r.grading == GRADED]
-            yield label, mine, graded, [r for r in graded if scored(r)]
+            yield figures.get(label) or GradeEstimates(label, 0), mine, [r for r in mine if r.grading == GRADED]
 
 
-def model_fields(label: str, mine: Sequence[IntervalRun], graded: Sequence[IntervalRun], scored: Sequence[IntervalRun],
+def model_fields(figures: GradeEstimates, mine: Sequence[IntervalRun], graded: Sequence[IntervalRun],
                  divergences: Sequence[str]) -> dict[str, Any]:
     """IntervalModel's fields of one model (`divergences`: each graded run's, where it has one)."""
     calls = sum(r.calls for r in mine)
-    return {"model": label, "runs": len(mine), "graded": len(graded), "scored": len(scored),
+    return {"model": figures.model, "runs": len(mine), "graded": len(graded), "scored": figures.scored,
+            "figures": figures,
             "uncaptured_runs": sum(r.grading == UNCAPTURED for r in mine),
             "harness_failed_runs": sum(r.grading == HARNESS_FAILED for r in mine),
             "capture_rate": rate(sum(r.captured for r in mine), calls),
             "unusable_rate": rate(sum(r.unusable for r in mine), calls),
             "repair_effects": dict(Counter(effect for r in graded for effect in r.repair_effects)),
             "divergences": dict(Counter(divergences))}
-
-
-def mean_of(values: Sequence[float | None], rng: Any) -> Estimate | None:
-    """The bootstrap mean of the values there are (None for none)."""
-    return bootstrap_mean([v for v in values if v is not None], rng)

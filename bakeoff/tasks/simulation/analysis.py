@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.records import LadderStatus
-from bakeoff.tasks.intervals.running import VISIBLE_OUTPUT, IntervalOutcome, Script, crash_failure, grade_in_sandbox
+from bakeoff.taskapi.grading import command_failure
+from bakeoff.tasks.intervals.running import VISIBLE_OUTPUT, IntervalOutcome, Script, grade_in_sandbox
 from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT, budget_of, capped_argv, over_budget, wall_timeout
 from generators.simulation.configs import BANDS
 from sandbox.base import ExecResult, Sandbox
@@ -36,8 +37,8 @@ def failure_of(result: ExecResult) -> dict[str, Any]:
     """How a failed run ends the ladder: out of memory, a timeout (the wall clock's or the CPU budget's), a crash."""
     if over_budget(result):
         return {"status": LadderStatus.TIMEOUT, "crash_class": None, "detail": "simulate.py used its CPU-time budget",
-                "traceback_tail": crash_failure(result)["traceback_tail"]}
-    return crash_failure(result)
+                "traceback_tail": command_failure(result)["traceback_tail"]}
+    return command_failure(result)
 
 
 SCRIPT = Script(SIMULATE_SCRIPT, SIMULATE, "visible simulation", "hidden simulations", RESULT_KEYS, TRUTH_COLUMNS,

@@ -12,6 +12,7 @@ from bakeoff.tasks.intervals.grading import IntervalGraded
 from bakeoff.tasks.intervals.running import IntervalOutcome
 from bakeoff.tasks.simulation.analysis import SCRIPT, VISIBLE_OUTPUT, SimRequest, hidden_budgets, simulate_in_sandbox
 from bakeoff.tasks.simulation.cpu_cap import budget_of, over_budget, shown_command
+from bakeoff.tasks.simulation.grade import SimGrade
 from bakeoff.tasks.simulation.layout import (
     EXAMPLES_PART,
     HOLDOUT_IN_SANDBOX,
@@ -19,7 +20,6 @@ from bakeoff.tasks.simulation.layout import (
     TRUTH_PART,
     VISIBLE_CONFIG,
 )
-from bakeoff.tasks.simulation.words import HEADLINE
 from sandbox.base import ExecResult
 
 
@@ -80,7 +80,7 @@ def _int(text: str | None) -> int | None:
 class SimGraded(IntervalGraded):
     rows: list[dict[str, str]]  # the truth table's rows (band, utilisation...), for the metrics
     script = SCRIPT
-    headline_spec = HEADLINE
+    grade = SimGrade
     shown = shown_command(VISIBLE_CONFIG, VISIBLE_OUTPUT)
 
     def metrics(self) -> dict[str, Any] | None:

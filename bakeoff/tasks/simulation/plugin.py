@@ -27,6 +27,7 @@ from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 from bakeoff.tasks.intervals.plugin import IntervalTask
 from bakeoff.tasks.simulation.check import SimGraded, grade
 from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT
+from bakeoff.tasks.simulation.grade import SimGrade
 from bakeoff.tasks.simulation.layout import LAYOUT
 from bakeoff.tasks.simulation.words import HEADLINE, WORDS
 
@@ -50,6 +51,7 @@ class Simulation(IntervalTask):
     grader_modules = ("bakeoff.tasks.simulation.check", "bakeoff.tasks.simulation.analysis",
                       "bakeoff.tasks.intervals.running", "bakeoff.tasks.intervals.grading", "scorer")
     headline = HEADLINE
+    grade_type = SimGrade
     words = WORDS
     generate_options = (
         GenerateOption("configurations", int, "simulation: hidden line configurations (default: 48)."),

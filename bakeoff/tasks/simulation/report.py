@@ -1,7 +1,8 @@
 """The simulation take-home's report section: the probe's behaviour against the design, the intervals by
 load band.
 
-Three tables (per run, per model, per model and load band), two plots (each run's interval on every hidden
+Two tables (per run, per model; the table per model and load band is the core's, from the grade's declared
+breakdown: bakeoff.tasks.simulation.grade), two plots (each run's interval on every hidden
 configuration relative to its true mean wait, grouped by load band; the probe's spread ratio per run against
 an honest interval's 1 and the independence threshold) and plain-sentence findings. `simulation_section` is
 what the simulation plug-in's `report_sections` returns.
@@ -13,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 from bakeoff.batchfolder.read import BatchRecords
-from bakeoff.report.core import count
+from bakeoff.report.core import cells, count
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, y_axis
 from bakeoff.report.tables import Table, cols
@@ -21,7 +22,6 @@ from bakeoff.tasks.intervals.report import (
     MODEL_HEAD,
     RUN_HEAD,
     RUN_TAIL,
-    cells,
     divergence_mark,
     draw_intervals,
     findings_by_model,
@@ -39,7 +39,8 @@ from bakeoff.tasks.intervals.report import (
     with_interval,
 )
 from bakeoff.tasks.simulation.design import DIVERGENT, Divergence
-from bakeoff.tasks.simulation.signals import BANDS, SimModelSummary, SimRunSignals, sim_run_signals, summarise_models
+from bakeoff.tasks.simulation.grade import BANDS
+from bakeoff.tasks.simulation.signals import SimModelSummary, SimRunSignals, sim_run_signals, summarise_models
 from generators.calibration.sim_probe import INDEPENDENT_MAX_RATIO, Behaviour
 
 WIDTH, HEIGHT = 640, 380
@@ -59,14 +60,14 @@ def runs_table(runs: Sequence[SimRunSignals], models: Sequence[str]) -> Table:
     )
     rows = []
     for r in ordered(runs, models):
-        m = r.metrics
+        m = r.grade
         band_cov = [m.bands[b].coverage if m and b in m.bands else None for b in BANDS]
         rows.append((
             *run_head(r), r.warmup.value, r.interval.value,
             r.behaviour.value if r.behaviour else None, r.probe.spread_ratio if r.probe else None,
             r.divergence.value if r.divergence else None,
             m.coverage if m else None, *band_cov,
-            *((m.mean_rel_error, m.relative_winkler, m.configurations, m.graded, m.failed) if m else (None,) * 5),
+            *((m.mean_rel_error, m.relative_winkler, m.items, m.graded, m.failed) if m else (None,) * 5),
             *run_tail(r),
         ))
     return Table("sim_runs", "Per run: behaviour of the output analysis and intervals", columns, tuple(rows),
@@ -82,21 +83,14 @@ def models_table(models: Sequence[SimModelSummary]) -> Table:
     )
     rows = []
     for m in models:
+        figure = m.figures.metric
         rows.append((
             *model_head(m, m.probed), *(m.behaviours.get(b.value, 0) for b in Behaviour), m.divergent,
-            *cells(m.coverage), *cells(m.mean_rel_error, False), *cells(m.relative_winkler),
+            *cells(figure("coverage")), *cells(figure("mean_rel_error"), False), *cells(figure("relative_winkler")),
         ))
     return Table("sim_models", "Per model: behaviour of the output analysis and intervals", columns, tuple(rows),
                  short=("model", "runs", "graded", "scored", "crash_rate", "sound", "divergent", "coverage",
                         "relative_winkler"))
-
-
-def bands_table(models: Sequence[SimModelSummary]) -> Table:
-    columns = cols("model band coverage:pct coverage_low:pct coverage_high:pct relative_winkler:f4 "
-                   "relative_winkler_low:f4 relative_winkler_high:f4")
-    rows = [(m.model, band, *cells(m.band_coverage.get(band)), *cells(m.band_winkler.get(band)))
-            for m in models for band in BANDS if band in m.band_coverage]
-    return Table("sim_bands", "Per model and load band: coverage and relative Winkler score", columns, tuple(rows))
 
 
 # -- findings ----------------------------------------------------------------------------------------
@@ -122,12 +116,14 @@ def _findings_of(m: SimModelSummary) -> list[str]:
     if warm:
         lines.append(f"{m.model}: {warm} design(s) state a warm-up deletion while the estimate still moves with "
                      "the run length.")
-    if m.coverage is not None and m.relative_winkler is not None:
-        bands = ", ".join(f"{band} {m.band_coverage[band].mean:.0%}" for band in BANDS if band in m.band_coverage)
+    coverage, winkler = m.figures.metric("coverage"), m.figures.metric("relative_winkler")
+    if coverage is not None and winkler is not None:
+        by_band = {band: m.figures.in_group("bands", band, "coverage") for band in BANDS}
+        bands = ", ".join(f"{band} {got.mean:.0%}" for band, got in by_band.items() if got is not None)
         lines.append(
-            f"{m.model}: intervals cover the true mean wait on {m.coverage.mean:.0%} of the hidden configurations "
+            f"{m.model}: intervals cover the true mean wait on {coverage.mean:.0%} of the hidden configurations "
             f"({bands}) over {count(m.scored, 'scored run')}; mean relative Winkler score "
-            f"{with_interval(m.relative_winkler)} (lower is better)."
+            f"{with_interval(winkler)} (lower is better)."
         )
     return lines
 
@@ -213,4 +209,4 @@ def simulation_section(records: BatchRecords, bootstrap_seed: int = 0) -> Report
              probe_plot(runs, models)),
     )
     return ReportSection("Simulation: output analysis and intervals by load band", tuple(findings(summaries)),
-                         (models_table(summaries), bands_table(summaries), runs_table(runs, models)), plots)
+                         (models_table(summaries), runs_table(runs, models)), plots)

@@ -113,6 +113,6 @@ def summarise_batch(runs: Sequence[RunSignals], models: Sequence[str], bootstrap
     """Every model's summary on the core summary of the same runs (its intervals and pairs: given when the
     report already has it, else made here with the one seeded Generator)."""
     if core is None:
-        core = summarise_core([r.core for r in runs], models, HEADLINE, bootstrap_seed)
+        core = summarise_core(runs, models, HEADLINE, bootstrap_seed)
     summaries = tuple(summarise_model(m, [r for r in runs if r.model == m.model]) for m in core.models)
     return BatchSummary(tuple(runs), summaries, core.pairs, core.bootstrap_seed)

@@ -21,7 +21,7 @@ from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
 from bakeoff.tasks.spam.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
-from bakeoff.tasks.spam.outcome import StepRecord, SubmissionOutcome
+from bakeoff.tasks.spam.outcome import SpamGrade, StepRecord, SubmissionOutcome
 from bakeoff.tasks.spam.words import HEADLINE
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
@@ -130,18 +130,11 @@ class SpamGraded(Graded):
     def ladder_check(self) -> LadderCheck:
         holdout = self.holdout
         lines = holdout.requirements.lines if holdout.requirements else ()
-        scored = holdout.status == LadderStatus.SCORED
-        return LadderCheck(
-            rung=holdout.rung,
-            status=holdout.status,
-            failed_step=None if scored else holdout.stage,
-            headline=HEADLINE.of(holdout.f1) if scored else None,
-            crash_class=holdout.crash_class,
-            detail=holdout.detail or None,
-            traceback_tail=holdout.traceback_tail or None,
+        return holdout.check(
+            HEADLINE.of(holdout.f1),
             visible_ok=self.visible_failure is None,
             visible_failure=self.visible_failure,
-            metrics=holdout.metrics.to_dict() if holdout.metrics is not None else None,
+            metrics=SpamGrade.stamped(holdout.metrics.to_dict() if holdout.metrics is not None else None),
             requirements=tuple(Requirement.from_json(line.to_dict()) for line in lines),
             visible_output=printed(holdout.step("train"), self.limit),
         )

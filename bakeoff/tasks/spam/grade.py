@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.records import CrashClass, LadderStatus, Rung
-from bakeoff.submission.crashes import classify
+from bakeoff.taskapi.grading import command_failure
 from bakeoff.tasks.spam.outcome import INSTALL, PREDICT, SCORE, TRAIN, StepRecord, SubmissionOutcome, Timings
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
@@ -126,7 +126,7 @@ def grade_in_sandbox(
                                    crash_class=CrashClass.FILE_NOT_FOUND, detail=detail)
         result = progress.run(sandbox, TRAIN, ["python", TRAIN_SCRIPT], request.timeout_s)
         if not result.ok:
-            return progress.finish(stage=TRAIN, rung=Rung.INSTALLED, **_failure(result))
+            return progress.finish(stage=TRAIN, rung=Rung.INSTALLED, **command_failure(result))
 
     on_stage(PREDICT)
     argv = ["python", PREDICT_SCRIPT, "--input", request.features_in_sandbox, "--output", request.predictions_name]
@@ -137,7 +137,7 @@ def grade_in_sandbox(
             result = progress.run(sandbox, PREDICT, argv, request.timeout_s)
             copied = copy_predictions(workspace, request.predictions_name, kept) if result.ok else None
         if not result.ok:
-            return progress.finish(stage=PREDICT, rung=Rung.VISIBLE_STEP_RAN, **_failure(result))
+            return progress.finish(stage=PREDICT, rung=Rung.VISIBLE_STEP_RAN, **command_failure(result))
         on_stage(SCORE)
         began = time.monotonic()
         score = copied if copied is not None else _score_kept(kept, request.answers)
@@ -147,18 +147,6 @@ def grade_in_sandbox(
         detail = f"{score.error}: {score.message}".replace(str(kept), request.predictions_name)
         return progress.finish(LadderStatus.BAD_OUTPUT, SCORE, Rung.HIDDEN_STEP_RAN, detail=detail, metrics=score)
     return progress.finish(LadderStatus.SCORED, SCORE, Rung.SCORED, f1=score.f1, metrics=score)
-
-
-def _failure(result: ExecResult) -> dict:
-    """status, crash_class, detail and traceback_tail for a command that did not succeed."""
-    crash = classify(result)
-    if result.oom_killed:
-        status, crash_class = LadderStatus.OUT_OF_MEMORY, None
-    elif result.timed_out:
-        status, crash_class = LadderStatus.TIMEOUT, None
-    else:
-        status, crash_class = LadderStatus.CRASHED, crash.crash_class
-    return {"status": status, "crash_class": crash_class, "detail": crash.detail, "traceback_tail": crash.traceback_tail}
 
 
 def copy_predictions(workspace: Path, produced: str, kept: Path) -> Score | None:

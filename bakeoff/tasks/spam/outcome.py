@@ -1,12 +1,14 @@
-"""The result of grading one submission: what happened, how far it got, and why it stopped."""
+"""The result of grading one submission: what happened, how far it got, and why it stopped; and the grade
+the records keep of it, declared once (SpamGrade: scorer.Score as the check records it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bakeoff.records import Rung
-from bakeoff.records.enums import CrashClass, LadderStatus
 from bakeoff.records.parts import execution_fields
+from bakeoff.taskapi.grade import Grade
+from bakeoff.taskapi.grading import Ending
+from bakeoff.tasks.spam.words import HEADLINE
 from sandbox.base import ExecResult
 from sandbox.requirements import RequirementsReport
 from scorer import Score
@@ -19,6 +21,38 @@ SCORE = "score"
 STAGES = (INSTALL, TRAIN, PREDICT, SCORE)
 
 OUTPUT_TAIL_CHARS = 16_000
+
+
+@dataclass(frozen=True)
+class Confusion:
+    tp: int | None
+    fp: int | None
+    fn: int | None
+    tn: int | None
+
+
+@dataclass(frozen=True)
+class SpamGrade(Grade):
+    """The holdout's score as the check records it (scorer.Score.to_dict); the report shows it per run."""
+
+    headline = HEADLINE
+
+    f1: float | None
+    predicted_positive_rate: float | None
+    actual_positive_rate: float | None
+    confusion: Confusion | None
+    error: str | None
+
+    @property
+    def true_rate(self) -> float | None:
+        """The answer key's positive rate (from the confusion matrix where an older batch did not write it)."""
+        if self.actual_positive_rate:
+            return self.actual_positive_rate
+        c = self.confusion
+        if c is None or c.tp is None or c.fp is None or c.fn is None or c.tn is None:
+            return None
+        n = c.tp + c.fp + c.fn + c.tn
+        return (c.tp + c.fn) / n if n else None
 
 
 @dataclass(frozen=True)
@@ -88,17 +122,12 @@ class Timings:
         }
 
 
-@dataclass(frozen=True)
-class SubmissionOutcome:
-    """How grading one submission ended. `f1` is 0 unless status is scored."""
+@dataclass(frozen=True, kw_only=True)
+class SubmissionOutcome(Ending):
+    """How grading one submission ended (its rung: the furthest step reached, a skipped step counting as
+    passed). `f1` is 0 unless status is scored."""
 
-    status: LadderStatus  # how grading ended
-    stage: str
-    rung: Rung  # the furthest step of the ladder reached (a skipped step counts as passed)
     isolation: str  # "docker", "bwrap" or "none" (no isolation: unsafe)
-    crash_class: CrashClass | None = None  # set when status is crashed (see bakeoff.submission.crashes)
-    detail: str = ""  # e.g. the missing module's name, the scorer's error, the unmet requirement
-    traceback_tail: str = ""
     f1: float = 0.0
     metrics: Score | None = None  # the scorer's full result once the output was read
     requirements: RequirementsReport | None = None
@@ -107,10 +136,6 @@ class SubmissionOutcome:
     claimed_f1: float | None = None  # the submission's own EXPECTED_F1, kept beside the real one
     claim_source: str | None = None  # "train_output", "design" or "readme"
     workspace_notes: tuple[str, ...] = ()  # what the scratch copy left out or kept as a link (bakeoff score)
-
-    @property
-    def scored(self) -> bool:
-        return self.status == LadderStatus.SCORED
 
     def step(self, stage: str) -> StepRecord | None:
         """The record of the command run for `stage`, if one ran."""

@@ -26,6 +26,7 @@ from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 from bakeoff.tasks.spam.check import SpamGraded, grade
 from bakeoff.tasks.spam.grade import PREDICT_SCRIPT
 from bakeoff.tasks.spam.layout import LAYOUT
+from bakeoff.tasks.spam.outcome import SpamGrade
 from bakeoff.tasks.spam.words import HEADLINE, WORDS
 
 # The demo's corpus: small enough for a 2-core machine, with every trap of the full one.
@@ -39,6 +40,7 @@ class SpamClassifier(TaskPlugin):
     generator = "spam"  # generators.spam: its manifests say "spam-<version>"
     grader_modules = ("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer")
     headline = HEADLINE
+    grade_type = SpamGrade
     words = WORDS
     generate_options = (
         GenerateOption("rows", int, "Training rows (default: 208,000)."),

@@ -6,22 +6,22 @@ F1 and the seed retrains.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
 
-from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, TurnCore, run_core
+from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, run_core
 from bakeoff.batchfolder.read import RunRecords
-from bakeoff.records import Rung
+from bakeoff.records import Stage
+from bakeoff.taskapi.grade import read_grade
 from bakeoff.tasks.spam import design as design_rules
 from bakeoff.tasks.spam.design import DesignSignals, analyse_design
 from bakeoff.tasks.spam.hooks import PROBE_KEY, RETRAIN_KEY
+from bakeoff.tasks.spam.outcome import SpamGrade
 from bakeoff.tasks.spam.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
 from bakeoff.tasks.spam.retrain import RetrainResult
 from bakeoff.tasks.spam.words import WORDS
 
 __all__ = ["CONSISTENT", "EXCLUDES_BUT_USES", "GRADED", "HARNESS_FAILED", "KEEPS_BUT_IGNORES", "UNCAPTURED",
-           "UNDECLARED_USE", "UNFINISHED", "RunSignals", "divergence_of", "probe_and_retrain", "run_signals",
-           "true_rate_of"]
+           "UNDECLARED_USE", "UNFINISHED", "RunSignals", "divergence_of", "probe_and_retrain", "run_signals"]
 
 # Divergence between what the design says about the leaky column and what the code does
 KEEPS_BUT_IGNORES = "design_keeps_code_ignores"
@@ -32,46 +32,31 @@ _KEEP_SIDE = {design_rules.KEPT, design_rules.ASSERTED_AVAILABLE}
 _EXCLUDE_SIDE = {design_rules.EXCLUDED_WITH_REASON, design_rules.EXCLUDED_WITHOUT_REASON}
 
 
-@dataclass(frozen=True)
-class RunSignals:
-    core: RunCore  # what every task's run says (bakeoff.analysis.core)
-    run_id: str
-    model: str
-    seed: int | None
-    grading: str  # graded, uncaptured, harness_failed, unfinished
-    grading_reason: str | None
-    calls: int
-    captured: int
-    uncaptured: int
-    unusable: int
-    exploration: str  # executed, crashed, timeout, out_of_memory, uncaptured, unusable, harness_error, missing
+@dataclass(frozen=True, kw_only=True)
+class RunSignals(RunCore):
+    """What every task's run says (bakeoff.analysis.core.RunCore, read once) and the spam take-home's own."""
+
     design: DesignSignals
     probe: ProbeResult | None
     divergence: str | None  # None when the probe could not decide
-    outcome_status: str | None  # the final ladder check's status
-    rung: int
-    f1: float | None  # holdout F1 when scored, else None
-    crash_class: str | None
-    crash_detail: str | None
-    repair_turns: tuple[TurnCore, ...]
     predicted_rate: float | None
     true_rate: float | None
-    claimed_f1: float | None
     claim_source: str | None
     retrain: RetrainResult | None
     judge_stance: str | None = None  # the optional model judge's reading of the design (never replaces the rules)
 
     @property
+    def f1(self) -> float | None:
+        """Holdout F1 when scored, else None."""
+        return self.headline
+
+    @property
+    def claimed_f1(self) -> float | None:
+        return self.claim.claimed
+
+    @property
     def judge_agrees(self) -> bool | None:
         return None if self.judge_stance is None else self.judge_stance == self.design.stance
-
-    @property
-    def graded(self) -> bool:
-        return self.grading == GRADED
-
-    @property
-    def scored(self) -> bool:
-        return self.rung == Rung.SCORED and self.f1 is not None
 
     @property
     def f1_or_zero(self) -> float:
@@ -105,32 +90,15 @@ def run_signals(records: RunRecords) -> RunSignals:
     outcome = run.outcome if run is not None else None
     probe, retrain = probe_and_retrain(records)
     design = analyse_design(records.design_text)
-    metrics = (outcome.metrics if outcome is not None else None) or {}
+    grade = read_grade(SpamGrade, outcome.metrics) if outcome is not None else None
     judge = (records.analysis.design_judge if records.analysis is not None else None) or {}
     return RunSignals(
-        core=core,
-        run_id=core.run_id,
-        model=core.model,
-        seed=core.seed,
-        grading=core.grading,
-        grading_reason=core.grading_reason,
-        calls=core.calls,
-        captured=core.captured,
-        uncaptured=core.uncaptured,
-        unusable=core.unusable,
-        exploration=core.exploration,
+        **{f.name: getattr(core, f.name) for f in fields(RunCore)},
         design=design,
         probe=probe,
         divergence=divergence_of(design.stance, probe),
-        outcome_status=core.outcome_status,
-        rung=core.rung,
-        f1=core.headline,
-        crash_class=core.crash_class,
-        crash_detail=core.crash_detail,
-        repair_turns=core.repair_turns,
-        predicted_rate=metrics.get("predicted_positive_rate") if core.scored else None,
-        true_rate=true_rate_of(metrics),
-        claimed_f1=core.claim.claimed,
+        predicted_rate=grade.predicted_positive_rate if core.scored and grade is not None else None,
+        true_rate=grade.true_rate if grade is not None else None,
         claim_source=WORDS.source(core.claim.source),
         retrain=retrain,
         judge_stance=judge.get("stance"),
@@ -139,7 +107,7 @@ def run_signals(records: RunRecords) -> RunSignals:
 
 def probe_and_retrain(records: RunRecords) -> tuple[ProbeResult | None, RetrainResult | None]:
     """From analysis.json when `bakeoff analyze` wrote one (the latest word), else the evaluate record's extras."""
-    evaluate = records.stages.get("evaluate")
+    evaluate = records.stages.get(Stage.EVALUATE)
     extras = evaluate.extras if evaluate is not None else {}
     analysis = records.analysis
     probes = [analysis.probe if analysis is not None else None, extras.get(PROBE_KEY)]
@@ -163,18 +131,3 @@ def divergence_of(stance: str, probe: ProbeResult | None) -> str | None:
     if stance not in _KEEP_SIDE | _EXCLUDE_SIDE and uses:
         return UNDECLARED_USE
     return CONSISTENT
-
-
-def true_rate_of(metrics: Mapping[str, Any]) -> float | None:
-    """The answer key's positive rate, from the scorer's figures (scorer.Score.to_dict: the confusion matrix nested)."""
-    if metrics.get("actual_positive_rate"):
-        return float(metrics["actual_positive_rate"])
-    confusion = metrics.get("confusion")
-    if not isinstance(confusion, Mapping):
-        return None
-    try:
-        tp, fp, fn, tn = (int(confusion[key]) for key in ("tp", "fp", "fn", "tn"))
-    except (KeyError, TypeError, ValueError):
-        return None
-    n = tp + fp + fn + tn
-    return (tp + fn) / n if n else None
