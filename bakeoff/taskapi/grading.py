@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bakeoff.submission.crashes import classify
 from bakeoff.records import Command, CrashClass, Headline, LadderCheck, LadderStatus, Rung
+from bakeoff.submission.crashes import classify
 from bakeoff.taskapi.corpus import CorpusFiles
 from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSettings
