@@ -285,7 +285,8 @@ def test_the_agent_scan_finds_an_agent_name_planted_outside_the_scaffolds(tmp_pa
 # Records read as dicts: a record or a grader's output is read through its typed class, never with string keys,
 # except by the decoders that build those classes from JSON: the record library, and the upgrade of old
 # records (it rewrites an old version's JSON before the record library reads it).
-DECODERS = ("bakeoff/records/", "bakeoff/batchfolder/upgrade.py", "bakeoff/review/records.py")
+DECODERS = ("bakeoff/records/", "bakeoff/batchfolder/upgrade.py", "bakeoff/review/records.py",
+            "bakeoff/taskapi/grade.py")
 
 
 def string_key_gets(path: Path, root: Path = ROOT) -> list[str]:
