@@ -52,9 +52,13 @@ class JsonRecord:
 
 
 class TopRecord(JsonRecord):
-    """A record that is a whole file: its JSON starts with its `schema` tag, checked before anything is read."""
+    """A record that is a whole file: its JSON starts with its `schema` tag, checked before anything is read.
+
+    `READ_DEFAULTS` are the values of the keys a reader never needed (a record made by hand, or by an older
+    bakeoff, may leave them out) where the constructor has no default for them."""
 
     SCHEMA: ClassVar[str]
+    READ_DEFAULTS: ClassVar[Mapping[str, Any]] = {}
 
     @classmethod
     def schemas(cls) -> tuple[str, ...]:
@@ -68,7 +72,7 @@ class TopRecord(JsonRecord):
         if not isinstance(data, Mapping):
             raise DamagedRecord("the record is not an object")
         check_schema(data, cls.schemas(), where)
-        return decode(cls, data)
+        return decode(cls, {**cls.READ_DEFAULTS, **data})
 
 
 def check_schema(data: Mapping[str, Any], known: tuple[str, ...], where: str = "") -> str:

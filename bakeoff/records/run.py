@@ -130,6 +130,8 @@ class RunRecord(TopRecord):
     code_version: CodeVersion = field(default_factory=CodeVersion)
     scaffold: str = DEFAULT_SCAFFOLD  # how the run was driven (bakeoff.scaffolds); written when not the default
     SCHEMA = RUN_SCHEMA
+    READ_DEFAULTS = {"run_index": 0, "seed": 0, "task": "", "model": {}, "corpus": {}, "isolation": "", "error": None,
+                     "stages": [], "repair_effects": [], "capture": {}, "tokens": {}}
     WRITTEN_WHEN_SET = ("scaffold",)
 
     @property

@@ -75,6 +75,7 @@ class StageRecord(TopRecord):
     resources: MaybeResources = None  # None (written {}) for a stage that was not sampled
     loop: AgentLoop | None = None  # the agent scaffold's `agent` stage: how its loop ended (written only then)
     SCHEMA = STAGE_SCHEMA
+    READ_DEFAULTS = {"run_id": "", "index": 0}
     WRITTEN_WHEN_SET = ("loop",)
 
     def __post_init__(self) -> None:

@@ -61,6 +61,7 @@ class StepRecord(TopRecord):
     ended_by: LoopEnd | None = None  # set on a step that ended the loop itself (submit, an answer that never came)
     harness_error: str | None = None
     SCHEMA = STEP_SCHEMA
+    READ_DEFAULTS = {"run_id": "", "completion": None, "capture": None, "results": [], "files_changed": [], "usage": {}}
 
     @property
     def submitted(self) -> bool:
