@@ -92,3 +92,22 @@ def test_no_record_spells_its_json_field_by_field():
     assert _methods("from_json") == ["codec.JsonRecord", "codec.TopRecord", "plan.Plan"]
     assert _methods("to_json") == ["codec.JsonRecord", "codec.TopRecord", "parts.Commit", "plan.Plan",
                                    "stage.StageRecord"]
+
+
+@pytest.mark.parametrize("note, says", [
+    ('{"pid": 41, "host": "h", "started_at": "t"}', "pid 41 on host h, running since t"),
+    ('{"host": "h"}', "another process (it has not said which yet)"),
+    ("[1, 2]", "another process (it has not said which yet)"),
+    ("{" * 5000, "another process (it has not said which yet)")])
+def test_the_lock_note_says_who_holds_the_batch_or_that_it_has_not_said(tmp_path, note, says):
+    import fcntl
+
+    from bakeoff.batchfolder.lock import BatchLocked, batch_lock
+
+    (tmp_path / "batch.lock").write_text(note, encoding="utf-8")
+    with open(tmp_path / "batch.lock", encoding="utf-8") as holder:
+        fcntl.flock(holder.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(BatchLocked, match=says.replace("(", r"\(").replace(")", r"\)")), batch_lock(tmp_path):
+            pass
+    with batch_lock(tmp_path):  # released: this process writes its own note
+        assert json.loads((tmp_path / "batch.lock").read_text(encoding="utf-8"))["pid"] > 0
