@@ -15,13 +15,17 @@ import os
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+import msgspec
 
 import durable
 from bakeoff.batchfolder.files import utc_now
 from bakeoff.batchfolder.layout import LOCK_FILE
 from bakeoff.errors import BakeoffError
+from bakeoff.records.codec import encode
 
 
 class BatchLocked(BakeoffError):
@@ -34,15 +38,22 @@ class BatchLockUnusable(BakeoffError):
     """batch.lock is not a regular file of the folder (a link, a folder, a pipe): the writer lock cannot be taken."""
 
 
+@dataclass(frozen=True)
+class LockNote:
+    """Who holds the writer lock, as batch.lock says: only shown in the next writer's message, so any value goes."""
+
+    pid: Any
+    host: Any = None
+    started_at: Any = None
+
+
 def _holder(handle: IO[str]) -> str:
     handle.seek(0)
     try:
-        info = durable.loads(handle.read(4096) or "{}", what="the lock's note")
-    except durable.UntrustedJSON:
-        info = {}
-    if not isinstance(info, dict) or "pid" not in info:
+        note = msgspec.convert(durable.loads(handle.read(4096) or "{}", what="the lock's note"), LockNote)
+    except (durable.UntrustedJSON, msgspec.ValidationError):
         return "another process (it has not said which yet)"
-    return f"pid {info.get('pid')} on host {info.get('host')}, running since {info.get('started_at')}"
+    return f"pid {note.pid} on host {note.host}, running since {note.started_at}"
 
 
 @contextmanager
@@ -64,7 +75,7 @@ def batch_lock(folder: Path) -> Iterator[None]:
             ) from None
         handle.seek(0)
         handle.truncate()
-        handle.write(durable.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started_at": utc_now()}))
+        handle.write(durable.dumps(encode(LockNote(os.getpid(), socket.gethostname(), utc_now()))))
         handle.flush()
         yield
     finally:

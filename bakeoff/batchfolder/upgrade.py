@@ -11,7 +11,10 @@ the old words. It maps a JSON object to a JSON object and nothing else: no value
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import msgspec
 
 from bakeoff.records import Rung
 
@@ -24,11 +27,74 @@ V1_SOURCES = {"train_output": "visible_output"}
 V1_OUTCOME_TASK_KEYS = ("f1", "claimed_f1", "claim_source", "headline", "claimed_effect", "claimed_ci")
 
 Json = dict[str, Any]
+V = TypeVar("V")
+
+
+# The first schema's words, read by the record library. Every value is Any on purpose: this module renames and
+# never judges; the current schema's reader (bakeoff.records) names a value of the wrong type.
+@dataclass(frozen=True)
+class V1Tag:
+    schema: Any = None
+
+
+@dataclass(frozen=True)
+class V1Check:
+    status: Any = None
+    rung: Any = None
+    f1: Any = None
+    train_output: Any = None
+
+
+@dataclass(frozen=True)
+class V1Claim:
+    source: Any = None
+    claimed_f1: Any = None
+    claimed_effect: Any = None
+    claimed_ci: Any = None
+    real_f1: Any = None
+
+
+@dataclass(frozen=True)
+class V1Outcome:
+    status: Any = None
+    rung: Any = None
+    f1: Any = None
+    headline: Any = None  # ab_test wrote its own headline among its keys
+    claim_source: Any = None
+    claimed_f1: Any = None
+    claimed_effect: Any = None
+    claimed_ci: Any = None
+
+
+@dataclass(frozen=True)
+class V1Headline:
+    name: Any = None
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class V1Crash:
+    crash_class: Any = None
+
+
+@dataclass(frozen=True)
+class V1Command:
+    crash: Any = None
+
+
+@dataclass(frozen=True)
+class V1Turn:
+    before: Any = None
+    after: Any = None
+
+
+def _read(kind: type[V], data: Mapping[str, Any]) -> V:
+    return msgspec.convert(data, kind)
 
 
 def upgrade(data: Mapping[str, Any]) -> Mapping[str, Any]:
     """A stage or run record of schema /1 in the shape of /2; any other object unchanged."""
-    schema = data.get("schema")
+    schema = _read(V1Tag, data).schema
     if schema == STAGE_V1:
         return _stage(data)
     if schema == RUN_V1:
@@ -57,11 +123,10 @@ def _headline(value: Any) -> Json | None:
 def _check(data: Any) -> Any:
     if not isinstance(data, Mapping):
         return data
+    old = _read(V1Check, data)
     check: Json = {key: value for key, value in data.items() if key not in ("f1", "train_output", "rung_name")}
-    check["status"] = _status(data.get("status"))
-    check["rung_name"] = _rung_name(data.get("rung"))
-    check["headline"] = _headline(data.get("f1"))
-    check["visible_output"] = data.get("train_output") or ""
+    check.update(status=_status(old.status), rung_name=_rung_name(old.rung), headline=_headline(old.f1),
+                 visible_output=old.train_output or "")
     return check
 
 
@@ -69,20 +134,18 @@ def _claim(data: Any) -> Any:
     """{claimed_f1, real_f1, source} or {claimed_effect, claimed_ci, source} as {source, claimed, real, extra}."""
     if not isinstance(data, Mapping):
         return data
-    source = data.get("source")
-    claimed = data.get("claimed_f1")
-    if claimed is None:
-        claimed = data.get("claimed_effect")
-    extra = {"claimed_ci": data["claimed_ci"]} if data.get("claimed_ci") is not None else {}
-    source = V1_SOURCES.get(source, source) if isinstance(source, str) else source
-    return {"source": source, "claimed": claimed, "real": data.get("real_f1"), "extra": extra}
+    old = _read(V1Claim, data)
+    claimed = old.claimed_f1 if old.claimed_f1 is not None else old.claimed_effect
+    extra = {"claimed_ci": old.claimed_ci} if old.claimed_ci is not None else {}
+    source = V1_SOURCES.get(old.source, old.source) if isinstance(old.source, str) else old.source
+    return {"source": source, "claimed": claimed, "real": old.real_f1, "extra": extra}
 
 
 def _command(data: Any) -> Any:
-    if not isinstance(data, Mapping) or not isinstance(data.get("crash"), Mapping):
+    if not isinstance(data, Mapping) or not isinstance(_read(V1Command, data).crash, Mapping):
         return data
     crash = dict(data["crash"])
-    crash["crash_class"] = _status(crash.get("crash_class"))
+    crash["crash_class"] = _status(_read(V1Crash, crash).crash_class)
     return {**data, "crash": crash}
 
 
@@ -93,7 +156,8 @@ def _commands(value: Any) -> Any:
 def _turn(data: Any) -> Any:
     if not isinstance(data, Mapping):
         return data
-    return {**data, "before": _check(data.get("before")), "after": _check(data.get("after"))}
+    old = _read(V1Turn, data)
+    return {**data, "before": _check(old.before), "after": _check(old.after)}
 
 
 def _stage(data: Mapping[str, Any]) -> Json:
@@ -114,17 +178,16 @@ def _outcome(data: Any) -> Any:
     if not isinstance(data, Mapping):
         return data
     outcome: Json = {key: value for key, value in data.items() if key not in (*V1_OUTCOME_TASK_KEYS, "rung_name")}
-    outcome["status"] = _status(data.get("status"))
-    outcome["rung_name"] = _rung_name(data.get("rung"))
-    old = data.get("headline")
-    if isinstance(old, Mapping) and "name" in old:  # ab_test wrote its headline among its own keys
-        value = old.get("value")
-        outcome["headline"] = {"tolerance": 0.0, **old} if value is not None else None
+    old = _read(V1Outcome, data)
+    outcome["status"] = _status(old.status)
+    outcome["rung_name"] = _rung_name(old.rung)
+    if isinstance(old.headline, Mapping) and "name" in old.headline:  # ab_test wrote its headline among its own keys
+        value = _read(V1Headline, old.headline).value
+        outcome["headline"] = {"tolerance": 0.0, **old.headline} if value is not None else None
     else:
-        outcome["headline"] = _headline(data.get("f1"))
-    outcome["claim"] = _claim({"source": data.get("claim_source"), "claimed_f1": data.get("claimed_f1"),
-                               "claimed_effect": data.get("claimed_effect"), "claimed_ci": data.get("claimed_ci"),
-                               "real_f1": data.get("f1")})
+        outcome["headline"] = _headline(old.f1)
+    outcome["claim"] = _claim({"source": old.claim_source, "claimed_f1": old.claimed_f1,
+                               "claimed_effect": old.claimed_effect, "claimed_ci": old.claimed_ci, "real_f1": old.f1})
     return outcome
 
 

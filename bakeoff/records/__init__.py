@@ -1,9 +1,11 @@
 """bakeoff's records, typed: what a batch folder holds (docs/records.md), as frozen dataclasses.
 
-Each top-level record (batch, stage, run, analysis) has `to_json()`, the object written to disk, and
-`from_json(data)`, which checks the `schema` tag (UnknownRecordSchema for one it does not know) and the
-keys it needs (DamagedRecord otherwise). Unknown extra keys are ignored on read. Reading and writing the
-files themselves is the runner's (bakeoff.batchfolder.files); this package holds no I/O.
+Each record (batch, stage, step, run, analysis, and each of their parts) has `to_json()`, the object written to
+disk, and `from_json(data)`; both come from its declared fields through one library (bakeoff.records.codec, msgspec).
+A top-level record's `from_json` checks the `schema` tag first (UnknownRecordSchema for one it does not know); a
+missing key, a value of the wrong type or outside its enum is a DamagedRecord naming its path. Unknown extra keys
+are ignored on read. Reading and writing the files themselves is the runner's (bakeoff.batchfolder.files: durable's
+capped reader, then the first schema's upgrade); this package holds no I/O.
 """
 
 from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord

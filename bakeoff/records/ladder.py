@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from bakeoff.records.codec import JsonRecord
 from bakeoff.records.enums import CrashClass, LadderStatus, RepairEffect
 from bakeoff.records.errors import DamagedRecord
-from bakeoff.records.jsonio import JsonObject, as_object, enum_value, items, optional, optional_enum, required
 
 
 class Rung(IntEnum):
@@ -45,7 +45,7 @@ def rung_of(value: Any, name: str = "rung") -> Rung:
 
 
 @dataclass(frozen=True)
-class Headline:
+class Headline(JsonRecord):
     """The number a scored submission is judged by: its name, its value (None: not scored), which way is
     better, and the change that is only noise (a repair turn within it left the submission unchanged)."""
 
@@ -54,16 +54,6 @@ class Headline:
     higher_is_better: bool
     tolerance: float = 0.0
 
-    def to_json(self) -> JsonObject:
-        return {"name": self.name, "value": self.value, "higher_is_better": self.higher_is_better,
-                "tolerance": self.tolerance}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Headline:
-        required(data, "name", "higher_is_better")
-        return cls(str(data["name"]), _number(data.get("value")), bool(data["higher_is_better"]),
-                   _number(data.get("tolerance")) or 0.0)
-
     def gain(self, before: Headline) -> float | None:
         """How much better this value is than `before`'s (negative: worse); None when either is missing."""
         if self.value is None or before.value is None:
@@ -71,12 +61,8 @@ class Headline:
         return (self.value - before.value) if self.higher_is_better else (before.value - self.value)
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 @dataclass(frozen=True)
-class Requirement:
+class Requirement(JsonRecord):
     """One line of the submission's requirements.txt and what became of it (sandbox.requirements)."""
 
     line: int
@@ -86,18 +72,9 @@ class Requirement:
     reason: str | None
     wheels: tuple[str, ...] = ()
 
-    def to_json(self) -> JsonObject:
-        return {"line": self.line, "text": self.text, "name": self.name, "fate": self.fate, "reason": self.reason,
-                "wheels": list(self.wheels)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Requirement:
-        return cls(data["line"], data.get("text") or "", data.get("name"), data.get("fate") or "",
-                   data.get("reason"), tuple(data.get("wheels") or ()))
-
 
 @dataclass(frozen=True)
-class LadderCheck:
+class LadderCheck(JsonRecord):
     """Where a submission stands after install, its visible step and its hidden step, graded on the host."""
 
     rung: Rung
@@ -113,6 +90,8 @@ class LadderCheck:
     requirements: tuple[Requirement, ...] = ()
     visible_output: str = ""  # what the visible step printed (the model's claim may be in it)
     extras: Mapping[str, Any] = field(default_factory=dict)  # written only when not empty
+    WRITTEN_WHEN_SET = ("extras",)
+    DERIVED = ("rung_name",)
 
     @property
     def rung_name(self) -> str:
@@ -121,43 +100,6 @@ class LadderCheck:
     @property
     def headline_value(self) -> float | None:
         return self.headline.value if self.headline is not None else None
-
-    def to_json(self) -> JsonObject:
-        return {
-            "rung": int(self.rung),
-            "rung_name": self.rung_name,
-            "status": self.status,
-            "failed_step": self.failed_step,
-            "headline": self.headline.to_json() if self.headline is not None else None,
-            "crash_class": self.crash_class,
-            "detail": self.detail,
-            "traceback_tail": self.traceback_tail,
-            "visible_ok": self.visible_ok,
-            "visible_failure": self.visible_failure,
-            "metrics": dict(self.metrics) if self.metrics is not None else None,
-            "requirements": [r.to_json() for r in self.requirements],
-            "visible_output": self.visible_output,
-            **({"extras": dict(self.extras)} if self.extras else {}),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LadderCheck:
-        required(data, "rung", "status")
-        return cls(
-            rung=rung_of(data["rung"], "check.rung"),
-            status=enum_value(LadderStatus, data["status"], "check.status"),
-            failed_step=data.get("failed_step"),
-            headline=optional(Headline.from_json, data.get("headline"), "check.headline"),
-            crash_class=optional_enum(CrashClass, data.get("crash_class"), "check.crash_class"),
-            detail=data.get("detail"),
-            traceback_tail=data.get("traceback_tail"),
-            visible_ok=bool(data.get("visible_ok")),
-            visible_failure=data.get("visible_failure"),
-            metrics=optional(dict, data.get("metrics"), "check.metrics"),
-            requirements=items(Requirement.from_json, data.get("requirements"), "check.requirements"),
-            visible_output=data.get("visible_output") or "",
-            extras=dict(as_object(data.get("extras") or {}, "check.extras")),
-        )
 
 
 def turn_effect(before: LadderCheck, after: LadderCheck) -> RepairEffect:

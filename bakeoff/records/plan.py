@@ -18,9 +18,9 @@ from bakeoff.errors import BakeoffError
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
 from bakeoff.models.registry import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
 from bakeoff.models.spec import ModelSpec, parse_spec
+from bakeoff.records.codec import JsonObject, JsonRecord, decode
 from bakeoff.records.enums import AGENT_STAGE_NAMES, STAGE_NAMES
 from bakeoff.records.errors import DamagedRecord
-from bakeoff.records.jsonio import JsonObject, as_list, as_object, guarded
 
 DEFAULT_REASONING = "default"
 DEFAULT_SCAFFOLD = "staged"  # the six fixed stages (bakeoff.scaffolds.registry names every scaffold)
@@ -47,16 +47,13 @@ class PlanChanged(BakeoffError):
 
 
 @dataclass(frozen=True)
-class RunLimits:
+class RunLimits(JsonRecord):
     """Caps of every execution in a run's sandbox."""
 
     memory_mb: int = 4096
     pids: int = 512
-    cpus: float = 2.0
+    cpus: int | float = 2.0  # as the plan gave it: a whole number is kept whole, so the plan hashes the same
     output_kb: int = 1024
-
-    def to_json(self) -> JsonObject:
-        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -110,7 +107,7 @@ def backend_options(model_options: Mapping[str, Any], own: tuple[tuple[str, Any]
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(JsonRecord):
     models: tuple[ModelEntry, ...]
     corpus: str  # absolute path of the task's data folder
     runs: int = 5
@@ -155,39 +152,59 @@ class Plan:
     def model(self, label: str) -> ModelEntry | None:
         return next((m for m in self.models if m.label == label), None)
 
+    def to_json(self) -> JsonObject:
+        return self.to_dict()
+
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Plan:
+    def from_json(cls, data: Any, where: str = "") -> Plan:
         """The plan batch.json recorded (DamagedRecord for one that cannot be a plan)."""
-        return guarded(lambda: _plan_from_json(as_object(data, "plan")), "plan")
+        return _plan_from_json(data)
 
 
-def _plan_from_json(data: Mapping[str, Any]) -> Plan:
-    model_options = dict(as_object(data.get("model_options") or {}, "plan.model_options"))
-    models = []
-    for raw in as_list(data.get("models"), "plan.models"):
-        item = as_object(raw, "plan.models")
-        own = tuple(sorted(dict(as_object(item.get("options") or {}, "plan.models.options")).items()))
-        reasoning = str(item.get("reasoning") or DEFAULT_REASONING)
-        try:
-            spec = parse_spec(str(item["spec"]))
-            backend = backend_options(model_options, own, reasoning)
-        except (BackendOptionInvalid, ModelFileNotFound, ModelSpecError) as exc:
-            raise DamagedRecord(f"plan model {item.get('label')!r}: {exc}") from None
-        models.append(ModelEntry(str(item["label"]), spec, reasoning, own, backend))
-    limits = as_object(data.get("limits") or {}, "plan.limits")
+@dataclass(frozen=True)
+class _ModelJson:
+    """A model of a plan as batch.json keeps it (ModelEntry.to_dict): its spec as text, its own options as an object."""
+
+    label: str
+    spec: str
+    reasoning: str = DEFAULT_REASONING
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _PlanJson:
+    """A plan as batch.json keeps it (Plan.to_dict), before its models' specs and options are read."""
+
+    models: tuple[_ModelJson, ...] = ()
+    corpus: str = ""
+    runs: int = 0
+    task: str = ""
+    sandbox: str = "docker"
+    seed: int = 0
+    limits: RunLimits = field(default_factory=RunLimits)
+    task_settings: dict[str, Any] = field(default_factory=dict)
+    model_options: dict[str, Any] = field(default_factory=dict)
+    scaffolds: tuple[str, ...] = ()
+    scaffold_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _model_entry(item: _ModelJson, model_options: Mapping[str, Any]) -> ModelEntry:
+    own = tuple(sorted(item.options.items()))
+    try:
+        spec = parse_spec(item.spec)
+        backend = backend_options(model_options, own, item.reasoning)
+    except (BackendOptionInvalid, ModelFileNotFound, ModelSpecError) as exc:
+        raise DamagedRecord(f"plan model {item.label!r}: {exc}") from None
+    return ModelEntry(item.label, spec, item.reasoning, own, backend)
+
+
+def _plan_from_json(data: Any) -> Plan:
+    read = decode(_PlanJson, data, ".plan")
     return Plan(
-        models=tuple(models),
-        corpus=str(data.get("corpus") or ""),
-        runs=int(data.get("runs") or 0),
-        task=str(data.get("task") or ""),
-        sandbox=str(data.get("sandbox") or Plan.sandbox),
-        seed=int(data.get("seed") or 0),
-        limits=RunLimits(**{k: limits[k] for k in limits if k in {f.name for f in dataclasses.fields(RunLimits)}}),
-        task_settings=dict(as_object(data.get("task_settings") or {}, "plan.task_settings")),
-        model_options=model_options,
-        scaffolds=tuple(str(s) for s in as_list(data.get("scaffolds"), "plan.scaffolds")) or (DEFAULT_SCAFFOLD,),
-        scaffold_settings={str(k): dict(as_object(v, "plan.scaffold_settings"))
-                           for k, v in as_object(data.get("scaffold_settings") or {}, "plan.scaffold_settings").items()},
+        models=tuple(_model_entry(item, read.model_options) for item in read.models),
+        corpus=read.corpus, runs=read.runs, task=read.task, sandbox=read.sandbox, seed=read.seed, limits=read.limits,
+        task_settings=read.task_settings, model_options=read.model_options,
+        scaffolds=read.scaffolds or (DEFAULT_SCAFFOLD,), scaffold_settings=read.scaffold_settings,
     )
 
 
