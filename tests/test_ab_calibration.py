@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.ab_test import AbParams, generate_ab_data
-from generators.calibration.ab_cheaters import constant_interval
-from generators.calibration.ab_test import AB_CHEATERS, UnknownAbReference, calibrate_ab, materialize_ab
+from generators.ab_test.calibration import AB_CHEATERS, UnknownAbReference, calibrate_ab, materialize_ab
+from generators.ab_test.cheaters import constant_interval
 from generators.errors import CorpusNotFound
 from generators.secret import Secret
 

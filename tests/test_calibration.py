@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.calibration import run_rows, with_margins
-from generators.calibration.paired import RowKind
 from generators.calibration.runner import ReferenceResult, run_reference
 from generators.calibration.sweep import SweepPoint, falls_monotonically
+from generators.common.paired import RowKind
 from generators.errors import ReferenceFailed
 from generators.references import CHEAT_SOURCE, CHEATERS, SOURCE, VARIANTS, UnknownReference, materialize
 from generators.secret import Secret

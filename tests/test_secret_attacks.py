@@ -17,9 +17,9 @@ import pytest
 
 from bakeoff.tasks import task_plugin
 from generators.ab_test import AbParams, generate_ab_data
+from generators.ab_test.calibration import run_analyze
+from generators.ab_test.cheaters import constant_interval
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE
-from generators.calibration.ab_cheaters import constant_interval
-from generators.calibration.ab_test import run_analyze
 from generators.calibration.runner import _child_env
 from generators.secret import SECRET_FILE, Secret
 from generators.spam import CorpusParams, generate_corpus

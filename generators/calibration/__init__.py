@@ -2,7 +2,7 @@
 
 `calibrate(corpus_dir, sweep=False) -> Calibration`; `write_calibration` saves
 calibration.json atomically in the corpus folder. Every row other than careful gets
-careful's paired margin on the holdout F1 (generators.calibration.paired).
+careful's paired margin on the holdout F1 (generators.common.paired).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Protocol
 
 import durable
 from generators.calibration.checks import CalibrationChecks, evaluate
-from generators.calibration.paired import paired_f1_margin
 from generators.calibration.runner import ReferenceResult, ReferenceRun, check_corpus, run_reference_predictions
 from generators.calibration.sweep import (
     DEFAULT_POINTS,
@@ -23,6 +22,7 @@ from generators.calibration.sweep import (
     falls_monotonically,
     run_sweep,
 )
+from generators.common.paired import paired_f1_margin
 from generators.references import CHEATERS, VARIANTS
 from generators.secret import corpus_secret
 from generators.spam import CorpusParams, read_manifest

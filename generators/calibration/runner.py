@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from generators.calibration.paired import PairedInterval, RowKind
+from generators.common.paired import PairedInterval, RowKind
 from generators.errors import CorpusNotFound, ReferenceFailed
 from generators.references import CHEATERS, materialize
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from generators.calibration.ab_test import AbCalibration
+    from generators.ab_test.calibration import AbCalibration
 
 
 def calibration_tables(calibration: AbCalibration) -> list[RenderableType]:

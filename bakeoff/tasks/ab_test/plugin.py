@@ -85,17 +85,17 @@ def score_report(folder: ScoredFolder) -> ScoreReport:
 
 
 class AbReferences:
-    """The references and the cheaters on the hidden experiments (generators.calibration.ab_test)."""
+    """The references and the cheaters on the hidden experiments (generators.ab_test.calibration)."""
 
     @property
     def cheaters(self) -> tuple[str, ...]:
-        from generators.calibration.ab_test import AB_CHEATERS
+        from generators.ab_test.calibration import AB_CHEATERS
 
         return tuple(AB_CHEATERS)
 
     def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
         from bakeoff.tasks.ab_test.calibration_tables import calibration_tables
-        from generators.calibration.ab_test import calibrate_ab
+        from generators.ab_test.calibration import calibrate_ab
 
         calibration = calibrate_ab(corpus, progress=progress)
         return Calibrated(calibration, tuple(calibration_tables(calibration)))

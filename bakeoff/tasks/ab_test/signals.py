@@ -36,7 +36,7 @@ from bakeoff.tasks.intervals.signals import (
     run_fields,
     score_counts,
 )
-from generators.calibration.ab_probe import Unit
+from generators.ab_test.probe import Unit
 
 
 @dataclass(frozen=True)

@@ -64,14 +64,14 @@ def score_report(folder: ScoredFolder) -> ScoreReport:
 
 
 class SimReferences:
-    """The references and the baselines on the hidden configurations (generators.calibration.simulation); the
+    """The references and the baselines on the hidden configurations (generators.simulation.calibration); the
     baselines are run among the references, so it names no cheaters apart."""
 
     cheaters: tuple[str, ...] = ()
 
     def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
         from bakeoff.tasks.simulation.calibration_tables import calibration_tables
-        from generators.calibration.simulation import calibrate_sim
+        from generators.simulation.calibration import calibrate_sim
 
         calibration = calibrate_sim(corpus, progress=progress)
         return Calibrated(calibration, tuple(calibration_tables(calibration)))

@@ -1,6 +1,6 @@
 """The simulation take-home's behavioural probe, run in the run's own sandbox on the final submission.
 
-The probe asks the code what the design document only claims (generators.calibration.sim_probe: the runs,
+The probe asks the code what the design document only claims (generators.simulation.probe: the runs,
 the verdict rule, the same as for our references): on the chosen hidden configurations (the heaviest load
 first: there the empty start and the correlation of waits matter most) simulate.py runs with other seeds at
 the configuration's budget and once with `factor` times the budget, each under its CPU cap. The
@@ -20,7 +20,7 @@ from typing import Any
 import durable
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS
 from bakeoff.tasks.simulation.cpu_cap import capped_argv, over_budget, wall_timeout
-from generators.calibration.sim_probe import (
+from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
     Behaviour,

@@ -39,7 +39,7 @@ from bakeoff.tasks.simulation.design import (
     stated_warmup,
 )
 from bakeoff.tasks.simulation.probe import PROBE_KEY, SimProbeRecord
-from generators.calibration.sim_probe import Behaviour
+from generators.simulation.probe import Behaviour
 
 BANDS = ("light", "medium", "heavy")
 

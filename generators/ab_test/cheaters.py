@@ -29,7 +29,7 @@ from generators.errors import GeneratorError, ReferenceFailed
 
 AB_VARIANTS = ("ab_careless", "ab_half", "ab_careful")
 AB_CHEATERS = ("ab_constant", "ab_hardcoded", "ab_band", "ab_per_user")
-REFERENCES = Path(__file__).resolve().parents[1] / "references"
+REFERENCES = Path(__file__).resolve().parent / "references"
 LEVEL = 0.95
 
 

@@ -155,7 +155,7 @@ def run_behaviour_probe(run: Runner, config: Mapping[str, Any], seeds: int = SEE
 def host_runner(submission: Path, python: str = sys.executable) -> Runner:
     """Run a trusted simulate.py in `submission` as a subprocess, CPU-capped like a sandboxed one."""
     from generators.calibration.runner import _child_env
-    from generators.calibration.simulation import cpu_capped
+    from generators.simulation.calibration import cpu_capped
 
     def run(config: Path, output: Path, seed: int) -> None:
         budget = int(json.loads(config.read_text(encoding="utf-8"))["cpu_seconds"])
