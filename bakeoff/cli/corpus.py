@@ -62,7 +62,7 @@ def calibrate(corpus_dir: Path, task: str | None, **given: Any) -> None:
     from rich.console import Console
 
     from bakeoff.tasks.registry import corpus_task
-    from generators.calibration import write_calibration
+    from generators.common.calibration_file import write_calibration
 
     plugin = task_plugin(corpus_task(corpus_dir, task))
     if plugin.calibration is None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from generators.ab_test import AbParams, generate_ab_data
 from generators.ab_test import calibration as cal
-from generators.calibration import write_calibration
+from generators.common.calibration_file import write_calibration
 from generators.common.verdict import failures, report
 from generators.secret import PUBLIC_SECRET_HEX, Secret
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import durable
-from generators.calibration import CALIBRATION_FILE
+from generators.common.calibration_file import CALIBRATION_FILE
 from generators.simulation import Secret, SimParams, generate_sim_data
 from generators.simulation import calibration as cal
 from generators.simulation.probe import host_runner, run_behaviour_probe

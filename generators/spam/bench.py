@@ -21,15 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from generators.calibration import (
-    Calibration,
-    calibrate,
-    checks,
-    write_calibration,
-)
+from generators.common.calibration_file import write_calibration
 from generators.common.verdict import failures, report
 from generators.secret import PUBLIC_SECRET_HEX, Secret
 from generators.spam import CorpusParams, generate_corpus
+from generators.spam.calibration import Calibration, calibrate, checks
 
 
 def _margin(row) -> str:
@@ -77,7 +73,7 @@ def markdown_tables(calibration: Calibration, seconds: float) -> str:
         for point in calibration.sweep:
             lines.append(f"| {point.contamination:.3f} | " + " | ".join(f"{point.holdout_f1(v):.3f}" for v in variants) + " |")
         lines += ["", f"text-only holdout F1 falls monotonically: {'yes' if calibration.sweep_falls_monotonically else 'NO'}"]
-    lines += ["", f"Measured in one run of bench/calibrate.py: {seconds / 60:.1f} minutes in all."]
+    lines += ["", f"Measured in one run of bench/calibrate.py spam_classifier: {seconds / 60:.1f} minutes in all."]
     return "\n".join(lines) + "\n"
 
 

@@ -86,14 +86,14 @@ class SpamReferences:
 
     @property
     def cheaters(self) -> tuple[str, ...]:
-        from generators.references import CHEATERS
+        from generators.spam.references import CHEATERS
 
         return tuple(CHEATERS)
 
     def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
         from bakeoff.tasks.spam.calibration_tables import calibration_tables
-        from generators.calibration import calibrate as run_calibration
-        from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
+        from generators.spam.calibration import calibrate as run_calibration
+        from generators.spam.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
         points = options.get("sweep_points")
         variants = options.get("sweep_variants")
