@@ -3,7 +3,7 @@
 The folder is copied, trusting nothing in it (bakeoff.grading.safe_copy: its git never runs, no link leaves
 it, no file in it may be the truth), into a scratch workspace on a capped filesystem of its own
 (sandbox.scratch); the task's data is mounted read-only from copies on that filesystem (so the sandbox sees
-no host path of it; the truth never); a sandbox is opened over it; the task's plug-in grades it there
+no host path of it; the truth never); a sandbox is opened over it; the task's grader grades it there
 (Task.grade, the same path as a run's check) and reports (the task's score_report part). Everything is
 removed at the end, also when a signal unwinds it.
 """
@@ -91,7 +91,7 @@ class ScoreReport(ABC):
 
 
 class FolderWorkspace:
-    """A scratch copy as the Workspace a plug-in grades (files read without following links)."""
+    """A scratch copy as the Workspace a task's grader grades (files read without following links)."""
 
     def __init__(self, path: Path) -> None:
         self._path = path

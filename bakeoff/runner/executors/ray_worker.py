@@ -60,7 +60,7 @@ class RunJob:
 
     slot: RunSlot
     plan: Plan
-    plugin: Task  # the task's plug-in the driver was handed (pickled with the job: a class with no state)
+    plugin: Task  # the task the driver was handed (a frozen value of module-level parts, pickled with the job)
     batch_id: str
     code_version: CodeVersion
     corpus_folder: str
