@@ -1,4 +1,4 @@
-"""`bakeoff analyze DIR` and `bakeoff report DIR`: probes and retrains for a batch, then its report."""
+"""`bakeoff analyze DIR` and `bakeoff report DIR`: the task's probes recomputed for a batch, then its report."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def analyze(batch_dir: Path, sandbox, force: bool, wheelhouse: Path | None, unsa
 def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
     """Write the report of BATCH_DIR: report.md, report.html (self-contained), plots/*.svg, tables/*.csv.
 
-    Reads only the batch's records; run `bakeoff analyze` first for the probes and retrains
+    Reads only the batch's records; run `bakeoff analyze` first for the probes
     of a batch whose runs did not record them.
     """
     from rich.console import Console
