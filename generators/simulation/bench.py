@@ -21,7 +21,7 @@ import durable
 from generators.common.calibration_file import CALIBRATION_FILE
 from generators.simulation import Secret, SimParams, generate_sim_data
 from generators.simulation import calibration as cal
-from generators.simulation.probe import host_runner, run_behaviour_probe
+from generators.simulation.probe import host_runner, probe_choice, run_behaviour_probe
 from generators.simulation.writer import HOLDOUT_DIR, read_truth_rows
 
 TARGETS = {
@@ -66,8 +66,6 @@ def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], p
 
 def probe_references(folder: Path, scratch: Path) -> dict[str, str]:
     """The behavioural probe's verdict of each reference on the heaviest hidden configuration."""
-    from bakeoff.tasks.simulation.probe import probe_choice
-
     (row,) = probe_choice(read_truth_rows(folder), 1)
     config = json.loads((folder / HOLDOUT_DIR / f"{row['configuration']}.json").read_text(encoding="utf-8"))
     found = {}

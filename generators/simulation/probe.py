@@ -164,3 +164,14 @@ def host_runner(submission: Path, python: str = sys.executable) -> Runner:
                        preexec_fn=cpu_capped(budget))
 
     return run
+
+
+def probe_choice(rows: Sequence[Mapping[str, str]], count: int) -> list[Mapping[str, str]]:
+    """The hidden configurations the probe runs on: the `count` heaviest loads (ties by name)."""
+    def load(row: Mapping[str, str]) -> float:
+        try:
+            return float(row.get("utilisation") or 0)
+        except ValueError:
+            return 0.0
+
+    return sorted(rows, key=lambda row: (-load(row), row.get("configuration", "")))[:count]

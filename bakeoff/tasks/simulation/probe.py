@@ -27,6 +27,7 @@ from generators.simulation.probe import (
     BehaviourProbe,
     behaviour_verdict,
     failed,
+    probe_choice,  # the probe rule (which configurations), re-exported where the probe runs
     probe_configs,
 )
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
@@ -107,17 +108,6 @@ class SimProbeRecord:
 
 def skipped(reason: str) -> SimProbeRecord:
     return SimProbeRecord(Behaviour.FAILED, (), reason)
-
-
-def probe_choice(rows: Sequence[Mapping[str, str]], count: int) -> list[Mapping[str, str]]:
-    """The hidden configurations the probe runs on: the `count` heaviest loads (ties by name)."""
-    def load(row: Mapping[str, str]) -> float:
-        try:
-            return float(row.get("utilisation") or 0)
-        except ValueError:
-            return 0.0
-
-    return sorted(rows, key=lambda row: (-load(row), row.get("configuration", "")))[:count]
 
 
 def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, str]], *, env: Mapping[str, str],
