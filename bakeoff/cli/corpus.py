@@ -7,13 +7,11 @@ from typing import Any
 
 import click
 
-from bakeoff.cli.task_options import TaskCommand, by_corpus, by_task_option, task_option_values
+from bakeoff.cli.task_options import TaskChoice, TaskCommand, by_corpus, by_task_option, task_option_values
 from bakeoff.errors import BakeoffError
-from bakeoff.tasks.registry import DEFAULT_TASK, task_names, task_plugin
+from bakeoff.tasks.registry import DEFAULT_TASK, task_plugin
 from bakeoff.textsafe import printable
 from generators.errors import OutputFolderNotWritable
-
-TASKS = task_names()
 
 
 @click.command(cls=TaskCommand, command="generate", task_of=by_task_option)
@@ -23,7 +21,7 @@ TASKS = task_names()
 @click.option("--secret-file", type=click.Path(path_type=Path), default=None,
               help="Draw the hidden part with the secret in this file (a corpus's secret.hex) instead of a fresh one.")
 @click.option("--force", is_flag=True, help="Replace a non-empty output folder.")
-@click.option("--task", type=click.Choice(TASKS), default=DEFAULT_TASK, show_default=True,
+@click.option("--task", type=TaskChoice(), default=DEFAULT_TASK, show_default=True,
               help="Which take-home's data to generate (its own options follow; see --task NAME --help).")
 def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, task: str, **given: Any) -> None:
     """Generate a take-home's seeded data (the default task's, or --task NAME's)."""
@@ -55,7 +53,7 @@ class NoCalibration(BakeoffError):
 @click.command(cls=TaskCommand, command="calibrate", task_of=by_corpus("corpus_dir"))
 @click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=Path),
               help="A corpus folder written by `bakeoff generate`.")
-@click.option("--task", type=click.Choice(TASKS), default=None,
+@click.option("--task", type=TaskChoice(), default=None,
               help="Which take-home's references to run; default, and checked against: the corpus's manifest.")
 def calibrate(corpus_dir: Path, task: str | None, **given: Any) -> None:
     """Run a take-home's reference submissions; write calibration.json and print a table."""

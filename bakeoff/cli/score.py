@@ -10,8 +10,7 @@ from pathlib import Path
 import click
 
 import durable
-from bakeoff.cli.task_options import TaskCommand, by_corpus, task_option_values
-from bakeoff.tasks.registry import task_names
+from bakeoff.cli.task_options import TaskChoice, TaskCommand, by_corpus, task_option_values
 from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
 STAGE_WORDS = {
@@ -38,7 +37,7 @@ STAGE_WORDS = {
               help="Cap in MiB on what the submission's files and commands may occupy in the workspace "
                    "(a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
-@click.option("--task", type=click.Choice(task_names()), default=None,
+@click.option("--task", type=TaskChoice(), default=None,
               help="Which take-home the submission is for, checked against the corpus's manifest (which decides it).")
 def score(
     repo: Path,

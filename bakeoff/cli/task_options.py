@@ -107,3 +107,19 @@ def by_corpus(corpus_param: str) -> Callable[[Mapping[str, Any]], str | None]:
 def by_task_option(given: Mapping[str, Any]) -> str | None:
     """The rule of a command that makes a corpus: --task (its default the default task)."""
     return given.get("task")
+
+
+class TaskChoice(click.Choice):
+    """--task: the registered tasks' names, read from the registry when the command runs (its line is all a
+    task adds), not when the command line is built."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return task_names()
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        """click.Choice sets its choices once; these are the registry's."""
