@@ -33,7 +33,7 @@ from bakeoff.records import (
 )
 from bakeoff.tasks.ab_test.unit_probe import UnitProbeRecord
 from bakeoff.tasks.ab_test.words import HEADLINE
-from generators.calibration.ab_probe import unit_verdict
+from generators.ab_test.probe import unit_verdict
 from scorer.interval_reading import IntervalResult
 from scorer.intervals import ExperimentScore, score_experiments
 

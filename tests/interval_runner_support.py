@@ -10,12 +10,14 @@ from typing import Any
 
 from runner_support import fenced, run_scripted_batch
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+GENERATORS = Path(__file__).resolve().parents[1] / "generators"
+TASK_OF_PREFIX = {"ab_": "ab_test", "sim_": "simulation"}  # each task's references live in generators/<task>/references
 
 
 def reference_script(reference: str, script: str) -> str:
     """The calibration reference's own script (what it does, and so what its probe finds, is known)."""
-    return (REFERENCES / reference / script).read_text(encoding="utf-8")
+    task = next(task for prefix, task in TASK_OF_PREFIX.items() if reference.startswith(prefix))
+    return (GENERATORS / task / "references" / reference / script).read_text(encoding="utf-8")
 
 
 def implementation_answer(what: str, script: str, code: str, requirements: str) -> str:

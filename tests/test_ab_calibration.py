@@ -1,7 +1,7 @@
 """The A/B-test references and cheaters on a small setting with strong signals: careless narrowest and
 under-covering, careful near nominal coverage with the best Winkler score, and careful beating every cheater
 by a paired interval above zero; `bakeoff calibrate --task ab_test` writes the table. At full size the
-same checks, on the public secret and on fresh ones, are bench/calibrate_ab.py's verdict (minutes: not in the suite)."""
+same checks, on the public secret and on fresh ones, are bench/calibrate.py ab_test's verdict (minutes: not in the suite)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.ab_test import AbParams, generate_ab_data
-from generators.calibration.ab_cheaters import constant_interval
-from generators.calibration.ab_test import AB_CHEATERS, UnknownAbReference, calibrate_ab, materialize_ab
+from generators.ab_test.calibration import AB_CHEATERS, UnknownAbReference, calibrate_ab, materialize_ab
+from generators.ab_test.cheaters import constant_interval
 from generators.errors import CorpusNotFound
 from generators.secret import Secret
 

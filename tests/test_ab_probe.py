@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from generators.ab_test import AbParams, generate_ab_data
+from generators.ab_test.calibration import materialize_ab
 from generators.ab_test.measure import refired_purchases
-from generators.calibration.ab_probe import (
+from generators.ab_test.probe import (
     Unit,
     duplicate_visits,
     halve_users,
@@ -17,7 +18,6 @@ from generators.calibration.ab_probe import (
     run_unit_probe,
     unit_verdict,
 )
-from generators.calibration.ab_test import materialize_ab
 from generators.secret import Secret
 from scorer.interval_reading import IntervalResult
 

@@ -18,8 +18,8 @@ from bakeoff.tasks.ab_test.unit_probe import (
     stated_unit,
 )
 from generators.ab_test import AbParams, generate_ab_data
-from generators.calibration.ab_probe import Unit
-from generators.calibration.ab_test import materialize_ab
+from generators.ab_test.calibration import materialize_ab
+from generators.ab_test.probe import Unit
 from generators.secret import Secret
 
 

@@ -16,7 +16,7 @@ from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam" / "references"
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -17,7 +17,7 @@ from generators.spam.params import CorpusParams
 from sandbox.base import Mount, SandboxSpec
 from sandbox.factory import open_sandbox
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam" / "references"
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

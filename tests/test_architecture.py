@@ -223,7 +223,7 @@ def test_json_is_written_through_durable_dumps():
     for folder in ("bakeoff", "generators", "sandbox", "scorer", "task_specs"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             name = path.relative_to(ROOT).as_posix()
-            if name.startswith("generators/references/") or name in JSON_DUMPS_NOT_YET:
+            if (name.startswith("generators/") and "/references/" in name) or name in JSON_DUMPS_NOT_YET:
                 continue
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

@@ -9,16 +9,16 @@ import pytest
 from click.testing import CliRunner
 
 from bakeoff.cli import main
-from generators.calibration import run_rows, with_margins
-from generators.calibration.paired import RowKind
-from generators.calibration.runner import ReferenceResult, run_reference
-from generators.calibration.sweep import SweepPoint, falls_monotonically
+from generators.common.paired import RowKind
 from generators.errors import ReferenceFailed
-from generators.references import CHEAT_SOURCE, CHEATERS, SOURCE, VARIANTS, UnknownReference, materialize
 from generators.secret import Secret
 from generators.spam import CorpusParams, generate_corpus
+from generators.spam.calibration import run_rows, with_margins
+from generators.spam.calibration.runner import ReferenceResult, run_reference
+from generators.spam.calibration.sweep import SweepPoint, falls_monotonically
+from generators.spam.references import CHEAT_SOURCE, CHEATERS, SOURCE, VARIANTS, UnknownReference, materialize
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "references"
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam" / "references"
 
 
 def test_each_reference_folder_is_a_submission_built_from_one_source():

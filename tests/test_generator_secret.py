@@ -122,7 +122,7 @@ def test_grading_refuses_a_submission_that_brings_the_secret_in(tmp_path, task):
     from bakeoff.tasks import task_plugin
 
     plugin = task_plugin(task)
-    plugin.generate(GenerateRequest(tmp_path / "c", seed=0, options=dict(plugin.demo_options)))
+    plugin.generate(GenerateRequest(tmp_path / "c", seed=0, options=dict(plugin.options.demo)))
     files = plugin.corpus_files(tmp_path / "c")
     assert (tmp_path / "c" / SECRET_FILE).resolve() in {p.resolve() for p in files.truth_files()}
     assert all(mount.host_path.name != SECRET_FILE for mount in files.mounts())

@@ -29,7 +29,7 @@ from runner_support import make_tiny_corpus
 from sim_runner_support import make_tiny_sim_data
 
 from bakeoff.tasks.simulation.cpu_cap import CPU_EXCEEDED_EXIT, capped_argv, over_budget
-from generators.calibration.simulation import materialize_sim
+from generators.simulation.calibration import materialize_sim
 from sandbox.base import Limits, SandboxSpec
 from sandbox.bwrap import SANDBOX_UID as BWRAP_UID
 from sandbox.docker import SANDBOX_UID as DOCKER_UID

@@ -13,10 +13,10 @@ import pytest
 
 from bakeoff.answers import parse_expected_f1
 from bakeoff.tasks.spam.score import ScoreOptions, score_submission
-from generators.references import materialize
 from generators.secret import Secret
 from generators.spam import generate_corpus
 from generators.spam.params import CorpusParams
+from generators.spam.references import materialize
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 

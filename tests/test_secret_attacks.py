@@ -17,10 +17,10 @@ import pytest
 
 from bakeoff.tasks import task_plugin
 from generators.ab_test import AbParams, generate_ab_data
+from generators.ab_test.calibration import run_analyze
+from generators.ab_test.cheaters import constant_interval
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE
-from generators.calibration.ab_cheaters import constant_interval
-from generators.calibration.ab_test import run_analyze
-from generators.calibration.runner import _child_env
+from generators.common.child import child_env
 from generators.secret import SECRET_FILE, Secret
 from generators.spam import CorpusParams, generate_corpus
 from scorer import score_files
@@ -61,7 +61,7 @@ def _spam_attack_f1(tmp_path: Path, corpus: Path, secret: Secret | None) -> tupl
     shutil.copyfile(corpus / "holdout.csv", mounted / "holdout.csv")
     predictions = tmp_path / "predictions.csv"
     for argv in (["train.py"], ["predict.py", "--input", str(mounted / "holdout.csv"), "--output", str(predictions)]):
-        done = subprocess.run([sys.executable, *argv], cwd=workspace, capture_output=True, text=True, env=_child_env())
+        done = subprocess.run([sys.executable, *argv], cwd=workspace, capture_output=True, text=True, env=child_env())
         assert done.returncode == 0, done.stderr
     score = score_files(predictions, corpus / "holdout_answers.csv")
     assert score.ok, score.message

@@ -9,8 +9,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from generators.calibration.simulation import SIM_BASELINES, UnknownSimReference, materialize_sim
 from generators.simulation import Secret, SimParams, generate_sim_data
+from generators.simulation.calibration import SIM_BASELINES, UnknownSimReference, materialize_sim
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,8 @@ from bakeoff.tasks.simulation.design import (
     stated_warmup,
 )
 from bakeoff.tasks.simulation.probe import ConfigurationProbe, SimProbeRecord, overall, probe_choice
-from generators.calibration.sim_probe import (
+from generators.simulation.calibration import materialize_sim
+from generators.simulation.probe import (
     Behaviour,
     BehaviourProbe,
     behaviour_verdict,
@@ -24,7 +25,6 @@ from generators.calibration.sim_probe import (
     probe_configs,
     run_behaviour_probe,
 )
-from generators.calibration.simulation import materialize_sim
 from scorer.interval_reading import IntervalResult
 
 

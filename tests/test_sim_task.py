@@ -55,7 +55,7 @@ def test_a_lower_relative_winkler_score_is_a_rescue():
 def test_the_claim_is_the_last_estimate_line():
     assert parse_estimate("ESTIMATE: 1 [0, 2]\nnoise\nESTIMATE: 12.5 [11.25, 1.4e1]") == (12.5, 11.25, 14.0)
     assert parse_estimate("ESTIMATE: about ten minutes") is None
-    claim = task_plugin("simulation").parse_claim("ESTIMATE: 3.5 [3.0, 4.0]")
+    claim = task_plugin("simulation").grader.parse_claim("ESTIMATE: 3.5 [3.0, 4.0]")
     assert claim is not None and claim.claimed == 3.5 and claim.extra == {"claimed_ci": [3.0, 4.0]}
 
 

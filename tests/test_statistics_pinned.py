@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from generators.calibration.paired import Z95, paired_f1_margin, paired_mean_margin, wilson_interval
+from generators.common.paired import Z95, paired_f1_margin, paired_mean_margin, wilson_interval
 from generators.simulation.distributions import erlang, exponential, hyperexponential
 from generators.simulation.queueing import CTMC, Line, ctmc_wait, mean_wait
 

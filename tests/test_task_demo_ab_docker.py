@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 def test_the_demo_runs_ab_test_end_to_end(tmp_path):
-    careful = (REPO_ROOT / "generators" / "references" / "ab_careful" / "analyze.py").read_text(encoding="utf-8")
+    careful = (REPO_ROOT / "generators" / "ab_test" / "references" / "ab_careful" / "analyze.py").read_text(encoding="utf-8")
     lines = [
         {"key": "explore#1", "text": fenced("explore.py", 'import pandas as pd\nprint(pd.read_csv("data/sessions.csv").shape)')},
         {"key": "decide#1", "text": "# file: DESIGN.md\n```markdown\nBy user: users were randomized.\nUNIT: user\n```\n"},

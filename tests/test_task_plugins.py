@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bakeoff.records import LadderCheck, LadderStatus, Rung, turn_effect
-from bakeoff.tasks import TaskPlugin, UnknownTask, task_names, task_plugin
+from bakeoff.tasks import Task, UnknownTask, task_names, task_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "bakeoff" / "runner"
@@ -54,7 +54,7 @@ def test_both_take_homes_are_found_by_name():
     assert set(task_names()) >= {"spam_classifier", "ab_test"}
     for name in ("spam_classifier", "ab_test"):
         plugin = task_plugin(name)
-        assert isinstance(plugin, TaskPlugin) and plugin.name == name
+        assert isinstance(plugin, Task) and plugin.name == name
         spec = plugin.spec()
         assert spec.name == name and spec.statement.strip() and "implement" in spec.prompts
 

@@ -12,7 +12,7 @@ import pytest
 
 from bakeoff.tasks import ScoreRequest, task_plugin
 from generators.ab_test import AbParams, generate_ab_data
-from generators.calibration.ab_test import materialize_ab
+from generators.ab_test.calibration import materialize_ab
 from generators.secret import Secret
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

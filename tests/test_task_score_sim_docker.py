@@ -12,7 +12,7 @@ import pytest
 from sim_runner_support import make_tiny_sim_data
 
 from bakeoff.tasks import ScoreRequest, task_plugin
-from generators.calibration.simulation import materialize_sim
+from generators.simulation.calibration import materialize_sim
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))

@@ -29,7 +29,7 @@ from bakeoff.records import (
 from bakeoff.report.transcript import render_run_transcript
 from bakeoff.report.transcript_git import repair_diffs, tree_at
 from bakeoff.report.transcript_html import fold
-from bakeoff.tasks.spam.plugin import SpamClassifier
+from bakeoff.tasks.spam.plugin import TASK as SPAM
 
 V1, V2, V3 = "import missing_module\nprint('v1')\n", "print('v2')\n", "print('v3')\nprint('done')\n"
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -111,7 +111,7 @@ def test_a_run_with_sparse_records_still_renders_every_stage(tmp_path):
     batch = write_batch(tmp_path / "batch", [FakeRun("thin", 1, f1=None, rung=1, status="crashed",
                                                      crash_class="module_not_found",
                                                      turns=[(1, None, 1, None, "unchanged")])])
-    page = render_run_transcript(read_batch(batch).runs[0], SpamClassifier())
+    page = render_run_transcript(read_batch(batch).runs[0], SPAM)
     for stage in ("explore", "decide", "implement", "repair", "evaluate"):
         assert f'id="stage-{stage}"' in page
     assert "no record: the stage did not finish" in page  # docs has no record in this batch
@@ -139,7 +139,7 @@ def test_reasoning_is_folded_apart_and_the_budget_cut_is_said(tmp_path):
                                   completion_tokens=0, prompt_seconds=0.0, generation_seconds=0.0, backend="scripted",
                                   reasoning="First I <think> about the leak.", reasoning_tokens=7)
     change_stage(batch, "thinker-r01", "decide", lambda record: replace(record, prompt=prompt, completion=completion))
-    page = render_run_transcript(read_batch(batch).runs[0], SpamClassifier())
+    page = render_run_transcript(read_batch(batch).runs[0], SPAM)
     decide = page[page.index('id="stage-decide"'):page.index('id="stage-implement"')]
     assert "<details><summary>reasoning (1 line, 31 characters)</summary>" in decide  # folded
     assert "First I &lt;think&gt; about the leak." in decide

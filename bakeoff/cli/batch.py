@@ -146,7 +146,7 @@ def _print_scores(batch_dir: Path, plugin) -> None:
               help="Batch folder; start again on it to resume. Default: runs/batch-<plan hash>.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), help="Host wheelhouse for submissions' requirements.")
 @click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow sandbox 'none' (no isolation at all).")
-@click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
+@click.option("--probes/--no-probes", default=True, show_default=True, help="Run the task's probes in evaluate.")
 @click.option("--executor", "executor_kind", type=click.Choice(("local", "ray")), default=None,
               help="Who runs the runs: this process (default) or a Ray cluster (pip install 'bakeoff[ray]'; see docs/scale-out.md).")
 @click.option("--address", default=None,
@@ -260,7 +260,7 @@ def demo_expectation(model: str) -> str | None:
               help="Batch folder for the demo.")
 @click.option("--sandbox", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True, help="Isolation.")
 @click.option("--model", "model", default="default", show_default=True, help="Model spec.")
-@click.option("--probes/--no-probes", default=True, show_default=True, help="Run the leak probe and seed retrains in evaluate.")
+@click.option("--probes/--no-probes", default=True, show_default=True, help="Run the task's probes in evaluate.")
 @click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
               help="Which take-home the demo runs (its own small data).")
 @click.option("--scaffold", type=click.Choice(scaffold_names()), default=DEFAULT_SCAFFOLD, show_default=True,

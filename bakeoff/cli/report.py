@@ -1,12 +1,15 @@
-"""`bakeoff analyze DIR` and `bakeoff report DIR`: probes and retrains for a batch, then its report."""
+"""`bakeoff analyze DIR` and `bakeoff report DIR`: the task's probes recomputed for a batch, then its report."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
 from bakeoff.cli.folders import usable_wheelhouse
+from bakeoff.cli.task_options import TaskCommand, task_option_values
 from bakeoff.errors import BakeoffError
 from bakeoff.textsafe import printable
 from sandbox.kinds import DOCKER, KINDS, consent_settings
@@ -16,29 +19,26 @@ class UnsafeAnalysisRefused(BakeoffError):
     """Analysis without isolation was asked for without the explicit unsafe flag."""
 
 
-@click.command("analyze")
+def _batch_task(given: Mapping[str, Any]) -> str | None:
+    """The task the batch folder ran (its batch.json's plan)."""
+    from bakeoff.tasks import plugin_for_batch
+
+    return plugin_for_batch(given["batch_dir"]).name if given.get("batch_dir") is not None else None
+
+
+@click.command("analyze", cls=TaskCommand, command="analyze", task_of=_batch_task)
 @click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--sandbox", type=click.Choice(KINDS), default=None,
-              help="Isolation for the probes and retrains (default: the one the batch ran with).")
-@click.option("--retrain-seeds", type=click.IntRange(0, 10), default=2, show_default=True,
-              help="Other seeds each scored submission is retrained with (0: no retrains).")
-@click.option("--probe-rows", type=click.IntRange(100, None), default=5000, show_default=True,
-              help="Holdout rows the leak probe predicts on.")
-@click.option("--no-probe", is_flag=True, help="Skip the leak probe.")
+              help="Isolation for the probes (default: the one the batch ran with).")
 @click.option("--force", is_flag=True, help="Recompute runs that already have analysis.json.")
 @click.option("--wheelhouse", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Host wheelhouse for submissions' requirements (default: the bakeoff cache).")
-@click.option("--judge", "judge", metavar="SPEC", default=None,
-              help="Also ask this model (gguf:PATH, openai:URL#MODEL, scripted:FILE) for each design's stance; "
-                   "reported apart, never replacing the rules.")
 @click.option("--unsafe-no-isolation", "unsafe", is_flag=True, help="Allow --sandbox none (no isolation at all).")
-def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_probe: bool, force: bool,
-            wheelhouse: Path | None, judge: str | None, unsafe: bool) -> None:
-    """Run the leak probe and the seed retrains for every finished run of BATCH_DIR.
+def analyze(batch_dir: Path, sandbox, force: bool, wheelhouse: Path | None, unsafe: bool, **given: Any) -> None:
+    """Recompute the probes of the batch's task for every finished run of BATCH_DIR (its own options follow).
 
     Writes runs/<run_id>/analysis.json for each; runs that already have one are
-    skipped unless --force. `bakeoff report` reads these records. With --no-probe
-    and --retrain-seeds 0 no sandbox is opened (e.g. to add only a --judge opinion).
+    skipped unless --force. `bakeoff report` reads these records.
     """
     from rich.console import Console
 
@@ -48,22 +48,18 @@ def analyze(batch_dir: Path, sandbox, retrain_seeds: int, probe_rows: int, no_pr
     from sandbox.wheelhouse import default_wheelhouse
 
     plugin = plugin_for_batch(batch_dir)
-    if not plugin.reanalysable:  # said before a sandbox is opened or a consent asked for
-        plugin.reanalyse(batch_dir, AnalyzeSettings())
-        raise AnalysisNotAvailable(f"task {plugin.name} has no probes to recompute")
+    if plugin.analysis is None:  # said before a sandbox is opened or a consent asked for
+        raise AnalysisNotAvailable(f"bakeoff analyze cannot recompute the probes of this batch (task {plugin.name}); "
+                                   "its probes ran in each run's evaluate stage (stages/5-evaluate.json extras)")
     kind = sandbox or read_batch(batch_dir).plan.sandbox or DOCKER
     consent = consent_settings(kind, unsafe, UnsafeAnalysisRefused)
     house = usable_wheelhouse(wheelhouse or default_wheelhouse())
-    settings = AnalyzeSettings(
-        sandbox=kind,
-        sandbox_options=consent,
-        wheelhouse=house,
-        force=force,
-        options={"probe": not no_probe, "probe_rows": probe_rows, "retrain_seeds": retrain_seeds, "judge": judge},
-    )
+    settings = AnalyzeSettings(sandbox=kind, sandbox_options=consent, wheelhouse=house, force=force,
+                               options=task_option_values("analyze", plugin.name, given))
+    analysis = plugin.analysis
     console = Console(stderr=True)
     with console.status("analysing") as status:
-        results = plugin.reanalyse(batch_dir, settings, progress=lambda run_id: status.update(f"analysing {run_id}"))
+        results = analysis.reanalyse(batch_dir, settings, lambda run_id: status.update(f"analysing {run_id}"))
     for result in results:
         spread = "" if result.retrain_spread is None else f" retrain spread {result.retrain_spread:.3f}"
         verdict = f" probe {result.probe_verdict}" if result.probe_verdict else ""
@@ -79,7 +75,7 @@ def report(batch_dir: Path, out: Path | None, bootstrap_seed: int) -> None:
     """Write the report of BATCH_DIR: report.md, report.html (self-contained), plots/*.svg, tables/*.csv.
     BATCH_DIR may be a `bakeoff review --out` folder: its claim-review report, written the same way.
 
-    Reads only the batch's records; run `bakeoff analyze` first for the probes and retrains
+    Reads only the batch's records; run `bakeoff analyze` first for the probes
     of a batch whose runs did not record them.
     """
     from rich.console import Console

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 import durable
-from bakeoff.tasks.registry import task_names
+from bakeoff.cli.task_options import TaskChoice, TaskCommand, by_corpus, task_option_values
 from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
 STAGE_WORDS = {
@@ -21,13 +21,12 @@ STAGE_WORDS = {
 }
 
 
-@click.command("score")
+@click.command("score", cls=TaskCommand, command="score", task_of=by_corpus("corpus"))
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--corpus", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Corpus folder made by `bakeoff generate` (holdout.csv, holdout_answers.csv, train.csv).")
-@click.option("--train", "train", is_flag=True, help="Run `python train.py` before predicting (otherwise the repository's saved model is used).")
+              help="Corpus folder made by `bakeoff generate` (its manifest names the task).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
-              help="Wall-clock limit in seconds for each command (install, train, predict).")
+              help="Wall-clock limit in seconds for each command grading runs (install, the task's script).")
 @click.option("--sandbox", "sandbox_kind", type=click.Choice(ISOLATING_KINDS), default=DOCKER, show_default=True,
               help="Isolation for the submission's code.")
 @click.option("--unsafe-no-isolation", is_flag=True,
@@ -38,12 +37,11 @@ STAGE_WORDS = {
               help="Cap in MiB on what the submission's files and commands may occupy in the workspace "
                    "(a size-limited scratch filesystem when bakeoff runs as root).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
-@click.option("--task", type=click.Choice(task_names()), default=None,
+@click.option("--task", type=TaskChoice(), default=None,
               help="Which take-home the submission is for, checked against the corpus's manifest (which decides it).")
 def score(
     repo: Path,
     corpus: Path,
-    train: bool,
     timeout_s: float,
     sandbox_kind: str,
     unsafe_no_isolation: bool,
@@ -51,8 +49,9 @@ def score(
     disk_mb: int,
     as_json: bool,
     task: str | None,
+    **given: object,
 ) -> None:
-    """Grade the submission in REPO: install its requirements, optionally train, predict, score.
+    """Grade the submission in REPO: install its requirements, run its script on the hidden data, score.
 
     REPO's working tree (untracked files included, .git left out) is copied to
     a scratch folder; REPO itself is never changed. The exit status is 0
@@ -64,12 +63,13 @@ def score(
 
     plugin = task_plugin(corpus_task(corpus, task))  # the manifest decides; --task only checks it
     check_submission_task(repo, plugin.name)  # another task's pipeline is named, not graded as "script missing"
+    own = task_option_values("score", plugin.name, given)
     request = ScoreRequest(
         repo=repo,
         corpus=corpus,
         sandbox_kind=sandbox_kind,
         unsafe_no_isolation=unsafe_no_isolation,
-        train=train,
+        train=bool(own.get("train")),  # the task's training step, where it declares one
         timeout_s=timeout_s,
         wheelhouse=wheelhouse.resolve() if wheelhouse else None,
         disk_bytes=disk_mb * 1024**2,

@@ -8,7 +8,7 @@ with its tool calls (Inspect's ToolCall) and what each call returned (a tool mes
 an exec event a command it ran. Scores: the task's headline (named as the task names it; where
 the task counts a graded but unscored run, as that value; absent when the run was not graded) and
 `outcome` (the final ladder status). Capture, crash class, claim and the task's own signals
-(TaskPlugin.export_metadata) are in the sample's metadata.
+(Task.export_metadata) are in the sample's metadata.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from bakeoff.export.inspect_common import (
 from bakeoff.export.source import ExportSource
 from bakeoff.records import Command, CompletionRecord, LadderCheck, Prompt, Stage, StepRecord
 from bakeoff.scaffolds.agent.conversation import call_id
-from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.task import Task
 
 
-def _run_metadata(run: RunRecords, core: RunCore | None, extras: Mapping[str, Any], plugin: TaskPlugin,
+def _run_metadata(run: RunRecords, core: RunCore | None, extras: Mapping[str, Any], plugin: Task,
                   unfinished: bool) -> dict[str, Any]:
     record = run.run
     meta: dict[str, Any] = {"run_id": run.run_id, "seed": record.seed if record is not None else None,
@@ -62,7 +62,7 @@ def _run_metadata(run: RunRecords, core: RunCore | None, extras: Mapping[str, An
 class _Stream:
     """Messages and events of one run, built stage by stage."""
 
-    def __init__(self, label: str, plugin: TaskPlugin) -> None:
+    def __init__(self, label: str, plugin: Task) -> None:
         self.label, self.plugin = label, plugin
         self.messages: list = []
         self.events: list = []

@@ -22,17 +22,17 @@ from bakeoff.report.build import core_summary
 from bakeoff.report.review import typed_reviews
 from bakeoff.report.transcript_review import ReviewRecords, read_review
 from bakeoff.review.records import summary_from
-from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.task import Task
 
 
 @dataclass(frozen=True)
 class ExportSource:
     folder: Path
     records: BatchRecords | None  # None when the folder is a review results folder on its own
-    plugin: TaskPlugin | None  # the batch's task (None for a review folder)
+    plugin: Task | None  # the batch's task (None for a review folder)
     core: CoreSummary | None
     runs: Mapping[str, RunCore]  # run id -> what every task's run says
-    extras: Mapping[str, Mapping[str, Any]]  # run id -> the task's own signals (TaskPlugin.export_metadata)
+    extras: Mapping[str, Mapping[str, Any]]  # run id -> the task's own signals (Task.export_metadata)
     reviews: tuple[ReviewRecords, ...]
     running: bool  # the journal's last batch start has no end
     unfinished: tuple[str, ...]  # run ids without a finished run.json
@@ -42,7 +42,7 @@ class ExportSource:
         return self.running or bool(self.unfinished)
 
 
-def load_source(folder: Path, plugin: TaskPlugin | None, *, partial: bool, bootstrap_seed: int = 0) -> ExportSource:
+def load_source(folder: Path, plugin: Task | None, *, partial: bool, bootstrap_seed: int = 0) -> ExportSource:
     """What an export reads of `folder`: a batch of the task `plugin` is, or a review folder (plugin None)."""
     folder = Path(folder)
     review_file = folder / REVIEW_SUMMARY_FILE

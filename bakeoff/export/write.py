@@ -13,7 +13,7 @@ from pathlib import Path
 import durable
 from bakeoff.export.errors import ExportError, ExportOutputInvalid
 from bakeoff.export.source import load_source
-from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.task import Task
 
 FORMATS = ("inspect", "eee")
 
@@ -63,7 +63,7 @@ def _build(fmt: str, source, staging: Path) -> list[Path]:
     return export_eee(source, staging)
 
 
-def export_batch(batch_dir: Path, fmt: str, out: Path | None = None, *, plugin: TaskPlugin | None = None,
+def export_batch(batch_dir: Path, fmt: str, out: Path | None = None, *, plugin: Task | None = None,
                  partial: bool = False) -> ExportResult:
     """Export a batch folder (of the task `plugin` is) or a review results folder (no plug-in)."""
     _require(fmt)  # a missing extra is said before anything is read

@@ -28,7 +28,8 @@ from bakeoff.report.review import review_tables
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.tables import Table
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
-from bakeoff.taskapi.plugin import CoreSection, TaskPlugin
+from bakeoff.taskapi.plugin import CoreSection
+from bakeoff.taskapi.task import Task
 
 
 @dataclass(frozen=True)
@@ -45,20 +46,20 @@ __all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "publishe
            "write_report"]
 
 
-def published_batch(batch_dir: Path, plugin: TaskPlugin) -> BatchRecords:
+def published_batch(batch_dir: Path, plugin: Task) -> BatchRecords:
     """The batch's records as far as they may be published: a damaged run, or one whose records do not fit its
     task (another task, a value its grader cannot give), left out by name (bakeoff.analysis.admit)."""
     return admit(read_batch(batch_dir, refuse_damaged_runs=True), plugin.headline, plugin.name)
 
 
-def core_summary(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int = 0) -> CoreSummary:
+def core_summary(records: BatchRecords, plugin: Task, bootstrap_seed: int = 0) -> CoreSummary:
     """What every task's report has, computed once (the exports read it too)."""
     grade = plugin.grade_type
     return summarise_core([run_core(run, grade) for run in records.runs], records.model_labels(), plugin.headline,
                           bootstrap_seed, grade)
 
 
-def task_sections(records: BatchRecords, plugin: TaskPlugin, bootstrap_seed: int,
+def task_sections(records: BatchRecords, plugin: Task, bootstrap_seed: int,
                   core: CoreSummary | None = None) -> list[ReportSection]:
     """The plug-in's sections in its order, with the common part where it put its CoreSection."""
     core = core or core_summary(records, plugin, bootstrap_seed)
@@ -103,7 +104,7 @@ def scores_table(records: BatchRecords, core: CoreSummary) -> Table:
     return leaderboard_table(batch_leaderboard(records, core, added_marks(records)), core.headline)
 
 
-def batch_board(batch_dir: Path, plugin: TaskPlugin, bootstrap_seed: int = 0) -> tuple[LeaderRow, ...]:
+def batch_board(batch_dir: Path, plugin: Task, bootstrap_seed: int = 0) -> tuple[LeaderRow, ...]:
     """The leaderboard rows of a batch folder, read afresh (what `bakeoff run` prints when the batch ends)."""
     records = published_batch(batch_dir, plugin)
     return batch_leaderboard(records, core_summary(records, plugin, bootstrap_seed), added_marks(records))
@@ -118,7 +119,7 @@ def cost_part(records: BatchRecords, core: CoreSummary) -> tuple[list[Table], Pl
     return tables, pareto_plot(core.runs, costs, labels, core.headline)
 
 
-def write_report(batch_dir: Path, plugin: TaskPlugin, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
+def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
     """The report of the batch in `batch_dir`, whose task's plug-in is `plugin` (the command line resolves it)."""
     records = published_batch(batch_dir, plugin)
     target = Path(out_dir) if out_dir else Path(batch_dir) / REPORT_DIR

@@ -29,7 +29,7 @@ from bakeoff.records import (
 from bakeoff.report.transcript_agent import agent_loop_html
 from bakeoff.report.transcript_git import repair_diffs
 from bakeoff.report.transcript_html import Raw, diff_html, dropped_note, esc, fold, grid, kv, number, page
-from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.task import Task
 
 TRANSCRIPT_DIR = "transcripts"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -46,7 +46,7 @@ def transcript_path(run_id: str) -> str:
     return f"{TRANSCRIPT_DIR}/{transcript_name(run_id)}"
 
 
-def ladder_words(check: LadderCheck | Outcome | None, plugin: TaskPlugin) -> str | None:
+def ladder_words(check: LadderCheck | Outcome | None, plugin: Task) -> str | None:
     """A ladder check, or a run's outcome (the final check), in words (the task's names for its rungs)."""
     if check is None:
         return None
@@ -114,7 +114,7 @@ def _command(index: int, c: Command) -> str:
     return f'<div class="command"><h3>Command {index}: {esc(c.purpose)}</h3>{head}{outputs}{trace}</div>'
 
 
-def _check(check: LadderCheck | None, plugin: TaskPlugin, label: str = "Ladder check") -> str:
+def _check(check: LadderCheck | None, plugin: Task, label: str = "Ladder check") -> str:
     if check is None:
         return ""
     parts = [f"<h3>{esc(label)}</h3>", kv([("result", ladder_words(check, plugin)),
@@ -128,7 +128,7 @@ def _check(check: LadderCheck | None, plugin: TaskPlugin, label: str = "Ladder c
     return "".join(parts)
 
 
-def _turns(run: RunRecords, stages: Mapping[str, StageRecord], plugin: TaskPlugin) -> str:
+def _turns(run: RunRecords, stages: Mapping[str, StageRecord], plugin: Task) -> str:
     repair = stages.get(Stage.REPAIR)
     turns = repair.turns if repair is not None else ()
     if repair is None or not turns:
@@ -152,7 +152,7 @@ def _turns(run: RunRecords, stages: Mapping[str, StageRecord], plugin: TaskPlugi
     return "".join(parts)
 
 
-def _stage(run: RunRecords, index: int, name: str, record: StageRecord, plugin: TaskPlugin) -> str:
+def _stage(run: RunRecords, index: int, name: str, record: StageRecord, plugin: Task) -> str:
     parts = [kv([("attribution", record.attribution.value), ("why", record.attribution_reason),
                  ("commit", record.commit.sha[:12]),
                  ("wall time", f"{number(record.timings.wall_s, 1)} s")])]
@@ -176,7 +176,7 @@ def _stage(run: RunRecords, index: int, name: str, record: StageRecord, plugin: 
             + "".join(parts) + "</section>")
 
 
-def _header(run: RunRecords, plugin: TaskPlugin) -> str:
+def _header(run: RunRecords, plugin: Task) -> str:
     record, what = run.run, plugin.words.claim
     if record is None:
         return kv([("model", run_model_label(run)),
@@ -197,7 +197,7 @@ def _header(run: RunRecords, plugin: TaskPlugin) -> str:
     ])
 
 
-def render_run_transcript(run: RunRecords, plugin: TaskPlugin, back: str | None = "../report.html") -> str:
+def render_run_transcript(run: RunRecords, plugin: Task, back: str | None = "../report.html") -> str:
     sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>']
     for index, name in enumerate(run.stage_names, 1):
         record = run.stages.get(name)

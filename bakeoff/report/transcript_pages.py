@@ -15,14 +15,14 @@ from bakeoff.report.review import typed_reviews
 from bakeoff.report.transcript import TRANSCRIPT_DIR, render_run_transcript, transcript_name, transcript_path
 from bakeoff.report.transcript_html import esc
 from bakeoff.report.transcript_review import read_review, render_review_transcript
-from bakeoff.taskapi.plugin import TaskPlugin
+from bakeoff.taskapi.task import Task
 
 
 def review_page_path(source: str) -> str:
     return f"{TRANSCRIPT_DIR}/{transcript_name('review-' + source.replace('/', '-'))}"
 
 
-def write_transcripts(records: BatchRecords, plugin: TaskPlugin, report_dir: Path) -> dict[str, str]:
+def write_transcripts(records: BatchRecords, plugin: Task, report_dir: Path) -> dict[str, str]:
     """Write every run's and review's page under report_dir/transcripts/; returns {title: relative path}."""
     folder = Path(report_dir) / TRANSCRIPT_DIR
     folder.mkdir(exist_ok=True)

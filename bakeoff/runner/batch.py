@@ -28,8 +28,9 @@ from bakeoff.runner.run import BatchEnv, is_finished
 from bakeoff.runner.scaffold import Scaffold, ScaffoldRefusesTask, ScaffoldSettingsError
 from bakeoff.runner.status import plural
 from bakeoff.taskapi.corpus import CorpusFiles
-from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
+from bakeoff.taskapi.plugin import EvaluateHook
 from bakeoff.taskapi.spec import TaskSpec
+from bakeoff.taskapi.task import Task
 
 
 class BatchFolderUnusable(BakeoffError):
@@ -217,7 +218,7 @@ def models_with_runs_left(plan: Plan, out_dir: Path) -> list[ModelEntry]:
     return [model for model in plan.models if model.label in left]
 
 
-def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
+def run_batch(plan: Plan, plugin: Task, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
     """Run (or continue) the batch in options.out_dir, holding the folder's writer lock throughout.
 
     `plugin` is the plan's task, resolved by the caller (the command line) and handed down to every run."""
@@ -238,7 +239,7 @@ def run_batch(plan: Plan, plugin: TaskPlugin, options: BatchOptions, progress: P
         return _run_locked(plan, plugin, task, corpus, options, progress or SilentProgress(), identities)
 
 
-def check_plan(plan: Plan, plugin: TaskPlugin, scaffolds: Mapping[str, Scaffold] | None) -> tuple[TaskSpec, CorpusFiles]:
+def check_plan(plan: Plan, plugin: Task, scaffolds: Mapping[str, Scaffold] | None) -> tuple[TaskSpec, CorpusFiles]:
     """What refuses a batch from the plan, its task and the corpus alone, in a moment: the context and the
     budgets, the scaffolds' settings, the corpus's files. The command line says these before the engine test."""
     from bakeoff.runner.model_entries import check_context
@@ -278,7 +279,7 @@ def _batch_start(env: BatchEnv, slots: list[RunSlot], added: tuple[str, ...]) ->
     return BatchStart(tuple(slots), finished, partial, added)
 
 
-def _run_locked(plan: Plan, plugin: TaskPlugin, task: TaskSpec, corpus: CorpusFiles, options: BatchOptions,
+def _run_locked(plan: Plan, plugin: Task, task: TaskSpec, corpus: CorpusFiles, options: BatchOptions,
                 progress: ProgressSink, identities: Mapping[str, str]) -> BatchResult:
     counter = WriteCounter.from_environment()
     batch, added = open_batch_folder(plan, options, counter, corpus, plugin.version(), identities)

@@ -52,8 +52,9 @@ from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.taskapi.context import CorpusFiles, RunContext, StageClock
 from bakeoff.taskapi.hidden_inputs import GatedFolder
-from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
+from bakeoff.taskapi.plugin import EvaluateHook
 from bakeoff.taskapi.spec import TaskSpec
+from bakeoff.taskapi.task import Task
 from sandbox.submission import SubmissionSandbox, open_submission_sandbox, seen_inside
 
 __all__ = ["BatchEnv", "execute_run", "finished_stages", "is_finished", "read_run_record", "read_stage_record",
@@ -71,7 +72,7 @@ class BatchEnv:
     """What every run of a batch shares; the task's plug-in is the one the command line resolved."""
 
     plan: Plan
-    plugin: TaskPlugin
+    plugin: Task
     task: TaskSpec
     corpus: CorpusFiles
     batch_dir: Path

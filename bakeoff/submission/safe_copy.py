@@ -58,8 +58,8 @@ class CopyReport:
 
 
 def shipped_reference_source() -> Path:
-    """bakeoff's own reference source: links to it (generators/references/<variant>/) are followed."""
-    from generators.references import SOURCE
+    """bakeoff's own reference source: links to it (generators/spam/references/<variant>/) are followed."""
+    from generators.spam.references import SOURCE
 
     return SOURCE
 

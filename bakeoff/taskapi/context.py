@@ -20,7 +20,7 @@ from bakeoff.taskapi.workspace import Workspace
 from sandbox.base import ExecResult, Sandbox
 
 if TYPE_CHECKING:  # the plug-in's methods take a RunContext: only the annotation is needed here
-    from bakeoff.taskapi.plugin import TaskPlugin
+    from bakeoff.taskapi.task import Task
 
 CUT_MARK = "\n[... {n} characters cut ...]\n"
 
@@ -45,7 +45,7 @@ class RunContext:
     run_id: str
     seed: int
     task: TaskSpec
-    plugin: TaskPlugin
+    plugin: Task
     repo: Workspace
     run_dir: Path
     sandbox: Sandbox

@@ -1,4 +1,4 @@
-"""A task's data folder: what it holds (its plug-in's CorpusLayout) and what a run's sandbox sees of it."""
+"""A task's data folder: what it holds (its task's CorpusLayout) and what a run's sandbox sees of it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class CorpusFolderMissing(CorpusError):
 
 @dataclass(frozen=True)
 class CorpusLayout:
-    """What a task's data folder holds, as its plug-in (bakeoff.tasks) declares it.
+    """What a task's data folder holds, as its task (bakeoff.tasks) declares it.
 
     Paths are relative to the folder; a part may be a file or a folder of files. `mounts` are what a
     run's sandbox sees (read-only, `(part, path in the sandbox)`, relative targets under the workspace);

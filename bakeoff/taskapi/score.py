@@ -3,8 +3,8 @@
 The folder is copied, trusting nothing in it (bakeoff.submission.safe_copy: its git never runs, no link leaves
 it, no file in it may be the truth), into a scratch workspace on a capped filesystem of its own
 (sandbox.scratch); the task's data is mounted read-only from copies on that filesystem (so the sandbox sees
-no host path of it; the truth never); a sandbox is opened over it; the task's plug-in grades it there
-(TaskPlugin.grade, the same path as a run's check) and reports (TaskPlugin.score_report). Everything is
+no host path of it; the truth never); a sandbox is opened over it; the task's grader grades it there
+(Task.grade, the same path as a run's check) and reports (the task's score_report part). Everything is
 removed at the end, also when a signal unwinds it.
 """
 
@@ -34,7 +34,8 @@ from sandbox.scratch import DiskCap, ScratchFs
 from sandbox.submission import SubmissionSandbox
 
 if TYPE_CHECKING:
-    from bakeoff.taskapi.plugin import TaskPlugin
+    from bakeoff.taskapi.parts import ProbeRecord
+    from bakeoff.taskapi.task import Task
 
 DEFAULT_DISK_BYTES = 4 * GIB
 FS_SLACK_BYTES = 8 * MIB
@@ -57,7 +58,7 @@ class ScoreRequest:
     corpus: Path = Path()
     sandbox_kind: str = "docker"
     unsafe_no_isolation: bool = False  # must be set to use the "none" kind
-    train: bool = False  # a task with a training step runs it first; one without refuses it
+    train: bool = False  # a task with a training step runs it first; one that declares no `train` option refuses it
     timeout_s: float = 600.0  # per command
     wheelhouse: Path | None = None  # None: sandbox.wheelhouse.default_wheelhouse()
     disk_bytes: int = DEFAULT_DISK_BYTES  # what the folder's files and commands may occupy in the workspace
@@ -76,21 +77,21 @@ class ScoredFolder:
     claim: Claim
     isolation: str
     notes: tuple[str, ...]
-    probe: Any = None  # the task's own probe of the folder (TaskPlugin.probe_scored), when it has one
+    probe: ProbeRecord | None = None  # the task's own probe of the folder (its folder_probe part), when it has one
 
 
 class ScoreReport(ABC):
     """What grading a submission folder alone found: printable for people, a JSON object for scripts."""
 
     @abstractmethod
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, object]: ...
 
     @abstractmethod
     def format_text(self) -> str: ...
 
 
 class FolderWorkspace:
-    """A scratch copy as the Workspace a plug-in grades (files read without following links)."""
+    """A scratch copy as the Workspace a task's grader grades (files read without following links)."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
@@ -141,7 +142,7 @@ def open_scoring_sandbox(box: SubmissionSandbox) -> Any:  # a context manager of
         ) from exc
 
 
-def corpus_for_scoring(plugin: TaskPlugin, corpus: Path) -> CorpusFiles:
+def corpus_for_scoring(plugin: Task, corpus: Path) -> CorpusFiles:
     if not Path(corpus).is_dir():
         raise CorpusNotUsable(f"corpus folder {corpus} does not exist; {plugin.corpus_layout().hint}")
     try:
@@ -188,9 +189,9 @@ def _inputs(fs: ScratchFs, files: CorpusFiles, disk_bytes: int) -> tuple[tuple[M
     return tuple(mounts), fs.disk_cap(cap_bytes=disk_bytes)
 
 
-def score_folder(plugin: TaskPlugin, request: ScoreRequest, on_stage: Callable[[str], None] | None = None) -> ScoredFolder:
+def score_folder(plugin: Task, request: ScoreRequest, on_stage: Callable[[str], None] | None = None) -> ScoredFolder:
     """Grade the folder request.repo on the hidden data of request.corpus; the folder itself is never touched."""
-    plugin.check_score_request(request)
+    plugin.refuse_options("score", {"train": request.train})  # OptionNotForTask where the task has no training step
     kind = scoring_kind(request.unsafe_no_isolation, request.sandbox_kind)
     settings = {**request.sandbox_options, **consent_settings(kind, request.unsafe_no_isolation, ScoringUnavailable)}
     files = corpus_for_scoring(plugin, request.corpus)
@@ -212,7 +213,7 @@ def score_folder(plugin: TaskPlugin, request: ScoreRequest, on_stage: Callable[[
                                visible_step=False, train=request.train, timeout_s=request.timeout_s,
                                on_step=on_stage or (lambda _: None))
                 graded = plugin.grade(job)
-                probe = plugin.probe_scored(job, graded)
+                probe = plugin.folder_probe(job, graded) if plugin.folder_probe is not None else None
                 isolation = str(getattr(sandbox, "kind", kind))
             check = graded.ladder_check()
             claim = plugin.claim(check.visible_output, workspace.read_file("DESIGN.md"),

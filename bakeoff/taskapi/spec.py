@@ -14,7 +14,7 @@ from typing import Any
 from bakeoff.errors import BakeoffError, did_you_mean
 
 MODEL_STAGES = ("explore", "decide", "implement", "repair", "docs")
-DEFAULT_TASK = "spam_classifier"  # what a plan that names no task runs (bakeoff.tasks.registry has its plug-in)
+DEFAULT_TASK = "spam_classifier"  # what a plan that names no task runs (bakeoff.tasks.registry has its value)
 
 
 class TaskSpecError(BakeoffError):
@@ -36,7 +36,7 @@ class TaskSettings:
     timeouts_s: Mapping[str, float] = field(default_factory=dict)
     # Room for a reasoning model's thinking, per stage, on top of max_tokens (the answer's own budget).
     reasoning_tokens: Mapping[str, int] = field(default_factory=dict)
-    # The task's own settings (its plug-in's own_settings, with their defaults), by name.
+    # The task's own settings (the keys of its settings.toml that are not every task's), by name.
     own: Mapping[str, Any] = field(default_factory=dict)
 
     def max_tokens_for(self, stage: str) -> int:

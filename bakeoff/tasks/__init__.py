@@ -1,11 +1,12 @@
-"""The take-homes: one package per task (spam/, ab_test/) and the registry that finds a task's plug-in by name.
+"""The take-homes: one package per task (spam/, ab_test/, simulation/) and the registry that finds a task by name.
 
-This is the top of the library: the command line resolves a plug-in here once and hands it down to the runner,
+This is the top of the library: the command line resolves a task here once and hands it down to the runner,
 the analysis and the report, which never look a task up themselves.
 """
 
-from bakeoff.taskapi.plugin import EvaluateHook, GenerateRequest, TaskPlugin
+from bakeoff.taskapi.plugin import EvaluateHook, GenerateRequest
 from bakeoff.taskapi.score import ScoreReport, ScoreRequest
+from bakeoff.taskapi.task import Task
 from bakeoff.tasks.registry import (
     DEFAULT_TASK,
     UnknownTask,
@@ -17,6 +18,6 @@ from bakeoff.tasks.registry import (
 )
 
 __all__ = [
-    "DEFAULT_TASK", "EvaluateHook", "GenerateRequest", "ScoreReport", "ScoreRequest", "TaskPlugin", "UnknownTask",
+    "DEFAULT_TASK", "EvaluateHook", "GenerateRequest", "ScoreReport", "ScoreRequest", "Task", "UnknownTask",
     "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_plugin",
 ]

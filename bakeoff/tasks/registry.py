@@ -1,4 +1,4 @@
-"""Tasks by name: the registry of plug-ins. Lookups import the plug-in's module only when it is asked for."""
+"""Tasks by name: the registry of task values. A lookup imports the task's module only when it is asked for."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from bakeoff.errors import BakeoffError, did_you_mean
 from bakeoff.taskapi.corpus import CorpusFolderMissing
-from bakeoff.taskapi.plugin import TaskPlugin
 from bakeoff.taskapi.spec import DEFAULT_TASK
+from bakeoff.taskapi.task import Task
 
 __all__ = ["DEFAULT_TASK", "CorpusFolderMissing", "CorpusTaskMismatch", "CorpusTaskUnknown", "SubmissionOfOtherTask",
            "UnknownTask", "check_submission_task", "corpus_task", "plugin_for_batch", "report_batch", "run_plan",
@@ -20,34 +20,34 @@ if TYPE_CHECKING:
     from bakeoff.report.build import ReportFiles
     from bakeoff.runner.batch import BatchOptions, BatchResult, ProgressSink
 
-# name -> "module:Class". A third task adds one line here (docs/tasks.md, "Adding a task").
+# name -> "module:VALUE", the Task value of bakeoff/tasks/<task>/. A task adds one line here (docs/tasks.md,
+# "Adding a task").
 _PLUGINS: dict[str, str] = {
-    "spam_classifier": "bakeoff.tasks.spam.plugin:SpamClassifier",
-    "ab_test": "bakeoff.tasks.ab_test.plugin:AbTest",
-    "simulation": "bakeoff.tasks.simulation.plugin:Simulation",
+    "spam_classifier": "bakeoff.tasks.spam.plugin:TASK",
+    "ab_test": "bakeoff.tasks.ab_test.plugin:TASK",
+    "simulation": "bakeoff.tasks.simulation.plugin:TASK",
 }
 
 
 
-
 class UnknownTask(BakeoffError):
-    """A task name that no plug-in answers to."""
+    """A task name that no task answers to."""
 
 
 def task_names() -> tuple[str, ...]:
     return tuple(_PLUGINS)
 
 
-def task_plugin(name: str) -> TaskPlugin:
-    """The plug-in of the task `name`; UnknownTask naming the known ones otherwise."""
+def task_plugin(name: str) -> Task:
+    """The task `name`; UnknownTask naming the known ones otherwise."""
     target = _PLUGINS.get(name)
     if target is None:
         raise UnknownTask(f"no task named {name!r}; known tasks: {', '.join(task_names())}" + did_you_mean(name, task_names()))
-    module, cls = target.split(":")
-    plugin = getattr(import_module(module), cls)()
-    if not isinstance(plugin, TaskPlugin) or plugin.name != name:
-        raise UnknownTask(f"{target} is not the plug-in of task {name!r}")
-    return plugin
+    module, attribute = target.split(":")
+    task = getattr(import_module(module), attribute)
+    if not isinstance(task, Task) or task.name != name:
+        raise UnknownTask(f"{target} is not the task {name!r}")
+    return task
 
 
 class CorpusTaskUnknown(BakeoffError):
@@ -92,7 +92,7 @@ def corpus_task(folder: Path, asked: str | None = None) -> str:
 
 def _manifest_task(folder: Path) -> str | None:
     """The task named by `folder`/manifest.json: its `task`, else the task whose generator wrote it
-    (`generator_version` "spam-1.0" is the plug-in whose `generator` is "spam"); None when there is no manifest."""
+    (`generator_version` "spam-1.0" is the task whose `generator` is "spam"); None when there is no manifest."""
     import durable
 
     path = folder / "manifest.json"
@@ -131,8 +131,8 @@ def check_submission_task(repo: Path, task: str) -> None:
                                         f"is {task} data; score it against a {other} corpus")
 
 
-def plugin_for_batch(batch_dir: Path) -> TaskPlugin:
-    """The plug-in of the task a batch folder ran (its batch.json's plan)."""
+def plugin_for_batch(batch_dir: Path) -> Task:
+    """The task a batch folder ran (its batch.json's plan)."""
     from bakeoff.batchfolder.layout import BatchLayout
     from bakeoff.batchfolder.read import BatchFolderError
     from bakeoff.batchfolder.records import read_batch_record
@@ -149,14 +149,14 @@ def plugin_for_batch(batch_dir: Path) -> TaskPlugin:
 
 
 def report_batch(batch_dir: Path, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
-    """`bakeoff report DIR` as a library call: the report of a batch, with the plug-in of the task it ran."""
+    """`bakeoff report DIR` as a library call: the report of a batch, with the task it ran."""
     from bakeoff.report.build import write_report
 
     return write_report(batch_dir, plugin_for_batch(batch_dir), out_dir, bootstrap_seed)
 
 
 def run_plan(plan: Plan, options: BatchOptions, progress: ProgressSink | None = None) -> BatchResult:
-    """`bakeoff run` as a library call: the batch of `plan`, with the plug-in of the task it names."""
+    """`bakeoff run` as a library call: the batch of `plan`, with the task it names."""
     from dataclasses import replace
 
     from bakeoff.runner.batch import run_batch

@@ -22,7 +22,8 @@ from bakeoff.models.registry import BackendOptions
 from bakeoff.records import CodeVersion
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
 from bakeoff.runner.plan import Plan, RunSlot
-from bakeoff.taskapi.plugin import EvaluateHook, TaskPlugin
+from bakeoff.taskapi.plugin import EvaluateHook
+from bakeoff.taskapi.task import Task
 
 
 class Desk:
@@ -59,7 +60,7 @@ class RunJob:
 
     slot: RunSlot
     plan: Plan
-    plugin: TaskPlugin  # the task's plug-in the driver was handed (pickled with the job: a class with no state)
+    plugin: Task  # the task the driver was handed (a frozen value of module-level parts, pickled with the job)
     batch_id: str
     code_version: CodeVersion
     corpus_folder: str

@@ -1,6 +1,6 @@
 """ab_test's grading of a workspace in an open sandbox: what the model may see (install, the visible analysis)
 and what it never sees (the hidden experiments' grade). The work itself is bakeoff.tasks.ab_test.analysis; a
-run's check and `bakeoff score --task ab_test` both come here (TaskPlugin.grade)."""
+run's check and `bakeoff score --task ab_test` both come here (Task.grade)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ab_test take-home as a plug-in: an experiment analysis that runs and is silently wrong.
+"""The ab_test take-home as a task value: an experiment analysis that runs and is silently wrong.
 
 The model writes analyze.py; grading installs its requirements, runs it on the visible sessions (the smoke
 test the model may see) and on every hidden experiment in the sandbox, and grades the intervals on the host
@@ -9,25 +9,22 @@ The hidden experiments are mounted read-only at /holdout; their truth (holdout_t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
 
-from bakeoff.taskapi.corpus import CorpusLayout
+from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.taskapi.grading import Graded, GradeJob
-from bakeoff.taskapi.plugin import (
-    CoreSection,
-    EvaluateHook,
-    GenerateOption,
-    GenerateRequest,
-)
+from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
+from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, ProbeRecord, Progress, ReportPart
+from bakeoff.taskapi.plugin import CoreSection, GenerateRequest
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
+from bakeoff.taskapi.task import Task
 from bakeoff.tasks.ab_test.analysis import ANALYZE_SCRIPT
 from bakeoff.tasks.ab_test.check import AbGraded, grade
 from bakeoff.tasks.ab_test.grade import AbGrade
 from bakeoff.tasks.ab_test.layout import LAYOUT
 from bakeoff.tasks.ab_test.words import HEADLINE, WORDS
-from bakeoff.tasks.intervals.plugin import IntervalTask
+from bakeoff.tasks.intervals.plugin import IntervalGrader
 
 DEMO_SIZES = {"users": 2000, "experiments": 8, "holdout_users": 2000}
 DEMO_SIZE_SPREAD = 4.0  # the demo's hidden experiments: 2,000 to 8,000 users
@@ -50,31 +47,16 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
     return found
 
 
-class AbTest(IntervalTask):
-    name = "ab_test"
-    script = ANALYZE_SCRIPT
-    generator = "ab_test"  # generators.ab_test: its manifests say "ab_test-<version>"
-    grader_modules = ("bakeoff.tasks.ab_test.check", "bakeoff.tasks.ab_test.analysis", "bakeoff.tasks.intervals.running",
-                      "bakeoff.tasks.intervals.grading", "scorer")
-    headline = HEADLINE
-    grade_type = AbGrade
-    words = WORDS
-    generate_options = (
-        GenerateOption("users", int, "ab_test: users in the visible experiment (default: 20,000)."),
-        GenerateOption("experiments", int, "ab_test: hidden experiments (default: 96)."),
-        GenerateOption("holdout_users", int, "ab_test: users in the smallest hidden experiment (default: 4,000)."),
-    )
-    demo_options: ClassVar[dict[str, Any]] = {**DEMO_SIZES, "holdout_size_spread": DEMO_SIZE_SPREAD}
+class AbCorpus:
+    """generators.ab_test: a visible experiment's sessions and the hidden experiments."""
 
-    # -- corpus ------------------------------------------------------------------------------------
-    def corpus_layout(self) -> CorpusLayout:
-        return LAYOUT
+    layout = LAYOUT
 
-    def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
+    def generate(self, request: GenerateRequest, progress: Progress) -> str:
         from generators.ab_test import AbParams, generate_ab_data
         from generators.secret import Secret
 
-        params = AbParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
+        params = AbParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})  # type: ignore[arg-type]
         secret = Secret.read(request.secret_file) if request.secret_file is not None else None
         manifest = generate_ab_data(params, request.out_dir, force=request.force, progress=progress, secret=secret)
         m = manifest.measured
@@ -82,68 +64,86 @@ class AbTest(IntervalTask):
                 f"experiments, {m.duplicate_rows} repeated rows and {m.refired_rows} re-fired purchases, within-user "
                 f"correlation {m.within_user_correlation:.3f}, hidden part keyed by secret {manifest.secret_id[:19]}")
 
-    def demo_description(self) -> str:
-        largest = round(DEMO_SIZES["holdout_users"] * DEMO_SIZE_SPREAD)
-        return "{users} users, {experiments} hidden experiments of {holdout_users} to ".format(**DEMO_SIZES) + str(largest)
 
-    # -- grader ------------------------------------------------------------------------------------
-    def grade(self, job: GradeJob) -> AbGraded:
-        return grade(job)
+def demo_description() -> str:
+    largest = round(DEMO_SIZES["holdout_users"] * DEMO_SIZE_SPREAD)
+    return "{users} users, {experiments} hidden experiments of {holdout_users} to ".format(**DEMO_SIZES) + str(largest)
 
-    def estimate_in(self, text: str) -> tuple[float, float, float] | None:
-        return parse_estimate(text)
 
-    def probe_scored(self, job: GradeJob, graded: Graded) -> Any:
-        """The unit probe, as a batch's evaluate stage runs it (bakeoff.tasks.ab_test.probe_hook)."""
-        from bakeoff.tasks.ab_test.probe_hook import probe_submission
+def probe_scored(job: GradeJob, graded: Graded) -> ProbeRecord:
+    """The unit probe of a folder graded alone, as a batch's evaluate stage runs it (bakeoff.tasks.ab_test.probe_hook)."""
+    from bakeoff.tasks.ab_test.probe_hook import probe_submission
 
-        assert isinstance(graded, AbGraded)  # this task's own grade() made it
-        job.on_step("unit probe")
-        return probe_submission(job.sandbox, job.corpus.folder, graded.outcome.rung, job.timeout_for("analyze"),
-                                job.env)
+    assert isinstance(graded, AbGraded)  # this task's own grade() made it
+    job.on_step("unit probe")
+    return probe_submission(job.sandbox, job.corpus.folder, graded.outcome.rung, job.timeout_for("analyze"), job.env)
 
-    def score_report(self, folder: ScoredFolder) -> ScoreReport:
-        from bakeoff.tasks.ab_test.score import AbScoreReport
 
-        return AbScoreReport.of(folder)
+def score_report(folder: ScoredFolder) -> ScoreReport:
+    from bakeoff.tasks.ab_test.score import AbScoreReport
 
-    # -- calibration -------------------------------------------------------------------------------
+    return AbScoreReport.of(folder)
+
+
+class AbReferences:
+    """The references and the cheaters on the hidden experiments (generators.ab_test.calibration)."""
+
+    @property
     def cheaters(self) -> tuple[str, ...]:
-        from generators.calibration.ab_test import AB_CHEATERS
+        from generators.ab_test.calibration import AB_CHEATERS
 
         return tuple(AB_CHEATERS)
 
-    def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
-        from generators.calibration.ab_test import calibrate_ab
+    def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
+        from bakeoff.tasks.ab_test.calibration_tables import calibration_tables
+        from generators.ab_test.calibration import calibrate_ab
 
-        self.refuse_sweep(options)
-        return calibrate_ab(corpus, progress=progress)
+        calibration = calibrate_ab(corpus, progress=progress)
+        return Calibrated(calibration, tuple(calibration_tables(calibration)))
 
-    def calibration_tables(self, calibration: Any) -> list[Any]:
-        from rich.table import Table
 
-        tables = []
-        for kind, rows in (("references", calibration.references), ("cheaters", calibration.cheaters)):
-            table = Table(title=f"{kind} on {calibration.references[0].experiments} hidden experiments of {calibration.corpus}")
-            table.add_column(kind[:-1], no_wrap=True)
-            for column in ("coverage [95%]", "Winkler", "careful's margin [95%]"):
-                table.add_column(column, justify="right")
-            for r in rows:  # error and width are in calibration.json
-                margin = f"{r.margin.estimate:+.4f} [{r.margin.low:+.4f}, {r.margin.high:+.4f}]" if r.margin else ""
-                table.add_row(r.variant, f"{r.coverage:.3f} [{r.coverage_low:.2f}, {r.coverage_high:.2f}]",
-                              f"{r.winkler:.4f}", margin)
-            tables.append(table)
-        return [*tables, *(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.checks.to_dict().items())]
+class AbProbes:
+    """The unit-of-analysis probe (bakeoff.tasks.ab_test.probe_hook): by user or by visit."""
 
-    # -- extras ------------------------------------------------------------------------------------
-    def evaluate_hooks(self, enabled: bool = True) -> dict[str, EvaluateHook]:
-        """The unit-of-analysis probe (bakeoff.tasks.ab_test.probe_hook): by user or by visit."""
+    def hooks(self) -> Mapping[str, EvaluateHook]:
         from bakeoff.tasks.ab_test.probe_hook import unit_probe_hooks
 
-        return unit_probe_hooks(enabled)
+        return unit_probe_hooks()
 
-    def report_sections(self, batch: Any, core: Any, bootstrap_seed: int = 0) -> list[Any]:
-        """Unit of analysis (probe, design, divergence), interval metrics and plots, then every task's part."""
-        from bakeoff.tasks.ab_test.report import ab_test_section
 
-        return [ab_test_section(batch, bootstrap_seed), CoreSection()]
+def report_sections(batch: BatchRecords, core: CoreFigures, bootstrap_seed: int) -> Sequence[ReportPart | CoreSection]:
+    """Unit of analysis (probe, design, divergence), interval metrics and plots, then every task's part."""
+    from bakeoff.tasks.ab_test.report import ab_test_section
+
+    return [ab_test_section(batch, bootstrap_seed), CoreSection()]
+
+
+OPTIONS = TaskOptions(
+    generate=(
+        TaskOption("users", int, "ab_test: users in the visible experiment (default: 20,000)."),
+        TaskOption("experiments", int, "ab_test: hidden experiments (default: 96)."),
+        TaskOption("holdout_users", int, "ab_test: users in the smallest hidden experiment (default: 4,000)."),
+    ),
+    demo={**DEMO_SIZES, "holdout_size_spread": DEMO_SIZE_SPREAD},
+    demo_words=demo_description(),
+)
+
+TASK = Task(
+    name="ab_test",
+    headline=HEADLINE,
+    grade_type=AbGrade,
+    words=WORDS,
+    corpus=AbCorpus(),
+    grader=IntervalGrader(grade, parse_estimate),
+    score_report=score_report,
+    script=ANALYZE_SCRIPT,
+    generator="ab_test",  # generators.ab_test: its manifests say "ab_test-<version>"
+    grader_modules=("bakeoff.tasks.ab_test.check", "bakeoff.tasks.ab_test.analysis", "bakeoff.tasks.intervals.running",
+                    "bakeoff.tasks.intervals.grading", "scorer"),
+    options=OPTIONS,
+    claim_has_real=False,  # the claim is about the visible experiment, whose truth is never read
+    calibration=AbReferences(),
+    probes=AbProbes(),
+    folder_probe=probe_scored,
+    report=report_sections,
+)

@@ -37,7 +37,7 @@ from bakeoff.tasks.intervals.report import (
     unscored_finding,
     with_interval,
 )
-from generators.calibration.ab_probe import USER_MIN_RATIO, VISIT_MAX_RATIO, VISIT_RATIO, Unit
+from generators.ab_test.probe import USER_MIN_RATIO, VISIT_MAX_RATIO, VISIT_RATIO, Unit
 
 WIDTH, HEIGHT = 600, 380
 LEFT, RIGHT, TOP, BOTTOM = 80, 20, 40, 50

@@ -30,7 +30,7 @@ from bakeoff.tasks.intervals.signals import (
     probe_record,
     run_fields,
 )
-from generators.calibration.ab_probe import Unit
+from generators.ab_test.probe import Unit
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,7 +2,7 @@
 
 The probe asks the code what the design document only claims: it runs the submission's `analyze.py` on
 one experiment, on the same experiment with every user's visits logged twice (the copies about an hour
-later, so a de-duplicating analysis keeps them; `generators.calibration.ab_probe.duplicate_visits`) and on
+later, so a de-duplicating analysis keeps them; `generators.ab_test.probe.duplicate_visits`) and on
 half of its users. An analysis by user sees the same users with the same rates and keeps its interval; an
 analysis by visit believes it has twice the data and narrows it by about 1/sqrt(2); an answer that does
 not move on half the users is data-free, one whose width does not move has a fixed width. The verdict rule
@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from generators.calibration.ab_probe import Unit, UnitProbe, duplicate_visits, halve_users, unit_verdict
+from generators.ab_test.probe import Unit, UnitProbe, duplicate_visits, halve_users, unit_verdict
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
 
 UNIT_PROBE_KEY = "unit_probe"  # the evaluate record's extras (and analysis.json): the probe's record

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from generators.calibration.sim_probe import Behaviour
+from generators.simulation.probe import Behaviour
 
 _LINE = r"^[\s>*_`#-]*{word}[\s*_`]*[:=][\s*_`]*(?P<value>[^\n]*)$"
 _WARMUP_LINE = re.compile(_LINE.format(word=r"warm[\s-]?up"), re.IGNORECASE | re.MULTILINE)

@@ -1,4 +1,4 @@
-"""The simulation take-home as a plug-in: a queueing simulation whose code runs and is silently wrong.
+"""The simulation take-home as a task value: a queueing simulation whose code runs and is silently wrong.
 
 The model writes simulate.py; grading installs its requirements, runs it on the visible example (the smoke
 test the model may see) and on every hidden configuration in the sandbox, each under its CPU-time budget,
@@ -11,21 +11,17 @@ never is.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
 
-from bakeoff.taskapi.corpus import CorpusLayout
-from bakeoff.taskapi.grading import GradeJob
-from bakeoff.taskapi.plugin import (
-    CoreSection,
-    EvaluateHook,
-    GenerateOption,
-    GenerateRequest,
-)
+from bakeoff.batchfolder.read import BatchRecords, RunRecords
+from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
+from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, JsonMapping, Progress, ReportPart
+from bakeoff.taskapi.plugin import CoreSection, GenerateRequest
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
-from bakeoff.tasks.intervals.plugin import IntervalTask
-from bakeoff.tasks.simulation.check import SimGraded, grade
+from bakeoff.taskapi.task import Task
+from bakeoff.tasks.intervals.plugin import IntervalGrader
+from bakeoff.tasks.simulation.check import grade
 from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT
 from bakeoff.tasks.simulation.grade import SimGrade
 from bakeoff.tasks.simulation.layout import LAYOUT
@@ -44,29 +40,15 @@ def parse_estimate(text: str) -> tuple[float, float, float] | None:
     return found
 
 
-class Simulation(IntervalTask):
-    name = "simulation"
-    script = SIMULATE_SCRIPT
-    generator = "simulation"  # generators.simulation: its manifests say "simulation-<version>"
-    grader_modules = ("bakeoff.tasks.simulation.check", "bakeoff.tasks.simulation.analysis",
-                      "bakeoff.tasks.intervals.running", "bakeoff.tasks.intervals.grading", "scorer")
-    headline = HEADLINE
-    grade_type = SimGrade
-    words = WORDS
-    generate_options = (
-        GenerateOption("configurations", int, "simulation: hidden line configurations (default: 48)."),
-        GenerateOption("cpu_seconds", int, "simulation: CPU-time budget of one simulate.py run, seconds (default: 5)."),
-    )
-    demo_options: ClassVar[dict[str, Any]] = DEMO_SIZES
+class SimCorpus:
+    """generators.simulation: four example lines and the hidden configurations with their exact mean waits."""
 
-    # -- corpus ------------------------------------------------------------------------------------
-    def corpus_layout(self) -> CorpusLayout:
-        return LAYOUT
+    layout = LAYOUT
 
-    def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
+    def generate(self, request: GenerateRequest, progress: Progress) -> str:
         from generators.simulation import SimParams, SimSecret, generate_sim_data
 
-        params = SimParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
+        params = SimParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})  # type: ignore[arg-type]
         secret = SimSecret.read(request.secret_file) if request.secret_file is not None else None
         manifest = generate_sim_data(params, request.out_dir, force=request.force, progress=progress, secret=secret)
         m = manifest.measured()
@@ -75,50 +57,77 @@ class Simulation(IntervalTask):
                 f"(utilisation {low:.2f}-{high:.2f}; {', '.join(f'{k} {v}' for k, v in m['methods'].items())}), "
                 f"{params.cpu_seconds} CPU seconds each; secret {manifest.secret_id[:19]}...")
 
-    def demo_description(self) -> str:
-        return "4 example lines, {configurations} hidden configurations of {cpu_seconds} CPU seconds".format(**DEMO_SIZES)
 
-    # -- grader ------------------------------------------------------------------------------------
-    def grade(self, job: GradeJob) -> SimGraded:
-        return grade(job)
+def score_report(folder: ScoredFolder) -> ScoreReport:
+    from bakeoff.tasks.simulation.score import SimScoreReport
 
-    def estimate_in(self, text: str) -> tuple[float, float, float] | None:
-        return parse_estimate(text)
+    return SimScoreReport.of(folder)
 
-    def score_report(self, folder: ScoredFolder) -> ScoreReport:
-        from bakeoff.tasks.simulation.score import SimScoreReport
 
-        return SimScoreReport.of(folder)
+class SimReferences:
+    """The references and the baselines on the hidden configurations (generators.simulation.calibration); the
+    baselines are run among the references, so it names no cheaters apart."""
 
-    # -- calibration -------------------------------------------------------------------------------
-    def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
-        from generators.calibration.simulation import calibrate_sim
+    cheaters: tuple[str, ...] = ()
 
-        self.refuse_sweep(options)
-        return calibrate_sim(corpus, progress=progress)
-
-    def calibration_tables(self, calibration: Any) -> list[Any]:
+    def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
         from bakeoff.tasks.simulation.calibration_tables import calibration_tables
+        from generators.simulation.calibration import calibrate_sim
 
-        return calibration_tables(calibration)
+        calibration = calibrate_sim(corpus, progress=progress)
+        return Calibrated(calibration, tuple(calibration_tables(calibration)))
 
-    # -- extras ------------------------------------------------------------------------------------
-    def evaluate_hooks(self, enabled: bool = True) -> dict[str, EvaluateHook]:
-        """The behavioural probe (bakeoff.tasks.simulation.probe_hook): sound, biased or independence-assuming."""
+
+class SimProbes:
+    """The behavioural probe (bakeoff.tasks.simulation.probe_hook): sound, biased or independence-assuming."""
+
+    def hooks(self) -> Mapping[str, EvaluateHook]:
         from bakeoff.tasks.simulation.probe_hook import probe_hooks
 
-        return probe_hooks(enabled)
+        return probe_hooks()
 
-    def export_metadata(self, run: Any) -> dict[str, Any]:
-        from bakeoff.tasks.simulation.signals import sim_run_signals
 
-        signals = sim_run_signals(run)
-        return {"behaviour": signals.behaviour.value if signals.behaviour else None,
-                "stated_warmup": signals.warmup.value, "stated_interval": signals.interval.value,
-                "divergence": signals.divergence.value if signals.divergence else None}
+def report_sections(batch: BatchRecords, core: CoreFigures, bootstrap_seed: int) -> Sequence[ReportPart | CoreSection]:
+    """Behaviour (probe, design, divergence), intervals by load band and plots, then every task's part."""
+    from bakeoff.tasks.simulation.report import simulation_section
 
-    def report_sections(self, batch: Any, core: Any, bootstrap_seed: int = 0) -> list[Any]:
-        """Behaviour (probe, design, divergence), intervals by load band and plots, then every task's part."""
-        from bakeoff.tasks.simulation.report import simulation_section
+    return [simulation_section(batch, bootstrap_seed), CoreSection()]
 
-        return [simulation_section(batch, bootstrap_seed), CoreSection()]
+
+def run_metadata(run: RunRecords) -> JsonMapping:
+    from bakeoff.tasks.simulation.signals import sim_run_signals
+
+    signals = sim_run_signals(run)
+    return {"behaviour": signals.behaviour.value if signals.behaviour else None,
+            "stated_warmup": signals.warmup.value, "stated_interval": signals.interval.value,
+            "divergence": signals.divergence.value if signals.divergence else None}
+
+
+OPTIONS = TaskOptions(
+    generate=(
+        TaskOption("configurations", int, "simulation: hidden line configurations (default: 48)."),
+        TaskOption("cpu_seconds", int, "simulation: CPU-time budget of one simulate.py run, seconds (default: 5)."),
+    ),
+    demo=DEMO_SIZES,
+    demo_words="4 example lines, {configurations} hidden configurations of {cpu_seconds} CPU seconds".format(**DEMO_SIZES),
+)
+
+TASK = Task(
+    name="simulation",
+    headline=HEADLINE,
+    grade_type=SimGrade,
+    words=WORDS,
+    corpus=SimCorpus(),
+    grader=IntervalGrader(grade, parse_estimate),
+    score_report=score_report,
+    script=SIMULATE_SCRIPT,
+    generator="simulation",  # generators.simulation: its manifests say "simulation-<version>"
+    grader_modules=("bakeoff.tasks.simulation.check", "bakeoff.tasks.simulation.analysis",
+                    "bakeoff.tasks.intervals.running", "bakeoff.tasks.intervals.grading", "scorer"),
+    options=OPTIONS,
+    claim_has_real=False,  # the claim is about the visible example, whose truth is never read
+    calibration=SimReferences(),
+    probes=SimProbes(),
+    report=report_sections,
+    export=run_metadata,
+)

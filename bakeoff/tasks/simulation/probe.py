@@ -1,6 +1,6 @@
 """The simulation take-home's behavioural probe, run in the run's own sandbox on the final submission.
 
-The probe asks the code what the design document only claims (generators.calibration.sim_probe: the runs,
+The probe asks the code what the design document only claims (generators.simulation.probe: the runs,
 the verdict rule, the same as for our references): on the chosen hidden configurations (the heaviest load
 first: there the empty start and the correlation of waits matter most) simulate.py runs with other seeds at
 the configuration's budget and once with `factor` times the budget, each under its CPU cap. The
@@ -19,13 +19,14 @@ from typing import Any
 import durable
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS
 from bakeoff.tasks.simulation.cpu_cap import capped_argv, over_budget, wall_timeout
-from generators.calibration.sim_probe import (
+from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
     Behaviour,
     BehaviourProbe,
     behaviour_verdict,
     failed,
+    probe_choice,  # the probe rule (which configurations), re-exported where the probe runs
     probe_configs,
 )
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
@@ -106,17 +107,6 @@ class SimProbeRecord:
 
 def skipped(reason: str) -> SimProbeRecord:
     return SimProbeRecord(Behaviour.FAILED, (), reason)
-
-
-def probe_choice(rows: Sequence[Mapping[str, str]], count: int) -> list[Mapping[str, str]]:
-    """The hidden configurations the probe runs on: the `count` heaviest loads (ties by name)."""
-    def load(row: Mapping[str, str]) -> float:
-        try:
-            return float(row.get("utilisation") or 0)
-        except ValueError:
-            return 0.0
-
-    return sorted(rows, key=lambda row: (-load(row), row.get("configuration", "")))[:count]
 
 
 def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, str]], *, env: Mapping[str, str],

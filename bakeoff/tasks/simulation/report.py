@@ -41,7 +41,7 @@ from bakeoff.tasks.intervals.report import (
 from bakeoff.tasks.simulation.design import DIVERGENT, Divergence
 from bakeoff.tasks.simulation.grade import BANDS
 from bakeoff.tasks.simulation.signals import SimModelSummary, SimRunSignals, sim_run_signals, summarise_models
-from generators.calibration.sim_probe import INDEPENDENT_MAX_RATIO, Behaviour
+from generators.simulation.probe import INDEPENDENT_MAX_RATIO, Behaviour
 
 WIDTH, HEIGHT = 640, 380
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 60

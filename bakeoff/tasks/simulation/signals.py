@@ -32,7 +32,7 @@ from bakeoff.tasks.simulation.design import (
 )
 from bakeoff.tasks.simulation.grade import SimGrade
 from bakeoff.tasks.simulation.probe import PROBE_KEY, SimProbeRecord
-from generators.calibration.sim_probe import Behaviour
+from generators.simulation.probe import Behaviour
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,7 +1,7 @@
 """spam_classifier's grading of a workspace in an open sandbox: install, train, predict on the hidden holdout and
 score on the host (bakeoff.tasks.spam.grade), plus, in a run, the smoke test the model may see: prediction on a
 slice of the training data (labels removed), checked against those labels. The holdout result is never shown
-to the model. A run's check and `bakeoff score` both come here (TaskPlugin.grade).
+to the model. A run's check and `bakeoff score` both come here (Task.grade).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The spam_classifier take-home as a plug-in: a spam filter scored on arrival, graded by F1 on a holdout.
+"""The spam_classifier take-home as a task value: a spam filter scored on arrival, graded by F1 on a holdout.
 
 The trap is a leaking column (`moderator_flagged`); grading installs, trains, predicts on a smoke slice of
 train and on the hidden holdout (bakeoff.tasks.spam.check); the probes are the leak probe and the seed
@@ -7,22 +7,18 @@ retrains (bakeoff.tasks.spam.hooks), which `bakeoff analyze` can recompute (bake
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
 
+from bakeoff.batchfolder.read import BatchRecords, RunRecords
+from bakeoff.errors import BakeoffError
 from bakeoff.records import Claim
-from bakeoff.taskapi.corpus import CorpusLayout
 from bakeoff.taskapi.grading import GradeJob
-from bakeoff.taskapi.plugin import (
-    AnalyzeSettings,
-    EvaluateHook,
-    GenerateOption,
-    GenerateRequest,
-    RunAnalysis,
-    TaskPlugin,
-)
+from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
+from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, JsonMapping, Progress, ReportPart
+from bakeoff.taskapi.plugin import AnalyzeSettings, CoreSection, GenerateRequest, RunAnalysis
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
+from bakeoff.taskapi.task import Task
 from bakeoff.tasks.spam.check import SpamGraded, grade
 from bakeoff.tasks.spam.grade import PREDICT_SCRIPT
 from bakeoff.tasks.spam.layout import LAYOUT
@@ -32,39 +28,23 @@ from bakeoff.tasks.spam.words import HEADLINE, WORDS
 # The demo's corpus: small enough for a 2-core machine, with every trap of the full one.
 DEMO_ROWS = 4000
 DEMO_HOLDOUT_ROWS = 1000
+SWEEP_VARIANTS = ("text_only", "careful", "careless")
 
 
-class SpamClassifier(TaskPlugin):
-    name = "spam_classifier"
-    script = PREDICT_SCRIPT
-    generator = "spam"  # generators.spam: its manifests say "spam-<version>"
-    grader_modules = ("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer")
-    headline = HEADLINE
-    grade_type = SpamGrade
-    words = WORDS
-    generate_options = (
-        GenerateOption("rows", int, "Training rows (default: 208,000)."),
-        GenerateOption("holdout_rows", int, "Holdout rows (default: 50,000)."),
-        GenerateOption("contamination", float, "How often a piece of a message is written in the other class's voice "
-                                               "[0, 0.5] (default: the calibrated value)."),
-        GenerateOption("spam_rate", float, "Share of spam (default: 0.18)."),
-        GenerateOption("flip_rate", float, "Share of training labels flipped, half each way (default: 0.03)."),
-        GenerateOption("dup_rate", float, "Share of near-duplicate rows per split (default: 0.04)."),
-        GenerateOption("noise_rate", float, "Share of messages with mojibake, and separately with HTML entities "
-                                            "(default: 0.01)."),
-    )
-    demo_options: ClassVar[dict[str, Any]] = {"rows": DEMO_ROWS, "holdout_rows": DEMO_HOLDOUT_ROWS}
-    reanalysable = True  # the leak probe and the seed retrains (bakeoff analyze)
+class InvalidSweepPoints(BakeoffError):
+    """--sweep-points is not a comma-separated list of numbers."""
 
-    # -- corpus ------------------------------------------------------------------------------------
-    def corpus_layout(self) -> CorpusLayout:
-        return LAYOUT
 
-    def generate(self, request: GenerateRequest, progress: Callable[[str], None] = lambda _: None) -> str:
+class SpamCorpus:
+    """generators.spam: a seeded corpus with a visible train.csv and a hidden holdout."""
+
+    layout = LAYOUT
+
+    def generate(self, request: GenerateRequest, progress: Progress) -> str:
         from generators.secret import Secret
         from generators.spam import CorpusParams, generate_corpus
 
-        params = CorpusParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})
+        params = CorpusParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})  # type: ignore[arg-type]
         secret = Secret.read(request.secret_file) if request.secret_file is not None else None
         manifest = generate_corpus(params, request.out_dir, force=request.force, progress=progress, secret=secret)
         m = manifest.measured
@@ -73,72 +53,148 @@ class SpamClassifier(TaskPlugin):
                 f"near-duplicates {m.train_dup_rate:.3f}, flag/label correlation {m.flag_label_correlation:.3f}, "
                 f"holdout keyed by secret {manifest.secret_id[:19]}")
 
-    def demo_description(self) -> str:
-        return f"{DEMO_ROWS} + {DEMO_HOLDOUT_ROWS} rows"
 
-    # -- grader ------------------------------------------------------------------------------------
+class SpamGrader:
+    """bakeoff.tasks.spam.check; the claim is an EXPECTED_F1 line (bakeoff.answers)."""
+
     def grade(self, job: GradeJob) -> SpamGraded:
         return grade(job)
 
     def parse_claim(self, text: str) -> Claim | None:
-        """An EXPECTED_F1 line (bakeoff.answers)."""
         from bakeoff.answers import parse_expected_f1
 
         claimed = parse_expected_f1(text)
         return None if claimed is None else Claim(None, claimed)
 
-    def score_report(self, folder: ScoredFolder) -> ScoreReport:
-        from bakeoff.tasks.spam.score_report import SpamScoreReport, outcome_of
 
-        return SpamScoreReport(outcome_of(folder))
+def score_report(folder: ScoredFolder) -> ScoreReport:
+    from bakeoff.tasks.spam.score_report import SpamScoreReport, outcome_of
 
-    # -- calibration -------------------------------------------------------------------------------
+    return SpamScoreReport(outcome_of(folder))
+
+
+def sweep_points(text: str | None) -> tuple[float, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InvalidSweepPoints(f"--sweep-points must be numbers separated by commas, got {text!r}") from None
+
+
+class SpamReferences:
+    """The three references and the cheaters on the holdout; with --sweep also holdout F1 over contamination."""
+
+    @property
     def cheaters(self) -> tuple[str, ...]:
-        from generators.references import CHEATERS
+        from generators.spam.references import CHEATERS
 
         return tuple(CHEATERS)
 
-    def calibrate(self, corpus: Path, progress: Callable[[str], None], **options: Any) -> Any:
-        """The three references on the holdout; with sweep=True also holdout F1 over contamination settings."""
-        from generators.calibration import calibrate as run_calibration
-        from generators.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
-
-        return run_calibration(corpus, sweep=bool(options.get("sweep")),
-                               sweep_points=options.get("sweep_points") or DEFAULT_POINTS,
-                               sweep_variants=options.get("sweep_variants") or DEFAULT_SWEEP_VARIANTS,
-                               progress=progress)
-
-    def calibration_tables(self, calibration: Any) -> list[Any]:
+    def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
         from bakeoff.tasks.spam.calibration_tables import calibration_tables
+        from generators.spam.calibration import calibrate as run_calibration
+        from generators.spam.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
-        return calibration_tables(calibration)
+        points = options.get("sweep_points")
+        variants = options.get("sweep_variants")
+        calibration = run_calibration(corpus, sweep=bool(options.get("sweep")),
+                                      sweep_points=sweep_points(points if isinstance(points, str) else None)
+                                      or DEFAULT_POINTS,
+                                      sweep_variants=variants if isinstance(variants, tuple) and variants
+                                      else DEFAULT_SWEEP_VARIANTS, progress=progress)
+        return Calibrated(calibration, tuple(calibration_tables(calibration)))
 
-    # -- extras ------------------------------------------------------------------------------------
-    def evaluate_hooks(self, enabled: bool = True) -> dict[str, EvaluateHook]:
-        """The leak probe and the seed retrains, unless turned off."""
-        if not enabled:
-            return {}
+
+class SpamProbes:
+    """The leak probe and the seed retrains (bakeoff.tasks.spam.hooks)."""
+
+    def hooks(self) -> Mapping[str, EvaluateHook]:
         from bakeoff.tasks.spam.hooks import evaluate_hooks
 
         return evaluate_hooks()
 
-    def reanalyse(self, batch_dir: Path, settings: AnalyzeSettings,
-                  progress: Callable[[str], None] = lambda _: None) -> list[RunAnalysis]:
+
+class SpamReanalysis:
+    """`bakeoff analyze`: the probe and the retrains for a finished batch (bakeoff.tasks.spam.reanalyse)."""
+
+    def reanalyse(self, batch_dir: Path, settings: AnalyzeSettings, progress: Progress) -> list[RunAnalysis]:
+        from dataclasses import replace
+
         from bakeoff.tasks.spam.reanalyse import analyze_batch
 
-        return analyze_batch(batch_dir, settings, progress)
+        options = dict(settings.options)
+        options["probe"] = not options.pop("no_probe", False)  # the flag is --no-probe
+        return analyze_batch(batch_dir, replace(settings, options=options), progress)
 
-    def export_metadata(self, run: Any) -> dict[str, Any]:
-        """The design's stance on the leaking column and metric, the leak probe, their divergence, the spam rate."""
-        from bakeoff.tasks.spam.signals import run_signals
 
-        signals = run_signals(run)
-        return {"leak_stance": signals.design.stance, "metric": signals.design.metric,
-                "probe": signals.probe.verdict if signals.probe else None, "divergence": signals.divergence,
-                "predicted_rate": signals.predicted_rate}
+def report_sections(batch: BatchRecords, core: CoreFigures, bootstrap_seed: int) -> Sequence[ReportPart | CoreSection]:
+    """F1 per model, the leak probe against the design, calibration; every task's part between."""
+    from bakeoff.analysis.core import CoreSummary
+    from bakeoff.tasks.spam.report import spam_sections
 
-    def report_sections(self, batch: Any, core: Any, bootstrap_seed: int = 0) -> list[Any]:
-        """F1 per model, the leak probe against the design, calibration; every task's part between."""
-        from bakeoff.tasks.spam.report import spam_sections
+    assert isinstance(core, CoreSummary)  # the report's own summary
+    return spam_sections(batch, core)
 
-        return list(spam_sections(batch, core))
+
+def run_metadata(run: RunRecords) -> JsonMapping:
+    """The design's stance on the leaking column and metric, the leak probe, their divergence, the spam rate."""
+    from bakeoff.tasks.spam.signals import run_signals
+
+    signals = run_signals(run)
+    return {"leak_stance": signals.design.stance, "metric": signals.design.metric,
+            "probe": signals.probe.verdict if signals.probe else None, "divergence": signals.divergence,
+            "predicted_rate": signals.predicted_rate}
+
+
+OPTIONS = TaskOptions(
+    generate=(
+        TaskOption("rows", int, "Training rows (default: 208,000)."),
+        TaskOption("holdout_rows", int, "Holdout rows (default: 50,000)."),
+        TaskOption("contamination", float, "How often a piece of a message is written in the other class's voice "
+                                            "[0, 0.5] (default: the calibrated value)."),
+        TaskOption("spam_rate", float, "Share of spam (default: 0.18)."),
+        TaskOption("flip_rate", float, "Share of training labels flipped, half each way (default: 0.03)."),
+        TaskOption("dup_rate", float, "Share of near-duplicate rows per split (default: 0.04)."),
+        TaskOption("noise_rate", float, "Share of messages with mojibake, and separately with HTML entities "
+                                         "(default: 0.01)."),
+    ),
+    calibrate=(
+        TaskOption("sweep", bool, "Also regenerate at several contamination settings and tabulate holdout F1."),
+        TaskOption("sweep_points", str, "Comma-separated contamination settings for --sweep (default: 0.10,0.15,0.20, "
+                                        "the calibrated default, 0.30)."),
+        TaskOption("sweep_variants", str, "References run at each sweep point (repeatable; default: text_only).",
+                   flag="--sweep-variant", choices=SWEEP_VARIANTS, multiple=True),
+    ),
+    analyze=(
+        TaskOption("retrain_seeds", int, "Other seeds each scored submission is retrained with (0: no retrains).",
+                   default=2, low=0, high=10),
+        TaskOption("probe_rows", int, "Holdout rows the leak probe predicts on.", default=5000, low=100),
+        TaskOption("no_probe", bool, "Skip the leak probe."),
+        TaskOption("judge", str, "Also ask this model (gguf:PATH, openai:URL#MODEL, scripted:FILE) for each design's "
+                                 "stance; reported apart, never replacing the rules.", metavar="SPEC"),
+    ),
+    score=(TaskOption("train", bool, "Run `python train.py` before predicting (otherwise the repository's saved model "
+                                     "is used)."),),
+    demo={"rows": DEMO_ROWS, "holdout_rows": DEMO_HOLDOUT_ROWS},
+    demo_words=f"{DEMO_ROWS} + {DEMO_HOLDOUT_ROWS} rows",
+)
+
+TASK = Task(
+    name="spam_classifier",
+    headline=HEADLINE,
+    grade_type=SpamGrade,
+    words=WORDS,
+    corpus=SpamCorpus(),
+    grader=SpamGrader(),
+    score_report=score_report,
+    script=PREDICT_SCRIPT,
+    generator="spam",  # generators.spam: its manifests say "spam-<version>"
+    grader_modules=("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer"),
+    options=OPTIONS,
+    calibration=SpamReferences(),
+    probes=SpamProbes(),
+    analysis=SpamReanalysis(),
+    report=report_sections,
+    export=run_metadata,
+)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bakeoff.taskapi.score import ScoreRequest, ScoringUnavailable, score_folder
 from bakeoff.tasks.spam.outcome import SubmissionOutcome
-from bakeoff.tasks.spam.plugin import SpamClassifier
+from bakeoff.tasks.spam.plugin import TASK
 from bakeoff.tasks.spam.score_report import outcome_of
 
 __all__ = ["ScoreOptions", "ScoringUnavailable", "SubmissionOutcome", "outcome_of", "score_submission"]
@@ -22,4 +22,4 @@ def score_submission(repo: Path, corpus: Path, options: ScoreRequest | None = No
                      on_stage: Callable[[str], None] | None = None) -> SubmissionOutcome:
     """Grade the submission in `repo` on the corpus's hidden holdout; `repo` itself is never touched."""
     request = dataclasses.replace(options or ScoreRequest(), repo=Path(repo), corpus=Path(corpus))
-    return outcome_of(score_folder(SpamClassifier(), request, on_stage))
+    return outcome_of(score_folder(TASK, request, on_stage))

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from generators.calibration.runner import _child_env
+from generators.common.child import child_env
 from generators.errors import CorpusNotFound, ReferenceFailed
 
 _TAIL_CHARS = 2000
@@ -40,7 +40,7 @@ def run_script(submission: Path, script: str, flag: str, source: Path, output: P
                preexec_fn: Callable[[], None] | None = None) -> None:
     """`python SCRIPT FLAG source --output output` in `submission`; ReferenceFailed on a non-zero exit."""
     argv = [python, script, flag, str(source), "--output", str(output)]
-    done = subprocess.run(argv, cwd=submission, capture_output=True, text=True, env=_child_env(),
+    done = subprocess.run(argv, cwd=submission, capture_output=True, text=True, env=child_env(),
                           preexec_fn=preexec_fn)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-_TAIL_CHARS:]

@@ -13,7 +13,6 @@ so the same training file) to show how the figures move with the secret.
 from __future__ import annotations
 
 import csv
-import os
 import re
 import subprocess
 import sys
@@ -25,9 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from generators.calibration.paired import PairedInterval, RowKind
+from generators.common.child import child_env
+from generators.common.paired import PairedInterval, RowKind
 from generators.errors import CorpusNotFound, ReferenceFailed
-from generators.references import CHEATERS, materialize
+from generators.spam.references import CHEATERS, materialize
 
 CORPUS_FILES = ("train.csv", "holdout.csv", "holdout_answers.csv", "manifest.json")
 _EXPECTED_F1 = re.compile(r"^EXPECTED_F1:\s*([0-9]*\.?[0-9]+)\s*$", re.MULTILINE)
@@ -78,19 +78,12 @@ def check_corpus(corpus: Path) -> None:
 
 def _run(argv: list[str], cwd: Path, step: str, variant: str) -> tuple[str, float]:
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_child_env())
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=child_env())
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-_TAIL_CHARS:]
         raise ReferenceFailed(f"{variant} {step} exited with {done.returncode}:\n{tail}")
     return done.stdout, elapsed
-
-
-def _child_env() -> dict[str, str]:
-    # The child must not inherit a PYTHONPATH that would let it import this repository.
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    env["PYTHONHASHSEED"] = "0"
-    return env
 
 
 def parse_expected_f1(output: str) -> float:

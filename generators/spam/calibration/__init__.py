@@ -1,8 +1,8 @@
 """Calibration: run the three reference pipelines and the cheaters on a corpus and check the targets.
 
-`calibrate(corpus_dir, sweep=False) -> Calibration`; `write_calibration` saves
+`calibrate(corpus_dir, sweep=False) -> Calibration`; generators.common.calibration_file saves
 calibration.json atomically in the corpus folder. Every row other than careful gets
-careful's paired margin on the holdout F1 (generators.calibration.paired).
+careful's paired margin on the holdout F1 (generators.common.paired).
 """
 
 from __future__ import annotations
@@ -10,24 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
-import durable
-from generators.calibration.checks import CalibrationChecks, evaluate
-from generators.calibration.paired import paired_f1_margin
-from generators.calibration.runner import ReferenceResult, ReferenceRun, check_corpus, run_reference_predictions
-from generators.calibration.sweep import (
+from generators.common.paired import paired_f1_margin
+from generators.secret import corpus_secret
+from generators.spam import CorpusParams, read_manifest
+from generators.spam.calibration.checks import CalibrationChecks, evaluate
+from generators.spam.calibration.runner import ReferenceResult, ReferenceRun, check_corpus, run_reference_predictions
+from generators.spam.calibration.sweep import (
     DEFAULT_POINTS,
     DEFAULT_SWEEP_VARIANTS,
     SweepPoint,
     falls_monotonically,
     run_sweep,
 )
-from generators.references import CHEATERS, VARIANTS
-from generators.secret import corpus_secret
-from generators.spam import CorpusParams, read_manifest
-
-CALIBRATION_FILE = "calibration.json"
+from generators.spam.references import CHEATERS, VARIANTS
 
 
 @dataclass(frozen=True)
@@ -115,18 +111,5 @@ def calibrate(
     )
 
 
-class CalibrationRecord(Protocol):
-    """What calibration.json is written from: either task's calibration."""
-
-    def to_dict(self) -> dict[str, object]: ...
-
-
-def write_calibration(calibration: CalibrationRecord, folder: Path) -> Path:
-    """Write calibration.json into `folder` atomically (durable; private to its owner, as before)."""
-    target = Path(folder) / CALIBRATION_FILE
-    durable.write_json(target, calibration.to_dict(), mode=durable.PRIVATE)
-    return target
-
-
 __all__ = ["Calibration", "CalibrationChecks", "ReferenceResult", "ReferenceRun", "SweepPoint", "calibrate", "run_rows",
-           "with_margins", "write_calibration"]
+           "with_margins"]

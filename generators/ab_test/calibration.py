@@ -3,7 +3,7 @@
 Each row's analyze.py runs on the host as a plain subprocess, once per hidden experiment (they are our own
 trusted code; a submission runs the same way in the sandbox), and the interval grader scores the results
 against holdout_truth.csv. Rows are the three references (careless, half, careful) and the degenerate
-baselines of generators.calibration.ab_cheaters. Every row other than careful gets careful's paired margin
+baselines of generators.ab_test.cheaters. Every row other than careful gets careful's paired margin
 on the mean Winkler score; the task is valid when careful beats every cheater by an interval above zero.
 """
 
@@ -17,10 +17,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from generators.ab_test import AbParams
+from generators.ab_test.cheaters import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, materialize_ab
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE
-from generators.calibration.ab_cheaters import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, materialize_ab
-from generators.calibration.intervals import PassFail, check_data_folder, run_each, run_script
-from generators.calibration.paired import PairedInterval, RowKind, paired_mean_margin, wilson_interval
+from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
+from generators.common.paired import PairedInterval, RowKind, paired_mean_margin, wilson_interval
 from generators.errors import ReferenceFailed
 from generators.spam.writer import read_manifest
 

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from generators.calibration.intervals import PassFail, check_data_folder, run_each, run_script
+from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
 from generators.errors import GeneratorError, ReferenceFailed
 from generators.simulation.params import SimParams
 from generators.simulation.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE, read_truth_rows
@@ -31,7 +31,7 @@ SIM_REFERENCES = ("sim_careless", "sim_half", "sim_careful")
 SIM_BASELINES = ("sim_mm1", "sim_erlang_c", "sim_constant")
 RESULT_KEYS = ("estimate", "ci_low", "ci_high")
 TRUTH_COLUMNS = ("configuration", "wait")
-REFERENCES = Path(__file__).resolve().parents[1] / "references"
+REFERENCES = Path(__file__).resolve().parent / "references"
 CAREFUL_BAND_COVERAGE = (0.80, 1.0)  # 95% less about three binomial errors over 16 configurations a band
 BOOTSTRAP_RESAMPLES = 10_000
 

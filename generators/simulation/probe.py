@@ -154,13 +154,24 @@ def run_behaviour_probe(run: Runner, config: Mapping[str, Any], seeds: int = SEE
 
 def host_runner(submission: Path, python: str = sys.executable) -> Runner:
     """Run a trusted simulate.py in `submission` as a subprocess, CPU-capped like a sandboxed one."""
-    from generators.calibration.runner import _child_env
-    from generators.calibration.simulation import cpu_capped
+    from generators.common.child import child_env
+    from generators.simulation.calibration import cpu_capped
 
     def run(config: Path, output: Path, seed: int) -> None:
         budget = int(json.loads(config.read_text(encoding="utf-8"))["cpu_seconds"])
         subprocess.run([python, "simulate.py", "--config", str(config), "--output", str(output)], cwd=submission,
-                       check=True, capture_output=True, env={**_child_env(), "BAKEOFF_SEED": str(seed)},
+                       check=True, capture_output=True, env={**child_env(), "BAKEOFF_SEED": str(seed)},
                        preexec_fn=cpu_capped(budget))
 
     return run
+
+
+def probe_choice(rows: Sequence[Mapping[str, str]], count: int) -> list[Mapping[str, str]]:
+    """The hidden configurations the probe runs on: the `count` heaviest loads (ties by name)."""
+    def load(row: Mapping[str, str]) -> float:
+        try:
+            return float(row.get("utilisation") or 0)
+        except ValueError:
+            return 0.0
+
+    return sorted(rows, key=lambda row: (-load(row), row.get("configuration", "")))[:count]

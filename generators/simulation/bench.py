@@ -1,11 +1,11 @@
-"""Full-size calibration of the simulation take-home, printed as the Markdown table the README carries.
+"""Full-size calibration of the simulation take-home, printed as the Markdown table docs/calibration.md carries.
 
 Generates the default data (4 visible examples, 48 hidden configurations of 5 CPU seconds each) with the
 public calibration secret (so anyone can reproduce the figures; a real bake-off draws its own), runs the
 careless, half and careful references and the three degenerate baselines on every hidden configuration
 exactly as `bakeoff calibrate --task simulation` does, and the behavioural probe on the references.
 
-    .venv/bin/python bench/calibrate_sim.py [--out DIR] [--seed N] [--configurations N] [--jobs N] [--no-probe]
+    .venv/bin/python bench/calibrate.py simulation [--out DIR] [--seed N] [--configurations N] [--jobs N] [--no-probe]
 """
 
 from __future__ import annotations
@@ -17,14 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import durable  # noqa: E402
-from generators.calibration import CALIBRATION_FILE  # noqa: E402
-from generators.calibration import simulation as cal  # noqa: E402
-from generators.calibration.sim_probe import host_runner, run_behaviour_probe  # noqa: E402
-from generators.simulation import Secret, SimParams, generate_sim_data  # noqa: E402
-from generators.simulation.writer import HOLDOUT_DIR, read_truth_rows  # noqa: E402
+import durable
+from generators.common.calibration_file import CALIBRATION_FILE
+from generators.simulation import Secret, SimParams, generate_sim_data
+from generators.simulation import calibration as cal
+from generators.simulation.probe import host_runner, probe_choice, run_behaviour_probe
+from generators.simulation.writer import HOLDOUT_DIR, read_truth_rows
 
 TARGETS = {
     "sim_careless": "worst reference",
@@ -68,8 +66,6 @@ def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], p
 
 def probe_references(folder: Path, scratch: Path) -> dict[str, str]:
     """The behavioural probe's verdict of each reference on the heaviest hidden configuration."""
-    from bakeoff.tasks.simulation.probe import probe_choice
-
     (row,) = probe_choice(read_truth_rows(folder), 1)
     config = json.loads((folder / HOLDOUT_DIR / f"{row['configuration']}.json").read_text(encoding="utf-8"))
     found = {}
@@ -79,14 +75,14 @@ def probe_references(folder: Path, scratch: Path) -> dict[str, str]:
     return found
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="keep the data folder here (default: a temporary one)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--configurations", type=int, default=SimParams().configurations)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-probe", action="store_true", help="skip the behavioural probe of the references")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bakeoff-sim-bench-") as scratch:
         out = args.out or Path(scratch) / "data"
         seconds = {}
@@ -104,7 +100,4 @@ def main() -> None:
             probes = probe_references(out, Path(scratch))
             seconds["probe"] = time.perf_counter() - started
         print(markdown_table(calibration, seconds, probes))
-
-
-if __name__ == "__main__":
-    main()
+    return 0

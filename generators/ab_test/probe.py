@@ -154,6 +154,6 @@ def run_unit_probe(run: Runner, sessions: Path) -> UnitProbe:
 
 def host_runner(submission: Path, python: str = sys.executable) -> Runner:
     """Run `submission`/analyze.py as a plain subprocess on this machine (trusted code only)."""
-    from generators.calibration.ab_test import run_analyze
+    from generators.ab_test.calibration import run_analyze
 
     return lambda sessions, output: run_analyze(Path(submission), sessions, output, python)

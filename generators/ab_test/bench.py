@@ -1,4 +1,4 @@
-"""Full-size calibration of the A/B-test take-home, printed as the Markdown table the README carries.
+"""Full-size calibration of the A/B-test take-home, printed as the Markdown table docs/calibration.md carries.
 
 Generates the default data (a visible experiment of 20,000 users and 96 hidden experiments of 4,000 to
 80,000 users) with the public secret (generators.secret.PUBLIC_SECRET_HEX, so anyone can reproduce the
@@ -7,7 +7,7 @@ hidden experiment exactly as `bakeoff calibrate --task ab_test` does, and prints
 its binomial interval), error, width, Winkler score, careful's paired margin over it, and the spread of
 its Winkler score over the fresh secrets.
 
-    .venv/bin/python bench/calibrate_ab.py [--out DIR] [--seed N] [--experiments N] [--jobs N] [--fresh K]
+    .venv/bin/python bench/calibrate.py ab_test [--out DIR] [--seed N] [--experiments N] [--jobs N] [--fresh K]
 """
 
 from __future__ import annotations
@@ -18,14 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from calibration_verdict import failures, report  # noqa: E402
-
-from generators.ab_test import AbParams, generate_ab_data  # noqa: E402
-from generators.calibration import ab_test as cal  # noqa: E402
-from generators.calibration import write_calibration  # noqa: E402
-from generators.secret import PUBLIC_SECRET_HEX, Secret  # noqa: E402
+from generators.ab_test import AbParams, generate_ab_data
+from generators.ab_test import calibration as cal
+from generators.common.calibration_file import write_calibration
+from generators.common.verdict import failures, report
+from generators.secret import PUBLIC_SECRET_HEX, Secret
 
 TARGETS = {
     "ab_careless": f"narrowest reference; coverage <= {cal.CARELESS_MAX_COVERAGE}",
@@ -84,7 +81,7 @@ def markdown_table(calibration: cal.AbCalibration, seconds: dict[str, float]) ->
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="keep the data folder here (default: a temporary one)")
     parser.add_argument("--seed", type=int, default=0)
@@ -92,7 +89,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--fresh", type=int, default=3, help="fresh secrets for the spread (default 3)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     params = AbParams(seed=args.seed, experiments=args.experiments)
     progress = lambda step: print(f"[{time.strftime('%H:%M:%S')}] {step}", file=sys.stderr, flush=True)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="bakeoff-ab-bench-") as scratch:
@@ -116,7 +113,3 @@ def main() -> int:
         args.markdown.write_text(text + "\n", encoding="utf-8")
     return report(failures(calibration.checks.to_dict(), calibration.cheaters, str(calibration.secret_id),
                            calibration.spread_secret_ids))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

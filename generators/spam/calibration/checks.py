@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from generators.calibration.paired import RowKind
-from generators.calibration.runner import ReferenceResult
+from generators.common.paired import RowKind
+from generators.spam.calibration.runner import ReferenceResult
 
 TEXT_ONLY_TARGET = 0.767
 CAREFUL_TARGET = 0.801

@@ -1,6 +1,6 @@
 """The A/B-test take-home's reference analyses and its degenerate baselines, as submission folders.
 
-References (generators/references/ab_*): careless (every row an independent trial), half (by user, the fault
+References (generators/ab_test/references/ab_*): careless (every row an independent trial), half (by user, the fault
 missed), careful (by user, the fault removed). Cheaters, which a headline must not reward:
 
 - ab_constant: one data-free interval for every experiment, the 2.5%..97.5% range of the true effects as the
@@ -24,12 +24,12 @@ from pathlib import Path
 import durable
 from generators.ab_test import AbParams
 from generators.ab_test.writer import MANIFEST_FILE, SESSIONS_FILE
-from generators.calibration.runner import _child_env
+from generators.common.child import child_env
 from generators.errors import GeneratorError, ReferenceFailed
 
 AB_VARIANTS = ("ab_careless", "ab_half", "ab_careful")
 AB_CHEATERS = ("ab_constant", "ab_hardcoded", "ab_band", "ab_per_user")
-REFERENCES = Path(__file__).resolve().parents[1] / "references"
+REFERENCES = Path(__file__).resolve().parent / "references"
 LEVEL = 0.95
 
 
@@ -52,7 +52,7 @@ def _careful_answer(corpus: Path, python: str) -> dict[str, float]:
         output = Path(scratch) / "visible.json"
         argv = [python, str(REFERENCES / "ab_careful" / "analyze.py"), "--input", str(corpus / SESSIONS_FILE),
                 "--output", str(output)]
-        done = subprocess.run(argv, capture_output=True, text=True, env=_child_env())
+        done = subprocess.run(argv, capture_output=True, text=True, env=child_env())
         if done.returncode != 0:
             raise ReferenceFailed(f"ab_careful on {corpus / SESSIONS_FILE} exited with {done.returncode}:\n"
                                   f"{(done.stdout + done.stderr)[-2000:]}")
