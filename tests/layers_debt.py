@@ -12,10 +12,8 @@ from __future__ import annotations
 TASK_WORD_DEBT: dict[str, int] = {
     "bakeoff/answers.py": 1,
     "bakeoff/cli/batch.py": 2,
-    "bakeoff/cli/corpus.py": 3,
     "bakeoff/cli/score.py": 1,
     "bakeoff/taskapi/headline.py": 1,
-    "bakeoff/taskapi/plugin.py": 2,
     "bakeoff/taskapi/score.py": 1,
     "bakeoff/taskapi/spec.py": 1,
 }
@@ -116,12 +114,11 @@ DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/tasks/ab_test/report.py": 5,
     "bakeoff/tasks/ab_test/unit_probe.py": 13,
     "bakeoff/tasks/intervals/grading.py": 2,
-    "bakeoff/tasks/intervals/plugin.py": 3,
     "bakeoff/tasks/intervals/score.py": 3,
     "bakeoff/tasks/registry.py": 2,
     "bakeoff/tasks/simulation/check.py": 4,
     "bakeoff/tasks/simulation/cpu_cap.py": 1,
-    "bakeoff/tasks/simulation/probe.py": 10,
+    "bakeoff/tasks/simulation/probe.py": 8,
     "bakeoff/tasks/spam/plots.py": 5,
     "bakeoff/tasks/spam/plugin.py": 3,
     "bakeoff/tasks/spam/probes.py": 6,
@@ -129,4 +126,13 @@ DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/tasks/spam/report.py": 2,
     "bakeoff/tasks/spam/retrain.py": 1,
     "bakeoff/tasks/spam/signals.py": 1,
+}
+
+
+# Files whose string-key reads are of mappings that are not records nor a grader's output (click's parameter
+# values by name): (how many, why). Asserted exactly like the debt, so a record read cannot hide among them.
+NOT_RECORD_READS: dict[str, tuple[int, str]] = {
+    "bakeoff/cli/report.py": (1, "click's parameter values (the batch folder argument)"),
+    "bakeoff/cli/score.py": (1, "the task's own option values, as click parsed them"),
+    "bakeoff/cli/task_options.py": (2, "click's parameter values (--task, the corpus option)"),
 }

@@ -16,7 +16,7 @@ import ast
 import re
 from pathlib import Path
 
-from layers_debt import AGENT_NAME_DEBT, DICT_READ_DEBT, TASK_WORD_DEBT
+from layers_debt import AGENT_NAME_DEBT, DICT_READ_DEBT, NOT_RECORD_READS, TASK_WORD_DEBT
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bakeoff"
@@ -307,6 +307,9 @@ def dict_read_offences(root: Path = ROOT) -> dict[str, int]:
 
 def test_records_are_read_through_their_classes_not_as_dicts():
     found = dict_read_offences()
+    for name, (count, _why) in NOT_RECORD_READS.items():
+        assert found.get(name) == count, (name, found.get(name), "reads of other mappings changed: look again")
+        del found[name]
     assert found == DICT_READ_DEBT, against_the_debt(found, DICT_READ_DEBT)
 
 

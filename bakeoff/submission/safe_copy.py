@@ -10,7 +10,7 @@ control. So the copy
   itself, opened without following links;
 - replaces a symbolic link by the file it names only when that file, with
   every link resolved, is a regular file inside the submission folder (or in
-  bakeoff's own shipped reference source, which is public); any other link is
+  bakeoff's own shipped generator code, which is public); any other link is
   copied as a link, and the host never follows a link in a workspace;
 - refuses a file that is the answer key or truth.csv under another name (a
   hard link: same device and inode);
@@ -57,11 +57,12 @@ class CopyReport:
         )
 
 
-def shipped_reference_source() -> Path:
-    """bakeoff's own reference source: links to it (generators/spam/references/<variant>/) are followed."""
-    from generators.spam.references import SOURCE
+def shipped_generator_code() -> Path:
+    """bakeoff's own generator package, public code: links into it (a task's reference submissions share their
+    source files that way, generators/<task>/references/<variant>/) are followed. No hidden data lives there."""
+    import generators
 
-    return SOURCE
+    return Path(generators.__file__).resolve().parent
 
 
 @dataclass
@@ -124,7 +125,7 @@ def copy_submission(repo: Path, destination: Path, protected: Iterable[Path] = (
     copier = _Copier(
         root=repo.resolve(),
         protected=frozenset(_identity(path) for path in protected if path.exists()),
-        trusted_roots=(shipped_reference_source().resolve(),),
+        trusted_roots=(shipped_generator_code(),),
         followed=[],
         kept=[],
         skipped=[],

@@ -71,7 +71,7 @@ class ProbeRecord(Protocol):
 
 
 class FolderProbe(Protocol):
-    """A probe of a folder graded alone, run in the same open sandbox after grading (ab_test's unit probe)."""
+    """A probe of a folder graded alone, run in the same open sandbox after grading (for example a probe of the unit of analysis)."""
 
     def __call__(self, job: GradeJob, graded: Graded) -> ProbeRecord: ...
 

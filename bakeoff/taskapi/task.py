@@ -51,7 +51,7 @@ class Task:
     corpus: Corpus
     grader: Grader
     score_report: FolderReport
-    script: str  # what the hidden step runs (predict.py): how `bakeoff score` tells another task's submission
+    script: str  # the file the hidden step runs: how `bakeoff score` tells another task's submission
     generator: str  # its manifests' `generator_version` "<generator>-<version>": how a corpus's task is told
     words: TaskWords = TaskWords()
     # Its grade, typed (bakeoff.taskapi.grade): the core reads its figures once and reports its breakdowns.
