@@ -16,7 +16,7 @@ from typing import Any
 
 from bakeoff.errors import BakeoffError
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
-from bakeoff.models.registry import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
+from bakeoff.models.options import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
 from bakeoff.models.spec import ModelSpec, parse_spec
 from bakeoff.records.enums import AGENT_STAGE_NAMES, STAGE_NAMES
 from bakeoff.records.errors import DamagedRecord

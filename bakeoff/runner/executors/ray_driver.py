@@ -15,6 +15,7 @@ from typing import Any
 from bakeoff.batchfolder.files import utc_now
 from bakeoff.batchfolder.records import read_batch_record
 from bakeoff.errors import BakeoffError
+from bakeoff.models.kinds import kind_of
 from bakeoff.models.spec import ModelSpec
 from bakeoff.records import RunRecord
 from bakeoff.runner.executors.common import (
@@ -117,8 +118,8 @@ class _Driver:
         from bakeoff.runner.executors.node import sandbox_resource
 
         wanted = self.settings.for_model(slot.model.label)
-        kind = slot.model.spec.kind
-        gpus = wanted.gpus if wanted.gpus is not None else (self.settings.gpus_per_run if kind == "gguf" else 0.0)
+        loads_gpu = kind_of(slot.model.spec).uses_gpu  # an endpoint's runs hold no GPU of their own
+        gpus = wanted.gpus if wanted.gpus is not None else (self.settings.gpus_per_run if loads_gpu else 0.0)
         demand = {"CPU": self.settings.cpus_per_run, "GPU": gpus, sandbox_resource(self.env.plan.sandbox): 1.0}
         if wanted.vram_gb:
             demand["vram_gb"] = wanted.vram_gb
@@ -182,7 +183,7 @@ class _Driver:
         for every run, unlike a GGUF file each run loads itself) a declared max_concurrent."""
         cap = self.settings.for_model(slot.model.label).max_in_flight
         declared = declared_max_concurrent(self.env, slot.model)
-        if declared and slot.model.spec.kind == "openai":
+        if declared and kind_of(slot.model.spec).is_endpoint:
             cap = min(cap, declared) if cap else declared
         return cap
 
