@@ -28,18 +28,13 @@ if TYPE_CHECKING:  # only for the annotations: registry stays light, backends lo
     from bakeoff.models.template_process import TemplateLimits
 
 __all__ = ["DEFAULT_N_CTX", "MODELS_DIR_ENV", "OPTIONS_READ_BY", "PLAN_OPTIONS", "SCHEDULING_OPTIONS", "BackendOptions",
-           "ModelEntry", "check_model_options", "check_plan_option", "check_reasoning_mode", "default_model_path",
+           "ModelEntry", "check_plan_option", "check_reasoning_mode", "default_model_path",
            "list_models", "models_dir_from_env", "open_backend", "options_from_plan", "parse_spec"]
 
 MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
 
 # Which plan options each kind's backend reads (a kind that reads any, scripted, is absent), from the kinds.
 OPTIONS_READ_BY = {kind.name: kind.options for kind in KINDS if kind.options is not None}
-
-
-def check_model_options(spec: ModelSpec, options: BackendOptions) -> None:
-    """Refuse a combination of one model's options that its backend cannot honour."""
-    kind_of(spec).check_options(spec, options)
 
 
 def open_backend(spec: str | ModelSpec, options: BackendOptions | None = None) -> ModelBackend:

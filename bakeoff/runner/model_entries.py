@@ -27,7 +27,7 @@ from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
 from bakeoff.records.plan import ModelEntry, PlanError, backend_options
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
-# Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
+# Backend options a model entry may carry itself (types and ranges: bakeoff.models.options.PLAN_OPTIONS).
 ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries",
                  "engine", "max_concurrent")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
