@@ -15,6 +15,7 @@ from bakeoff.models.errors import ModelSpecError
 from bakeoff.models.kinds import KINDS, UnknownModelKind, kind_named, kind_of
 from bakeoff.models.spec import label_for_spec, parse_spec
 from bakeoff.records import ModelEntry, Plan
+from bakeoff.runner.model_entries import spec_of
 
 ROOT = Path(__file__).resolve().parents[1]
 # One spec of each registered kind (a kind registered without one here fails the first test), its label.
@@ -43,9 +44,9 @@ def test_a_kind_round_trips_its_spec(name, text, label, tmp_path):
     assert label_for_spec(text) == label
     absolute = kind.absolute(spec, tmp_path)
     assert parse_spec(absolute.text) == absolute and kind_of(absolute) is kind
-    entry = ModelEntry("m", absolute)
-    plan = Plan(models=(entry,), corpus=str(tmp_path))
-    assert Plan.from_json(plan.to_dict()).models[0].spec == absolute  # what batch.json keeps, read back
+    plan = Plan(models=(ModelEntry("m", absolute.text, parsed=absolute),), corpus=str(tmp_path))
+    kept = Plan.from_json(plan.to_dict()).models[0]  # what batch.json keeps, read back: the text
+    assert kept == plan.models[0] and kept.parsed is None and spec_of(kept) == absolute
 
 
 def test_a_relative_file_is_made_absolute_against_the_plan_folder(tmp_path):
@@ -120,10 +121,11 @@ def test_the_scan_sees_a_kind_comparison():
     assert not kind_comparisons('if mode == "default":\n    pass\n', words)
 
 
-def test_the_plan_record_loads_no_backend_nor_the_factory():
+def test_the_plan_record_loads_no_backend_kind_nor_the_factory():
     code = ("import sys, bakeoff.records.plan; print(' '.join(sorted(m for m in sys.modules if m in "
-            "('bakeoff.models.registry', 'bakeoff.models.base', 'bakeoff.models.gguf', 'bakeoff.models.scripted', "
-            "'bakeoff.models.openai_compat', 'bakeoff.models.server_backend', 'httpx', 'llama_cpp'))))")
+            "('bakeoff.models.registry', 'bakeoff.models.kinds', 'bakeoff.models.spec', 'bakeoff.models.base', "
+            "'bakeoff.models.gguf', 'bakeoff.models.scripted', 'bakeoff.models.openai_compat', "
+            "'bakeoff.models.server_backend', 'httpx', 'llama_cpp'))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert loaded.stdout.strip() == ""
 
@@ -146,3 +148,16 @@ def test_a_plan_entry_is_parsed_once(tmp_path, monkeypatch):
     plan = plan_from_mapping({"models": models, "corpus": str(tmp_path), "task": "spam_classifier"}, tmp_path)
     assert len(plan.models) == 3 and sorted(parsed) == sorted(["gguf:m.gguf", "scripted:a.jsonl",
                                                                "openai:http://127.0.0.1:9/v1#m"])
+    assert all(spec_of(model) is model.parsed for model in plan.models)  # handed down, not parsed again
+    parsed.clear()
+    Plan.from_json(plan.to_dict())  # a resume reads batch.json back: no kind is asked
+    assert parsed == []
+
+
+def test_the_plan_record_imports_only_the_pure_model_values():
+    """records sit above models in imports: the plan record reads options and holds a parsed spec's type, and asks
+    no kind (a spec is parsed where the plan is loaded, bakeoff.runner.model_entries)."""
+    tree = ast.parse((ROOT / "bakeoff/records/plan.py").read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert {name for name in imported if name.startswith("bakeoff.models")} <= {
+        "bakeoff.models.kind", "bakeoff.models.options", "bakeoff.models.errors"}

@@ -126,7 +126,7 @@ def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
         return []
     plan, task = records.plan, plugin.name
     benchmark = f"bakeoff_{safe_name(task)}"
-    specs = {m.label: m.spec.text for m in plan.models}
+    specs = {m.label: m.spec for m in plan.models}
     data = {"dataset_name": f"bakeoff {task} hidden holdout", "source_type": "other",
             "additional_details": strings({"corpus": plan.corpus})}
     started = _epoch(records.batch.created_at)

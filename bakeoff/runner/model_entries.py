@@ -127,12 +127,18 @@ def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path) -> t
             kind_of(spec).check_options(spec, backend)
         except BackendOptionInvalid as exc:
             raise PlanError(f"model {label}: {exc}") from None
-        entries.append(ModelEntry(label, spec, reasoning, options, backend))
+        entries.append(ModelEntry(label, spec.text, reasoning, options, backend, spec))
     labels = [e.label for e in entries]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
         raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
     return tuple(entries)
+
+
+def spec_of(model: ModelEntry) -> ModelSpec:
+    """The entry's parsed spec: parsed when its plan was loaded; an entry read back from batch.json (or made by
+    hand) is parsed here."""
+    return model.parsed if model.parsed is not None else parse_spec(model.spec)
 
 
 def default_label(base: str, reasoning: str) -> str:
@@ -147,7 +153,7 @@ def check_context(models, model_options: Mapping[str, Any], settings, stages) ->
 
     for model in models:
         server = dict(model.options).get("server", model_options.get("server", ""))
-        check_reasoning_mode(model.spec, model.reasoning, server)  # a mode the model has no switch for
+        check_reasoning_mode(spec_of(model), model.reasoning, server)  # a mode the model has no switch for
         n_ctx = dict(model.options).get("n_ctx", model_options.get("n_ctx"))
         if n_ctx is not None and n_ctx < settings.context_tokens:
             raise PlanError(

@@ -30,6 +30,7 @@ from bakeoff.models.kinds import kind_of
 from bakeoff.models.kinds.openai import ENDPOINT_TIMEOUT_S, served_models
 from bakeoff.models.options import BackendOptions
 from bakeoff.records import ModelEntry, Plan
+from bakeoff.runner.model_entries import spec_of
 
 if TYPE_CHECKING:
     from bakeoff.runner.context_probe import ContextCheck
@@ -68,16 +69,18 @@ def model_options(model: ModelEntry) -> BackendOptions:
 
 def check_model(model: ModelEntry, cache: Path | None = None, list_models: Callable[..., Any] | None = None) -> str:
     """Try one model as its runs will need it; its identity. PreflightFailed names the model and what is wrong."""
-    kind = kind_of(model.spec)
-    kind.check_file(model.spec, model.label)
-    kind.check_ready(model.spec, model.label, model_options(model), list_models)
-    return kind.identity(model.spec, cache)
+    spec = spec_of(model)
+    kind = kind_of(spec)
+    kind.check_file(spec, model.label)
+    kind.check_ready(spec, model.label, model_options(model), list_models)
+    return kind.identity(spec, cache)
 
 
 def check_model_file(model: ModelEntry) -> None:
     """The model's file is there and, a GGUF, its header reads: checked in a moment, before anything slow (the
     engine test, the endpoints). An endpoint model has no file."""
-    kind_of(model.spec).check_file(model.spec, model.label)
+    spec = spec_of(model)
+    kind_of(spec).check_file(spec, model.label)
 
 
 def key_routes(models: Iterable[ModelEntry]) -> list[str]:
@@ -88,7 +91,8 @@ def key_routes(models: Iterable[ModelEntry]) -> list[str]:
     lines = []
     for model in models:
         try:
-            route = kind_of(model.spec).key_route(model.spec, model_options(model).api_key_env)
+            spec = spec_of(model)
+            route = kind_of(spec).key_route(spec, model_options(model).api_key_env)
         except BackendOptionInvalid as exc:
             raise KeyNotSendable(f"model {model.label}: {exc}") from None
         if route is not None:
@@ -98,7 +102,8 @@ def key_routes(models: Iterable[ModelEntry]) -> list[str]:
 
 def check_endpoint(model: ModelEntry, list_models: Callable[..., Any] | None = None) -> None:
     """The model's server answers its model list and lists the model (nothing to try for a file's model)."""
-    kind_of(model.spec).check_ready(model.spec, model.label, model_options(model), list_models)
+    spec = spec_of(model)
+    kind_of(spec).check_ready(spec, model.label, model_options(model), list_models)
 
 
 def check_sandbox(kind: str, image: str | None) -> None:
@@ -142,14 +147,14 @@ def preflight(plan: Plan, out_dir: Path, models: Iterable[ModelEntry], checks: P
     if checks.models:
         for model in models:
             identities[model.label] = check_model(model, checks.hash_cache, list_models)
-            if checks.context is not None and kind_of(model.spec).is_endpoint:
+            if checks.context is not None and kind_of(spec_of(model)).is_endpoint:
                 checks.context.check(model)
     if checks.sandbox:
         check_sandbox(plan.sandbox, checks.image)
     for model in plan.models:  # the rest (finished ones) as far as their files allow
         if model.label not in identities:
             try:
-                identities[model.label] = model_identity(model.spec, checks.hash_cache)
+                identities[model.label] = model_identity(spec_of(model), checks.hash_cache)
             except OSError:
                 continue
     return identities

@@ -80,7 +80,7 @@ class OpenAIKind:
             raise EndpointNotAnswering(f"model {label}: {spec.target} does not serve {spec.model!r}; it lists "
                                        f"{shown}" + did_you_mean(spec.model, names))
 
-    def key_route(self, spec: ModelSpec, api_key_env: str) -> KeyRoute | None:
+    def key_route(self, spec: ModelSpec, api_key_env: str) -> KeyRoute:
         from bakeoff.models.api_key import key_route
 
         return key_route(api_key_env, spec.target)
@@ -90,7 +90,7 @@ class OpenAIKind:
         from bakeoff.models.errors import BackendOptionInvalid, KeyNotSendable
 
         try:
-            return self.key_route(spec, api_key_env)  # type: ignore[return-value]  # an endpoint always has one
+            return self.key_route(spec, api_key_env)
         except BackendOptionInvalid as exc:
             raise KeyNotSendable(f"model {label}: {exc}") from None
 
