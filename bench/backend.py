@@ -29,6 +29,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bakeoff.models.base import GenerationSettings, Message  # noqa: E402
+from bakeoff.models.kinds import kind_of  # noqa: E402
 from bakeoff.models.registry import BackendOptions, open_backend, parse_spec  # noqa: E402
 
 GENERATION_PROMPT = [
@@ -182,11 +183,12 @@ def main() -> None:
     args = parser.parse_args()
 
     parsed = parse_spec(args.model)
-    if parsed.kind != "gguf":
+    model_path = kind_of(parsed).engine_model(parsed)
+    if model_path is None:
         raise SystemExit("bench/backend.py compares against raw llama_cpp: give a gguf model")
     options = BackendOptions(n_ctx=args.n_ctx, n_threads=args.threads, n_threads_batch=args.threads)
-    backend = open_backend(args.model, options)
-    generation = bench_generation(Path(parsed.target), backend, args.rounds, args.max_tokens, args.n_ctx, args.threads)
+    backend = open_backend(parsed, options)
+    generation = bench_generation(model_path, backend, args.rounds, args.max_tokens, args.n_ctx, args.threads)
     prefix = bench_prefix_reuse(backend, args.prefix_rounds, args.sections)
     backend.close()
 

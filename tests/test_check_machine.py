@@ -14,7 +14,7 @@ from bakeoff.cli import main
 from bakeoff.models.engine_build import read_build_stamp
 from bakeoff.models.engine_check import EngineUnusable
 from bakeoff.models.memory import NvmlProbe
-from bakeoff.models.registry import default_model_path
+from bakeoff.models.registry import default_model_path, parse_spec
 from bakeoff.preflight import CheckOptions, State, machine_report, render
 from sandbox.image import IMAGE_TAG
 
@@ -100,10 +100,10 @@ def test_run_preflight_stops_on_a_crashing_engine_and_names_the_rebuild(tmp_path
     from bakeoff.cli.batch import check_engine
 
     with pytest.raises(EngineUnusable, match="crashes on this machine") as refused:
-        check_engine(["default"], entry=segfault_at_first_token)
+        check_engine([parse_spec("default")], entry=segfault_at_first_token)
     assert "SIGSEGV" in str(refused.value) and "bash scripts/setup.sh" in str(refused.value)
-    check_engine(["default"])  # the installed build generates: no error
-    check_engine([f"scripted:{tmp_path / 'answers.jsonl'}"], entry=segfault_at_start)  # no gguf model: not tried
+    check_engine([parse_spec("default")])  # the installed build generates: no error
+    check_engine([parse_spec(f"scripted:{tmp_path / 'answers.jsonl'}")], entry=segfault_at_start)  # no gguf model: not tried
 
 
 @pytest.mark.llama

@@ -14,7 +14,6 @@ from test_models_openai import ScriptedServer, ok_body
 from bakeoff.answers import audit, audit_tool_calls
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.registry import BackendOptions, open_backend
-from bakeoff.models.spec import parse_spec
 from bakeoff.models.tools import ToolCall, ToolSpec
 from bakeoff.models.truncation import MAX_CHARS_PER_TOKEN, is_context_refusal, text_floor
 from bakeoff.records import ModelEntry
@@ -115,7 +114,7 @@ def test_the_probe_is_sized_by_the_tasks_longest_prompt_and_can_be_skipped(monke
 
 def probe(server: ScriptedServer) -> None:
     ContextCheck(prompt_chars=30000, context_tokens=16384, timeout_s=10).check(
-        ModelEntry("m", parse_spec(f"openai:{server.base_url}#m"), options=(("max_retries", 0),)))
+        ModelEntry("m", f"openai:{server.base_url}#m", options=(("max_retries", 0),)))
 
 
 def test_the_probe_refuses_by_name_an_endpoint_that_refuses_or_cuts_the_long_prompt():

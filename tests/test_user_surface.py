@@ -69,7 +69,7 @@ def test_model_files_are_read_against_the_plan_file_like_the_corpus(tmp_path, mo
     monkeypatch.chdir(elsewhere)  # run from another folder: the plan's own folder still decides
     plan = load_plan(plans / "plan.toml")
     assert plan.corpus == str(plans / "corpus")
-    assert [m.spec.text for m in plan.models] == [
+    assert [m.spec for m in plan.models] == [
         f"scripted:{plans / 'answers.jsonl'}", f"gguf:{plans / 'models/m.gguf'}", str(plans / "weights/w.gguf"),
         "openai:http://127.0.0.1:9/v1#served"]
     assert [m.label for m in plan.models] == ["answers", "m", "w", "served"]  # labels as the plan wrote the files

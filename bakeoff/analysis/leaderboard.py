@@ -202,7 +202,7 @@ def identity_of(records: BatchRecords, label: str) -> str:
         if run.run is not None and run_model_label(run) == label and run.run.model.facts.sha256:
             return f"sha256:{run.run.model.facts.sha256}"
     entry = records.plan.model(label)
-    return entry.spec.text if entry is not None else label
+    return entry.spec if entry is not None else label
 
 
 @dataclass(frozen=True)

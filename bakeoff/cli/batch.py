@@ -30,6 +30,7 @@ def _check_models(plan, plugin, out: Path, engine_here: bool = True) -> None:
     an endpoint's key may go where its URL says (which variable goes to which host is said); a gguf model also
     needs an engine that generates here."""
     from bakeoff.runner.batch import check_plan, models_with_runs_left
+    from bakeoff.runner.model_entries import spec_of
     from bakeoff.runner.preflight import check_model_file, key_routes
 
     for line in key_routes(plan.models):  # said whatever refuses the plan next
@@ -38,7 +39,7 @@ def _check_models(plan, plugin, out: Path, engine_here: bool = True) -> None:
     for model in models_with_runs_left(plan, out.resolve()):
         check_model_file(model)
     if engine_here:
-        check_engine([model.spec.text for model in plan.models])
+        check_engine([spec_of(model) for model in plan.models])
 
 
 def _interval_note(plan) -> None:
@@ -50,8 +51,9 @@ def _interval_note(plan) -> None:
         click.echo(f"note: {note}")  # standard output: standard error opens with the error, when there is one
 
 
-def check_engine(specs: list[str], entry=None) -> None:
-    """A plan with a gguf model needs an engine that generates: tried in its own process before the first run.
+def check_engine(specs, entry=None) -> None:
+    """A plan with a model that needs the engine (its parsed specs' kinds say which) needs one that generates:
+    tried in its own process before the first run.
 
     `entry` is the engine child's entry point (tests pass one that crashes).
     """

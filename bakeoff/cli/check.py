@@ -28,13 +28,15 @@ def check_command(model: str, out_dir: Path, sandbox: str, image: str, as_json: 
     there is disk), 1 otherwise.
     """
     from bakeoff.models.errors import ModelSpecError
-    from bakeoff.models.registry import parse_spec
+    from bakeoff.models.kinds import kind_of
+    from bakeoff.models.spec import parse_spec
     from bakeoff.preflight import CheckOptions, machine_report, render
 
     parsed = parse_spec(model)
-    if parsed.kind != "gguf":
+    model_path = kind_of(parsed).engine_model(parsed)
+    if model_path is None:
         raise ModelSpecError(f"the engine is tried with a GGUF model, not {model!r}")
-    options = CheckOptions(image=image, out_dir=out_dir, model_path=Path(parsed.target).expanduser(), sandbox=sandbox)
+    options = CheckOptions(image=image, out_dir=out_dir, model_path=model_path, sandbox=sandbox)
     report = machine_report(options)
     if as_json:
         click.echo(durable.dumps({"ready": report.ready, "rows": [row.to_dict() for row in report.rows]}, indent=1))

@@ -24,6 +24,7 @@ from bakeoff.batchfolder.read import RunRecords, run_model_label, stage_calls
 from bakeoff.export.inspect_common import safe_name, when
 from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
+from bakeoff.models.kinds import kind_claiming
 from bakeoff.records import STAGE_NAMES, CodeVersion, Stage
 from bakeoff.report.transcript_review import ReviewRecords
 from bakeoff.review.records import AnswerRecord
@@ -57,12 +58,14 @@ def strings(mapping: Mapping[str, Any]) -> dict[str, str]:
 
 def _model_info(label: str, spec: str | None, info: Mapping[str, Any] | None) -> dict:
     spec = spec or ""
-    remote = spec.startswith("openai:")
+    kind = kind_claiming(spec)  # None for a reader that is no model (the review's baseline:cues)
+    remote = kind is not None and kind.is_endpoint
+    engine = kind.engine_name if kind is not None else spec.split(":")[0] or "unknown"
+    open_weights = kind is None or kind.open_weights
     return {"name": label, "id": f"{DEVELOPER}/{safe_name(label)}", "developer": DEVELOPER,
-            "inference_engine": {"name": "openai-compatible endpoint" if remote else "llama.cpp"
-                                 if "gguf" in spec or spec == "default" else spec.split(":")[0] or "unknown"},
+            "inference_engine": {"name": engine},
             "additional_details": strings({"deployment_type": "externally_managed" if remote else "self_deployed",
-                                           "model_availability": "unknown" if remote or spec.startswith("scripted:") else "open_weights",
+                                           "model_availability": "open_weights" if open_weights else "unknown",
                                            "spec": spec, "model_info": dict(info) if info else None})}
 
 
@@ -124,7 +127,7 @@ def run_records(source: ExportSource, retrieved: str) -> list[EeeRecord]:
         return []
     plan, task = records.plan, plugin.name
     benchmark = f"bakeoff_{safe_name(task)}"
-    specs = {m.label: m.spec.text for m in plan.models}
+    specs = {m.label: m.spec for m in plan.models}
     data = {"dataset_name": f"bakeoff {task} hidden holdout", "source_type": "other",
             "additional_details": strings({"corpus": plan.corpus})}
     started = _epoch(records.batch.created_at)

@@ -271,7 +271,7 @@ def export_runs(source: ExportSource, out: Path) -> list[Path]:
     if records is None or core is None or plugin is None or not records.runs:
         return []
     plan, task = records.plan, plugin.name
-    specs = {m.label: m.spec.text for m in plan.models}
+    specs = {m.label: m.spec for m in plan.models}
     written = []
     for model in core.models:
         runs = [r for r in records.runs if run_model_label(r) == model.model]

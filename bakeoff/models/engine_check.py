@@ -10,7 +10,7 @@ probe into the error `bakeoff run` and `bakeoff demo` stop with, naming the fix.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.engine import EngineDied, EngineOverran, EngineProcess
 from bakeoff.models.engine_build import REBUILD_HINT, BuildStamp, build_flags_for, read_build_stamp
 from bakeoff.models.engine_messages import ChatReply, ChatRequest, EngineFacts, LoadConfig
+from bakeoff.models.kind import ModelSpec
 from bakeoff.models.memory import GpuMemoryProbe, NvmlProbe
 
 PROBE_N_CTX = 256
@@ -100,13 +101,15 @@ def require_engine(probe: EngineProbe) -> EngineProbe:
                          f"`bakeoff check` shows the engine, GPU and sandbox state")
 
 
-def preflight_model(specs: list[str]) -> Path | None:
+def preflight_model(specs: Sequence[ModelSpec]) -> Path | None:
     """The model a batch's preflight tries: the default one when installed (small, quick), else the
-    plan's first gguf model; None when the plan has no gguf model (no engine needed)."""
+    plan's first model that needs the engine; None when none does."""
     from bakeoff.models.errors import ModelFileNotFound
-    from bakeoff.models.registry import default_model_path, parse_spec
+    from bakeoff.models.kinds import kind_of
+    from bakeoff.models.kinds.gguf import default_model_path
 
-    targets = [Path(parsed.target).expanduser() for parsed in map(parse_spec, specs) if parsed.kind == "gguf"]
+    found = (kind_of(spec).engine_model(spec) for spec in specs)
+    targets = [path for path in found if path is not None]
     if not targets:
         return None
     try:

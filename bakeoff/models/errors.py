@@ -60,3 +60,27 @@ class ReasoningModeUnsupported(BakeoffError):
 
 class BackendOptionInvalid(BakeoffError):
     """A backend option (from a plan) that no backend reads, or a value of the wrong type or range."""
+
+
+class PreflightFailed(BakeoffError):
+    """Something a batch needs is not there; nothing was started."""
+
+
+class ModelFileMissing(PreflightFailed):
+    """A plan's model file (a GGUF, a scripted answers file) does not exist."""
+
+
+class ModelHeaderUnreadable(PreflightFailed):
+    """A plan's GGUF file is not one whose header bakeoff can read."""
+
+
+class BatchingServerMissing(PreflightFailed):
+    """A plan's GGUF model asks for the batching engine (engine = "server") and no llama-server runs here."""
+
+
+class EndpointNotAnswering(PreflightFailed):
+    """An OpenAI-compatible endpoint of the plan does not answer its model list, or does not list the model."""
+
+
+class KeyNotSendable(PreflightFailed):
+    """An endpoint model's api_key_env names no key, or its key would go over plain http to another host."""

@@ -1,4 +1,4 @@
-"""The plan a batch runs, typed: its models (each a parsed spec with the backend options it is opened with),
+"""The plan a batch runs, typed: its models (each a spec with the backend options it is opened with),
 runs, task, corpus, sandbox, seed, limits and settings. batch.json keeps it as `plan` (`Plan.to_dict`, whose
 canonical JSON is hashed: a resumed batch must be started with the same plan).
 
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bakeoff.errors import BakeoffError
-from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
-from bakeoff.models.registry import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
-from bakeoff.models.spec import ModelSpec, parse_spec
+from bakeoff.models.errors import BackendOptionInvalid
+from bakeoff.models.kind import ModelSpec
+from bakeoff.models.options import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
 from bakeoff.records.codec import JsonObject, JsonRecord, decode
 from bakeoff.records.enums import AGENT_STAGE_NAMES, STAGE_NAMES
 from bakeoff.records.errors import DamagedRecord
@@ -58,21 +58,21 @@ class RunLimits(JsonRecord):
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """One model of a plan: the label its runs are named by, its parsed spec, its reasoning mode, its own
-    backend options (as the plan gave them) and the BackendOptions it is opened with (shared and own
-    options merged, and checked, when the plan was loaded)."""
+    """One model of a plan: the label its runs are named by, its spec, its reasoning mode, its own backend
+    options (as the plan gave them), and what the plan's loading made of them: the BackendOptions it is opened
+    with (shared and own options merged, and checked) and its parsed spec."""
 
     label: str  # names the model's runs: <label>-r01
-    spec: ModelSpec
+    spec: str  # as batch.json keeps it (a relative file made absolute); bakeoff.models.spec parses it
     reasoning: str = DEFAULT_REASONING  # default, off, low, medium, high (bakeoff.runner.model_entries)
     options: tuple[tuple[str, Any], ...] = ()  # this model's own backend options (n_ctx, n_gpu_layers...)
     # None: made from `options` and the reasoning mode alone. Derived from the fields above and the plan's
     # [model_options], so it takes no part in comparing entries.
     backend: BackendOptions | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.spec, str):  # a spec string is parsed here, once
-            object.__setattr__(self, "spec", parse_spec(self.spec))
+    # The spec parsed once, where the plan was loaded (its kind's value: bakeoff.models.kinds). None in an entry
+    # read back from batch.json or made by hand, which the runner parses where it needs it (model_entries.spec_of):
+    # a record holds the text, and reading one needs no backend kind.
+    parsed: ModelSpec | None = field(default=None, compare=False)
 
     def opening_options(self, context_tokens: int) -> BackendOptions:
         """What the model is opened with in a batch: a gguf model is loaded with the task's context unless
@@ -82,7 +82,7 @@ class ModelEntry:
 
     def to_dict(self) -> JsonObject:
         # Only what differs from the defaults: a plan written before these keys keeps its hash.
-        entry: JsonObject = {"label": self.label, "spec": self.spec.text}
+        entry: JsonObject = {"label": self.label, "spec": self.spec}
         if self.reasoning != DEFAULT_REASONING:
             entry["reasoning"] = self.reasoning
         options = identity_options(dict(self.options))
@@ -189,13 +189,14 @@ class _PlanJson:
 
 
 def _model_entry(item: _ModelJson, model_options: Mapping[str, Any]) -> ModelEntry:
+    """A model of the plan batch.json kept: its spec as written (parsed where the plan is loaded, once), its
+    options merged and checked."""
     own = tuple(sorted(item.options.items()))
     try:
-        spec = parse_spec(item.spec)
         backend = backend_options(model_options, own, item.reasoning)
-    except (BackendOptionInvalid, ModelFileNotFound, ModelSpecError) as exc:
+    except BackendOptionInvalid as exc:
         raise DamagedRecord(f"plan model {item.label!r}: {exc}") from None
-    return ModelEntry(item.label, spec, item.reasoning, own, backend)
+    return ModelEntry(item.label, item.spec, item.reasoning, own, backend)
 
 
 def _plan_from_json(data: Any) -> Plan:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.records import ModelEntry
+from bakeoff.runner.model_entries import spec_of
 from bakeoff.runner.preflight import EndpointNotAnswering, PreflightFailed
 
 SKIP_ENV = "BAKEOFF_SKIP_CONTEXT_CHECK"
@@ -88,13 +89,14 @@ def check_context_kept(model: ModelEntry, prompt_chars: int, context_tokens: int
     from bakeoff.models.registry import open_backend
     from bakeoff.models.truncation import CONTEXT_TRUNCATED, truncation_of
 
-    backend = open_backend(model.spec, model.opening_options(context_tokens))
+    spec = spec_of(model)
+    backend = open_backend(spec, model.opening_options(context_tokens))
     try:
         settings = GenerationSettings(max_tokens=16, temperature=0.0, seed=0, timeout_s=timeout_s)
         completion = backend.chat([Message("user", probe_prompt(prompt_chars))], key="context-check#1", settings=settings)
     finally:
         backend.close()
-    where = f"model {model.label}: {model.spec.target}"
+    where = f"model {model.label}: {spec.target}"
     if completion.error_kind == CONTEXT_TRUNCATED:
         raise ContextTooSmall(f"{where} refused a prompt as long as the plan's context, so its long turns would be "
                               f"truncated ({completion.error}); {fix_for(context_tokens)}")

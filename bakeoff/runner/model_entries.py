@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.errors import did_you_mean
-from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound, ModelSpecError
-from bakeoff.models.registry import OPTIONS_READ_BY, check_model_options, check_plan_option
+from bakeoff.models.errors import BackendOptionInvalid
+from bakeoff.models.kinds import kind_of
+from bakeoff.models.options import check_plan_option
 from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
 from bakeoff.records.plan import ModelEntry, PlanError, backend_options
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
-# Backend options a model entry may carry itself (types and ranges: bakeoff.models.registry.PLAN_OPTIONS).
+# Backend options a model entry may carry itself (types and ranges: bakeoff.models.options.PLAN_OPTIONS).
 ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries",
                  "engine", "max_concurrent")
 ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
@@ -58,15 +59,16 @@ def reasoning_of(item: Mapping[str, Any]) -> str:
     return mode
 
 
-def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """The entry's own backend options, checked, as sorted pairs (hashable, stable in the plan's hash)."""
+def options_of(item: Mapping[str, Any], spec: ModelSpec) -> tuple[tuple[str, Any], ...]:
+    """The entry's own backend options, checked against its spec's kind, as sorted pairs (hashable, stable in the
+    plan's hash)."""
     unknown = sorted(set(item) - ENTRY_KEYS)
     if unknown:
         raise ModelEntryError(
             f"model {item.get('spec')!r}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(ENTRY_KEYS))}"
             + did_you_mean(unknown, ENTRY_KEYS)
         )
-    read = _options_read(item)
+    read = kind_of(spec).options  # None: a kind that reads any (scripted stands in for every kind)
     options = []
     for name in ENTRY_OPTIONS:
         if name not in item:
@@ -82,39 +84,17 @@ def options_of(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(options))
 
 
-def _options_read(item: Mapping[str, Any]) -> frozenset[str] | None:
-    """The options the entry's backend reads; None for one that reads any (scripted stands in for every
-    kind) and for a spec that names no backend (refused with its own message below)."""
-    try:
-        return OPTIONS_READ_BY.get(parse_spec(str(item.get("spec"))).kind)
-    except (ModelSpecError, ModelFileNotFound):
-        return None
-
-
-
-
 def _spec(text: str, base_dir: Path) -> ModelSpec:
     """The entry's spec, parsed once here, its file's path made absolute against `base_dir` (the plan file's
-    folder, as the corpus is): a bad one is the user's to fix before hours of runs, not a failed run."""
+    folder, as the corpus is): a bad one is the user's to fix before hours of runs, not a failed run. batch.json
+    keeps the absolute form, so a resume from another folder finds the same files."""
     from bakeoff.review.reviewers import is_cues_spec
 
     if is_cues_spec(text):
         raise ReviewOnlyReader(f"{text!r} reads review items only and cannot do a take-home; "
                                "use it with `bakeoff review --model baseline:cues`")
-    return parse_spec(absolute_spec(parse_spec(text), base_dir))
-
-
-def absolute_spec(spec: ModelSpec, base_dir: Path) -> str:
-    """The spec's text with a relative file (gguf:, scripted:, a plain .gguf path) made absolute against
-    `base_dir`; any other spec as written. batch.json keeps this form, so a resume from another folder
-    finds the same files."""
-    if spec.kind not in ("gguf", "scripted") or spec.is_default:
-        return spec.text
-    path = Path(spec.target).expanduser()
-    if not path.is_absolute():
-        path = (base_dir / path).resolve()
-    prefix = next((kind for kind in ("gguf:", "scripted:") if spec.text.startswith(kind)), "")  # a plain .gguf has none
-    return f"{prefix}{path}"
+    parsed = parse_spec(text)
+    return kind_of(parsed).absolute(parsed, base_dir)
 
 
 def _entry(item: Any, base_dir: Path) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
@@ -122,13 +102,14 @@ def _entry(item: Any, base_dir: Path) -> tuple[str, ModelSpec, str, tuple[tuple[
     if isinstance(item, str):
         return label_for_spec(item)[:MAX_LABEL], _spec(item, base_dir), "default", ()  # a long file name is cut
     if isinstance(item, Mapping) and isinstance(item.get("spec"), str):
-        reasoning, options = reasoning_of(item), options_of(item)
+        reasoning, spec = reasoning_of(item), _spec(item["spec"], base_dir)
+        options = options_of(item, spec)
         label = str(item.get("label") or default_label(label_for_spec(item["spec"])[:MAX_LABEL - 20], reasoning))
         if not re.fullmatch(LABEL_PATTERN, label):
             shown = label if len(label) <= 80 else label[:77] + "..."
             raise PlanError(f"model label {shown!r} may hold only letters, digits, '.', '_' and '-', "
                             f"at most {MAX_LABEL} of them")
-        return label, _spec(item["spec"], base_dir), reasoning, options
+        return label, spec, reasoning, options
     raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
 
 
@@ -143,15 +124,21 @@ def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path) -> t
         label, spec, reasoning, options = _entry(item, base_dir)
         try:
             backend = backend_options(model_options, options, reasoning)
-            check_model_options(spec, backend)
+            kind_of(spec).check_options(spec, backend)
         except BackendOptionInvalid as exc:
             raise PlanError(f"model {label}: {exc}") from None
-        entries.append(ModelEntry(label, spec, reasoning, options, backend))
+        entries.append(ModelEntry(label, spec.text, reasoning, options, backend, spec))
     labels = [e.label for e in entries]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
         raise PlanError(f"two models share the label {', '.join(duplicates)}; give each a distinct 'label'")
     return tuple(entries)
+
+
+def spec_of(model: ModelEntry) -> ModelSpec:
+    """The entry's parsed spec: parsed when its plan was loaded; an entry read back from batch.json (or made by
+    hand) is parsed here."""
+    return model.parsed if model.parsed is not None else parse_spec(model.spec)
 
 
 def default_label(base: str, reasoning: str) -> str:
@@ -166,7 +153,7 @@ def check_context(models, model_options: Mapping[str, Any], settings, stages) ->
 
     for model in models:
         server = dict(model.options).get("server", model_options.get("server", ""))
-        check_reasoning_mode(model.spec, model.reasoning, server)  # a mode the model has no switch for
+        check_reasoning_mode(spec_of(model), model.reasoning, server)  # a mode the model has no switch for
         n_ctx = dict(model.options).get("n_ctx", model_options.get("n_ctx"))
         if n_ctx is not None and n_ctx < settings.context_tokens:
             raise PlanError(

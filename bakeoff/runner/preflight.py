@@ -17,38 +17,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bakeoff.errors import BakeoffError
-from bakeoff.models.spec import ModelSpec
+from bakeoff.models.errors import (
+    BatchingServerMissing,
+    EndpointNotAnswering,
+    KeyNotSendable,
+    ModelFileMissing,
+    ModelHeaderUnreadable,
+    PreflightFailed,
+)
+from bakeoff.models.kind import ModelSpec
+from bakeoff.models.kinds import kind_of
+from bakeoff.models.kinds.openai import ENDPOINT_TIMEOUT_S, served_models
+from bakeoff.models.options import BackendOptions
 from bakeoff.records import ModelEntry, Plan
+from bakeoff.runner.model_entries import spec_of
 
 if TYPE_CHECKING:
     from bakeoff.runner.context_preflight import ContextCheck
 
-ENDPOINT_TIMEOUT_S = 5.0
-
-
-class PreflightFailed(BakeoffError):
-    """Something a batch needs is not there; nothing was started."""
-
-
-class ModelFileMissing(PreflightFailed):
-    """A plan's model file (a GGUF, a scripted answers file) does not exist."""
-
-
-class ModelHeaderUnreadable(PreflightFailed):
-    """A plan's GGUF file is not one whose header bakeoff can read."""
-
-
-class BatchingServerMissing(PreflightFailed):
-    """A plan's GGUF model asks for the batching engine (engine = "server") and no llama-server runs here."""
-
-
-class EndpointNotAnswering(PreflightFailed):
-    """An OpenAI-compatible endpoint of the plan does not answer its model list, or does not list the model."""
-
-
-class KeyNotSendable(PreflightFailed):
-    """An endpoint model's api_key_env names no key, or its key would go over plain http to another host."""
+# The model checks' errors are the kinds' (bakeoff.models.errors); named here, where the batch's checks are.
+__all__ = ["ENDPOINT_TIMEOUT_S", "BatchingServerMissing", "EndpointNotAnswering", "KeyNotSendable", "ModelFileMissing",
+           "ModelHeaderUnreadable", "PreflightChecks", "PreflightFailed", "SandboxNotReady", "check_endpoint",
+           "check_model", "check_model_file", "key_routes", "model_identity", "preflight", "served_models"]
 
 
 class SandboxNotReady(PreflightFailed):
@@ -67,127 +57,53 @@ class PreflightChecks:
     context: ContextCheck | None = None  # the context preflight of an endpoint (None: none; the batch sets it from the task)
 
 
-def sha256_of(path: Path, cache: Path | None = None) -> str:
-    from bakeoff.models.filehash import file_sha256
-
-    return file_sha256(path, cache)
-
-
 def model_identity(spec: ModelSpec, cache: Path | None = None) -> str:
     """What a model is, whatever its label: 'sha256:<hex>' of its file, or 'openai:<base url>#<model>'."""
-    if spec.kind == "openai":
-        return f"openai:{spec.target.rstrip('/')}#{spec.model}"
-    path = spec.file()
-    if path is None:
-        return spec.text
-    return f"sha256:{sha256_of(path, cache)}"
+    return kind_of(spec).identity(spec, cache)
+
+
+def model_options(model: ModelEntry) -> BackendOptions:
+    """The options the model is checked with: those made at plan load, else its own (a hand-made entry)."""
+    return model.backend or BackendOptions(**dict(model.options))
 
 
 def check_model(model: ModelEntry, cache: Path | None = None, list_models: Callable[..., Any] | None = None) -> str:
     """Try one model as its runs will need it; its identity. PreflightFailed names the model and what is wrong."""
-    spec = model.spec
-    if spec.kind == "openai":
-        check_endpoint(model, list_models)
-        return model_identity(spec)
-    check_model_file(model)
-    if spec.kind == "gguf":
-        check_engine(model)
-    return model_identity(spec, cache)
+    spec = spec_of(model)
+    kind = kind_of(spec)
+    kind.check_file(spec, model.label)
+    kind.check_ready(spec, model.label, model_options(model), list_models)
+    return kind.identity(spec, cache)
 
 
 def check_model_file(model: ModelEntry) -> None:
     """The model's file is there and, a GGUF, its header reads: checked in a moment, before anything slow (the
     engine test, the endpoints). An endpoint model has no file."""
-    spec = model.spec
-    path = spec.file()
-    if spec.kind == "openai" or path is None:
-        return
-    if not path.is_file():
-        what = "GGUF file" if spec.kind == "gguf" else "scripted answers file"
-        raise ModelFileMissing(f"model {model.label}: no {what} at {path} (a relative path in a plan is read "
-                               "against the plan file's folder)")
-    if spec.kind == "gguf":
-        from bakeoff.models.errors import ModelFileInvalid
-        from bakeoff.models.gguf_header import read_info
-
-        try:
-            read_info(path)
-        except ModelFileInvalid as exc:
-            raise ModelHeaderUnreadable(f"model {model.label}: {exc}") from None
-
-
-def check_engine(model: ModelEntry) -> None:
-    """The batching engine's llama-server is there and answers --version (it starts only when the runs open it)."""
-    from bakeoff.models.engine_kind import Engine
-    from bakeoff.models.errors import BackendUnavailable
-    from bakeoff.models.llama_server import find_server_build
-
-    if model.backend is None or model.backend.engine != Engine.SERVER:
-        return
-    try:
-        find_server_build()
-    except BackendUnavailable as exc:
-        raise BatchingServerMissing(f"model {model.label}: {exc}") from None
-
-
-def api_key_env_of(model: ModelEntry) -> str:
-    """The variable the model's key is read from: its options merged ("" sends none), else the default."""
-    if model.backend is not None:
-        return model.backend.api_key_env
-    return str(dict(model.options).get("api_key_env", "OPENAI_API_KEY"))
+    spec = spec_of(model)
+    kind_of(spec).check_file(spec, model.label)
 
 
 def key_routes(models: Iterable[ModelEntry]) -> list[str]:
-    """For each endpoint model, which variable's value goes to which host (checked: KeyNotSendable names a
-    key that would leave over plain http, or a variable that is not a key's)."""
-    from bakeoff.models.api_key import key_route
+    """For each model that sends a key, which variable's value goes to which host (checked: KeyNotSendable names
+    a key that would leave over plain http, or a variable that is not a key's)."""
     from bakeoff.models.errors import BackendOptionInvalid
 
     lines = []
     for model in models:
-        if model.spec.kind != "openai":
-            continue
         try:
-            route = key_route(api_key_env_of(model), model.spec.target)
+            spec = spec_of(model)
+            route = kind_of(spec).key_route(spec, model_options(model).api_key_env)
         except BackendOptionInvalid as exc:
             raise KeyNotSendable(f"model {model.label}: {exc}") from None
-        lines.append(f"api key: model {model.label}: {route.describe()}")
+        if route is not None:
+            lines.append(f"api key: model {model.label}: {route.describe()}")
     return lines
 
 
-def served_models(base_url: str, api_key_env: str, timeout_s: float = ENDPOINT_TIMEOUT_S) -> list[str]:
-    """The model names GET <base_url>/models lists (the OpenAI-compatible model list)."""
-    import httpx
-
-    from bakeoff.models.api_key import bearer_headers
-
-    headers = bearer_headers(api_key_env, base_url)
-    response = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=timeout_s)
-    response.raise_for_status()
-    body = response.json()
-    listed = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(listed, list):
-        raise ValueError("the answer has no 'data' list")
-    return [str(item.get("id")) for item in listed if isinstance(item, dict) and item.get("id") is not None]
-
-
 def check_endpoint(model: ModelEntry, list_models: Callable[..., Any] | None = None) -> None:
-    import httpx
-
-    spec = model.spec
-    key_routes([model])  # a key that may not go there is refused before any request
-    lister = list_models or served_models
-    try:
-        names = lister(spec.target, api_key_env_of(model))
-    except (httpx.HTTPError, ValueError) as exc:
-        raise EndpointNotAnswering(f"model {model.label}: {spec.target} does not answer its model list "
-                                   f"(GET {spec.target.rstrip('/')}/models: {type(exc).__name__}: {exc})") from None
-    if spec.model not in names:
-        from bakeoff.errors import did_you_mean
-
-        shown = ", ".join(names[:20]) or "none"
-        raise EndpointNotAnswering(f"model {model.label}: {spec.target} does not serve {spec.model!r}; it lists "
-                                   f"{shown}" + did_you_mean(spec.model, names))
+    """The model's server answers its model list and lists the model (nothing to try for a file's model)."""
+    spec = spec_of(model)
+    kind_of(spec).check_ready(spec, model.label, model_options(model), list_models)
 
 
 def check_sandbox(kind: str, image: str | None) -> None:
@@ -231,14 +147,14 @@ def preflight(plan: Plan, out_dir: Path, models: Iterable[ModelEntry], checks: P
     if checks.models:
         for model in models:
             identities[model.label] = check_model(model, checks.hash_cache, list_models)
-            if checks.context is not None and model.spec.kind == "openai":
+            if checks.context is not None and kind_of(spec_of(model)).is_endpoint:
                 checks.context.check(model)
     if checks.sandbox:
         check_sandbox(plan.sandbox, checks.image)
     for model in plan.models:  # the rest (finished ones) as far as their files allow
         if model.label not in identities:
             try:
-                identities[model.label] = model_identity(model.spec, checks.hash_cache)
+                identities[model.label] = model_identity(spec_of(model), checks.hash_cache)
             except OSError:
                 continue
     return identities

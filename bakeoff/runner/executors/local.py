@@ -24,6 +24,7 @@ from bakeoff.runner.executors.common import (
     model_backend_options,
     record_unstarted_failure,
 )
+from bakeoff.runner.model_entries import spec_of
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.run import BatchEnv, execute_run
 
@@ -50,7 +51,7 @@ class LocalExecutor:
 def _run_block(env: BatchEnv, model, slots: list[RunSlot], opener: Opener, progress) -> None:
     """The model is loaded once for this block of its runs; a model that fails to load fails its runs only."""
     try:
-        backend = opener(model.spec, model_backend_options(env, model))
+        backend = opener(spec_of(model), model_backend_options(env, model))
     except Exception as exc:  # noqa: BLE001 - a broken model is recorded, the batch goes on
         for slot in slots:
             progress.run_started(slot)
@@ -125,7 +126,7 @@ class _SharedModels:
             entry = self._open.get(model.label)
             if entry is None:
                 options = model_backend_options(self._env, model, self._in_flight)
-                raw = self._opener(model.spec, options)  # raises: the run's failure
+                raw = self._opener(spec_of(model), options)  # raises: the run's failure
                 gate = threading.BoundedSemaphore(options.max_concurrent)
                 entry = self._open[model.label] = [_Locked(raw, gate), raw, 0]
             entry[2] += 1

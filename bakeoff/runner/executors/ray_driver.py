@@ -15,6 +15,7 @@ from typing import Any
 from bakeoff.batchfolder.files import utc_now
 from bakeoff.batchfolder.records import read_batch_record
 from bakeoff.errors import BakeoffError
+from bakeoff.models.kinds import kind_of
 from bakeoff.models.spec import ModelSpec
 from bakeoff.records import RunRecord
 from bakeoff.runner.executors.common import (
@@ -25,6 +26,7 @@ from bakeoff.runner.executors.common import (
 )
 from bakeoff.runner.executors.settings import ExecutorSettings
 from bakeoff.runner.hostgit import ForeignRepository
+from bakeoff.runner.model_entries import spec_of
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.run import BatchEnv
 
@@ -117,8 +119,8 @@ class _Driver:
         from bakeoff.runner.executors.node import sandbox_resource
 
         wanted = self.settings.for_model(slot.model.label)
-        kind = slot.model.spec.kind
-        gpus = wanted.gpus if wanted.gpus is not None else (self.settings.gpus_per_run if kind == "gguf" else 0.0)
+        loads_gpu = kind_of(spec_of(slot.model)).uses_gpu  # an endpoint's runs hold no GPU of their own
+        gpus = wanted.gpus if wanted.gpus is not None else (self.settings.gpus_per_run if loads_gpu else 0.0)
         demand = {"CPU": self.settings.cpus_per_run, "GPU": gpus, sandbox_resource(self.env.plan.sandbox): 1.0}
         if wanted.vram_gb:
             demand["vram_gb"] = wanted.vram_gb
@@ -157,7 +159,7 @@ class _Driver:
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
             evaluate_hooks=dict(env.evaluate_hooks),
             model_options=model_backend_options(env, slot.model, 1, ray_run_threads(self.settings.cpus_per_run), busy=0),
-            model_sha256=self._model_sha256(slot.model.spec), opener=self.opener,
+            model_sha256=self._model_sha256(spec_of(slot.model)), opener=self.opener,
         )
 
     def _submit(self, slot: RunSlot, demand: dict[str, float]) -> None:
@@ -182,7 +184,7 @@ class _Driver:
         for every run, unlike a GGUF file each run loads itself) a declared max_concurrent."""
         cap = self.settings.for_model(slot.model.label).max_in_flight
         declared = declared_max_concurrent(self.env, slot.model)
-        if declared and slot.model.spec.kind == "openai":
+        if declared and kind_of(spec_of(slot.model)).is_endpoint:
             cap = min(cap, declared) if cap else declared
         return cap
 

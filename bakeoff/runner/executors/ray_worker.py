@@ -21,6 +21,7 @@ import durable
 from bakeoff.models.registry import BackendOptions
 from bakeoff.records import CodeVersion
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
+from bakeoff.runner.model_entries import spec_of
 from bakeoff.runner.plan import Plan, RunSlot
 from bakeoff.taskapi.plugin import EvaluateHook
 from bakeoff.taskapi.task import Task
@@ -165,7 +166,7 @@ def run_attempt(desk, job: RunJob, corpus_box: list) -> Outcome:
                                           "attempt": attempt, "containers_removed": removed}))
     options = node_sandbox_options(job.plan.sandbox, job.sandbox_options)
     try:
-        check_node(node, job.plan.sandbox, options, job.slot.model.spec, job.model_sha256)
+        check_node(node, job.plan.sandbox, options, spec_of(job.slot.model), job.model_sha256)
     except NodeCannotRun as exc:
         return Outcome(f"{type(exc).__name__}: {exc}", unstarted=True, node=node)
     if job.plan.sandbox == "docker":
@@ -196,7 +197,7 @@ def _run_in(scratch: Path, desk, job: RunJob, state: RunState, options: dict, no
         sandbox_options=options, evaluate_hooks=job.evaluate_hooks,
     )
     try:
-        backend = job.opener(job.slot.model.spec, job.model_options)
+        backend = job.opener(spec_of(job.slot.model), job.model_options)
     except Exception as exc:  # noqa: BLE001 - a broken model is the run's failure, as under the local executor
         return Outcome(load_failure(exc), unstarted=True, node=node)
     try:
