@@ -32,6 +32,7 @@ from bakeoff.records import (
     Stage,
     StageRecord,
 )
+from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.taskapi.headline import HeadlineSpec
 
 REPAIR_EFFECTS = tuple(RepairEffect)
@@ -140,8 +141,8 @@ def grading_of(records: RunRecords) -> tuple[str, str | None]:
         return UNFINISHED, "the run has not ended"
     if records.run.status == RunStatus.HARNESS_FAILED:
         return HARNESS_FAILED, records.run.error
-    # The stage that writes the code: implement, or an agent's loop.
-    implement = records.stages.get(Stage.IMPLEMENT) or records.stages.get(Stage.AGENT)
+    # The stage that writes the code, as the run's scaffold says.
+    implement = records.stages.get(scaffold_plugin(records.scaffold).stage_of_code())
     if implement is not None and implement.attribution == Attribution.UNCAPTURED:
         return UNCAPTURED, implement.attribution_reason or "no answer came back for the code"
     if implement is not None and implement.attribution == Attribution.HARNESS_ERROR:
