@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, run_core
 from bakeoff.analysis.stats import Estimate, bootstrap_mean, rate
 from bakeoff.batchfolder.read import RunRecords
+from bakeoff.runner.scaffold_kit import final_check
 
 T = TypeVar("T")
 
@@ -67,15 +68,12 @@ def interval_points(data: Mapping[str, Any], point_key: str) -> tuple[IntervalPo
 
 def final_metrics(records: RunRecords, headline: str) -> Mapping[str, Any]:
     """The interval score of the run's final check: run.json's outcome (when it holds the `headline` key),
-    else the last check recorded."""
+    else the final check of its stage records."""
     metrics = records.run.outcome.metrics if records.run is not None else None
     if isinstance(metrics, Mapping) and headline in metrics:
         return metrics
-    for stage in ("evaluate", "repair", "implement"):
-        record = records.stages.get(stage)
-        if record is not None and record.check is not None and isinstance(record.check.metrics, Mapping):
-            return record.check.metrics
-    return {}
+    check = final_check(records.stages)  # the run's final check, as the runner reads it (bakeoff.runner.scaffold_kit)
+    return check.metrics if isinstance(check.metrics, Mapping) else {}
 
 
 def probe_record(records: RunRecords, key: str, marker: str, read: Callable[[Mapping[str, Any]], T]) -> T | None:
