@@ -279,7 +279,8 @@ class ScaffoldRow:
 
     @property
     def ran_own_code_rate(self) -> float | None:
-        return rate(self.ran_own_code, self.graded) if self.scaffold != DEFAULT_SCAFFOLD else None
+        # a rate of the rows whose graded runs ran a loop (their scaffold's step_stage), not of every other scaffold's
+        return rate(self.ran_own_code, self.graded) if self.ended_by else None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from bakeoff.runner.scaffold_kit import StageFunction
 
 if TYPE_CHECKING:
     from bakeoff.batchfolder.files import WriteCounter
+    from bakeoff.models.tools import ToolSpec
     from bakeoff.taskapi.plugin import EvaluateHook
     from bakeoff.taskapi.spec import TaskSpec
 
@@ -69,6 +70,8 @@ class Scaffold(ABC):
     # The stage whose answer is the submission's code (an uncaptured answer there leaves nothing to grade, a harness
     # error there fails the run). None: its first stage.
     code_stage: ClassVar[str | None] = None
+    # The tools its stages offer the model (`bakeoff models ask --tools NAME` offers them alone).
+    tools: ClassVar[tuple[ToolSpec, ...]] = ()
 
     def stage_of_code(self) -> str:
         """The stage whose answer is the code (`code_stage`, else the first)."""
