@@ -51,11 +51,12 @@ class Recorder:
 
     def stage_started(self, run_id, stage) -> None:
         from bakeoff.runner.status import read_status
+        from bakeoff.scaffolds.registry import scaffold_plugin
 
         self.live.stage_started(run_id, stage)
         lines = self.live.render_to_text().splitlines()
         row = next(line for line in lines if line.startswith(run_id + " "))
-        state = next(run for run in read_status(self.batch_dir).runs if run.run_id == run_id)
+        state = next(run for run in read_status(self.batch_dir, stages_of=lambda name: scaffold_plugin(name).stages).runs if run.run_id == run_id)
         self.moments.append(Moment(run_id, stage, row, lines[0], state))
         if not self.status_at_step_2 and stage == "agent step 2":
             done = bakeoff_cli("status", str(self.batch_dir), env_extra={"COLUMNS": "200"})

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.records import (
+    STAGE_NAMES,
     AnalysisRecord,
     Attribution,
     BatchRecord,
@@ -44,7 +45,6 @@ from bakeoff.records import (
     Timings,
     TokenCounts,
 )
-from bakeoff.runner.stages import STAGE_NAMES
 from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
 from bakeoff.tasks.spam.words import HEADLINE
 from scorer import score_from_confusion

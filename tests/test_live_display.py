@@ -18,7 +18,10 @@ from bakeoff.records import RunRecord
 from bakeoff.runner.batch import BatchStart
 from bakeoff.runner.plan import ModelEntry, RunSlot
 from bakeoff.runner.progress import LiveProgress
+from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.tasks.spam.words import HEADLINE
+
+AGENT_STAGES = {"agent": scaffold_plugin("agent").stages}  # the stages the batch hands the display, by scaffold
 
 
 class Clock:
@@ -164,7 +167,7 @@ def test_an_agent_run_shows_its_step_and_the_tokens_of_its_steps(tmp_path):
     clock = Clock()
     progress = LiveProgress(Console(file=io.StringIO(), width=120), HEADLINE, journal, clock)
     agent = RunSlot(ModelEntry("default", "default"), 1, 1, "agent")
-    progress.batch_started(BatchStart((agent,)))
+    progress.batch_started(BatchStart((agent,), stages=AGENT_STAGES))
     progress.run_started(agent)
     for step in (1, 2):
         progress.stage_started(agent.run_id, f"agent step {step}")  # what the loop tells the executor
@@ -284,7 +287,7 @@ def test_one_run_waiting_is_one_run_and_no_estimate_is_made_up(tmp_path):
     clock = Clock()
     progress = LiveProgress(Console(file=io.StringIO(), width=120, height=40), HEADLINE, journal, clock)
     agents = [RunSlot(ModelEntry("default", "default"), index, index, "agent") for index in (1, 2)]
-    progress.batch_started(BatchStart(tuple(agents)))
+    progress.batch_started(BatchStart(tuple(agents), stages=AGENT_STAGES))
     progress.run_started(agents[0])
     progress.stage_started(agents[0].run_id, "agent")
     text = progress.render_to_text()

@@ -34,6 +34,7 @@ from bakeoff.records import (
     Stage,
     StageRecord,
 )
+from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.taskapi.grade import Grade, final_grade
 from bakeoff.taskapi.headline import HeadlineSpec
 
@@ -153,8 +154,8 @@ def grading_of(records: RunRecords) -> tuple[str, str | None]:
         return UNFINISHED, "the run has not ended"
     if records.run.status == RunStatus.HARNESS_FAILED:
         return HARNESS_FAILED, records.run.error
-    # The stage that writes the code: implement, or an agent's loop.
-    implement = records.stages.get(Stage.IMPLEMENT) or records.stages.get(Stage.AGENT)
+    # The stage that writes the code, as the run's scaffold says.
+    implement = records.stages.get(scaffold_plugin(records.scaffold).stage_of_code())
     if implement is not None and implement.attribution == Attribution.UNCAPTURED:
         return UNCAPTURED, implement.attribution_reason or "no answer came back for the code"
     if implement is not None and implement.attribution == Attribution.HARNESS_ERROR:
@@ -291,7 +292,8 @@ class ScaffoldRow:
 
     @property
     def ran_own_code_rate(self) -> float | None:
-        return rate(self.ran_own_code, self.graded) if self.scaffold != DEFAULT_SCAFFOLD else None
+        # a rate of the rows whose graded runs ran a loop (their scaffold's step_stage), not of every other scaffold's
+        return rate(self.ran_own_code, self.graded) if self.ended_by else None
 
 
 @dataclass(frozen=True)

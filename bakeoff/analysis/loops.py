@@ -1,6 +1,7 @@
-"""What an agent's loop says, from its records: how many steps it took, what ended it, what it generated, whether
-it ran its own code before the end, and which steps were unusable (their capture reasons). Every scaffold's run
-has a step count and generated tokens (a staged run's steps are its model calls), so the two compare."""
+"""What a loop says, from its records (the stage its scaffold writes step records for, Scaffold.step_stage): how
+many steps it took, what ended it, what it generated, whether it ran its own code before the end, and which steps
+were unusable (their capture reasons). Every scaffold's run has a step count and generated tokens (a run with no
+loop counts its model calls as steps), so the two compare."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bakeoff.batchfolder.read import RunRecords, stage_calls
-from bakeoff.records import DEFAULT_SCAFFOLD, CaptureStatus, Stage
+from bakeoff.records import DEFAULT_SCAFFOLD, CaptureStatus
+from bakeoff.scaffolds.registry import scaffold_plugin
 
 
 @dataclass(frozen=True)
 class LoopCore:
-    """One agent run's loop."""
+    """One run's loop."""
 
     ended_by: str | None  # a LoopEnd value; None while the loop has not ended
     steps: int
@@ -46,22 +48,28 @@ def generated_tokens(records: RunRecords) -> int:
     return sum(int(c.completion_tokens or 0) for c in calls if c is not None)
 
 
+def step_stage(records: RunRecords) -> str | None:
+    """The stage the run's scaffold writes step records for; None when it writes none."""
+    return scaffold_plugin(records.scaffold).step_stage
+
+
 def steps_taken(records: RunRecords) -> int:
-    """An agent's steps; a staged run's model calls."""
-    if records.steps or Stage.AGENT in records.stages:
+    """A loop's steps; another run's model calls."""
+    if records.steps or step_stage(records) in records.stages:
         return len(records.steps)
     return sum(1 for record in records.stages.values() for call in stage_calls(record) if call.capture is not None)
 
 
 def loop_of(records: RunRecords) -> LoopCore | None:
     """The run's loop, or None for a run with none (a staged run)."""
-    agent = records.stages.get(Stage.AGENT)
+    stage = step_stage(records)
+    agent = records.stages.get(stage) if stage is not None else None
     if agent is None and not records.steps:
         return None
     unusable = Counter(step.capture.reason.value for step in records.steps
                        if step.capture is not None and step.capture.status == CaptureStatus.UNUSABLE)
     last = records.steps[-1].usage if records.steps else None
-    loop = agent.loop if agent is not None else None
+    loop = agent.loop if agent is not None else None  # the loop's stage record: how it ended
     return LoopCore(
         ended_by=loop.ended_by.value if loop is not None else None,
         steps=len(records.steps),

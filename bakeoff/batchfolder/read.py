@@ -37,7 +37,6 @@ from bakeoff.records import (
     StepRecord,
     UnknownRecordSchema,
     row_label,
-    scaffold_stages,
 )
 
 __all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun",
@@ -62,7 +61,8 @@ class RunRecords:
     stages: Mapping[str, StageRecord]  # stage name -> its record
     analysis: AnalysisRecord | None  # analysis.json, when `bakeoff analyze` has run
     design_text: str | None  # the design document the run ended with (repo/DESIGN.md, else the decide answer)
-    steps: tuple[StepRecord, ...] = ()  # an agent's loop, step by step (none for a staged run)
+    steps: tuple[StepRecord, ...] = ()  # a loop's steps in order (a scaffold's step_stage; none for most runs)
+    planned_scaffold: str = DEFAULT_SCAFFOLD  # the scaffold the batch's plan gives the run
 
     @property
     def finished(self) -> bool:
@@ -70,15 +70,8 @@ class RunRecords:
 
     @property
     def scaffold(self) -> str:
-        """How the run was driven: its run record's, else what its stage records show."""
-        if self.run is not None:
-            return self.run.scaffold
-        return Stage.AGENT.value if Stage.AGENT in self.stages or self.steps else DEFAULT_SCAFFOLD
-
-    @property
-    def stage_names(self) -> tuple[str, ...]:
-        """Its scaffold's stages in order: the six staged ones, or an agent's loop and evaluate."""
-        return scaffold_stages(self.scaffold)
+        """How the run was driven: its run record's, else (unfinished) its plan's."""
+        return self.run.scaffold if self.run is not None else self.planned_scaffold
 
 
 @dataclass(frozen=True)
@@ -160,20 +153,26 @@ def read_batch(folder: Path, refuse_damaged_runs: bool = False) -> BatchRecords:
     ordered = list(batch.order)
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
-    runs, refused = _read_runs(runs_dir, run_ids, refuse_damaged_runs)
+    runs, refused = _read_runs(runs_dir, run_ids, refuse_damaged_runs, _planned_scaffolds(batch.plan))
     corpus_files = _corpus_file(folder, batch.plan, "manifest.json")
     manifest = read_json_file(corpus_files) if corpus_files else None
     return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest, refused)
 
 
-def _read_runs(runs_dir: Path, run_ids: list[str],
-               refuse_damaged: bool) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
+def _planned_scaffolds(plan: Plan) -> Callable[[str], str]:
+    """A run id's scaffold as the plan gives it: its row's (run ids are <row>-rNN, bakeoff.runner.plan.RunSlot)."""
+    rows = {row_label(model.label, scaffold): scaffold for model, scaffold in plan.rows()}
+    return lambda run_id: rows.get(run_id.rpartition("-r")[0], DEFAULT_SCAFFOLD)
+
+
+def _read_runs(runs_dir: Path, run_ids: list[str], refuse_damaged: bool,
+               scaffold_of: Callable[[str], str]) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
     """The runs that read, and (`refuse_damaged`) the damaged ones refused by name: one bad run then never
     hides the rest of a batch; a batch none of whose runs reads is a BatchFolderError either way."""
     runs, refused = [], []
     for run_id in run_ids:
         try:
-            runs.append(read_run(runs_dir / run_id))
+            runs.append(read_run(runs_dir / run_id, scaffold_of(run_id)))
         except BatchFolderError as exc:
             if not refuse_damaged:
                 raise
@@ -206,7 +205,8 @@ def _read_steps(layout: RunLayout) -> tuple[StepRecord, ...]:
     return tuple(read_json_file(path, lambda p: read_typed(p, StepRecord.from_json)) for path in paths)
 
 
-def read_run(folder: Path) -> RunRecords:
+def read_run(folder: Path, planned_scaffold: str = DEFAULT_SCAFFOLD) -> RunRecords:
+    """A run's records; `planned_scaffold` is what an unfinished run's plan gives it (read_batch knows it)."""
     layout = RunLayout(folder)
     stages: dict[str, StageRecord] = {}
     for _, stage, path in _stage_files(layout):
@@ -219,6 +219,7 @@ def read_run(folder: Path) -> RunRecords:
         analysis=read_json_file(layout.analysis, read_analysis_record) if layout.analysis.is_file() else None,
         design_text=_design_text(layout, stages),
         steps=_read_steps(layout),
+        planned_scaffold=planned_scaffold,
     )
 
 

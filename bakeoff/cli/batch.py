@@ -174,6 +174,7 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     from bakeoff.runner.executors.choose import make_executor
     from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, with_overrides
     from bakeoff.runner.plan import PlanError, plan_from_mapping, read_plan_text
+    from bakeoff.runner.scaffold import refuse_step_writers_on_ray
     from bakeoff.tasks.registry import corpus_task
 
     executor = ExecutorSettings()
@@ -192,9 +193,8 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     _interval_note(plan)
     executor = with_overrides(executor, executor_kind, address, parallel)
-    if executor.kind == "ray" and plan.scaffolds != (DEFAULT_SCAFFOLD,):
-        raise PlanError("the Ray executor runs staged runs only for now (it hands back stages, not an agent's "
-                        "steps); run the other scaffolds with the local executor")
+    if executor.kind == "ray":
+        refuse_step_writers_on_ray(scaffolds_for(plan.scaffolds))
     if executor.kind == "ray" and executor.address is not None:
         from bakeoff.runner.executors.address import check_address
 
@@ -229,7 +229,7 @@ def status_command(batch_dir: Path) -> None:
         headline = plugin_for_batch(batch_dir).headline
     except (UnknownTask, BatchFolderError):  # no batch, or one of a task unknown here: read_status says which
         headline = None
-    status = read_status(batch_dir, headline)
+    status = read_status(batch_dir, headline, lambda name: scaffold_plugin(name).stages)
     click.echo(printable(status_headline(status)))  # plain: the folder's path must not wrap
     console = Console()
     console.print(status_table(status))

@@ -137,7 +137,7 @@ def _print_record(record: dict, capture) -> None:
               help="Room to reason on top of --max-tokens (used only by models that reason).")
 @click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama.")
 @click.option("--tools", "tools_file", default=None,
-              help="Offer tools: a JSON file of OpenAI-shaped tools, or `agent` for the agent scaffold's own; the "
+              help="Offer tools: a JSON file of OpenAI-shaped tools, or a scaffold's name (agent) for its own; the "
                    "calls the model makes are printed as bakeoff reads them.")
 @click.option("--tool-choice", default="auto", show_default=True,
               help="With --tools: auto, required, or a tool's name (servers that take it are made to call that tool).")
@@ -202,13 +202,12 @@ class ToolsFileInvalid(BakeoffError):
 
 
 def read_tools(source: str) -> tuple:
-    """`agent`: the agent scaffold's tools; else a JSON file of tools in the OpenAI shape."""
+    """A scaffold's name: the tools it offers (Scaffold.tools); else a JSON file of tools in the OpenAI shape."""
     from bakeoff.models.tools import ToolSpec
+    from bakeoff.scaffolds.registry import scaffold_names, scaffold_plugin
 
-    if source == "agent":
-        from bakeoff.scaffolds.agent.tools import TOOLS
-
-        return TOOLS
+    if source in scaffold_names() and scaffold_plugin(source).tools:
+        return scaffold_plugin(source).tools
     try:
         data = durable.read_json(Path(source))
     except OSError as exc:

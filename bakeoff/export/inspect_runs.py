@@ -3,7 +3,7 @@
 The take-home is one sample (its id is the task's name); run rNN of a model is epoch NN.
 Each stage's conversation becomes messages (tagged with the stage in their metadata) and a
 model event; each sandbox command a sandbox `exec` event, inside a span per stage; ladder
-checks and repair turns are info events. An agent's loop is its steps in order: what each step sent, its answer
+checks and repair turns are info events. A loop (the stage a scaffold writes step records for) is its steps in order: what each step sent, its answer
 with its tool calls (Inspect's ToolCall) and what each call returned (a tool message), a model event a step and
 an exec event a command it ran. Scores: the task's headline (named as the task names it; where
 the task counts a graded but unscored run, as that value; absent when the run was not graded) and
@@ -38,7 +38,8 @@ from bakeoff.export.inspect_common import (
 )
 from bakeoff.export.source import ExportSource
 from bakeoff.records import Command, CompletionRecord, LadderCheck, Prompt, Stage, StepRecord
-from bakeoff.scaffolds.agent.conversation import call_id
+from bakeoff.scaffolds.registry import scaffold_plugin
+from bakeoff.scaffolds.steps import call_id
 from bakeoff.taskapi.task import Task
 
 
@@ -82,12 +83,12 @@ class _Stream:
                 error=completion.error if completion is not None else None, span_id=span, working_start=0.0, **_at(at)))
         return len(messages) + (1 if completion is not None else 0)
 
-    def step(self, step: StepRecord, span: str, results_sent: bool) -> None:
-        """One step of an agent's loop. `results_sent`: the previous step's results are in the messages already
+    def step(self, step: StepRecord, stage: str, span: str, results_sent: bool) -> None:
+        """One step of the loop `stage`. `results_sent`: the previous step's results are in the messages already
         (as tool messages), so what this step sent beyond them (those results, as the model was shown them) is not
         repeated."""
         at = when(step.timings.started_at)
-        meta = {"stage": Stage.AGENT.value, "step": step.step, "key": step.prompt.key}
+        meta = {"stage": stage, "step": step.step, "key": step.prompt.key}
         if not results_sent:
             self.messages += record_messages(step.prompt, meta)
         completion = step.completion
@@ -140,18 +141,19 @@ def _at(moment) -> dict:
     return {"timestamp": moment} if moment is not None else {}
 
 
-def _steps(stream: _Stream, run: RunRecords, span: str) -> None:
+def _steps(stream: _Stream, run: RunRecords, stage: str, span: str) -> None:
     for index, step in enumerate(run.steps):
-        stream.step(step, span, results_sent=index > 0 and bool(run.steps[index - 1].results))
+        stream.step(step, stage, span, results_sent=index > 0 and bool(run.steps[index - 1].results))
 
 
 def _stages(stream: _Stream, run: RunRecords) -> None:
     implement_seen = 0
-    for name in run.stage_names:
+    scaffold = scaffold_plugin(run.scaffold)
+    for name in scaffold.stages:
         stage = run.stages.get(name)
-        if name == Stage.AGENT and run.steps:  # the loop's steps, its record or not (an unfinished loop has none)
+        if name == scaffold.step_stage and run.steps:  # the loop's steps, its record or not (an unfinished loop has none)
             span = stream.span(name, when(run.steps[0].timings.started_at))
-            _steps(stream, run, span)
+            _steps(stream, run, name, span)
             stream.span(name, when(stage.timings.finished_at if stage else run.steps[-1].timings.finished_at), end=True)
             continue
         if stage is None:
@@ -195,11 +197,12 @@ def run_sample(source: ExportSource, run: RunRecords, unfinished: bool):
     core = source.runs.get(run.run_id)
     stream = _Stream(label, source.plugin)
     _stages(stream, run)
-    prompts = [stage.prompt for s in run.stage_names if (stage := run.stages.get(s)) is not None and stage.prompt is not None]
-    prompts += [step.prompt for step in run.steps[:1]]  # an agent's first step: the system prompt and the task
-    inputs = record_messages(prompts[0] if prompts else None, {"stage": run.stage_names[0]}) or task
+    names = scaffold_plugin(run.scaffold).stages
+    prompts = [stage.prompt for s in names if (stage := run.stages.get(s)) is not None and stage.prompt is not None]
+    prompts += [step.prompt for step in run.steps[:1]]  # a loop's first step: the system prompt and the task
+    inputs = record_messages(prompts[0] if prompts else None, {"stage": names[0]}) or task
     usage = run_usage(stream.model, run)
-    answers = [stage.completion for s in reversed(run.stage_names)
+    answers = [stage.completion for s in reversed(names)
                if (stage := run.stages.get(s)) is not None and stage.completion is not None]
     answers += [step.completion for step in reversed(run.steps) if step.completion is not None]
     timings = record.timings if record is not None else None

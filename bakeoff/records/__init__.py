@@ -11,7 +11,6 @@ capped reader, then the first schema's upgrade); this package holds no I/O.
 from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
 from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion, Extension
 from bakeoff.records.enums import (
-    AGENT_STAGE_NAMES,
     STAGE_NAMES,
     TOOL_CALL_REASONS,
     UNCAPTURED_REASONS,
@@ -53,7 +52,6 @@ from bakeoff.records.plan import (
     PlanError,
     RunLimits,
     row_label,
-    scaffold_stages,
 )
 from bakeoff.records.run import (
     RUN_SCHEMA,
@@ -70,7 +68,7 @@ from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
 from bakeoff.records.step import STEP_SCHEMA, AgentLoop, LoopUsage, StepRecord, ToolResult
 
 __all__ = [
-    "AGENT_STAGE_NAMES", "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
+    "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
     "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
     "turn_effect",
     "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
@@ -81,5 +79,5 @@ __all__ = [
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
     "UnknownRecordSchema",
     "DEFAULT_SCAFFOLD", "STEP_SCHEMA", "TOOL_CALL_REASONS", "AgentLoop", "LoopEnd", "LoopUsage", "StepRecord",
-    "ToolResult", "row_label", "scaffold_stages",
+    "ToolResult", "row_label",
 ]

@@ -25,8 +25,6 @@ class Stage(StrEnum):
 # The staged scaffold's stages, in order (the stage record files of a run written before scaffolds).
 STAGE_NAMES = (Stage.EXPLORE.value, Stage.DECIDE.value, Stage.IMPLEMENT.value, Stage.REPAIR.value,
                Stage.EVALUATE.value, Stage.DOCS.value)
-# The agent scaffold's: its loop, then the same evaluate (what every reader of an agent run counts its stages by).
-AGENT_STAGE_NAMES = (Stage.AGENT.value, Stage.EVALUATE.value)
 
 
 class Attribution(StrEnum):

@@ -19,7 +19,6 @@ from bakeoff.models.errors import BackendOptionInvalid
 from bakeoff.models.kind import ModelSpec
 from bakeoff.models.options import SCHEDULING_OPTIONS, BackendOptions, options_from_plan
 from bakeoff.records.codec import JsonObject, JsonRecord, decode
-from bakeoff.records.enums import AGENT_STAGE_NAMES, STAGE_NAMES
 from bakeoff.records.errors import DamagedRecord
 
 DEFAULT_REASONING = "default"
@@ -30,12 +29,6 @@ def row_label(label: str, scaffold: str) -> str:
     """A (model, scaffold) pair's name: its runs' ids (<row>-r01) and the report's row. A staged row is the
     model's label alone, so that a plan of staged runs keeps the run ids it always had."""
     return label if scaffold == DEFAULT_SCAFFOLD else f"{label}-{scaffold}"
-
-
-def scaffold_stages(scaffold: str) -> tuple[str, ...]:
-    """A scaffold's stage records in order, as every reader of a run counts them: the staged six, or an agent's
-    loop and evaluate (its plug-in's `stages`)."""
-    return STAGE_NAMES if scaffold == DEFAULT_SCAFFOLD else AGENT_STAGE_NAMES
 
 
 class PlanError(BakeoffError):

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.records.codec import JsonObject, JsonRecord, TopRecord, decode
-from bakeoff.records.enums import Attribution, RepairEffect, RepairGrant, Stage
-from bakeoff.records.ladder import LadderCheck
+from bakeoff.records.enums import Attribution, LadderStatus, RepairEffect, RepairGrant, Stage
+from bakeoff.records.ladder import LadderCheck, Rung
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -93,3 +93,20 @@ class StageRecord(TopRecord):
         entries = [(self.prompt, self.completion, self.capture)]
         entries += [(t.prompt, t.completion, t.capture) for t in self.turns]
         return tuple((p, c, cap) for p, c, cap in entries if p is not None and cap is not None)
+
+
+DISK_FULL = "disk_full"  # a stage whose workspace filled the disk: the model's failure, and the end of its run
+NO_CHECK = LadderCheck(Rung.NOTHING, LadderStatus.NOT_CHECKED, None, None)  # the run's outcome when no check ran
+
+
+def final_check(done: Mapping[str, StageRecord]) -> LadderCheck:
+    """The last ladder check of a run, from its stage records in order: the one of a stage that filled the disk
+    (the run ended there), else the last stage's that has one; NO_CHECK when none has. The one definition the
+    runner (its run record) and the tasks' reports (a run without one yet) read."""
+    for record in done.values():
+        if record.attribution_reason == DISK_FULL and record.check is not None:
+            return record.check
+    for record in reversed(list(done.values())):
+        if record.check is not None:
+            return record.check
+    return NO_CHECK

@@ -14,6 +14,7 @@ from bakeoff.analysis.stats import rate
 from bakeoff.batchfolder.read import BatchRecords, run_model_label, stage_calls
 from bakeoff.records import Capture, CaptureReason, CompletionRecord, StageRecord
 from bakeoff.report.tables import Table, cols
+from bakeoff.scaffolds.registry import scaffold_plugin
 
 RUNAWAY = "runaway_reasoning"
 COLUMNS = cols(
@@ -33,7 +34,8 @@ def reasoning_table(records: BatchRecords) -> Table:
     for run in records.runs:
         label = run_model_label(run)
         calls = [(stage, call) for stage, record in run.stages.items() for call in _calls(record)]
-        calls += [("agent", (step.completion, step.capture)) for step in run.steps if step.completion is not None]
+        loop = scaffold_plugin(run.scaffold).step_stage or "steps"  # a loop's steps count under its stage
+        calls += [(loop, (step.completion, step.capture)) for step in run.steps if step.completion is not None]
         for stage, (completion, capture) in calls:
                 row = totals[(label, stage)]
                 row["calls"] += 1

@@ -26,9 +26,10 @@ from bakeoff.records import (
     Stage,
     StageRecord,
 )
-from bakeoff.report.transcript_agent import agent_loop_html
 from bakeoff.report.transcript_git import repair_diffs
 from bakeoff.report.transcript_html import Raw, diff_html, dropped_note, esc, fold, grid, kv, number, page
+from bakeoff.report.transcript_steps import loop_steps_html
+from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.taskapi.task import Task
 
 TRANSCRIPT_DIR = "transcripts"
@@ -156,8 +157,8 @@ def _stage(run: RunRecords, index: int, name: str, record: StageRecord, plugin: 
     parts = [kv([("attribution", record.attribution.value), ("why", record.attribution_reason),
                  ("commit", record.commit.sha[:12]),
                  ("wall time", f"{number(record.timings.wall_s, 1)} s")])]
-    if name == Stage.AGENT:
-        parts.append(agent_loop_html(record, run.steps, _command))
+    if name == _step_stage(run):
+        parts.append(loop_steps_html(record, run.steps, _command))
         parts.append("<h3>The final check</h3>")
     elif name != Stage.REPAIR:
         parts += [_prompt(record.prompt), _completion(record.completion, record.capture), _files(record.files_written)]
@@ -197,14 +198,19 @@ def _header(run: RunRecords, plugin: Task) -> str:
     ])
 
 
+def _step_stage(run: RunRecords) -> str | None:
+    """The stage of the run's scaffold that writes step records, if it has one (Scaffold.step_stage)."""
+    return scaffold_plugin(run.scaffold).step_stage
+
+
 def render_run_transcript(run: RunRecords, plugin: Task, back: str | None = "../report.html") -> str:
     sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>']
-    for index, name in enumerate(run.stage_names, 1):
+    for index, name in enumerate(scaffold_plugin(run.scaffold).stages, 1):
         record = run.stages.get(name)
-        if record is None and name == Stage.AGENT and run.steps:  # the loop has not ended: its steps so far
+        if record is None and name == _step_stage(run) and run.steps:  # the loop has not ended: its steps so far
             sections.append(f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
                             f'<p class="note">the loop has not ended</p>'
-                            f'{agent_loop_html(_unfinished_agent(run), run.steps, _command)}</section>')
+                            f'{loop_steps_html(_unfinished_loop(run, name), run.steps, _command)}</section>')
         elif record is None:
             sections.append(f'<section class="stage" id="stage-{esc(name)}"><h2>{index}. {esc(name)}</h2>'
                             '<p class="note">no record: the stage did not finish</p></section>')
@@ -213,7 +219,8 @@ def render_run_transcript(run: RunRecords, plugin: Task, back: str | None = "../
     return page(f"transcript: {run.run_id}", "".join(sections), back)
 
 
-def _unfinished_agent(run: RunRecords) -> StageRecord:
+def _unfinished_loop(run: RunRecords, stage: str) -> StageRecord:
+    """A stand-in record for a loop that has not ended (no summary yet: its steps alone are shown)."""
     from bakeoff.records import Attribution, Commit, Timings
 
-    return StageRecord(run.run_id, Stage.AGENT, 1, Attribution.OK, Commit("", "", ""), Timings("", ""))
+    return StageRecord(run.run_id, Stage(stage), 1, Attribution.OK, Commit("", "", ""), Timings("", ""))

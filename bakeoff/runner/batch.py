@@ -18,7 +18,7 @@ from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.lock import batch_lock
 from bakeoff.batchfolder.records import read_batch_record, read_run_record, write_batch_record
 from bakeoff.errors import BakeoffError
-from bakeoff.records import BatchRecord, CodeVersion, Extension, ModelEntry, RunRecord, RunStatus
+from bakeoff.records import STAGE_NAMES, BatchRecord, CodeVersion, Extension, ModelEntry, RunRecord, RunStatus
 from bakeoff.runner.executors.common import Opener, default_open_backend
 from bakeoff.runner.executors.local import LocalExecutor
 from bakeoff.runner.fingerprint import check_fingerprint, corpus_fingerprint
@@ -52,6 +52,11 @@ class BatchStart:
     finished: Mapping[str, RunRecord] = field(default_factory=dict)
     partial: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # run id -> stages kept
     added: tuple[str, ...] = ()
+    stages: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # scaffold -> its stages, as handed
+
+    def stages_of(self, slot: RunSlot) -> tuple[str, ...]:
+        """The slot's scaffold's stages in order (the staged six for a scaffold not handed: the old callers')."""
+        return tuple(self.stages.get(slot.scaffold, STAGE_NAMES))
 
     @property
     def resuming(self) -> bool:
@@ -254,9 +259,8 @@ def check_plan(plan: Plan, plugin: Task, scaffolds: Mapping[str, Scaffold] | Non
 def check_scaffolds(plan: Plan, task: TaskSpec, scaffolds: Mapping[str, Scaffold] | None) -> None:
     """Every scaffold the plan runs was handed, and takes the plan's settings for it (PlanError otherwise)."""
     from bakeoff.runner.plan import PlanError
-    from bakeoff.runner.stages import STAGED
 
-    handed = dict(scaffolds) if scaffolds is not None else {STAGED.name: STAGED}
+    handed = dict(scaffolds or {})
     missing = [name for name in plan.scaffolds if name not in handed]
     if missing:
         raise PlanError(f"the plan runs scaffold(s) {', '.join(missing)}, which the batch was not handed")
@@ -276,7 +280,8 @@ def _batch_start(env: BatchEnv, slots: list[RunSlot], added: tuple[str, ...]) ->
                 for slot in slots if is_finished(env.run_dir(slot.run_id))}
     partial = {slot.run_id: tuple(done) for slot in slots if slot.run_id not in finished
                and (done := finished_stages(env.run_dir(slot.run_id)))}
-    return BatchStart(tuple(slots), finished, partial, added)
+    stages = {name: tuple(scaffold.stages) for name, scaffold in env.scaffolds.items()}
+    return BatchStart(tuple(slots), finished, partial, added, stages)
 
 
 def _run_locked(plan: Plan, plugin: Task, task: TaskSpec, corpus: CorpusFiles, options: BatchOptions,
@@ -298,7 +303,7 @@ def _run_locked(plan: Plan, plugin: Task, task: TaskSpec, corpus: CorpusFiles, o
         sandbox_options=options.sandbox_options,
         evaluate_hooks=options.evaluate_hooks,
         gpu_probe=options.gpu_probe,
-        scaffolds=options.scaffolds,
+        scaffolds=dict(options.scaffolds or {}),
     )
     by_id = {slot.run_id: slot for slot in run_order(plan)}
     slots = [by_id[run_id] for run_id in batch.order if run_id in by_id]  # the stored order: added runs come last

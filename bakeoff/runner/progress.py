@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bakeoff.batchfolder.files import Journal
-from bakeoff.records import DEFAULT_SCAFFOLD, RunRecord, scaffold_stages
+from bakeoff.records import STAGE_NAMES, RunRecord
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.status import describe_outcome, format_seconds, plural, stage_position
 from bakeoff.taskapi.headline import HeadlineSpec
@@ -44,7 +44,7 @@ class RunRow:
     state: str = "waiting"  # waiting, running, done, kept (finished before this start), failed
     stage: str = ""  # as the batch says it: a stage, or an agent's loop at its step ("agent step 3")
     stage_since: float | None = None  # the clock when the stage started (an agent's loop: not each step)
-    stages: tuple[str, ...] = scaffold_stages(DEFAULT_SCAFFOLD)  # its scaffold's, in order
+    stages: tuple[str, ...] = STAGE_NAMES  # its scaffold's, in order (BatchStart.stages)
     tokens: int = 0  # generated so far (reasoning included)
     generation_s: float = 0.0
     outcome: str = ""
@@ -104,7 +104,7 @@ class LiveProgress:
         """`start` is a bakeoff.runner.batch.BatchStart: the slots, the runs finished before, what a resume keeps."""
         with self._lock:
             for slot in start.slots:
-                self._rows[slot.run_id] = RunRow(slot.run_id, slot.model.label, stages=scaffold_stages(slot.scaffold))
+                self._rows[slot.run_id] = RunRow(slot.run_id, slot.model.label, stages=start.stages_of(slot))
             for run_id, record in start.finished.items():
                 row = self._rows.get(run_id)
                 if row is not None:

@@ -28,6 +28,7 @@ from bakeoff.batchfolder.records import (  # the runner reads and writes its rec
 from bakeoff.models.base import ModelBackend
 from bakeoff.models.memory import GpuMemoryProbe
 from bakeoff.records import (
+    Attribution,
     CodeVersion,
     Commit,
     CrashClass,
@@ -45,8 +46,8 @@ from bakeoff.runner.conversation import shared_system_message
 from bakeoff.runner.plan import Plan, RunLimits, RunSlot
 from bakeoff.runner.resources import PeakSampler
 from bakeoff.runner.scaffold import Scaffold, StageServices
+from bakeoff.runner.scaffold_kit import DISK_FULL, StageOutcome
 from bakeoff.runner.seeding import install_seed_hook, seeded_env
-from bakeoff.runner.stages import DISK_FULL, HARNESS_ERROR, MODEL_ERROR, StageOutcome
 from bakeoff.runner.summary import run_summary, stage_done_fields
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
@@ -84,19 +85,16 @@ class BatchEnv:
     sandbox_options: Mapping[str, Any] = field(default_factory=dict)
     evaluate_hooks: Mapping[str, EvaluateHook] = field(default_factory=dict)
     gpu_probe: GpuMemoryProbe | None = None  # sampled with every stage (peak GPU memory); None: no GPU read
-    # The plan's scaffolds by name, resolved by the command line (None: the staged scaffold alone).
-    scaffolds: Mapping[str, Scaffold] | None = None
+    # The plan's scaffolds by name, resolved by the command line (the runner knows none by name).
+    scaffolds: Mapping[str, Scaffold] = field(default_factory=dict)
 
     @property
     def layout(self) -> BatchLayout:
         return BatchLayout(self.batch_dir)
 
     def scaffold(self, name: str) -> Scaffold:
-        """The plug-in of the scaffold `name` the batch was handed."""
-        if self.scaffolds is None:  # a caller that hands none runs the six stages (tests, older callers)
-            from bakeoff.runner.stages import STAGED
-
-            return STAGED
+        """The plug-in of the scaffold `name` the batch was handed (check_scaffolds refused a plan whose
+        scaffolds were not, before the batch started)."""
         return self.scaffolds[name]
 
     def stage_names(self, slot: RunSlot) -> tuple[str, ...]:
@@ -228,7 +226,7 @@ def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRe
     repo.reset_to(last_sha)
     detail = f"{type(exc).__name__}: {exc}"[-2000:]
     check = LadderCheck(Rung.NOTHING, LadderStatus.CRASHED, stage, None, crash_class=CrashClass.DISK_FULL, detail=detail)
-    outcome = StageOutcome(MODEL_ERROR, DISK_FULL, check=check, extras={"disk_full": detail})
+    outcome = StageOutcome(Attribution.MODEL_ERROR, DISK_FULL, check=check, extras={"disk_full": detail})
     commit = repo.commit(stage)
     record = _stage_record(slot, index, stage, outcome, commit, clock.timings(started_at, utc_now()), None)
     write_stage_record(ctx.run_dir, record, env.counter)
@@ -279,7 +277,7 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
                 try:
                     outcome = functions[stage](ctx, clock, done)
                 except SandboxError as exc:
-                    outcome = StageOutcome(HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
+                    outcome = StageOutcome(Attribution.HARNESS_ERROR, f"{type(exc).__name__}: {exc}")
             cpu_after = _sandbox_cpu(ctx)
             cpu = None if cpu_after is None else cpu_after - (cpu_before or 0.0)
             commit = repo.commit(stage)
@@ -293,6 +291,6 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
         done[stage] = record
         write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter, finished_steps(ctx.run_dir))
         env.journal.append("stage_done", run_id=slot.run_id, stage=stage, **stage_done_fields(record))
-        if record.attribution == HARNESS_ERROR:
+        if record.attribution == Attribution.HARNESS_ERROR:
             return f"stage {stage}: {record.attribution_reason}"
     return None

@@ -1,10 +1,11 @@
 """The scaffold interface: how a run drives its model through the task (the seam the tasks have).
 
 A scaffold is a list of stages, each a function `(ctx, clock, done) -> StageOutcome` whose record the runner
-writes (bakeoff.runner.run): `staged` is the six fixed stages (bakeoff.runner.stages), `agent` a tool loop
-followed by the same evaluate. Each lives in its own package under bakeoff/scaffolds/ with one line in its
-registry; the command line resolves a plan's scaffolds by name, once, and hands them down (BatchEnv.scaffolds).
-The runner knows none by name.
+writes (bakeoff.runner.run), built from what every scaffold shares (bakeoff.runner.scaffold_kit). Each lives in
+its own package under bakeoff/scaffolds/ with one line in its registry; the command line resolves a plan's
+scaffolds by name, once, and hands them down (BatchEnv.scaffolds). The runner and the readers of a run know none
+by name: what they need of one (its stages, the stage whose answer is the code, the stage that writes step
+records) they ask of it.
 """
 
 from __future__ import annotations
@@ -15,16 +16,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from bakeoff.errors import BakeoffError
-from bakeoff.records import StageRecord
+from bakeoff.runner.scaffold_kit import StageFunction
 
 if TYPE_CHECKING:
     from bakeoff.batchfolder.files import WriteCounter
-    from bakeoff.runner.stages import StageOutcome
-    from bakeoff.taskapi.context import RunContext, StageClock
+    from bakeoff.models.tools import ToolSpec
     from bakeoff.taskapi.plugin import EvaluateHook
     from bakeoff.taskapi.spec import TaskSpec
 
-StageFunction = Callable[["RunContext", "StageClock", Mapping[str, StageRecord]], "StageOutcome"]
+__all__ = ["EventLog", "Scaffold", "ScaffoldRefusesTask", "ScaffoldSettingsError", "StageFunction", "StageServices",
+           "refuse_step_writers_on_ray", "step_writers"]
 
 
 class ScaffoldSettingsError(BakeoffError):
@@ -62,6 +63,19 @@ class Scaffold(ABC):
     tool_sandbox: ClassVar[bool] = False
     # Its settings for `bakeoff demo` (the 135M default model in a 4K context).
     demo_settings: ClassVar[Mapping[str, Any]] = {}
+    # The stage that writes its work step by step (runs/<id>/steps/NNN.json, bakeoff.records.StepRecord) before its
+    # stage record: a loop's. None: its stages write stage records alone. The readers of a run (status, transcript,
+    # export, loops, the Ray executor's hand-back) ask this, never a scaffold's name.
+    step_stage: ClassVar[str | None] = None
+    # The stage whose answer is the submission's code (an uncaptured answer there leaves nothing to grade, a harness
+    # error there fails the run). None: its first stage.
+    code_stage: ClassVar[str | None] = None
+    # The tools its stages offer the model (`bakeoff models ask --tools NAME` offers them alone).
+    tools: ClassVar[tuple[ToolSpec, ...]] = ()
+
+    def stage_of_code(self) -> str:
+        """The stage whose answer is the code (`code_stage`, else the first)."""
+        return self.code_stage or self.stages[0]
 
     @abstractmethod
     def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:
@@ -72,3 +86,18 @@ class Scaffold(ABC):
         default, and a scaffold with no settings refuses every key."""
         if settings:
             raise ScaffoldSettingsError(f"scaffold {self.name} takes no settings; got {', '.join(sorted(settings))}")
+
+
+def step_writers(scaffolds: Mapping[str, Scaffold]) -> list[str]:
+    """The names of the scaffolds that write step records (Scaffold.step_stage)."""
+    return [name for name, scaffold in scaffolds.items() if scaffold.step_stage is not None]
+
+
+def refuse_step_writers_on_ray(scaffolds: Mapping[str, Scaffold]) -> None:
+    """The Ray executor hands back stage records alone: a scaffold that writes step records runs locally."""
+    from bakeoff.records import PlanError
+
+    writers = step_writers(scaffolds)
+    if writers:
+        raise PlanError(f"the Ray executor runs staged runs only for now (it hands back stages, not the steps that "
+                        f"{', '.join(writers)} writes); run those scaffolds with the local executor")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,9 +10,17 @@ from bakeoff.batchfolder.files import Journal
 from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.records import read_batch_record, read_run_record
 from bakeoff.errors import BakeoffError
-from bakeoff.records import DEFAULT_SCAFFOLD, LadderStatus, Outcome, RunStatus, Stage, scaffold_stages
+from bakeoff.records import DEFAULT_SCAFFOLD, STAGE_NAMES, LadderStatus, Outcome, RunStatus
 from bakeoff.runner.plan import run_order
 from bakeoff.taskapi.headline import HeadlineSpec
+
+# A scaffold's stage records in order, by its name (the command line asks bakeoff.scaffolds.registry).
+StagesOf = Callable[[str], tuple[str, ...]]
+
+
+def staged_stages(name: str) -> tuple[str, ...]:
+    """Without a resolver every run counts the staged scaffold's six stages (the runs written before scaffolds)."""
+    return STAGE_NAMES
 
 
 class NotABatch(BakeoffError):
@@ -28,7 +36,7 @@ class RunState:
     outcome: str | None  # e.g. "scored <headline>=0.812" or "crashed (module_not_found)"
     wall_s: float | None
     node: str | None = None  # the Ray node that ran it last (None under the local executor)
-    stage_names: tuple[str, ...] = scaffold_stages(DEFAULT_SCAFFOLD)  # its scaffold's (an agent's: its loop and evaluate)
+    stage_names: tuple[str, ...] = STAGE_NAMES  # its scaffold's, in order
 
     @property
     def stages_total(self) -> int:
@@ -103,8 +111,9 @@ def _nodes(entries: list[dict]) -> dict[str, str]:
     return {e["run_id"]: e["node"] for e in entries if e.get("event") == "run_placed" and e.get("node")}
 
 
-def read_status(folder: Path, headline: HeadlineSpec | None = None) -> BatchStatus:
-    """The batch's runs as its folder has them; `headline` prints the task's number (the command line's plug-in)."""
+def read_status(folder: Path, headline: HeadlineSpec | None = None, stages_of: StagesOf = staged_stages) -> BatchStatus:
+    """The batch's runs as its folder has them; `headline` prints the task's number and `stages_of` names each
+    scaffold's stages (the command line's plug-ins)."""
     layout = BatchLayout(folder)
     if not layout.is_batch():
         raise NotABatch(f"{folder} is not a batch folder (no batch.json); start one with `bakeoff run`")
@@ -117,9 +126,7 @@ def read_status(folder: Path, headline: HeadlineSpec | None = None) -> BatchStat
     runs = []
     for run_id in batch.order:
         run = layout.run(run_id)
-        # its scaffold as the plan has it (an agent run that has not written a step yet is one too)
-        agent = run.steps.is_dir() or run.stage_record(1, Stage.AGENT).is_file()
-        names = scaffold_stages(scaffolds.get(run_id) or (Stage.AGENT.value if agent else DEFAULT_SCAFFOLD))
+        names = stages_of(scaffolds.get(run_id, DEFAULT_SCAFFOLD))  # its scaffold as the plan has it
         done = sum(1 for i, s in enumerate(names, 1) if run.stage_record(i, s).is_file())
         if run.record.is_file():
             record = read_run_record(run.record)

@@ -26,7 +26,7 @@ from bakeoff.records import (
     TokenCounts,
 )
 from bakeoff.records.parts import TIME_KEYS
-from bakeoff.runner.stages import final_check
+from bakeoff.runner.scaffold_kit import final_check
 
 if TYPE_CHECKING:
     from bakeoff.runner.plan import RunSlot

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from bakeoff.errors import BakeoffError
-from bakeoff.records import Stage
+from bakeoff.records.stage import final_check
 from bakeoff.taskapi.headline import HeadlineSpec
 
 if TYPE_CHECKING:
@@ -171,8 +171,5 @@ def final_grade(records: RunRecords, cls: type[G]) -> G | None:
     found = read_grade(cls, outcome.metrics) if outcome is not None else None
     if found is not None:
         return found
-    for stage in (Stage.EVALUATE, Stage.REPAIR, Stage.IMPLEMENT):
-        record = records.stages.get(stage)
-        if record is not None and record.check is not None and isinstance(record.check.metrics, Mapping):
-            return read_grade(cls, record.check.metrics)
-    return None
+    check = final_check(records.stages)  # the run's final check, as the runner reads it (bakeoff.records.stage)
+    return read_grade(cls, check.metrics) if isinstance(check.metrics, Mapping) else None

@@ -63,10 +63,9 @@ class RayExecutor:
         self.settings = settings
 
     def run(self, env: BatchEnv, slots: list[RunSlot], opener: Opener, progress) -> None:
-        from bakeoff.records import DEFAULT_SCAFFOLD, PlanError
+        from bakeoff.runner.scaffold import refuse_step_writers_on_ray
 
-        if any(slot.scaffold != DEFAULT_SCAFFOLD for slot in slots):  # it hands stages back, not an agent's steps
-            raise PlanError("the Ray executor runs staged runs only for now; run the other scaffolds with the local one")
+        refuse_step_writers_on_ray({slot.scaffold: env.scaffold(slot.scaffold) for slot in slots})
         ray = require_ray()
         if ray.is_initialized():  # a cluster this process joined already (tests, benches)
             _Driver(ray, self.settings, env, opener, progress).drive(slots)
@@ -157,7 +156,7 @@ class _Driver:
             slot=slot, plan=env.plan, plugin=env.plugin, batch_id=self.batch_id, code_version=env.code_version,
             corpus_folder=str(env.corpus.folder), corpus_manifest_sha256=env.corpus.manifest_sha256(),
             wheelhouse=str(env.wheelhouse) if env.wheelhouse else None, sandbox_options=dict(env.sandbox_options),
-            evaluate_hooks=dict(env.evaluate_hooks),
+            evaluate_hooks=dict(env.evaluate_hooks), scaffold=env.scaffold(slot.scaffold),
             model_options=model_backend_options(env, slot.model, 1, ray_run_threads(self.settings.cpus_per_run), busy=0),
             model_sha256=self._model_sha256(spec_of(slot.model)), opener=self.opener,
         )

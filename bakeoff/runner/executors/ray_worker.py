@@ -23,6 +23,7 @@ from bakeoff.records import CodeVersion
 from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_state
 from bakeoff.runner.model_entries import spec_of
 from bakeoff.runner.plan import Plan, RunSlot
+from bakeoff.runner.scaffold import Scaffold
 from bakeoff.taskapi.plugin import EvaluateHook
 from bakeoff.taskapi.task import Task
 
@@ -69,6 +70,7 @@ class RunJob:
     wheelhouse: str | None
     sandbox_options: Mapping[str, Any]
     evaluate_hooks: Mapping[str, EvaluateHook]
+    scaffold: Scaffold  # the slot's, as the driver was handed it (pickled with the job: a class with no state)
     model_options: BackendOptions
     model_sha256: str | None
     opener: Callable
@@ -194,7 +196,7 @@ def _run_in(scratch: Path, desk, job: RunJob, state: RunState, options: dict, no
         corpus=_local_corpus(job, corpus_box),
         batch_dir=scratch, journal=ForwardingJournal(post, job.run_id, ParcelMaker(run_dir, state.last_sha())),
         counter=WriteCounter(None), code_version=job.code_version, wheelhouse=_wheelhouse(job),
-        sandbox_options=options, evaluate_hooks=job.evaluate_hooks,
+        sandbox_options=options, evaluate_hooks=job.evaluate_hooks, scaffolds={job.slot.scaffold: job.scaffold},
     )
     try:
         backend = job.opener(spec_of(job.slot.model), job.model_options)

@@ -19,6 +19,7 @@ from bakeoff.models.base import Message
 from bakeoff.models.tools import ARGUMENT_LIMITS, TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools, json_text
 from bakeoff.records import CaptureStatus, PromptCut, StepRecord
 from bakeoff.scaffolds.agent.settings import AGENT_PROMPT, AgentSettings
+from bakeoff.scaffolds.steps import call_id
 from bakeoff.taskapi.context import shorten
 from bakeoff.taskapi.spec import TaskSpec
 
@@ -31,11 +32,6 @@ DROPPED_NOTE = "[Steps 1 to {last} were cut from this conversation to fit the co
 def native(syntax: str) -> bool:
     """Whether calls travel as the model's own tool calls (else the text protocol, written in the messages)."""
     return syntax not in (ToolSyntax.TEXT, ToolSyntax.SCRIPTED)
-
-
-def call_id(step: int, index: int) -> str:
-    """Ours, for every call: 9 letters and digits (what Mistral's templates insist on), unique in the run."""
-    return f"s{step:03d}c{index:04d}"
 
 
 def opening(task: TaskSpec, excerpt: str, excerpt_of: str, settings: AgentSettings, syntax: str,

@@ -35,7 +35,7 @@ from bakeoff.records import (
     ToolResult,
 )
 from bakeoff.runner.scaffold import StageServices
-from bakeoff.runner.stages import StageOutcome, find_claim, ladder_check
+from bakeoff.runner.scaffold_kit import StageOutcome, find_claim, ladder_check
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.scaffolds.agent.conversation import conversation, native, opening, result_messages

@@ -1,77 +1,55 @@
-"""The six stages of a run: explore, decide, implement, repair, evaluate, docs.
+"""The staged scaffold's six stages: explore, decide, implement, repair, evaluate, docs.
 
 Each stage is a function `(ctx, clock, done) -> StageOutcome`, where `done`
 maps the names of the finished stages to their records (bakeoff.records.StageRecord,
 read back from disk, so a resumed run sees exactly what an uninterrupted one would).
-The runner adds timings, the commit and the resource peaks, and writes the record.
+The runner adds timings, the commit and the resource peaks, and writes the record. What every scaffold
+shares (the outcome, the check, the final check, evaluate) is bakeoff.runner.scaffold_kit's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from bakeoff.models.base import Message, turn_key
 from bakeoff.records import (
-    STAGE_NAMES,
-    TOP_RUNG,
-    AgentLoop,
     Attribution,
     Capture,
-    Claim,
     Command,
-    CompletionRecord,
     FileWritten,
     LadderCheck,
-    LadderStatus,
     Prompt,
     RepairEffect,
     RepairGrant,
     RepairTurn,
-    Rung,
     Stage,
-    StageRecord,
     turn_effect,
 )
 from bakeoff.runner.conversation import Conversation, continued_conversation, stage_conversation
 from bakeoff.runner.modelcall import Answer, ask, write_files
-from bakeoff.runner.scaffold import Scaffold, StageServices
+from bakeoff.runner.scaffold_kit import (
+    NO_CHECK,
+    Done,
+    StageFunction,
+    StageOutcome,
+    check_attribution,
+    final_check,
+    find_claim,
+    ladder_check,
+    make_evaluate,
+)
 from bakeoff.taskapi.context import RunContext, StageClock, execute, output_for_model
-from bakeoff.taskapi.grading import GradeJob
 from bakeoff.taskapi.plugin import EvaluateHook
 
-__all__ = ["STAGED", "STAGE_NAMES", "EvaluateHook", "Staged", "StageOutcome", "final_check", "find_claim", "ladder_check",
-           "make_evaluate", "stage_functions"]
+__all__ = ["stage_functions"]
 
-# The runner's names for the attributions (bakeoff.records.Attribution holds the one definition).
+# The stages' names for the attributions (bakeoff.records.Attribution holds the one definition).
 OK, MODEL_ERROR, UNCAPTURED, UNUSABLE, HARNESS_ERROR = (
     Attribution.OK, Attribution.MODEL_ERROR, Attribution.UNCAPTURED, Attribution.UNUSABLE, Attribution.HARNESS_ERROR,
 )
-DISK_FULL = "disk_full"  # a stage whose workspace filled the disk: the model's failure, and the end of its run
-ATTRIBUTIONS = tuple(Attribution)
-Done = Mapping[str, StageRecord]  # the finished stages' records, by stage name, in order
 NO_EXPLORATION = "(no exploration output: the exploration script did not run)"
 NO_DESIGN = "(there is no design document)"
-
-
-@dataclass(frozen=True)
-class StageOutcome:
-    """What a stage function found; the runner adds the commit, timings and resources (a StageRecord)."""
-
-    attribution: Attribution
-    attribution_reason: str | None = None
-    prompt: Prompt | None = None
-    completion: CompletionRecord | None = None
-    capture: Capture | None = None
-    files_written: tuple[FileWritten, ...] = ()
-    commands: tuple[Command, ...] = ()
-    shown_to_model: str | None = None  # what the harness handed back (exploration output...)
-    check: LadderCheck | None = None
-    turns: tuple[RepairTurn, ...] = ()
-    claim: Claim | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
-    loop: AgentLoop | None = None  # an agent's loop: how it ended and what it used
 
 
 def _answered(answer: Answer, conversation: Conversation) -> dict[str, Any]:
@@ -147,22 +125,6 @@ def decide(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     return StageOutcome(OK, None, files_written=tuple(written), **_answered(answer, conversation))
 
 
-def ladder_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[LadderCheck, list[Command]]:
-    """The run's task grades its workspace in the run's sandbox (the one grading path, bakeoff.taskapi.grading);
-    `label` names what is kept of the hidden step in the run folder."""
-    # the task opens the hidden-input gate around its hidden step alone (GradeJob.hidden_step)
-    graded = ctx.plugin.grade(GradeJob.of_run(ctx, label))
-    clock.sandbox_s += graded.sandbox_s
-    clock.scoring_s += graded.scoring_s
-    return graded.ladder_check(), graded.commands()
-
-
-def _check_attribution(check: LadderCheck) -> tuple[Attribution, str | None]:
-    if check.rung >= TOP_RUNG:
-        return OK, None
-    return MODEL_ERROR, check.crash_class or check.status
-
-
 def implement(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     design = ctx.repo.read_file("DESIGN.md") or NO_DESIGN
     conversation = stage_conversation(turn_key("implement", 1), ctx.shared, ctx.task.prompts["implement"],
@@ -178,7 +140,7 @@ def implement(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     # The check runs whatever the answer was: it is the "before" of the first repair turn.
     check, commands = ladder_check(ctx, clock, Stage.IMPLEMENT)
     if answer.captured or answer.capture is None:
-        attribution, reason = _check_attribution(check)
+        attribution, reason = check_attribution(check)
     else:
         attribution, reason = _capture_attribution(answer.capture)
     return StageOutcome(attribution, reason, files_written=tuple(written), commands=tuple(commands),
@@ -243,58 +205,7 @@ def _repair_attribution(turns: list[RepairTurn], final: LadderCheck) -> tuple[At
         for capture in captures:
             if capture.status == status:
                 return _capture_attribution(capture)
-    return _check_attribution(final)
-
-
-NO_CHECK = LadderCheck(Rung.NOTHING, LadderStatus.NOT_CHECKED, None, None)  # the run's outcome when no check ran
-
-
-def final_check(done: Done) -> LadderCheck:
-    """The last ladder check of the run: the one of a stage that filled the disk, else repair's, else implement's,
-    else (another scaffold's stages) the last stage's that has one."""
-    for record in done.values():
-        if record.attribution_reason == DISK_FULL and record.check is not None:
-            return record.check
-    for stage in (Stage.REPAIR, Stage.IMPLEMENT):
-        found = done.get(stage)
-        if found is not None and found.check is not None:
-            return found.check
-    for record in reversed(list(done.values())):
-        if record.check is not None:
-            return record.check
-    return NO_CHECK
-
-
-def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> Claim:
-    """The model's own estimate, as its task reads it (its output, else its design, else after docs its README)."""
-    readme = ctx.repo.read_file("README.md") if include_readme else None
-    return ctx.plugin.claim(check.visible_output, ctx.repo.read_file("DESIGN.md"), readme, check)
-
-
-def _run_hook(hook: EvaluateHook, ctx: RunContext, clock: StageClock, check: LadderCheck) -> dict[str, Any]:
-    """A hook that fails is recorded as such; the measurement is lost, the run is not."""
-    from sandbox.errors import SandboxError
-
-    try:
-        return dict(hook(ctx, clock, check))
-    except SandboxError:
-        raise  # the sandbox itself broke: a harness failure of the stage
-    except Exception as exc:  # noqa: BLE001
-        return {"hook_error": f"{type(exc).__name__}: {exc}"}
-
-
-def make_evaluate(hooks: Mapping[str, EvaluateHook] | None = None, include_readme: bool = False):
-    """The evaluate stage: the final check, the claim (the README is read where it was written before, as an
-    agent's is), and the task's probes."""
-    def evaluate(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
-        check = final_check(done)
-        claim = find_claim(ctx, check, include_readme=include_readme)
-        # each hook opens the hidden-input gate around its own hidden runs (RunContext.hidden)
-        extras = {name: _run_hook(hook, ctx, clock, check) for name, hook in (hooks or {}).items()}
-        attribution, reason = _check_attribution(check)
-        return StageOutcome(attribution, reason, check=check, claim=claim, extras=extras)
-
-    return evaluate
+    return check_attribution(final)
 
 
 def docs(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
@@ -310,9 +221,7 @@ def docs(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     return StageOutcome(OK, None, files_written=tuple(written), claim=claim, **_answered(answer, conversation))
 
 
-
-
-def stage_functions(evaluate_hooks: Mapping[str, EvaluateHook] | None = None) -> dict[str, Callable]:
+def stage_functions(evaluate_hooks: Mapping[str, EvaluateHook] | None = None) -> dict[str, StageFunction]:
     return {
         Stage.EXPLORE: explore,
         Stage.DECIDE: decide,
@@ -321,16 +230,3 @@ def stage_functions(evaluate_hooks: Mapping[str, EvaluateHook] | None = None) ->
         Stage.EVALUATE: make_evaluate(evaluate_hooks),
         Stage.DOCS: docs,
     }
-
-
-class Staged(Scaffold):
-    """The six fixed stages (bakeoff.scaffolds.staged names it in the registry): a run's default."""
-
-    name = "staged"
-    stages = STAGE_NAMES
-
-    def stage_functions(self, services: StageServices) -> dict[str, Callable]:
-        return stage_functions(services.evaluate_hooks)
-
-
-STAGED = Staged()

@@ -1,6 +1,6 @@
-"""An agent's loop on its run's transcript page: how the loop ended against its budgets, then every step in order
-(what was sent, the answer and its reasoning, each call with its arguments, what it returned and the command it
-ran, the files the step changed)."""
+"""A loop's step records on its run's transcript page (the stage a scaffold names its `step_stage`): how the loop
+ended against its budgets, then every step in order (what was sent, the answer and its reasoning, each call with its
+arguments, what it returned and the command it ran, the files the step changed)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _result(result: ToolResult, command: Callable[[int, Command], str], index: i
                  ("not run because", result.problem.value if result.problem is not None else None),
                  ("CPU", f"{number(result.cpu_s, 2)} s" + ("" if result.cpu_measured else " (wall time: not measured)")
                   if result.command is not None else None)])]
-    parts.append(fold("what the agent was shown", result.shown))
+    parts.append(fold("what the model was shown", result.shown))
     if result.command is not None:
         parts.append(command(index, result.command))
     return "".join(parts)
@@ -88,7 +88,7 @@ def _step(step: StepRecord, command: Callable[[int, Command], str]) -> str:
             + "".join(parts) + "</section>")
 
 
-def agent_loop_html(record: StageRecord, steps: Sequence[StepRecord], command: Callable[[int, Command], str]) -> str:
+def loop_steps_html(record: StageRecord, steps: Sequence[StepRecord], command: Callable[[int, Command], str]) -> str:
     """The loop's summary and its steps (`command` renders a sandbox command as the stages' do)."""
     loop = record.loop
     summary = kv([
