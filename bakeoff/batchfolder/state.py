@@ -36,9 +36,11 @@ def is_running(folder: Path) -> bool:
 
 
 def unfinished_runs(records: BatchRecords) -> tuple[str, ...]:
-    """The runs of the batch's order (and any others present) without a finished run.json."""
+    """The runs of the batch's order (and any others present) without a finished run.json. A run refused for a
+    damaged record (read_batch(refuse_damaged_runs=True)) is not unfinished: it is left out, and said, apart."""
     present = {run.run_id: run for run in records.runs}
-    order = list(records.batch.order or present)
+    refused = {run.run_id for run in records.refused}
+    order = [run_id for run_id in records.batch.order or present if run_id not in refused]
     missing = []
     for run_id in order + [r for r in present if r not in order]:
         run = present.get(run_id)
