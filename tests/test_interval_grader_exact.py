@@ -80,6 +80,9 @@ def test_each_figure_of_a_grade_at_level_one_half_matches_the_hand_computation(t
     assert score.relative_winkler == 0.84375 and score.mean_rel_error == 0.15625
     assert (score.level, score.relative, score.point, score.graded, score.failed) == (0.5, True, "effect", 5, 1)
     assert score.errors == {r.MISSING_FILE: 1}
+    missing = score.experiments[5]
+    assert (missing.experiment, missing.truth, missing.result, missing.error) == ("e6", 1.0, None, r.MISSING_FILE)
+    assert missing.message == f"{tmp_path / 'res' / 'e6.json'} does not exist"
 
 
 def test_the_penalty_is_two_over_alpha_for_a_miss_on_either_side():
