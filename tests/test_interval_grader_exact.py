@@ -213,6 +213,16 @@ def test_the_text_line_of_a_relative_grade_whose_truths_are_all_zero(tmp_path):
     assert format_text(score) == "winkler 1.000000  coverage 1.000  mae 0.500000  mean width 1.000000  graded 1 of 1"
 
 
+def test_only_a_relative_grade_prints_its_relative_figures_and_only_when_both_exist():
+    graded = (ExperimentScore("e", 2.0, r.IntervalResult(2.5, 1.0, 3.0)),)
+    plain = "winkler 2.000000  coverage 1.000  mae 0.500000  mean width 2.000000  graded 1 of 1"
+    assert format_text(IntervalScore(0.5, graded, 1.0, 0.5, 2.0, 2.0, False, 1.0, 0.25)) == plain
+    assert format_text(IntervalScore(0.5, graded, 1.0, 0.5, 2.0, 2.0, True, None, 0.25)) == plain
+    assert format_text(IntervalScore(0.5, graded, 1.0, 0.5, 2.0, 2.0, True, 1.0, None)) == plain
+    assert format_text(IntervalScore(0.5, graded, 1.0, 0.5, 2.0, 2.0, True, 1.0, 0.25)) == (
+        "relative winkler 1.0000  mean relative error 0.2500  " + plain)
+
+
 # --- the truth file --------------------------------------------------------------------------------------------
 
 
@@ -408,7 +418,8 @@ def test_the_command_line_refuses_bad_arguments_with_usage(tmp_path, capsys, arg
     with pytest.raises(SystemExit) as caught:
         main(["--results", str(folder), "--truth", str(truth), *argv])
     err = capsys.readouterr().err
-    assert caught.value.code == 2 and err.startswith("usage: python -m scorer.intervals ") and says in err
+    assert caught.value.code == 2 and err.startswith("usage: python -m scorer.intervals ")
+    assert err.endswith(f"python -m scorer.intervals: error: {says}\n")
 
 
 @pytest.mark.parametrize("left_out", ["--results", "--truth"])
