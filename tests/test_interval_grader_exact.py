@@ -8,6 +8,7 @@ Written against the surviving mutants of `bench/mutation.py scorer-intervals` (d
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -350,6 +351,22 @@ def test_a_parse_error_is_named_and_its_message_capped_at_200_characters(tmp_pat
             r.read_result(path)
         assert caught.value.name == name and len(str(caught.value)) == 200 and str(caught.value).endswith("...")
         assert str(caught.value).startswith(str(deep)[:190])  # the path first, cut with the rest
+
+
+@pytest.mark.parametrize("value, says", [(math.inf, "inf"), (-math.inf, "-inf"), (math.nan, "nan")])
+def test_the_number_check_refuses_a_value_that_is_not_finite_on_its_own(tmp_path, value, says):
+    """A second layer: the JSON reader refuses these first (tested above), so only a direct call reaches it."""
+    with pytest.raises(r.ResultFileError) as caught:
+        r._number(value, "ci_high", tmp_path / "e1.json")
+    assert (caught.value.name, str(caught.value)) == (
+        r.BAD_NUMBER, f"{tmp_path / 'e1.json'}: ci_high is {says}, not a finite number")
+
+
+def test_the_parse_step_names_a_text_over_the_byte_cap_on_its_own(tmp_path):
+    """A second layer: the file reader refuses an oversized file first, so only a direct call reaches it."""
+    with pytest.raises(r.ResultFileError) as caught:
+        r._parse(" " * (r.MAX_BYTES + 1), tmp_path / "e1.json")
+    assert (caught.value.name, str(caught.value)) == (r.TOO_LARGE, f"{tmp_path / 'e1.json'} is over 1048576 bytes")
 
 
 def test_a_result_names_its_point_by_the_tasks_key(tmp_path):
