@@ -270,6 +270,17 @@ def test_a_truth_name_that_is_empty_repeated_or_not_plain_is_refused(tmp_path, n
     assert str(caught.value) == f"{path} line 3: experiment {name!r} is empty, repeated or not a plain name"
 
 
+def test_a_truth_name_with_a_nul_byte_is_refused_not_a_traceback(tmp_path, capsys):
+    """A bug found here: the name reached open() as a file name, whose ValueError escaped as a traceback."""
+    path = _truth(tmp_path, "experiment,effect\ne1,1\ne\x002,2\n")
+    with pytest.raises(TruthFileError) as caught:
+        read_truth(path)
+    assert str(caught.value) == f"{path} line 3: experiment 'e\\x002' is empty, repeated or not a plain name"
+    (tmp_path / "res").mkdir()
+    assert main(["--results", str(tmp_path / "res"), "--truth", str(path)]) == 2
+    assert capsys.readouterr().err == f"error: truth_invalid: {caught.value}\n"
+
+
 def test_a_truth_file_with_a_header_only_names_no_experiments(tmp_path):
     path = _truth(tmp_path, "experiment,effect\n")
     with pytest.raises(TruthFileError) as caught:
