@@ -53,7 +53,8 @@ MODULES: dict[str, Module] = {
     ),
     "scorer-intervals": Module(
         sources=("scorer/intervals.py", "scorer/interval_reading.py"),
-        tests=("tests/test_ab_scorer.py", "tests/test_sim_scorer.py", "tests/test_fuzz_scorer.py"),
+        tests=("tests/test_ab_scorer.py", "tests/test_sim_scorer.py", "tests/test_interval_grader_exact.py",
+               "tests/test_fuzz_scorer.py"),
     ),
     "durable-jsonio": Module(
         sources=("durable/jsonio.py",),

@@ -131,7 +131,8 @@ def read_truth(path: Path, columns: tuple[str, str] = TRUTH_COLUMNS) -> dict[str
         if not math.isfinite(effect) or abs(effect) > MAX_MAGNITUDE:
             raise TruthFileError(f"{path} line {line}: {columns[1]} {row[columns[1]]!r} is not a finite number within "
                                  f"+-{MAX_MAGNITUDE:g}")
-        if not name or name in truth or "/" in name or name.startswith("."):
+        # A name becomes a file name: a NUL byte would make open() raise ValueError, a traceback, not an error.
+        if not name or name in truth or "/" in name or "\0" in name or name.startswith("."):
             raise TruthFileError(f"{path} line {line}: experiment {name!r} is empty, repeated or not a plain name")
         truth[name] = effect
     if not truth:

@@ -202,7 +202,7 @@ def _fuzz_truth(reach: Reach, folder: Path, case) -> None:
         return
     reach.saw(True, change)
     assert truth and all(math.isfinite(v) and abs(v) <= 1e100 for v in truth.values())
-    assert all(name and "/" not in name and not name.startswith(".") for name in truth)
+    assert all(name and "/" not in name and "\0" not in name and not name.startswith(".") for name in truth)
     if value is not None and not set(value) & set(',"\r\n\ufeff'):  # a replaced value (one CSV cell) that was
         assert float(value) in truth.values()  # accepted is the number its text says
 
