@@ -82,15 +82,14 @@ def score(
     except Interrupted as exc:
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)
+    from bakeoff.textsafe import printable
+
     if as_json:
         click.echo(durable.dumps(report.to_dict()))
     else:
-        from bakeoff.textsafe import printable
-
         click.echo(printable(report.format_text()))  # a crash message can hold terminal escape sequences
-    if report.environment_failure is not None:
+    if report.environment_failure is not None:  # not the submission's outcome: said, and the exit is not 0
         from bakeoff.runner.batch import HARNESS_FAILED_EXIT
-        from bakeoff.textsafe import printable
 
         click.echo(f"not graded fairly: the environment failed the submission, {printable(report.environment_failure)}",
                    err=True)
