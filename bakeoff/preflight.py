@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from bakeoff.models.engine_build import REBUILD_HINT, UNKNOWN
+from bakeoff.models.engine_build import CUDA_REBUILD_COMMAND, REBUILD_HINT, UNKNOWN
 from bakeoff.models.engine_check import EngineProbe, probe_engine
-from bakeoff.models.memory import GIB, GpuMemoryProbe, NvmlProbe
+from bakeoff.models.memory import GIB, GpuMemory, GpuMemoryProbe, NvmlProbe
 
 MIN_FREE_DISK = 2 * GIB  # a corpus, its runs' repositories and the report: far less, but leave room for wheels
 
@@ -56,10 +56,12 @@ class CheckOptions:
     sandbox: str = "docker"  # the isolation the batch will use: its failure is a FAIL, the other's a "no"
     n_gpu_layers: int = -1
     engine_entry: Callable | None = None  # the engine child's entry point (tests pass a crashing one)
-    gpu_probe: GpuMemoryProbe | None = None
+    gpu_probe: GpuMemoryProbe | None = None  # None: NVML is asked (a test hands down a FixedProbe: a GPU seen)
 
 
-def engine_rows(probe: EngineProbe) -> list[CheckRow]:
+def engine_rows(probe: EngineProbe, gpu: GpuMemory | None) -> list[CheckRow]:
+    """The engine's build, whether it generates, and whether it can offload (`gpu`: the GPU this machine shows,
+    None where it shows none: a CPU build is then no failure)."""
     facts = probe.facts
     version = facts.llama_cpp_python_version if facts else "?"
     build_state = State.NO if probe.flags.startswith(UNKNOWN) else State.OK
@@ -74,8 +76,18 @@ def engine_rows(probe: EngineProbe) -> list[CheckRow]:
     elif facts.gpu_offload_supported:
         rows.append(CheckRow("GPU offload", State.OK, "this build offloads layers to the GPU"))
     else:
-        rows.append(CheckRow("GPU offload", State.NO, "a CPU build (bash scripts/setup.sh --cuda builds with CUDA)"))
+        rows.append(offload_row_of_cpu_build(gpu))
     return rows
+
+
+def offload_row_of_cpu_build(gpu: GpuMemory | None) -> CheckRow:
+    """A build that cannot offload: harmless where there is no GPU, a failure beside one (every run would
+    silently load no layer on it)."""
+    if gpu is None:
+        return CheckRow("GPU offload", State.NO, f"a CPU build ({CUDA_REBUILD_COMMAND} builds with CUDA)")
+    return CheckRow("GPU offload", State.FAIL,
+                    f"a CPU build on a machine with a GPU ({gpu.name}): runs would put no layer on it; "
+                    f"fix: rebuild the engine with `{CUDA_REBUILD_COMMAND}`")
 
 
 def server_row() -> CheckRow:
@@ -90,8 +102,7 @@ def server_row() -> CheckRow:
     return CheckRow("batching server", State.OK, f"{build.path}: {build.version}; flags: {build.flags}")
 
 
-def gpu_row(probe: GpuMemoryProbe) -> CheckRow:
-    gpu = probe.read()
+def gpu_row(gpu: GpuMemory | None) -> CheckRow:
     if gpu is None:
         return CheckRow("GPU memory", State.NO, "no NVIDIA GPU found through NVML (no driver or no GPU here)")
     return CheckRow("GPU memory", State.OK, f"{gpu.name}: {gpu.free_bytes / GIB:.1f} GiB free of {gpu.total_bytes / GIB:.1f} GiB")
@@ -136,14 +147,16 @@ def disk_row(out_dir: Path) -> CheckRow:
 
 
 def machine_report(options: CheckOptions) -> MachineReport:
+    # The GPU is read once (NVML, or the probe the options hand down) and its reading given to every row about it.
+    gpu = (options.gpu_probe or NvmlProbe()).read()
     rows: list[CheckRow] = []
     if options.model_path is None:
         rows.append(CheckRow("engine generates", State.FAIL, f"no GGUF model to try it with; fix: {REBUILD_HINT}"))
     else:
         probe = probe_engine(options.model_path, options.n_gpu_layers, options.engine_entry, options.gpu_probe)
-        rows.extend(engine_rows(probe))
+        rows.extend(engine_rows(probe, gpu))
     rows.append(server_row())
-    rows.append(gpu_row(options.gpu_probe or NvmlProbe()))
+    rows.append(gpu_row(gpu))
     rows.extend(docker_rows(options.image, needed=options.sandbox == "docker"))
     rows.append(bwrap_row(needed=options.sandbox == "bwrap"))
     rows.append(disk_row(options.out_dir))

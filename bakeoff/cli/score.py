@@ -56,7 +56,9 @@ def score(
     REPO's working tree (untracked files included, .git left out) is copied to
     a scratch folder; REPO itself is never changed. The exit status is 0
     whenever the submission was graded, whatever the outcome; it is non-zero
-    only when bakeoff could not grade (no engine, no image, bad corpus path).
+    only when bakeoff could not grade (no engine, no image, bad corpus path),
+    and 4 when the environment failed the submission (a system library the
+    sandbox image lacks: the outcome is printed, marked as the environment's).
     """
     from bakeoff.tasks import ScoreRequest, task_plugin
     from bakeoff.tasks.registry import check_submission_task, corpus_task
@@ -80,12 +82,18 @@ def score(
     except Interrupted as exc:
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)
+    from bakeoff.textsafe import printable
+
     if as_json:
         click.echo(durable.dumps(report.to_dict()))
     else:
-        from bakeoff.textsafe import printable
-
         click.echo(printable(report.format_text()))  # a crash message can hold terminal escape sequences
+    if report.environment_failure is not None:  # not the submission's outcome: said, and the exit is not 0
+        from bakeoff.runner.batch import HARNESS_FAILED_EXIT
+
+        click.echo(f"not graded fairly: the environment failed the submission, {printable(report.environment_failure)}",
+                   err=True)
+        sys.exit(HARNESS_FAILED_EXIT)
 
 
 class Interrupted(KeyboardInterrupt):

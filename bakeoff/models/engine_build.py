@@ -20,9 +20,10 @@ STAMP_NAME = "bakeoff-llama-build.json"
 UNKNOWN = "unknown"
 # What a user runs to get the portable build back (a crashing or missing engine).
 REBUILD_COMMAND = "bash scripts/setup.sh"
+CUDA_REBUILD_COMMAND = f"{REBUILD_COMMAND} --cuda"  # the build that offloads layers to an NVIDIA GPU
 REBUILD_HINT = (
     f"rebuild the engine with `{REBUILD_COMMAND}` from the bakeoff checkout (a portable CPU build; "
-    f"`{REBUILD_COMMAND} --cuda` on a GPU workstation)"
+    f"`{CUDA_REBUILD_COMMAND}` on a GPU workstation)"
 )
 
 

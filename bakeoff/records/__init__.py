@@ -11,6 +11,7 @@ capped reader, then the first schema's upgrade); this package holds no I/O.
 from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
 from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion, Extension
 from bakeoff.records.enums import (
+    ENVIRONMENT_CRASHES,
     STAGE_NAMES,
     TOOL_CALL_REASONS,
     UNCAPTURED_REASONS,
@@ -26,6 +27,7 @@ from bakeoff.records.enums import (
     RepairGrant,
     RunStatus,
     Stage,
+    environment_failure,
 )
 from bakeoff.records.errors import DamagedRecord, UnknownRecordSchema
 from bakeoff.records.ladder import RUNG_NAMES, TOP_RUNG, Headline, LadderCheck, Requirement, Rung, turn_effect
@@ -71,7 +73,7 @@ __all__ = [
     "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
     "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
     "turn_effect",
-    "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
+    "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "ENVIRONMENT_CRASHES", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",
     "UNCAPTURED_REASONS", "UNUSABLE_REASONS", "AnalysisRecord", "Attribution", "BatchRecord", "Capture",
     "CaptureCounts", "CaptureReason", "CaptureStatus", "Claim", "Command", "Commit", "CompletionRecord", "CorpusRef",
     "Crash", "CrashClass", "DamagedRecord", "FileWritten", "LadderCheck", "LadderStatus", "ModelFacts", "ModelRef", "Outcome",
@@ -79,5 +81,5 @@ __all__ = [
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
     "UnknownRecordSchema",
     "DEFAULT_SCAFFOLD", "STEP_SCHEMA", "TOOL_CALL_REASONS", "AgentLoop", "LoopEnd", "LoopUsage", "StepRecord",
-    "ToolResult", "row_label",
+    "ToolResult", "environment_failure", "row_label",
 ]

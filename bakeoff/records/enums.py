@@ -111,6 +111,9 @@ class CrashClass(StrEnum):
     """Why a script failed: read from its traceback, or (timeout, out_of_memory) from the sandbox's report."""
 
     MODULE_NOT_FOUND = "module_not_found"
+    # The dynamic loader found no system library the code loads (libgomp.so.1 under lightgbm): the sandbox
+    # image lacks it, so the crash is the environment's, never the submission's (ENVIRONMENT_CRASHES).
+    MISSING_SYSTEM_LIBRARY = "missing_system_library"
     PICKLE_CLASS_MISSING = "pickle_class_missing"
     FILE_NOT_FOUND = "file_not_found"
     COLUMN_MISSING = "column_missing"
@@ -121,6 +124,19 @@ class CrashClass(StrEnum):
     OTHER = "other"
     TIMEOUT = "timeout"
     OUT_OF_MEMORY = "out_of_memory"
+
+
+# Crashes that say the harness's environment failed, not the code: a stage that ends in one is the harness's
+# (Attribution.HARNESS_ERROR), and `bakeoff score` says so and exits non-zero.
+ENVIRONMENT_CRASHES = frozenset({CrashClass.MISSING_SYSTEM_LIBRARY})
+
+
+def environment_failure(crash_class: str | None, detail: str | None) -> str | None:
+    """Why a crash is the environment's failure, in words (None: it is not one, see ENVIRONMENT_CRASHES)."""
+    if crash_class not in ENVIRONMENT_CRASHES:
+        return None
+    return (f"{crash_class}: {detail} (a system library the sandbox image lacks: the environment's failure, "
+            "not the submission's)")
 
 
 class RepairEffect(StrEnum):

@@ -25,14 +25,15 @@ from bakeoff.records import (
     Prompt,
     RepairTurn,
     StageRecord,
+    environment_failure,
 )
 from bakeoff.records.stage import DISK_FULL, NO_CHECK, final_check
 from bakeoff.taskapi.context import RunContext, StageClock
 from bakeoff.taskapi.grading import GradeJob
 from bakeoff.taskapi.plugin import EvaluateHook
 
-__all__ = ["DISK_FULL", "NO_CHECK", "Done", "StageFunction", "StageOutcome", "check_attribution", "final_check",
-           "find_claim", "ladder_check", "make_evaluate"]
+__all__ = ["DISK_FULL", "NO_CHECK", "Done", "StageFunction", "StageOutcome", "check_attribution", "crash_attribution",
+           "final_check", "find_claim", "ladder_check", "make_evaluate"]
 
 # A run's final check is read from its records by the runner and by the tasks' reports alike, so it is defined
 # with the stage record (bakeoff.records.stage), below both.
@@ -72,10 +73,18 @@ def ladder_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[Ladder
 
 
 def check_attribution(check: LadderCheck) -> tuple[Attribution, str | None]:
-    """A stage judged by a check: ok at the top rung, else the model's error, for its crash class or status."""
+    """A stage judged by a check: ok at the top rung; the harness's error where the environment failed the code
+    (a system library the image lacks); else the model's error, for its crash class or status."""
     if check.rung >= TOP_RUNG:
         return Attribution.OK, None
-    return Attribution.MODEL_ERROR, check.crash_class or check.status
+    return crash_attribution(check.crash_class, check.detail) or (Attribution.MODEL_ERROR, check.crash_class or check.status)
+
+
+def crash_attribution(crash_class: str | None, detail: str | None) -> tuple[Attribution, str] | None:
+    """(harness_error, why) for a crash of the environment (bakeoff.records.ENVIRONMENT_CRASHES), else None:
+    the harness failed, the run is retried on the next start and never counted as the model's crash."""
+    why = environment_failure(crash_class, detail)
+    return (Attribution.HARNESS_ERROR, why) if why is not None else None
 
 
 def find_claim(ctx: RunContext, check: LadderCheck, include_readme: bool) -> Claim:

@@ -20,6 +20,9 @@ _TRACEBACK_HEADER = "Traceback (most recent call last):"
 _FRAME_LINE = re.compile(r'^\s+File "')
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 _MISSING_MODULE = re.compile(r"No module named '([^']+)'")
+# The dynamic loader's words (glibc's dlerror) for a shared library it cannot find, as ctypes' OSError, an
+# extension module's ImportError and libraries that wrap them (xgboost's XGBoostError lists them) print them.
+_MISSING_SHARED_OBJECT = re.compile(r"([^\s'\"\[\]:,]+\.so(?:\.[\w.]+)?): cannot open shared object file")
 _PICKLED_NAME = re.compile(r"Can't get attribute '([^']+)' on <module '__main__'")
 _MISSING_PATH = re.compile(r"No such file or directory: '([^']*)'")
 _QUOTED = re.compile(r"'([^']*)'")
@@ -47,6 +50,7 @@ class RaisedException:
     type_name: str
     message: str  # the exception line's text plus any lines the message continued on
     passed_through_pandas: bool
+    after: str = ""  # what the output holds after the exception line (a wrapped message past a blank line)
 
 
 def classify(result: ExecResult) -> CrashInfo:
@@ -63,6 +67,8 @@ def classify(result: ExecResult) -> CrashInfo:
         full = _DISK_FULL.search(result.stderr)
         if full:
             return CrashInfo(CrashClass.DISK_FULL, _disk_detail(result, full.group(0)), tail)
+        if library := missing_system_library(result.stderr):  # a program the loader could not start
+            return CrashInfo(CrashClass.MISSING_SYSTEM_LIBRARY, library, tail)
         return CrashInfo(CrashClass.OTHER, _no_traceback_detail(result), tail)
     if _DISK_FULL.search(raised.message):
         return CrashInfo(CrashClass.DISK_FULL, _disk_detail(result, raised.message.splitlines()[0]), tail, raised.type_name)
@@ -75,6 +81,8 @@ def classify_exception(raised: RaisedException) -> tuple[CrashClass, str]:
     short_type = raised.type_name.rsplit(".", 1)[-1]
     message = raised.message
     first_line = message.splitlines()[0] if message else ""
+    if library := missing_system_library(f"{message}\n{raised.after}"):
+        return CrashClass.MISSING_SYSTEM_LIBRARY, library
     if short_type in ("ModuleNotFoundError", "ImportError") and (module := _MISSING_MODULE.search(message)):
         return CrashClass.MODULE_NOT_FOUND, module.group(1)
     if short_type == "AttributeError" and (pickled := _PICKLED_NAME.search(message)):
@@ -95,6 +103,12 @@ def classify_exception(raised: RaisedException) -> tuple[CrashClass, str]:
     if short_type == "ValueError":
         return CrashClass.VALUE_ERROR, first_line
     return CrashClass.OTHER, f"{raised.type_name}: {first_line}" if first_line else raised.type_name
+
+
+def missing_system_library(text: str) -> str | None:
+    """The file name of the first shared library the dynamic loader could not find, as `text` reports it."""
+    found = _MISSING_SHARED_OBJECT.search(text)
+    return found.group(1).rsplit("/", 1)[-1] if found else None
 
 
 def _disk_detail(result: ExecResult, message: str) -> str:
@@ -144,7 +158,8 @@ def last_exception(stderr: str) -> RaisedException | None:
         continuation = _message_continuation(lines[index + 1 :])
         message = "\n".join(filter(None, [match.group("message") or "", *continuation]))
         frames = "\n".join(lines[start:index])
-        return RaisedException(match.group("type"), message, "/pandas/" in frames)
+        after = "\n".join(lines[index + 1 :])[:TAIL_CHARS]
+        return RaisedException(match.group("type"), message, "/pandas/" in frames, after)
     return None
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from bakeoff.batchfolder.files import workspace_text
 from bakeoff.errors import BakeoffError
-from bakeoff.records import Claim
+from bakeoff.records import TOP_RUNG, Claim, LadderCheck, environment_failure
 from bakeoff.submission.safe_copy import copy_submission
 from bakeoff.taskapi.corpus import CorpusError, CorpusFiles
 from bakeoff.taskapi.grading import Graded, GradeJob
@@ -83,11 +83,35 @@ class ScoredFolder:
 class ScoreReport(ABC):
     """What grading a submission folder alone found: printable for people, a JSON object for scripts."""
 
+    # Set where the environment, not the folder, failed grading (bakeoff.records.environment_failure): the
+    # folder was not graded fairly, and `bakeoff score` exits non-zero.
+    environment_failure: str | None = None
+
     @abstractmethod
     def to_dict(self) -> dict[str, object]: ...
 
     @abstractmethod
     def format_text(self) -> str: ...
+
+
+class EnvironmentFailedReport(ScoreReport):
+    """A task's report of a folder whose grading the environment failed, with the failure named in both forms."""
+
+    def __init__(self, report: ScoreReport, failure: str) -> None:
+        self.report = report
+        self.environment_failure = failure
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.report.to_dict(), "environment_failure": self.environment_failure}
+
+    def format_text(self) -> str:
+        return f"{self.report.format_text()}\nenvironment failure: {self.environment_failure}"
+
+
+def with_environment_failure(report: ScoreReport, check: LadderCheck) -> ScoreReport:
+    """`report`, marked as the environment's failure where the folder's check ended in one."""
+    failure = environment_failure(check.crash_class, check.detail) if check.rung < TOP_RUNG else None
+    return EnvironmentFailedReport(report, failure) if failure is not None else report
 
 
 class FolderWorkspace:

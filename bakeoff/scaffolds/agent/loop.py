@@ -20,7 +20,6 @@ from bakeoff.batchfolder.records import finished_steps, write_step_record
 from bakeoff.models.base import Completion, GenerationSettings, Message, turn_key
 from bakeoff.models.tools import ToolSyntax
 from bakeoff.records import (
-    TOP_RUNG,
     AgentLoop,
     Attribution,
     CaptureStatus,
@@ -35,7 +34,7 @@ from bakeoff.records import (
     ToolResult,
 )
 from bakeoff.runner.scaffold import StageServices
-from bakeoff.runner.scaffold_kit import StageOutcome, find_claim, ladder_check
+from bakeoff.runner.scaffold_kit import StageOutcome, check_attribution, find_claim, ladder_check
 from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.scaffolds.agent.conversation import conversation, native, opening, result_messages
@@ -130,9 +129,7 @@ class Loop:
         if ended == LoopEnd.UNCAPTURED and not captured:
             last = steps[-1].capture if steps else None
             return Attribution.UNCAPTURED, last.reason.value if last is not None else "no answer came back"
-        if check.rung >= TOP_RUNG:
-            return Attribution.OK, None
-        return Attribution.MODEL_ERROR, check.crash_class or check.status
+        return check_attribution(check)
 
     def _generation(self, usage: LoopUsage) -> GenerationSettings:
         task = self.ctx.task.settings

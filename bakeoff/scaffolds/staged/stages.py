@@ -34,6 +34,7 @@ from bakeoff.runner.scaffold_kit import (
     StageFunction,
     StageOutcome,
     check_attribution,
+    crash_attribution,
     final_check,
     find_claim,
     ladder_check,
@@ -98,9 +99,17 @@ def explore(ctx: RunContext, clock: StageClock, done: Done) -> StageOutcome:
     written = write_files(ctx, scripts, _is_python)
     result, record = execute(ctx, clock, "explore", ["python", script], ctx.task.settings.timeout_for("explore"))
     shown = output_for_model(result, ctx.task.settings.feedback_chars)
-    attribution, reason = (OK, None) if result.ok else (MODEL_ERROR, record.crash.crash_class if record.crash else None)
+    attribution, reason = (OK, None) if result.ok else _crash_attribution(record)
     return StageOutcome(attribution, reason, files_written=tuple(written), commands=(record,), shown_to_model=shown,
                         **_answered(answer, conversation))
+
+
+def _crash_attribution(record: Command) -> tuple[Attribution, str | None]:
+    """A script that crashed: the model's error for its crash class, the harness's where the environment failed it."""
+    crash = record.crash
+    if crash is None:
+        return MODEL_ERROR, None
+    return crash_attribution(crash.crash_class, crash.detail) or (MODEL_ERROR, crash.crash_class)
 
 
 def _text_document(ctx: RunContext, answer: Answer, name: str) -> list[FileWritten]:
