@@ -29,7 +29,8 @@ class OpenAIKind:
     # What HttpSettings reads (tests/test_runner_plan_options.py checks it); n_ctx is the context the plan
     # declares for the server (its probe), max_concurrent how many runs share it.
     options: frozenset[str] | None = frozenset(
-        {"n_ctx", "api_key_env", "max_retries", "backoff_s", "reasoning", "server", "max_concurrent"})
+        {"n_ctx", "api_key_env", "max_retries", "backoff_s", "rate_limit_wait_s", "reasoning", "server",
+         "max_concurrent"})
     is_endpoint = True
     uses_gpu = False
     engine_name = "openai-compatible endpoint"
@@ -104,7 +105,8 @@ class OpenAIKind:
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 
         http = HttpSettings(api_key_env=options.api_key_env, max_retries=options.max_retries,
-                            backoff_s=options.backoff_s, reasoning=options.reasoning, server=options.server)
+                            backoff_s=options.backoff_s, rate_limit_wait_s=options.rate_limit_wait_s,
+                            reasoning=options.reasoning, server=options.server)
         return OpenAICompatBackend(spec.target, spec.model, http, transport=options.transport)
 
 
