@@ -11,7 +11,8 @@ import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.spec import TaskSettings
 
-SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
+SPEC_HELP = ("Model spec: default, gguf:PATH (or PATH.gguf), hf:ORG/REPO[:QUANT], ollama-file:NAME[:TAG], "
+             "openai:BASE_URL#MODEL, scripted:FILE.")
 
 
 def _size(n_bytes: int) -> str:
@@ -99,13 +100,20 @@ def _where_it_looked(searches) -> str:
 
 
 def _open(spec: str, options):
+    import os
+
     from rich.console import Console
 
-    from bakeoff.models.registry import open_backend
+    from bakeoff.models.discovery import places_from_env
+    from bakeoff.models.kinds import kind_of
+    from bakeoff.models.registry import open_backend, parse_spec
+
+    parsed = parse_spec(spec)
+    parsed = kind_of(parsed).resolve(parsed, places_from_env(os.environ, Path.home()))  # hf:, ollama-file: names
 
     # Loading a large GGUF takes a while: show that something is happening, on stderr.
-    with Console(stderr=True).status(f"loading {spec} ..."):
-        return open_backend(spec, options)
+    with Console(stderr=True).status(f"loading {parsed.text} ..."):
+        return open_backend(parsed, options)
 
 
 def _print_record(record: dict, capture) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # annotations only: a kind's module loads no backend until it is asked to build one
     from bakeoff.models.api_key import KeyRoute
     from bakeoff.models.base import ModelBackend
+    from bakeoff.models.discovery import ModelPlaces
     from bakeoff.models.options import BackendOptions
     from bakeoff.models.template_process import TemplateLimits
 
@@ -64,6 +65,11 @@ class BackendKind(Protocol):
 
     def absolute(self, spec: ModelSpec, base_dir: Path) -> ModelSpec:
         """The spec with a relative file made absolute against `base_dir` (an endpoint's as it is)."""
+        ...
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
+        """The spec with a short name for a file where models live (hf:, ollama-file:) replaced by the file's own
+        spec; any other as it is. ModelNameUnresolved when no file answers the name."""
         ...
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
@@ -121,6 +127,9 @@ class FileKind:
             path = (base_dir / path).resolve()
         head = self.prefix if spec.text.startswith(self.prefix) else ""
         return ModelSpec(f"{head}{path}", spec.kind, str(path), spec.model, path)
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
+        return spec
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
         return None

@@ -15,6 +15,7 @@ from bakeoff.models.kind import ModelLister, ModelSpec
 if TYPE_CHECKING:
     from bakeoff.models.api_key import KeyRoute
     from bakeoff.models.base import ModelBackend
+    from bakeoff.models.discovery import ModelPlaces
     from bakeoff.models.options import BackendOptions
     from bakeoff.models.template_process import TemplateLimits
 
@@ -50,6 +51,9 @@ class OpenAIKind:
         return rest.rpartition("#")[2] or rest
 
     def absolute(self, spec: ModelSpec, base_dir: Path) -> ModelSpec:
+        return spec
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
         return spec
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
