@@ -90,3 +90,15 @@ def test_bakeoff_ask_runs_an_ollama_blob_of_the_default_model(tmp_path):
                                        "Say hi"], env={**NO_PLACES, "HOME": str(tmp_path / "home")})
     assert result.exit_code == 0, result.output
     assert f"gguf:{blob}" in result.stdout and '"error": null' in result.stdout
+
+
+def test_a_batch_says_which_file_each_name_was_resolved_to_before_it_starts(tmp_path):
+    home = home_with_models(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--model", f"hf:{REPO}:Q8_0", "--model", "ollama-file:pretend:1b",
+                                       "--corpus", str(tmp_path / "no-corpus"), "--sandbox", "none",
+                                       "--unsafe-no-isolation", "--runs", "1", "--out", str(tmp_path / "out")],
+                                env={**NO_PLACES, "HOME": str(home)})
+    assert result.exit_code != 0 and "CorpusFolderMissing" in result.output  # refused after saying it
+    (q8,) = (home / ".cache" / "huggingface" / "hub").glob("models--*/snapshots/*/pretend-1b.Q8_0.gguf")
+    assert f"model pretend-1b-gguf-q8_0: hf:{REPO}:Q8_0 is {q8}" in result.output
+    assert f"model pretend-1b: ollama-file:pretend:1b is {home / '.ollama' / 'models' / 'blobs'}" in result.output

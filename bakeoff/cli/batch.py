@@ -30,12 +30,17 @@ def _check_models(plan, plugin, out: Path, engine_here: bool = True) -> None:
     budgets, the corpus, a model file that is not there or not a GGUF), before the engine test that takes seconds;
     an endpoint's key may go where its URL says (which variable goes to which host is said); a gguf model also
     needs an engine that generates here."""
+    from bakeoff.models.local_names import resolution_line
     from bakeoff.runner.batch import check_plan, models_with_runs_left
     from bakeoff.runner.model_entries import spec_of
     from bakeoff.runner.preflight import check_model_file, key_routes
 
     for line in key_routes(plan.models):  # said whatever refuses the plan next
         click.echo(printable(line), err=True)
+    for model in plan.models:  # which file each hf: or ollama-file: name was resolved to
+        spec = spec_of(model)
+        if spec.named:
+            click.echo(printable(resolution_line(model.label, spec.named, spec.path)), err=True)
     check_plan(plan, plugin, scaffolds_for(plan.scaffolds))
     for model in models_with_runs_left(plan, out.resolve()):
         check_model_file(model)

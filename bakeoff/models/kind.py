@@ -9,7 +9,7 @@ forms it parses, the plan options its backend reads, the checks a batch runs bef
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -33,6 +33,7 @@ class ModelSpec:
     target: str  # a path (the default model's, found in its package), or a base URL
     model: str = ""  # the served model's name (an endpoint's)
     path: Path | None = None  # the file the spec names (a GGUF, a script of answers); None for an endpoint
+    named: str = ""  # the short name (hf:, ollama-file:) the file was found by, which preflight says; "" for none
 
     def file(self) -> Path | None:
         """The file the spec names, or None for an endpoint."""
@@ -126,7 +127,7 @@ class FileKind:
         if not path.is_absolute():
             path = (base_dir / path).resolve()
         head = self.prefix if spec.text.startswith(self.prefix) else ""
-        return ModelSpec(f"{head}{path}", spec.kind, str(path), spec.model, path)
+        return replace(spec, text=f"{head}{path}", target=str(path), path=path)
 
     def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
         return spec

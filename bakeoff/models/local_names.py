@@ -23,6 +23,11 @@ SHORT_FORMS = f"{HF_PREFIX}ORG/REPO[:QUANT], {OLLAMA_FILE_PREFIX}NAME[:TAG]"
 _PART = re.compile(r"-(\d+)-of-\d+\.gguf$", re.IGNORECASE)
 
 
+def resolution_line(label: str, named: str, path: Path | None) -> str:
+    """What a batch says before it starts, for a model a short name found: which file it runs."""
+    return f"model {label}: {named} is {path}"
+
+
 def is_short_name(text: str) -> bool:
     return text.startswith((HF_PREFIX, OLLAMA_FILE_PREFIX))
 

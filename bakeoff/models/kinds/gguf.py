@@ -11,6 +11,7 @@ to the file when it is loaded (bakeoff.models.local_names), and the plan keeps t
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,7 +67,7 @@ class GgufKind(FileKind):
         if not is_short_name(spec.text):
             return spec
         path = resolve_short_name(spec.text, places)
-        return file_spec(f"{self.prefix}{path}", self.name, str(path))
+        return replace(file_spec(f"{self.prefix}{path}", self.name, str(path)), named=spec.text)
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
         if options.engine == Engine.BINDING and options.max_concurrent > 1:
