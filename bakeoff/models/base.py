@@ -70,7 +70,8 @@ class Completion:
     model_info: dict = field(default_factory=dict)  # sha256, quantization, n_ctx, offload, versions
     # Why nothing came back, as a name the capture audit counts by:
     # "timeout", "transport_error", "backend_error", "backend_crash" (the engine process died) or
-    # "context_truncated" (the server refused a prompt longer than its context); None when `error` is None.
+    # "context_truncated" (the server refused a prompt longer than its context) or "rate_limited" (an endpoint's
+    # 429s outlasted the wait budget, bakeoff.models.rate_limit); None when `error` is None.
     error_kind: str | None = None
     # What the model thought before answering, kept apart from `text` (the answer only):
     # nothing is ever parsed out of it. Empty when the model did not reason.
@@ -119,7 +120,7 @@ class Completion:
         )
 
 
-ERROR_KINDS = ("timeout", "transport_error", "backend_error", "backend_crash", "context_truncated")
+ERROR_KINDS = ("timeout", "transport_error", "backend_error", "backend_crash", "context_truncated", "rate_limited")
 
 
 def turn_key(conversation: str, turn: int) -> str:

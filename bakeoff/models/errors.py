@@ -84,3 +84,7 @@ class EndpointNotAnswering(PreflightFailed):
 
 class KeyNotSendable(PreflightFailed):
     """An endpoint model's api_key_env names no key, or its key would go over plain http to another host."""
+
+
+class ModelNameUnresolved(ModelSpecError):
+    """An `hf:` or `ollama-file:` name that no file where models live answers (or that several answer)."""

@@ -9,13 +9,14 @@ forms it parses, the plan options its backend reads, the checks a batch runs bef
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: a kind's module loads no backend until it is asked to build one
     from bakeoff.models.api_key import KeyRoute
     from bakeoff.models.base import ModelBackend
+    from bakeoff.models.discovery import ModelPlaces
     from bakeoff.models.options import BackendOptions
     from bakeoff.models.template_process import TemplateLimits
 
@@ -32,6 +33,7 @@ class ModelSpec:
     target: str  # a path (the default model's, found in its package), or a base URL
     model: str = ""  # the served model's name (an endpoint's)
     path: Path | None = None  # the file the spec names (a GGUF, a script of answers); None for an endpoint
+    named: str = ""  # the short name (hf:, ollama-file:) the file was found by, which preflight says; "" for none
 
     def file(self) -> Path | None:
         """The file the spec names, or None for an endpoint."""
@@ -64,6 +66,11 @@ class BackendKind(Protocol):
 
     def absolute(self, spec: ModelSpec, base_dir: Path) -> ModelSpec:
         """The spec with a relative file made absolute against `base_dir` (an endpoint's as it is)."""
+        ...
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
+        """The spec with a short name for a file where models live (hf:, ollama-file:) replaced by the file's own
+        spec; any other as it is. ModelNameUnresolved when no file answers the name."""
         ...
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
@@ -120,7 +127,10 @@ class FileKind:
         if not path.is_absolute():
             path = (base_dir / path).resolve()
         head = self.prefix if spec.text.startswith(self.prefix) else ""
-        return ModelSpec(f"{head}{path}", spec.kind, str(path), spec.model, path)
+        return replace(spec, text=f"{head}{path}", target=str(path), path=path)
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
+        return spec
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
         return None

@@ -1,7 +1,8 @@
 """The OpenAI-compatible backend: llama.cpp's server, Ollama, vLLM, a hosted control model.
 
-POSTs to <base_url>/chat/completions. Retries with exponential backoff on 429,
-on 5xx and on failed connections; never on other 4xx (the request itself is
+POSTs to <base_url>/chat/completions. A 429 (or a 503 with Retry-After) is waited for as the server asks, within
+the `rate_limit_wait_s` budget, and past it recorded `rate_limited` (bakeoff.models.rate_limit). Retries with
+exponential backoff on other 5xx and on failed connections; never on other 4xx (the request itself is
 wrong and would fail again; a 400 refusing a prompt longer than the server's context is recorded as
 `context_truncated`, bakeoff.models.truncation). A timeout is not retried: a model that ran out of
 time once would do so again, and the run records it as uncaptured.
@@ -18,6 +19,13 @@ import httpx
 from bakeoff.models.api_key import bearer_headers
 from bakeoff.models.base import Completion, GenerationSettings, Message
 from bakeoff.models.errors import ReasoningModeUnsupported
+from bakeoff.models.rate_limit import (
+    DEFAULT_RATE_LIMIT_WAIT_S,
+    RATE_LIMITED,
+    RateLimitWaits,
+    asks_to_wait,
+    retry_after_s,
+)
 from bakeoff.models.reasoning import split_detected
 from bakeoff.models.tools import ToolSyntax, calls_from_openai, parse_text_protocol
 from bakeoff.models.truncation import CONTEXT_TRUNCATED, context_filled, is_context_refusal, text_floor
@@ -31,6 +39,7 @@ class HttpSettings:
     api_key_env: str = "OPENAI_API_KEY"
     max_retries: int = 3  # extra attempts after the first
     backoff_s: float = 1.0  # first wait; doubles with each retry
+    rate_limit_wait_s: float = DEFAULT_RATE_LIMIT_WAIT_S  # a call's waits on 429s, all together (bakeoff.models.rate_limit)
     connect_timeout_s: float = 10.0
     reasoning: str = "default"  # default, off, low, medium, high
     server: str = ""  # "llama.cpp", "vllm" or "ollama": which field carries the reasoning switch
@@ -130,47 +139,66 @@ class OpenAICompatBackend:
         timeout = httpx.Timeout(settings.timeout_s, connect=min(self.http.connect_timeout_s, settings.timeout_s))
         payload = self._payload(messages, settings)
         started = time.perf_counter()
-        attempts = []
-        for attempt in range(self.http.max_retries + 1):
-            response = None
+        attempts: list[str] = []
+        waits = RateLimitWaits(self.http.rate_limit_wait_s, self.http.backoff_s)
+        retries = 0  # of failures other than rate limits: at most max_retries
+        while True:
+            sent = time.perf_counter()
             try:
                 response = self._client.post(url, json=payload, timeout=timeout)
             except httpx.TimeoutException as exc:
-                if isinstance(exc, httpx.ConnectTimeout) and attempt < self.http.max_retries:
+                if isinstance(exc, httpx.ConnectTimeout) and retries < self.http.max_retries:
                     attempts.append(f"connect timeout: {exc}")
-                    self._wait_before_retry(attempt, None)
+                    self._wait_before_retry(retries, None)
+                    retries += 1
                     continue
-                kind = "transport_error" if isinstance(exc, httpx.ConnectTimeout) else "timeout"
                 attempts.append(f"{type(exc).__name__}: {exc}")
+                kind = "transport_error" if isinstance(exc, httpx.ConnectTimeout) else "timeout"
                 return self._failure(f"{type(exc).__name__}: {exc}", kind, started, attempts)
             except httpx.TransportError as exc:
                 attempts.append(f"{type(exc).__name__}: {exc}")
-                if attempt < self.http.max_retries:
-                    self._wait_before_retry(attempt, None)
+                if retries < self.http.max_retries:
+                    self._wait_before_retry(retries, None)
+                    retries += 1
                     continue
                 return self._failure(f"{type(exc).__name__}: {exc}", "transport_error", started, attempts)
-            if response.status_code in RETRY_STATUSES and attempt < self.http.max_retries:
-                attempts.append(f"HTTP {response.status_code}")
-                self._wait_before_retry(attempt, response)
+            status = response.status_code
+            retry_after = response.headers["retry-after"] if "retry-after" in response.headers else None
+            if asks_to_wait(status, retry_after):  # the key's rate, not the model: waited for within a budget
+                attempts.append(f"HTTP {status}")
+                asked = retry_after_s(retry_after, time.time())
+                wait = waits.next_wait(asked)
+                if wait is None:
+                    return self._failure(waits.gave_up(status, asked), RATE_LIMITED, started, attempts, waits)
+                self._sleep(wait)
                 continue
-            if response.status_code >= 400:
-                attempts.append(f"HTTP {response.status_code}")
+            if status in RETRY_STATUSES and retries < self.http.max_retries:
+                attempts.append(f"HTTP {status}")
+                self._wait_before_retry(retries, response)
+                retries += 1
+                continue
+            if status >= 400:
+                attempts.append(f"HTTP {status}")
                 detail = response.text[:500]
-                kind = CONTEXT_TRUNCATED if is_context_refusal(response.status_code, detail) else "backend_error"
-                return self._failure(f"HTTP {response.status_code}: {detail}", kind, started, attempts)
-            completion = self._parse(response, started, attempts, payload["max_tokens"], bool(settings.tools))
+                kind = CONTEXT_TRUNCATED if is_context_refusal(status, detail) else "backend_error"
+                return self._failure(f"HTTP {status}: {detail}", kind, started, attempts)
+            # The answer's own time: the waits and failed attempts before it are not the model's.
+            completion = self._parse(response, sent, attempts, payload["max_tokens"], bool(settings.tools))
             if completion.error is not None:
                 return completion
-            return replace(completion, prompt_floor=text_floor(messages), context_filled=context_filled(completion))
-        raise AssertionError("unreachable: the loop returns on its last attempt")
+            info = {**completion.model_info, "rate_limit_wait_s": waits.waited_s} if waits.count else completion.model_info
+            return replace(completion, prompt_floor=text_floor(messages), context_filled=context_filled(completion),
+                           model_info=info)
 
-    def _failure(self, error: str, kind: str, started: float, attempts: list[str]) -> Completion:
+    def _failure(self, error: str, kind: str, started: float, attempts: list[str],
+                 waits: RateLimitWaits | None = None) -> Completion:
+        waited = {"rate_limit_wait_s": waits.waited_s} if waits is not None else {}
         return Completion.failure(
             self.identity,
             error,
             kind,
             generation_seconds=time.perf_counter() - started,
-            model_info={"attempts": len(attempts), "attempt_failures": attempts},
+            model_info={"attempts": len(attempts), "attempt_failures": attempts, **waited},
         )
 
     def _parse(self, response: httpx.Response, started: float, attempts: list[str], token_budget: int,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bakeoff.models.api_key import check_key_name
 from bakeoff.models.engine_kind import Engine
 from bakeoff.models.errors import BackendOptionInvalid
+from bakeoff.models.rate_limit import DEFAULT_RATE_LIMIT_WAIT_S
 
 if TYPE_CHECKING:  # only for the annotations: no backend library loads with the options
     import httpx
@@ -36,6 +37,7 @@ class BackendOptions:
     api_key_env: str = "OPENAI_API_KEY"
     max_retries: int = 3
     backoff_s: float = 1.0
+    rate_limit_wait_s: float = DEFAULT_RATE_LIMIT_WAIT_S  # openai only: a call's waits on 429s, all together
     gpu_probe: GpuMemoryProbe | None = None  # None reads NVML
     hash_cache_file: Path | None = None  # None: ~/.cache/bakeoff/sha256.json
     transport: httpx.BaseTransport | None = None  # for tests of the HTTP seam
@@ -55,6 +57,7 @@ class BackendOptions:
 PLAN_OPTIONS: dict[str, tuple[type, int | None]] = {
     "n_ctx": (int, 1), "n_gpu_layers": (int, None), "load_seed": (int, 0), "n_threads": (int, 1),
     "n_threads_batch": (int, 1), "api_key_env": (str, None), "max_retries": (int, 0), "backoff_s": (float, 0),
+    "rate_limit_wait_s": (float, 0),
     "reasoning": (str, None), "server": (str, None), "engine": (str, None), "max_concurrent": (int, 1),
 }
 # Options that schedule a model's work without changing what it answers: kept out of the plan's identity,

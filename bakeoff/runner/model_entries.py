@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bakeoff.errors import did_you_mean
 from bakeoff.models.errors import BackendOptionInvalid
@@ -25,6 +25,9 @@ from bakeoff.models.kinds import kind_of
 from bakeoff.models.options import check_plan_option
 from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
 from bakeoff.records.plan import ModelEntry, PlanError, backend_options
+
+if TYPE_CHECKING:
+    from bakeoff.models.discovery import ModelPlaces
 
 REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.options.PLAN_OPTIONS).
@@ -84,25 +87,28 @@ def options_of(item: Mapping[str, Any], spec: ModelSpec) -> tuple[tuple[str, Any
     return tuple(sorted(options))
 
 
-def _spec(text: str, base_dir: Path) -> ModelSpec:
+def _spec(text: str, base_dir: Path, places: ModelPlaces | None) -> ModelSpec:
     """The entry's spec, parsed once here, its file's path made absolute against `base_dir` (the plan file's
-    folder, as the corpus is): a bad one is the user's to fix before hours of runs, not a failed run. batch.json
-    keeps the absolute form, so a resume from another folder finds the same files."""
+    folder, as the corpus is), a short name (hf:, ollama-file:) resolved to its file in `places`: a bad one is the
+    user's to fix before hours of runs, not a failed run. batch.json keeps the absolute form, so a resume from
+    another folder finds the same files."""
     from bakeoff.review.reviewers import is_cues_spec
 
     if is_cues_spec(text):
         raise ReviewOnlyReader(f"{text!r} reads review items only and cannot do a take-home; "
                                "use it with `bakeoff review --model baseline:cues`")
     parsed = parse_spec(text)
-    return kind_of(parsed).absolute(parsed, base_dir)
+    kind = kind_of(parsed)
+    return kind.absolute(kind.resolve(parsed, places), base_dir)
 
 
-def _entry(item: Any, base_dir: Path) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
+def _entry(item: Any, base_dir: Path,
+           places: ModelPlaces | None) -> tuple[str, ModelSpec, str, tuple[tuple[str, Any], ...]]:
     """(label, spec, reasoning, own options) of one `models` item: a spec string or a table."""
     if isinstance(item, str):
-        return label_for_spec(item)[:MAX_LABEL], _spec(item, base_dir), "default", ()  # a long file name is cut
+        return label_for_spec(item)[:MAX_LABEL], _spec(item, base_dir, places), "default", ()  # a long file name is cut
     if isinstance(item, Mapping) and isinstance(item.get("spec"), str):
-        reasoning, spec = reasoning_of(item), _spec(item["spec"], base_dir)
+        reasoning, spec = reasoning_of(item), _spec(item["spec"], base_dir, places)
         options = options_of(item, spec)
         label = str(item.get("label") or default_label(label_for_spec(item["spec"])[:MAX_LABEL - 20], reasoning))
         if not re.fullmatch(LABEL_PATTERN, label):
@@ -113,15 +119,16 @@ def _entry(item: Any, base_dir: Path) -> tuple[str, ModelSpec, str, tuple[tuple[
     raise PlanError(f"a model is a spec string or a table with 'spec' (and 'label'): got {item!r}")
 
 
-def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path) -> tuple[ModelEntry, ...]:
+def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path,
+                places: ModelPlaces | None = None) -> tuple[ModelEntry, ...]:
     """The plan's models, each with its spec parsed and the BackendOptions it is opened with (shared
     [model_options] and its own, merged and checked here, once); relative model files are read against
-    `base_dir`."""
+    `base_dir`, short names (hf:, ollama-file:) resolved in `places` (None: a short name is refused)."""
     if not isinstance(raw, list) or not raw:
         raise PlanError("the plan must name at least one model: models = [\"default\"]")
     entries = []
     for item in raw:
-        label, spec, reasoning, options = _entry(item, base_dir)
+        label, spec, reasoning, options = _entry(item, base_dir, places)
         try:
             backend = backend_options(model_options, options, reasoning)
             kind_of(spec).check_options(spec, backend)

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import durable
 from bakeoff.errors import did_you_mean
@@ -21,6 +21,9 @@ from bakeoff.records.plan import DEFAULT_SCAFFOLD, ModelEntry, Plan, PlanChanged
 from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
 from bakeoff.taskapi.spec import DEFAULT_TASK
 from sandbox.kinds import DOCKER, KINDS
+
+if TYPE_CHECKING:
+    from bakeoff.models.discovery import ModelPlaces
 
 __all__ = ["ModelEntry", "Plan", "PlanChanged", "PlanError", "ReviewOnlyReader", "RunLimits", "RunSlot", "load_plan", "plan_differences",
            "plan_from_mapping", "run_order", "run_seed"]
@@ -75,9 +78,11 @@ def run_seed(batch_seed: int, index: int) -> int:
 TaskOfCorpus = Callable[[Path, "str | None"], str]
 
 
-def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCorpus | None = None) -> Plan:
+def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCorpus | None = None,
+                      places: ModelPlaces | None = None) -> Plan:
     """The plan of a mapping (a plan file's tables, or the command line's shortcuts). With `task_of`, the task is the
-    corpus's (its manifest), and a `task` key only checks it; without, the `task` key or the default task."""
+    corpus's (its manifest), and a `task` key only checks it; without, the `task` key or the default task. `places`
+    (resolved from the environment at the CLI's edge) is where hf: and ollama-file: model names are looked up."""
     unknown = sorted(set(raw) - PLAN_KEYS)
     if unknown:
         raise PlanError(f"unknown plan key(s): {', '.join(unknown)}; known: {', '.join(sorted(PLAN_KEYS))}"
@@ -96,7 +101,7 @@ def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCor
     limits = _limits_from(_table(raw, "limits"))
     corpus = (base_dir / _corpus_path(raw["corpus"])).resolve()
     model_options = _model_options_from(_table(raw, "model_options"))
-    models = models_from(raw.get("models"), model_options, base_dir)
+    models = models_from(raw.get("models"), model_options, base_dir, places)
     scaffolds = _scaffolds_from(raw.get("scaffolds", [DEFAULT_SCAFFOLD]))
     _check_rows(models, scaffolds)
     slots = runs * len(models) * len(scaffolds)

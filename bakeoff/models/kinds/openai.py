@@ -15,6 +15,7 @@ from bakeoff.models.kind import ModelLister, ModelSpec
 if TYPE_CHECKING:
     from bakeoff.models.api_key import KeyRoute
     from bakeoff.models.base import ModelBackend
+    from bakeoff.models.discovery import ModelPlaces
     from bakeoff.models.options import BackendOptions
     from bakeoff.models.template_process import TemplateLimits
 
@@ -29,7 +30,8 @@ class OpenAIKind:
     # What HttpSettings reads (tests/test_runner_plan_options.py checks it); n_ctx is the context the plan
     # declares for the server (its probe), max_concurrent how many runs share it.
     options: frozenset[str] | None = frozenset(
-        {"n_ctx", "api_key_env", "max_retries", "backoff_s", "reasoning", "server", "max_concurrent"})
+        {"n_ctx", "api_key_env", "max_retries", "backoff_s", "rate_limit_wait_s", "reasoning", "server",
+         "max_concurrent"})
     is_endpoint = True
     uses_gpu = False
     engine_name = "openai-compatible endpoint"
@@ -49,6 +51,9 @@ class OpenAIKind:
         return rest.rpartition("#")[2] or rest
 
     def absolute(self, spec: ModelSpec, base_dir: Path) -> ModelSpec:
+        return spec
+
+    def resolve(self, spec: ModelSpec, places: ModelPlaces | None) -> ModelSpec:
         return spec
 
     def check_options(self, spec: ModelSpec, options: BackendOptions) -> None:
@@ -104,7 +109,8 @@ class OpenAIKind:
         from bakeoff.models.openai_compat import HttpSettings, OpenAICompatBackend
 
         http = HttpSettings(api_key_env=options.api_key_env, max_retries=options.max_retries,
-                            backoff_s=options.backoff_s, reasoning=options.reasoning, server=options.server)
+                            backoff_s=options.backoff_s, rate_limit_wait_s=options.rate_limit_wait_s,
+                            reasoning=options.reasoning, server=options.server)
         return OpenAICompatBackend(spec.target, spec.model, http, transport=options.transport)
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bakeoff.runner.executors.address import parse_address
 from bakeoff.runner.plan import EXECUTOR_TABLE, Plan, PlanError, TaskOfCorpus, plan_from_mapping, read_plan_toml
 from bakeoff.taskapi.spec import is_number
+
+if TYPE_CHECKING:
+    from bakeoff.models.discovery import ModelPlaces
 
 EXECUTOR_KINDS = ("local", "ray")
 EXECUTOR_KEYS = {"kind", "address", "parallel", "gpus_per_run", "cpus_per_run", "max_in_flight", "max_retries",
@@ -114,9 +117,10 @@ def with_overrides(settings: ExecutorSettings, kind: str | None, address: str | 
     return replace(settings, **changes)
 
 
-def load_plan_and_executor(path: Path, task_of: TaskOfCorpus | None = None) -> tuple[Plan, ExecutorSettings]:
-    """A plan file's plan (its task the corpus's, with `task_of`) and its `[executor]` table (which is not part of
-    the plan's hash)."""
+def load_plan_and_executor(path: Path, task_of: TaskOfCorpus | None = None,
+                           places: ModelPlaces | None = None) -> tuple[Plan, ExecutorSettings]:
+    """A plan file's plan (its task the corpus's, with `task_of`; hf: and ollama-file: names looked up in `places`)
+    and its `[executor]` table (which is not part of the plan's hash)."""
     raw = read_plan_toml(path)
     executor = executor_from_mapping(raw.pop(EXECUTOR_TABLE, {}))
-    return plan_from_mapping(raw, path.resolve().parent, task_of), executor
+    return plan_from_mapping(raw, path.resolve().parent, task_of, places), executor
