@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bakeoff.analysis.core import UNCAPTURED, grading_of
-from bakeoff.batchfolder.read import BatchRecords, RunRecords, run_model_label, stage_calls
+from bakeoff.batchfolder.read import BatchRecords, RunRecords, read_batch, run_model_label, stage_calls
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CrashClass, LadderStatus, RunStatus, Stage
 from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.errors import BakeoffError
@@ -224,6 +225,9 @@ def batch_why(records: BatchRecords, settings: TaskSettings | None) -> tuple[Why
     return tuple(lines)
 
 
+WHY_HEADING = "Why a model scored nothing or little:"
+
+
 def why_lines(records: BatchRecords, settings: TaskSettings | None) -> list[str]:
     return [why.text for why in batch_why(records, settings)]
 
@@ -235,3 +239,13 @@ def batch_settings(records: BatchRecords, task: Task) -> TaskSettings | None:
         return task.spec(dict(records.plan.task_settings)).settings
     except BakeoffError:
         return None
+
+
+def folder_why_lines(folder: Path, task: Task | None) -> list[str]:
+    """The lines of the batch in `folder` as it stands (a run still going counts once it ends; a damaged run is
+    left out), for the live display's end and `bakeoff status`; none where the folder cannot be read."""
+    try:
+        records = read_batch(folder, refuse_damaged_runs=True)
+    except BakeoffError:
+        return []
+    return why_lines(records, batch_settings(records, task) if task is not None else None)

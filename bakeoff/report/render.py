@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from bakeoff.analysis.why import WHY_HEADING
 from bakeoff.report.tables import Table, display
 from bakeoff.textsafe import markdown_text, printable
 
@@ -106,9 +107,6 @@ def render_markdown(page: Page) -> str:
     parts += [f"- `plots/{printable(name)}.svg`: {_md(caption)}" for name, (caption, _) in page.plots.items()]
     parts += ["", "The HTML report (`report.html`) shows the plots inline.", ""]
     return "\n".join(parts)
-
-
-WHY_HEADING = "Why a model scored nothing or little:"
 
 
 def _scores_notes_html(page: Page) -> str:
