@@ -20,9 +20,9 @@ from typing import Any
 
 from bakeoff.analysis.core import UNCAPTURED, grading_of
 from bakeoff.batchfolder.read import BatchRecords, RunRecords, read_batch, run_model_label, stage_calls
+from bakeoff.errors import BakeoffError
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CrashClass, LadderStatus, RunStatus, Stage
 from bakeoff.scaffolds.registry import scaffold_plugin
-from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.spec import TaskSettings
 from bakeoff.taskapi.task import Task
 
@@ -44,7 +44,7 @@ CAPTURE_PHRASES: dict[str, str] = {
 }
 # What a setting cannot change is said so: the line never points at a knob that does not help.
 NO_SETTING = None
-CHECK = "`bakeoff check` (the endpoint or engine, not the model)"
+CHECK = "the endpoint or engine, not the model (`bakeoff check` tests it)"
 CONTEXT = "[task_settings] context_tokens, and the model's n_ctx"
 CAPTURE_SETTINGS: dict[str, str | None] = {
     CaptureReason.EMPTY: CHECK, CaptureReason.WHITESPACE_ONLY: CHECK, CaptureReason.TRANSPORT_ERROR: CHECK,
@@ -164,6 +164,8 @@ def crash_cause(run: RunRecords, settings: TaskSettings | None) -> Cause:
         return Cause(key, "ran past the sandbox's time limit", RUN, "[task_settings.timeouts_s]")
     if key in (CrashClass.OUT_OF_MEMORY, LadderStatus.OUT_OF_MEMORY):
         return Cause(key, "ran out of memory in the sandbox", RUN, "[limits] memory_mb")
+    if key == LadderStatus.BAD_OUTPUT:
+        return Cause(key, "wrote output the grader could not use", RUN, f"[task_settings] repair_turns{turns}")
     if key == LadderStatus.DEPENDENCY_UNAVAILABLE:
         return Cause(key, "declared a requirement that could not be installed", RUN, "the wheelhouse (--wheelhouse)")
     return Cause(key, f"crashed on {key}", RUN, f"[task_settings] repair_turns{turns}")
@@ -178,14 +180,15 @@ def run_cause(run: RunRecords, settings: TaskSettings | None) -> Cause | None:
         return Cause("harness", "failed in the harness", RUN, CHECK)
     if record.outcome.status == LadderStatus.SCORED:
         return None
-    missed = [c for c in _code_calls(run) if c[1].status != CaptureStatus.CAPTURED]
-    grading, _ = grading_of(run)
     code = _code_calls(run)
+    missed = [c for c in code if c[1].status != CaptureStatus.CAPTURED]
+    grading, _ = grading_of(run)
     if grading == UNCAPTURED and missed:  # the code's answer never came: the first one that did not
         uncaptured = [c for c in missed if c[1].status == CaptureStatus.UNCAPTURED] or missed
         stage, capture, completion = uncaptured[0]
         return capture_cause(capture, stage, completion, settings, run.scaffold)
-    if code and code[-1][1].status != CaptureStatus.CAPTURED:  # the last word on the code was not usable
+    no_code = record.outcome.status in (LadderStatus.NO_SCRIPT, LadderStatus.NOT_CHECKED)
+    if no_code and code and code[-1][1].status != CaptureStatus.CAPTURED:  # nothing to run: the last code answer
         stage, capture, completion = code[-1]
         return capture_cause(capture, stage, completion, settings, run.scaffold)
     return crash_cause(run, settings)
