@@ -10,12 +10,13 @@ zero, about how many runs per model would separate it; the figures are checked a
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from pathlib import Path
 
 import pytest
-from analysis_factory import FakeRun, write_batch
+from analysis_factory import FakeRun, change_stage, write_batch
 from click.testing import CliRunner
 from rich.console import Console
 
@@ -163,3 +164,25 @@ def test_runs_to_separate_is_the_normal_approximation():
     assert runs_to_separate(-0.05, 0.1) == runs_to_separate(0.05, 0.1)
     assert runs_to_separate(0.0, 0.1) is None and runs_to_separate(0.05, None) is None
     assert runs_to_separate(0.05, 0.0) is None
+
+
+def test_code_that_came_back_and_failed_is_the_cause_not_a_repair_answer_lost_after_it(tmp_path):
+    lost = Capture(CaptureStatus.UNCAPTURED, CaptureReason.TRANSPORT_ERROR, "connection reset")
+    runs = [FakeRun("fragile", i, f1=None, rung=2, status="crashed", crash_class="module_not_found",
+                    turns=[(2, None, 2, None, "unchanged")]) for i in (1, 2)]
+    folder = write_batch(tmp_path / "batch", runs)
+    for run in runs:
+        change_stage(folder, run.run_id, "repair",
+                     lambda r: dataclasses.replace(r, turns=(dataclasses.replace(r.turns[0], capture=lost),)))
+    assert closing_lines(folder, task_plugin("spam_classifier"))[1:] == [
+        "fragile: scored 0 of 2 runs: 2 of 2 runs crashed on module_not_found; 2 of 4 calls were lost in transport; "
+        "change: [task_settings] repair_turns (now 1); the endpoint or engine, not the model (`bakeoff check` tests it)."]
+
+
+def test_an_uncaptured_run_without_a_recorded_audit_is_counted_by_run(tmp_path):
+    lost = {"calls": 5, "captured": 0, "uncaptured": 5, "unusable": 0}
+    runs = [FakeRun("mute", i, f1=None, rung=0, status="not_checked", implement_attribution="uncaptured", capture=lost,
+                    design=None, probe=None, explore_exit=None) for i in (1, 2, 3)]
+    lines = closing_lines(write_batch(tmp_path / "batch", runs), None)
+    assert lines[1:] == ["mute: scored 0 of 3 runs: 3 of 3 runs never got the code's answer back; change: the endpoint "
+                         "or engine, not the model (`bakeoff check` tests it)."]

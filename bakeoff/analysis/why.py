@@ -12,6 +12,7 @@ The live display's end, `bakeoff status` and the report's first screen print the
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -160,6 +161,8 @@ def crash_cause(run: RunRecords, settings: TaskSettings | None) -> Cause:
     turns = f" (now {settings.repair_turns})" if settings is not None else ""
     if key == LadderStatus.NO_SCRIPT:
         return Cause(key, "left no script to run", RUN, NO_SETTING)
+    if key == LadderStatus.NOT_CHECKED:
+        return Cause(key, "ended before their code was checked", RUN, NO_SETTING)
     if key in (CrashClass.TIMEOUT, LadderStatus.TIMEOUT):
         return Cause(key, "ran past the sandbox's time limit", RUN, "[task_settings.timeouts_s]")
     if key in (CrashClass.OUT_OF_MEMORY, LadderStatus.OUT_OF_MEMORY):
@@ -182,11 +185,16 @@ def run_cause(run: RunRecords, settings: TaskSettings | None) -> Cause | None:
         return None
     code = _code_calls(run)
     missed = [c for c in code if c[1].status != CaptureStatus.CAPTURED]
-    grading, _ = grading_of(run)
+    grading, reason = grading_of(run)
     if grading == UNCAPTURED and missed:  # the code's answer never came: the first one that did not
         uncaptured = [c for c in missed if c[1].status == CaptureStatus.UNCAPTURED] or missed
         stage, capture, completion = uncaptured[0]
         return capture_cause(capture, stage, completion, settings, run.scaffold)
+    if grading == UNCAPTURED:  # no call's audit recorded: the code stage's attribution says why, counted by run
+        if reason in tuple(CaptureReason):
+            lost = Capture(CaptureStatus.UNCAPTURED, CaptureReason(reason))
+            return dataclasses.replace(capture_cause(lost, None, None, settings, run.scaffold), unit=RUN)
+        return Cause("uncaptured", "never got the code's answer back", RUN, CHECK)
     no_code = record.outcome.status in (LadderStatus.NO_SCRIPT, LadderStatus.NOT_CHECKED)
     if no_code and code and code[-1][1].status != CaptureStatus.CAPTURED:  # nothing to run: the last code answer
         stage, capture, completion = code[-1]
