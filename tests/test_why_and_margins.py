@@ -25,6 +25,7 @@ from bakeoff.analysis.why import WHY_HEADING
 from bakeoff.cli import main
 from bakeoff.cli.batch import closing_lines
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CompletionRecord
+from bakeoff.runner.batch import BatchStart
 from bakeoff.runner.plan import ModelEntry, RunSlot
 from bakeoff.runner.progress import LiveProgress
 from bakeoff.tasks import report_batch
@@ -186,3 +187,16 @@ def test_an_uncaptured_run_without_a_recorded_audit_is_counted_by_run(tmp_path):
     lines = closing_lines(write_batch(tmp_path / "batch", runs), None)
     assert lines[1:] == ["mute: scored 0 of 3 runs: 3 of 3 runs never got the code's answer back; change: the endpoint "
                          "or engine, not the model (`bakeoff check` tests it)."]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_on_a_terminal_the_lines_follow_the_last_drawn_table(batch, width):
+    out = io.StringIO()
+    console = Console(file=out, width=width, height=40, force_terminal=True, color_system=None)
+    progress = LiveProgress(console, HEADLINE, None, closing=lambda: closing_lines(batch, task_plugin("spam_classifier")))
+    slot = RunSlot(ModelEntry("slow", "scripted:slow"), 1, 1)
+    with progress:
+        progress.batch_started(BatchStart((slot,)))
+        progress.run_started(slot)
+    text = out.getvalue()
+    assert text.index("bakeoff batch:") < text.rindex(WHY_HEADING) < text.rindex(SLOW) < text.rindex(MIXED)
