@@ -170,13 +170,14 @@ def test_runs_to_separate_is_the_normal_approximation():
 def test_code_that_came_back_and_failed_is_the_cause_not_a_repair_answer_lost_after_it(tmp_path):
     lost = Capture(CaptureStatus.UNCAPTURED, CaptureReason.TRANSPORT_ERROR, "connection reset")
     runs = [FakeRun("fragile", i, f1=None, rung=2, status="crashed", crash_class="module_not_found",
+                    implement_capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK),
                     turns=[(2, None, 2, None, "unchanged")]) for i in (1, 2)]
     folder = write_batch(tmp_path / "batch", runs)
     for run in runs:
         change_stage(folder, run.run_id, "repair",
                      lambda r: dataclasses.replace(r, turns=(dataclasses.replace(r.turns[0], capture=lost),)))
     assert closing_lines(folder, task_plugin("spam_classifier"))[1:] == [
-        "fragile: scored 0 of 2 runs: 2 of 2 runs crashed on module_not_found; 2 of 4 calls were lost in transport; "
+        "fragile: scored 0 of 2 runs: 2 of 2 runs crashed on module_not_found; 2 of 6 calls were lost in transport; "
         "change: [task_settings] repair_turns (now 1); the endpoint or engine, not the model (`bakeoff check` tests it)."]
 
 

@@ -195,8 +195,7 @@ def run_cause(run: RunRecords, settings: TaskSettings | None) -> Cause | None:
             lost = Capture(CaptureStatus.UNCAPTURED, CaptureReason(reason))
             return dataclasses.replace(capture_cause(lost, None, None, settings, run.scaffold), unit=RUN)
         return Cause("uncaptured", "never got the code's answer back", RUN, CHECK)
-    no_code = record.outcome.status in (LadderStatus.NO_SCRIPT, LadderStatus.NOT_CHECKED)
-    if no_code and code and code[-1][1].status != CaptureStatus.CAPTURED:  # nothing to run: the last code answer
+    if code and len(missed) == len(code):  # no code answer could be used: nothing of the model's ran; the last one
         stage, capture, completion = code[-1]
         return capture_cause(capture, stage, completion, settings, run.scaffold)
     return crash_cause(run, settings)
