@@ -201,3 +201,19 @@ def test_on_a_terminal_the_lines_follow_the_last_drawn_table(batch, width):
         progress.run_started(slot)
     text = out.getvalue()
     assert text.index("bakeoff batch:") < text.rindex(WHY_HEADING) < text.rindex(SLOW) < text.rindex(MIXED)
+
+
+def test_the_interval_tasks_finding_says_every_answer_only_where_every_call_was_uncaptured():
+    from types import SimpleNamespace
+
+    from bakeoff.tasks.intervals.report import findings_by_model
+
+    def model(capture_rate: float, unusable_rate: float) -> SimpleNamespace:
+        return SimpleNamespace(model="m", all_uncaptured=True, uncaptured_runs=2, capture_rate=capture_rate,
+                               unusable_rate=unusable_rate)
+
+    assert findings_by_model([model(0.0, 0.0)], lambda m: []) == [
+        "m: every answer was uncaptured (2 runs); it is not scored, not scored as zero."]
+    assert findings_by_model([model(0.25, 0.5)], lambda m: []) == [
+        "m: no run was graded: the answer meant to hold the code never came back in any of its 2 runs, while 25% of "
+        "its calls were captured and 50% unusable; it is not scored, not scored as zero."]
