@@ -84,6 +84,9 @@ class FakeRun:
     run_status: str = "finished"
     retrain_f1s: tuple[float, ...] = ()
     corpus: str | None = None  # the corpus folder the run was made on
+    # The implement answer's capture audit and its completion (a timeout, a cut answer...); None: not recorded.
+    implement_capture: Capture | None = None
+    implement_completion: CompletionRecord | None = None
 
     @property
     def run_id(self) -> str:
@@ -150,7 +153,8 @@ def stage_records(run: FakeRun) -> list[StageRecord]:
         fake_stage(run.run_id, "explore", attribution=Attribution.OK if explored else Attribution.UNCAPTURED,
                    capture=Capture(CaptureStatus.CAPTURED, CaptureReason.OK), commands=commands),
         fake_stage(run.run_id, "decide", completion=answer(run.design or "")),
-        fake_stage(run.run_id, "implement", attribution=Attribution(run.implement_attribution)),
+        fake_stage(run.run_id, "implement", attribution=Attribution(run.implement_attribution),
+                   capture=run.implement_capture, completion=run.implement_completion),
         fake_stage(run.run_id, "repair", turns=turns),
         fake_stage(run.run_id, "evaluate", extras={"probe": probe} if probe else {},
                    claim=Claim(ClaimSource.VISIBLE_OUTPUT, run.claimed_f1, run.f1)),

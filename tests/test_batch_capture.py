@@ -94,3 +94,25 @@ def test_the_report_counts_each_reason_apart(batch):
         models = {r["model"]: r for r in csv.DictReader(handle)}
     assert models["mute"]["graded"] == "0" and models["mute"]["uncaptured_runs"] == "1"
     assert models["rambler"]["graded"] == "1"  # unusable is the model's failure: graded, not set apart
+
+
+def test_the_why_lines_name_what_kept_each_model_from_a_score(batch):
+    """Issue 38: the model that said nothing and the one that wrote no code each get a line with its counts; the
+    cut answer its repair turn mended, and the working one, scored: no line."""
+    import re
+
+    from bakeoff.analysis.why import WHY_HEADING
+    from bakeoff.cli.batch import closing_lines
+    from bakeoff.tasks.registry import plugin_for_batch
+
+    folder, _, report, _ = batch
+    lines = closing_lines(folder, plugin_for_batch(folder))
+    assert lines[0] == WHY_HEADING
+    by_model = {line.split(":")[0]: line for line in lines[1:]}
+    assert set(by_model) == {"mute", "rambler"}
+    assert re.fullmatch(r"mute: scored 0 of 1 runs: (\d+) of \1 calls came back empty; change: the endpoint or engine, "
+                        r"not the model \(`bakeoff check` tests it\)\.", by_model["mute"]), by_model["mute"]
+    assert re.fullmatch(r"rambler: scored 0 of 1 runs: 2 of \d+ calls held no code block; no plan setting changes "
+                        r"this\.", by_model["rambler"]), by_model["rambler"]
+    text = report.markdown.read_text(encoding="utf-8")
+    assert all(f"- {line}" in text for line in lines[1:])

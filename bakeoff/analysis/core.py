@@ -10,6 +10,7 @@ these in its package (bakeoff.tasks.*).
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -272,6 +273,7 @@ class PairedComparison:
     a_wins: int
     b_wins: int
     ties: int
+    spread: float | None = None  # the sample standard deviation of the paired differences (None below two)
 
 
 @dataclass(frozen=True)
@@ -375,6 +377,7 @@ def compare_pair(a: str, b: str, runs: Sequence[RunCore], spec: HeadlineSpec, rn
         a_wins=sum(d > 0 for d in diffs),
         b_wins=sum(d < 0 for d in diffs),
         ties=sum(d == 0 for d in diffs),
+        spread=statistics.stdev(diffs) if len(diffs) > 1 else None,
     )
 
 

@@ -117,7 +117,8 @@ def _execute(plan, plugin, options):
     options = dataclasses.replace(options, gpu_probe=options.gpu_probe or _gpu_probe())
     try:
         with _terminate_as_interrupt():
-            with LiveProgress(headline=plugin.headline, journal=BatchLayout(options.out_dir).events) as progress:
+            with LiveProgress(headline=plugin.headline, journal=BatchLayout(options.out_dir).events,
+                              closing=lambda: closing_lines(options.out_dir, plugin)) as progress:
                 result = run_batch(plan, plugin, options, progress)
     except BatchInterrupted as exc:
         click.echo(printable(str(exc)), err=True)
@@ -130,6 +131,14 @@ def _execute(plan, plugin, options):
         click.echo(f"{result.failed} runs ended harness_failed (bakeoff could not measure them): exit status "
                    f"{result.exit_code}; `bakeoff status {result.batch_dir}` shows why", err=True)
     return result
+
+
+def closing_lines(batch_dir: Path, plugin) -> list[str]:
+    """The live display's and `bakeoff status`'s last lines: why a model scored nothing or little."""
+    from bakeoff.analysis.why import WHY_HEADING, folder_why_lines
+
+    lines = folder_why_lines(batch_dir, plugin)
+    return [WHY_HEADING, *lines] if lines else []
 
 
 def _print_scores(batch_dir: Path, plugin) -> None:
@@ -234,9 +243,10 @@ def status_command(batch_dir: Path) -> None:
     from bakeoff.tasks.registry import UnknownTask, plugin_for_batch
 
     try:
-        headline = plugin_for_batch(batch_dir).headline
+        plugin = plugin_for_batch(batch_dir)
+        headline = plugin.headline
     except (UnknownTask, BatchFolderError):  # no batch, or one of a task unknown here: read_status says which
-        headline = None
+        plugin, headline = None, None
     status = read_status(batch_dir, headline, lambda name: scaffold_plugin(name).stages)
     click.echo(printable(status_headline(status)))  # plain: the folder's path must not wrap
     console = Console()
@@ -248,6 +258,8 @@ def status_command(batch_dir: Path) -> None:
     left = status.seconds_left()  # none before a run has finished: said so, not "unknown"
     console.print(f"estimated time left: {format_seconds(left)}" if left is not None
                   else "estimated time left: estimating (once the first run has finished)")
+    for line in closing_lines(batch_dir, plugin):  # plain: a why line is read whole, never cut
+        click.echo(printable(line))
 
 
 # What the embedded default model does on a take-home, said before its hours of running and beside its report, so that

@@ -15,13 +15,15 @@ from bakeoff.analysis.admit import admit, refusal_lines
 from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
 from bakeoff.analysis.cost import model_costs, run_cost
 from bakeoff.analysis.leaderboard import LeaderRow, added_marks, batch_leaderboard
+from bakeoff.analysis.margins import next_row_margins
 from bakeoff.analysis.stats import INTERVAL_RULE
+from bakeoff.analysis.why import batch_settings, why_lines
 from bakeoff.batchfolder.layout import REPORT_DIR
 from bakeoff.batchfolder.read import BatchRecords, read_batch
 from bakeoff.report.capture import capture_reasons_table
 from bakeoff.report.core import core_section, count
 from bakeoff.report.cost import model_cost_table, pareto_plot, run_cost_table
-from bakeoff.report.leaderboard import glossary_lines, leaderboard_table
+from bakeoff.report.leaderboard import glossary_lines, leaderboard_table, margin_note
 from bakeoff.report.reasoning import reasoning_findings, reasoning_table
 from bakeoff.report.render import Page, render_html, render_markdown
 from bakeoff.report.review import review_tables
@@ -100,8 +102,11 @@ def extension_lines(records: BatchRecords) -> list[str]:
 
 
 def scores_table(records: BatchRecords, core: CoreSummary) -> Table:
-    """The leaderboard this report opens with (what `bakeoff run` prints at its end)."""
-    return leaderboard_table(batch_leaderboard(records, core, added_marks(records)), core.headline)
+    """The leaderboard this report opens with (what `bakeoff run` prints at its end), with each row's paired
+    margin over the next row and the runs that would separate them."""
+    rows = batch_leaderboard(records, core, added_marks(records))
+    margins = next_row_margins([row.model for row in rows], core.pairs)
+    return leaderboard_table(rows, core.headline, margins=margins)
 
 
 def batch_board(batch_dir: Path, plugin: Task, bootstrap_seed: int = 0) -> tuple[LeaderRow, ...]:
@@ -140,7 +145,8 @@ def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, boo
         tables.append(reasoning)
     facts = _facts(records, bootstrap_seed)
     found += reasoning_findings(reasoning)
-    page = Page(title, facts, scores, glossary_lines(), found, tables, plots)
+    why = why_lines(records, batch_settings(records, plugin))
+    page = Page(title, facts, scores, glossary_lines(), found, tables, plots, (margin_note(core.headline),), why)
     with durable.staged_folder(target) as staging:  # the old report, if any, is swapped out whole
         (staging / "plots").mkdir()
         (staging / "tables").mkdir()

@@ -126,7 +126,13 @@ def pair_findings(pairs: Sequence[PairedComparison], spec: HeadlineSpec) -> list
 
 
 def uncaptured_line(m: ModelCore) -> str:
-    return f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, not scored as zero."
+    """A model with no graded run: every run's code answer never came back. Said as "every answer" only where
+    every call was uncaptured; otherwise how its calls ended (the report's why lines say why, with the setting)."""
+    if m.uncaptured_calls >= m.calls:
+        return f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, not scored as zero."
+    return (f"{m.model}: no run was graded: the answer meant to hold the code never came back in any of its "
+            f"{count(m.uncaptured_runs, 'run')}, while {m.captured_calls} of its {m.calls} calls were captured, "
+            f"{m.uncaptured_calls} uncaptured and {m.unusable_calls} unusable; it is not scored, not scored as zero.")
 
 
 def left_out_line(m: ModelCore) -> str | None:

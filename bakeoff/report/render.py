@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from bakeoff.analysis.why import WHY_HEADING
 from bakeoff.report.tables import Table, display
 from bakeoff.textsafe import markdown_text, printable
 
@@ -28,6 +29,8 @@ class Page:
     findings: Sequence[str]
     tables: Sequence[Table]
     plots: Mapping[str, tuple[str, str]]  # name -> (caption, svg)
+    score_notes: Sequence[str] = ()  # under the scores: what their margin columns mean
+    why: Sequence[str] = ()  # under the scores: per model that scored nothing or little, why (bakeoff.analysis.why)
 
 CSS = f"""
 body {{ margin: 0; font-family: Helvetica, Arial, sans-serif; color: #222; background: #fafafa; }}
@@ -92,6 +95,9 @@ def md_table_part(table: Table, heading: str) -> list[str]:
 def render_markdown(page: Page) -> str:
     parts = [f"# {_md(page.title)}", "", *[f"- {_md(f)}" for f in page.facts]]
     parts += md_table_part(page.scores, "## Scores:")  # "## Scores: Leaderboard (<headline>, ...)"
+    parts += [part for note in page.score_notes for part in ("", _md(note))]
+    if page.why:
+        parts += ["", WHY_HEADING, "", *[f"- {_md(line)}" for line in page.why]]
     parts += ["", "## Findings", ""]
     parts += [f"- {_md(line)}" for line in page.findings] or ["- (no runs)"]
     parts += ["", "## Words", "", *[f"- {_md(line)}" for line in page.glossary]]
@@ -101,6 +107,14 @@ def render_markdown(page: Page) -> str:
     parts += [f"- `plots/{printable(name)}.svg`: {_md(caption)}" for name, (caption, _) in page.plots.items()]
     parts += ["", "The HTML report (`report.html`) shows the plots inline.", ""]
     return "\n".join(parts)
+
+
+def _scores_notes_html(page: Page) -> str:
+    notes = "".join(f"<p><small>{escape(note)}</small></p>" for note in page.score_notes)
+    if page.why:
+        notes += f"<p>{escape(WHY_HEADING)}</p><ul class=\"why\">" + "".join(
+            f"<li>{escape(line)}</li>" for line in page.why) + "</ul>"
+    return notes
 
 
 def html_table(table: Table) -> str:
@@ -139,7 +153,7 @@ def render_html(page: Page) -> str:
         f"<title>{escape(page.title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>{escape(page.title)}</h1>{header}</header>"
         f'<section id="scores"><h2>Scores</h2><p><small>{escape(page.scores.title)}</small></p>'
-        f'{html_table_part(page.scores)}</section>'
+        f'{html_table_part(page.scores)}{_scores_notes_html(page)}</section>'
         f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section>'
         f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
         f'<section id="glossary"><h2>Words</h2><dl class="glossary">{words}</dl></section>'

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,8 +72,12 @@ class LiveProgress:
     `stamp` the wall time a line off a terminal starts with."""
 
     def __init__(self, console=None, headline: HeadlineSpec | None = None, journal: Path | None = None,
-                 clock: Callable[[], float] = time.monotonic, stamp: Callable[[], str] = utc_stamp) -> None:
+                 clock: Callable[[], float] = time.monotonic, stamp: Callable[[], str] = utc_stamp,
+                 closing: Callable[[], Sequence[str]] | None = None) -> None:
         self.headline = headline  # how the task prints its number (the command line's plug-in)
+        # The display's last lines, asked for when the batch has ended (the command line's: why a model scored
+        # nothing or little, bakeoff.analysis.why, which this layer does not import).
+        self.closing = closing
         from rich.console import Console
 
         self.console = console or Console(stderr=True)
@@ -97,6 +101,9 @@ class LiveProgress:
             self._live = None
         elif self._rows:
             self._print(self.title())  # a log's last line: where the batch stands
+        if exc_info[0] is None and self._rows and self.closing is not None:  # an interrupted batch just stops
+            for line in self.closing():
+                self._print(line)
 
     # -- what the batch says ---------------------------------------------------------------------
 

@@ -63,9 +63,13 @@ def findings_by_model(models: Sequence[M], own: Callable[[M], list[str]]) -> lis
     """Per model: one line where none of its answers came back (nothing else is said of it), else the task's."""
     lines = []
     for m in models:
-        if m.all_uncaptured:
+        if m.all_uncaptured and not (m.capture_rate or m.unusable_rate):
             lines.append(f"{m.model}: every answer was uncaptured ({m.uncaptured_runs} runs); it is not scored, "
                          "not scored as zero.")
+        elif m.all_uncaptured:  # some calls came back: said as they ended (the report's why lines say why)
+            lines.append(f"{m.model}: no run was graded: the answer meant to hold the code never came back in any of "
+                         f"its {m.uncaptured_runs} runs, while {m.capture_rate or 0:.0%} of its calls were captured and "
+                         f"{m.unusable_rate or 0:.0%} unusable; it is not scored, not scored as zero.")
         else:
             lines.extend(own(m))
     return lines
