@@ -110,8 +110,12 @@ def test_one_damaged_run_is_refused_by_name_while_the_batch_reports(tmp_path):
     assert "refused run beta-r01" in done.stderr
     report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "refused run beta-r01" in report and "alpha-r01" in report
-    board = bakeoff_cli("leaderboard", str(batch), "--out", str(tmp_path / "board"))
+    # the fixture's beta-r02 never finished: the leaderboard pools it only when told to, marked partial
+    refused = bakeoff_cli("leaderboard", str(batch), "--out", str(tmp_path / "refused"))
+    assert refused.returncode != 0 and "1 run(s) have not finished: beta-r02" in refused.stderr, refused.stderr[-2000:]
+    board = bakeoff_cli("leaderboard", str(batch), "--partial", "--out", str(tmp_path / "board"))
     assert board.returncode == 0 and "refused run beta-r01" in board.stderr, board.stderr[-2000:]
+    assert "partial (1 run(s) have not finished: beta-r02)" in (tmp_path / "board" / "leaderboard.md").read_text()
 
 
 def test_a_sparse_output_is_not_kept_by_the_host(tmp_path):
