@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bakeoff.models.registry import BackendOptions
+    from bakeoff.models.options import BackendOptions
 
 BUSY_SAMPLE_S = 0.25
 PROC_STAT = Path("/proc/stat")

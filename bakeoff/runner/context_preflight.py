@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bakeoff.models.base import GenerationSettings, Message
+from bakeoff.models.errors import EndpointNotAnswering, PreflightFailed
 from bakeoff.records import ModelEntry
 from bakeoff.runner.model_entries import spec_of
-from bakeoff.runner.preflight import EndpointNotAnswering, PreflightFailed
 
 SKIP_ENV = "BAKEOFF_SKIP_CONTEXT_CHECK"
 CODE_WORD = "MARIGOLD"

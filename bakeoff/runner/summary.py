@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bakeoff.batchfolder.files import utc_now
 from bakeoff.records import (
@@ -29,8 +29,23 @@ from bakeoff.records.parts import TIME_KEYS
 from bakeoff.runner.scaffold_kit import final_check
 
 if TYPE_CHECKING:
+    from bakeoff.records import CodeVersion, Plan
     from bakeoff.runner.plan import RunSlot
-    from bakeoff.runner.run import BatchEnv
+    from bakeoff.taskapi.corpus import CorpusFiles
+
+
+class SummaryEnv(Protocol):
+    """What a run's summary needs of its batch (bakeoff.runner.run.BatchEnv has it): asked for by shape, so the
+    summary does not import the runner that calls it."""
+
+    @property
+    def plan(self) -> Plan: ...
+
+    @property
+    def corpus(self) -> CorpusFiles: ...
+
+    @property
+    def code_version(self) -> CodeVersion: ...
 
 __all__ = ["RUN_SCHEMA", "run_summary"]
 
@@ -78,7 +93,7 @@ def _summed_timings(stages: Mapping[str, StageRecord], started_at: str) -> Timin
     return Timings(started_at, utc_now(), **sums)
 
 
-def run_summary(env: BatchEnv, slot: RunSlot, stages: Mapping[str, StageRecord], started_at: str, error: str | None,
+def run_summary(env: SummaryEnv, slot: RunSlot, stages: Mapping[str, StageRecord], started_at: str, error: str | None,
                 isolation: str, identity: str | None, steps: Sequence[StepRecord] = ()) -> RunRecord:
     """The run record from the run's stage records (and an agent's step records); `identity` is its backend's
     (None when none was opened)."""
