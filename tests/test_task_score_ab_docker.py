@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.tasks import ScoreRequest, task_plugin
+from bakeoff.tasks import ScoreRequest, score, task_plugin
 from generators.ab_test import AbParams, generate_ab_data
 from generators.ab_test.calibration import materialize_ab
 from generators.secret import Secret
@@ -76,7 +76,7 @@ def test_a_crashing_analysis_is_a_named_failure_with_its_traceback(corpus, tmp_p
     repo.mkdir()
     (repo / "analyze.py").write_text(CRASHING, encoding="utf-8")
     (repo / "requirements.txt").write_text("pandas\n", encoding="utf-8")
-    report = task_plugin("ab_test").score(ScoreRequest(repo=repo, corpus=corpus, timeout_s=120))
+    report = score(task_plugin("ab_test"), ScoreRequest(repo=repo, corpus=corpus, timeout_s=120))
     data = report.to_dict()
     assert data["status"] == "crashed" and data["crash_class"] == "value_error" and data["stage"] == "analyze"
     assert data["rung"] == 1  # installed; the visible analysis failed, so no hidden experiment was run
@@ -91,10 +91,10 @@ def test_a_missing_analysis_and_a_training_option_are_named(corpus, tmp_path):
 
     empty = tmp_path / "empty"
     empty.mkdir()
-    data = task_plugin("ab_test").score(ScoreRequest(repo=empty, corpus=corpus)).to_dict()
+    data = score(task_plugin("ab_test"), ScoreRequest(repo=empty, corpus=corpus)).to_dict()
     assert data["status"] == "crashed" and data["crash_class"] == "file_not_found" and data["rung"] == 0
     with pytest.raises(OptionNotForTask, match="--train"):
-        task_plugin("ab_test").score(ScoreRequest(repo=empty, corpus=corpus, train=True))
+        score(task_plugin("ab_test"), ScoreRequest(repo=empty, corpus=corpus, train=True))
 
 
 def test_the_truth_of_ab_test_is_refused_as_a_mount(corpus, tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sim_runner_support import make_tiny_sim_data
 
-from bakeoff.tasks import ScoreRequest, task_plugin
+from bakeoff.tasks import ScoreRequest, score, task_plugin
 from generators.simulation.calibration import materialize_sim
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -60,7 +60,7 @@ def test_a_program_that_ignores_its_budget_is_stopped_by_it(corpus, tmp_path):
     repo = tmp_path / "spinning"
     repo.mkdir()
     (repo / "simulate.py").write_text(SPINNING, encoding="utf-8")
-    report = task_plugin("simulation").score(ScoreRequest(repo=repo, corpus=corpus, timeout_s=60))
+    report = score(task_plugin("simulation"), ScoreRequest(repo=repo, corpus=corpus, timeout_s=60))
     data = report.to_dict()
     assert data["status"] == "timeout" and data["stage"] == "simulate" and data["rung"] == 1
     assert data["detail"] == "simulate.py used its CPU-time budget"
@@ -74,7 +74,7 @@ def test_a_missing_simulation_and_a_training_option_are_named(corpus, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "README.md").write_text("nothing here\n", encoding="utf-8")
-    data = task_plugin("simulation").score(ScoreRequest(repo=empty, corpus=corpus)).to_dict()
+    data = score(task_plugin("simulation"), ScoreRequest(repo=empty, corpus=corpus)).to_dict()
     assert data["status"] == "crashed" and data["crash_class"] == "file_not_found" and data["rung"] == 0
     with pytest.raises(OptionNotForTask, match="--train"):
-        task_plugin("simulation").score(ScoreRequest(repo=empty, corpus=corpus, train=True))
+        score(task_plugin("simulation"), ScoreRequest(repo=empty, corpus=corpus, train=True))

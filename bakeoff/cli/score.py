@@ -61,6 +61,7 @@ def score(
     sandbox image lacks: the outcome is printed, marked as the environment's).
     """
     from bakeoff.tasks import ScoreRequest, task_plugin
+    from bakeoff.tasks import score as grade_and_report
     from bakeoff.tasks.registry import check_submission_task, corpus_task
 
     plugin = task_plugin(corpus_task(corpus, task))  # the manifest decides; --task only checks it
@@ -78,7 +79,7 @@ def score(
     )
     try:
         with _signals_unwind():
-            report = _run_with_progress(lambda on_stage: plugin.score(request, on_stage))
+            report = _run_with_progress(lambda on_stage: grade_and_report(plugin, request, on_stage))
     except Interrupted as exc:
         click.echo(f"interrupted by {signal.Signals(exc.signum).name}: the sandbox and the scratch copy were removed", err=True)
         sys.exit(128 + exc.signum)

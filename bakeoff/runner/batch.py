@@ -28,7 +28,7 @@ from bakeoff.runner.run import BatchEnv, is_finished
 from bakeoff.runner.scaffold import Scaffold, ScaffoldRefusesTask, ScaffoldSettingsError
 from bakeoff.runner.status import plural
 from bakeoff.taskapi.corpus import CorpusFiles
-from bakeoff.taskapi.plugin import EvaluateHook
+from bakeoff.taskapi.parts import EvaluateHook
 from bakeoff.taskapi.spec import TaskSpec
 from bakeoff.taskapi.task import Task
 

@@ -53,7 +53,7 @@ from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.taskapi.context import CorpusFiles, RunContext, StageClock
 from bakeoff.taskapi.hidden_inputs import GatedFolder
-from bakeoff.taskapi.plugin import EvaluateHook
+from bakeoff.taskapi.parts import EvaluateHook
 from bakeoff.taskapi.spec import TaskSpec
 from bakeoff.taskapi.task import Task
 from sandbox.submission import SubmissionSandbox, open_submission_sandbox, seen_inside

@@ -21,7 +21,7 @@ from bakeoff.runner.scaffold_kit import StageFunction
 if TYPE_CHECKING:
     from bakeoff.batchfolder.files import WriteCounter
     from bakeoff.models.tools import ToolSpec
-    from bakeoff.taskapi.plugin import EvaluateHook
+    from bakeoff.taskapi.parts import EvaluateHook
     from bakeoff.taskapi.spec import TaskSpec
 
 __all__ = ["EventLog", "Scaffold", "ScaffoldRefusesTask", "ScaffoldSettingsError", "StageFunction", "StageServices",

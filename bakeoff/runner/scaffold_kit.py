@@ -29,8 +29,7 @@ from bakeoff.records import (
 )
 from bakeoff.records.stage import DISK_FULL, NO_CHECK, final_check
 from bakeoff.taskapi.context import RunContext, StageClock
-from bakeoff.taskapi.grading import GradeJob
-from bakeoff.taskapi.plugin import EvaluateHook
+from bakeoff.taskapi.parts import EvaluateHook
 
 __all__ = ["DISK_FULL", "NO_CHECK", "Done", "StageFunction", "StageOutcome", "check_attribution", "crash_attribution",
            "final_check", "find_claim", "ladder_check", "make_evaluate"]
@@ -66,7 +65,7 @@ def ladder_check(ctx: RunContext, clock: StageClock, label: str) -> tuple[Ladder
     """The run's task grades its workspace in the run's sandbox (the one grading path, bakeoff.taskapi.grading);
     `label` names what is kept of the hidden step in the run folder."""
     # the task opens the hidden-input gate around its hidden step alone (GradeJob.hidden_step)
-    graded = ctx.plugin.grade(GradeJob.of_run(ctx, label))
+    graded = ctx.plugin.grade(ctx.grade_job(label))
     clock.sandbox_s += graded.sandbox_s
     clock.scoring_s += graded.scoring_s
     return graded.ladder_check(), graded.commands()

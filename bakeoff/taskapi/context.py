@@ -8,19 +8,41 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bakeoff.models.base import Message, ModelBackend
 from bakeoff.records.parts import Command, Crash, Timings, crash_class_of
 from bakeoff.submission.crashes import classify
 from bakeoff.taskapi.corpus import CorpusFiles
+from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSpec
 from bakeoff.taskapi.workspace import Workspace
 from sandbox.base import ExecResult, Sandbox
 
-if TYPE_CHECKING:  # the plug-in's methods take a RunContext: only the annotation is needed here
-    from bakeoff.taskapi.task import Task
+if TYPE_CHECKING:
+    from bakeoff.records import Claim, LadderCheck
+    from bakeoff.taskapi.corpus import CorpusLayout
+    from bakeoff.taskapi.headline import HeadlineSpec
+
+
+class RunTask(Protocol):
+    """What a run's stages ask of its task (bakeoff.taskapi.task.Task has it): asked for by shape, so that the
+    task value, whose parts take a RunContext, and the context do not import each other."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def headline(self) -> HeadlineSpec: ...
+
+    def spec(self, overrides: Mapping[str, object] | None = None) -> TaskSpec: ...
+
+    def corpus_layout(self) -> CorpusLayout: ...
+
+    def grade(self, job: GradeJob) -> Graded: ...
+
+    def claim(self, visible_output: str, design: str | None, readme: str | None, check: LadderCheck) -> Claim: ...
 
 CUT_MARK = "\n[... {n} characters cut ...]\n"
 
@@ -45,7 +67,7 @@ class RunContext:
     run_id: str
     seed: int
     task: TaskSpec
-    plugin: Task
+    plugin: RunTask
     repo: Workspace
     run_dir: Path
     sandbox: Sandbox
@@ -66,6 +88,11 @@ class RunContext:
         from bakeoff.batchfolder.layout import RunLayout
 
         return RunLayout(self.run_dir).outputs
+
+    def grade_job(self, label: str) -> GradeJob:
+        """The check of this run's workspace, in its own sandbox (what the task's grader is handed)."""
+        return GradeJob(self.sandbox, self.repo, self.corpus, self.task.settings, self.wheelhouse, self.outputs_dir,
+                        label, self.env, hidden=self.hidden)
 
 
 def command_record(purpose: str, result: ExecResult, crash: Crash | None = None) -> Command:

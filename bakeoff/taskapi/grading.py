@@ -1,6 +1,6 @@
 """The one grading path of every task: a plug-in grades a workspace that sits in an open sandbox.
 
-The stage runner hands it the run's sandbox (GradeJob.of_run: the check of implement and of each repair
+The stage runner hands it the run's sandbox (RunContext.grade_job: the check of implement and of each repair
 turn); `bakeoff score` hands it a sandbox over a scratch copy of a folder (bakeoff.taskapi.score). Both get
 back a `Graded`: the task's own result, which says what the ladder check is, which commands ran and where
 the time went. How a task's grading ended (`Ending`: status, step, rung, crash class, detail) is declared here
@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bakeoff.records import Command, CrashClass, Headline, LadderCheck, LadderStatus, Rung
 from bakeoff.submission.crashes import classify
@@ -23,9 +23,6 @@ from bakeoff.taskapi.hidden_inputs import AlwaysMounted, HiddenInputs
 from bakeoff.taskapi.spec import TaskSettings
 from bakeoff.taskapi.workspace import Workspace
 from sandbox.base import ExecResult, Sandbox
-
-if TYPE_CHECKING:
-    from bakeoff.taskapi.context import RunContext
 
 
 @dataclass(frozen=True)
@@ -50,12 +47,6 @@ class GradeJob:
     timeout_s: float | None = None  # one limit for every command (bakeoff score --timeout); None: the task's
     on_step: Callable[[str], None] = field(default=lambda _: None)
     hidden: HiddenInputs = field(default_factory=AlwaysMounted)
-
-    @classmethod
-    def of_run(cls, ctx: RunContext, label: str) -> GradeJob:
-        """The check of a run, in its own sandbox."""
-        return cls(ctx.sandbox, ctx.repo, ctx.corpus, ctx.task.settings, ctx.wheelhouse, ctx.outputs_dir, label,
-                   ctx.env, hidden=ctx.hidden)
 
     def hidden_step(self, shown: Mapping[str, Path] | None = None) -> AbstractContextManager[None]:
         """The gate open around one hidden step (or a probe's inputs `shown` at the grading inputs' path)."""

@@ -20,6 +20,7 @@ from bakeoff.records import Claim, LadderCheck
 from bakeoff.taskapi.corpus import CorpusLayout
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.options import OptionValues
+from bakeoff.taskapi.scored import ProbeRecord, ScoredFolder, ScoreReport
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from bakeoff.batchfolder.read import BatchRecords, RunRecords
     from bakeoff.taskapi.context import RunContext, StageClock
     from bakeoff.taskapi.plugin import AnalyzeSettings, CoreSection, GenerateRequest, RunAnalysis
-    from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 
 Progress = Callable[[str], None]
 JsonMapping = Mapping[str, object]  # what a record keeps of a part's result (written as JSON)
@@ -62,12 +62,6 @@ class FolderReport(Protocol):
     """What `bakeoff score` prints of a folder graded alone (text, and a JSON object for --json)."""
 
     def __call__(self, folder: ScoredFolder) -> ScoreReport: ...
-
-
-class ProbeRecord(Protocol):
-    """What a task's probe of a folder found, as its record keeps it."""
-
-    def to_dict(self) -> JsonMapping: ...
 
 
 class FolderProbe(Protocol):

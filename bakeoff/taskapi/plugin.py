@@ -16,9 +16,8 @@ from pathlib import Path
 
 from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.options import GenerateOption, OptionNotForTask, OptionValues
-from bakeoff.taskapi.parts import EvaluateHook
 
-__all__ = ["AnalysisNotAvailable", "AnalyzeSettings", "CoreSection", "EvaluateHook", "GenerateOption",
+__all__ = ["AnalysisNotAvailable", "AnalyzeSettings", "CoreSection", "GenerateOption",
            "GenerateRequest", "OptionNotForTask", "RunAnalysis"]
 
 

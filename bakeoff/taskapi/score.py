@@ -13,31 +13,37 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.batchfolder.files import workspace_text
 from bakeoff.errors import BakeoffError
-from bakeoff.records import TOP_RUNG, Claim, LadderCheck, environment_failure
 from bakeoff.submission.safe_copy import copy_submission
 from bakeoff.taskapi.corpus import CorpusError, CorpusFiles
-from bakeoff.taskapi.grading import Graded, GradeJob
+from bakeoff.taskapi.grading import GradeJob
+from bakeoff.taskapi.scored import (
+    DEFAULT_DISK_BYTES,
+    EnvironmentFailedReport,
+    ProbeRecord,
+    ScoredFolder,
+    ScoreReport,
+    ScoreRequest,
+    with_environment_failure,
+)
 from bakeoff.taskapi.workspace import SCRATCH_DIR, real_folder
-from sandbox.base import GIB, MIB, Limits, Mount
+from sandbox.base import MIB, Mount
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.kinds import BWRAP, UNSAFE, consent_settings
-from sandbox.scratch import KINDS as SCRATCH_KINDS
 from sandbox.scratch import DiskCap, ScratchFs
 from sandbox.submission import SubmissionSandbox
 
 if TYPE_CHECKING:
-    from bakeoff.taskapi.parts import ProbeRecord
     from bakeoff.taskapi.task import Task
 
-DEFAULT_DISK_BYTES = 4 * GIB
+__all__ = ["DEFAULT_DISK_BYTES", "CorpusNotUsable", "EnvironmentFailedReport", "ProbeRecord", "ScoreReport",
+           "ScoreRequest", "ScoredFolder", "ScoringUnavailable", "score", "score_folder", "with_environment_failure"]
+
 FS_SLACK_BYTES = 8 * MIB
 
 
@@ -47,71 +53,6 @@ class ScoringUnavailable(BakeoffError):
 
 class CorpusNotUsable(CorpusError):
     """The corpus folder given to `bakeoff score` lacks a file grading needs."""
-
-
-@dataclass(frozen=True)
-class ScoreRequest:
-    """What to grade and how (isolation, limits), the same for every task. Made without a folder and a corpus,
-    it is the options alone (bakeoff.tasks.spam.score.score_submission names both)."""
-
-    repo: Path = Path()
-    corpus: Path = Path()
-    sandbox_kind: str = "docker"
-    unsafe_no_isolation: bool = False  # must be set to use the "none" kind
-    train: bool = False  # a task with a training step runs it first; one that declares no `train` option refuses it
-    timeout_s: float = 600.0  # per command
-    wheelhouse: Path | None = None  # None: sandbox.wheelhouse.default_wheelhouse()
-    disk_bytes: int = DEFAULT_DISK_BYTES  # what the folder's files and commands may occupy in the workspace
-    sandbox_options: Mapping[str, object] = field(default_factory=dict)  # the driver's settings, e.g. an image name
-    limits: Limits = field(default_factory=Limits)
-    scratch_parent: Path | None = None  # where the scratch workspace is made; None: the system's temp folder
-    scratch_kinds: tuple[str, ...] = SCRATCH_KINDS  # tried in order: loop ext4, tmpfs, plain folder (no cap)
-
-
-@dataclass(frozen=True)
-class ScoredFolder:
-    """What grading a folder alone gave: the task's result, the claim the folder makes, how it was isolated,
-    and what the scratch copy left out or kept as a link."""
-
-    graded: Graded
-    claim: Claim
-    isolation: str
-    notes: tuple[str, ...]
-    probe: ProbeRecord | None = None  # the task's own probe of the folder (its folder_probe part), when it has one
-
-
-class ScoreReport(ABC):
-    """What grading a submission folder alone found: printable for people, a JSON object for scripts."""
-
-    # Set where the environment, not the folder, failed grading (bakeoff.records.environment_failure): the
-    # folder was not graded fairly, and `bakeoff score` exits non-zero.
-    environment_failure: str | None = None
-
-    @abstractmethod
-    def to_dict(self) -> dict[str, object]: ...
-
-    @abstractmethod
-    def format_text(self) -> str: ...
-
-
-class EnvironmentFailedReport(ScoreReport):
-    """A task's report of a folder whose grading the environment failed, with the failure named in both forms."""
-
-    def __init__(self, report: ScoreReport, failure: str) -> None:
-        self.report = report
-        self.environment_failure = failure
-
-    def to_dict(self) -> dict[str, object]:
-        return {**self.report.to_dict(), "environment_failure": self.environment_failure}
-
-    def format_text(self) -> str:
-        return f"{self.report.format_text()}\nenvironment failure: {self.environment_failure}"
-
-
-def with_environment_failure(report: ScoreReport, check: LadderCheck) -> ScoreReport:
-    """`report`, marked as the environment's failure where the folder's check ended in one."""
-    failure = environment_failure(check.crash_class, check.detail) if check.rung < TOP_RUNG else None
-    return EnvironmentFailedReport(report, failure) if failure is not None else report
 
 
 class FolderWorkspace:
@@ -245,3 +186,10 @@ def score_folder(plugin: Task, request: ScoreRequest, on_stage: Callable[[str], 
             return ScoredFolder(graded, claim, isolation, tuple(copied.notes()), probe)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def score(plugin: Task, request: ScoreRequest, on_stage: Callable[[str], None] | None = None) -> ScoreReport:
+    """`bakeoff score REPO`: grade the folder alone (score_folder) and report it as its task does, marked where the
+    environment failed it."""
+    folder = score_folder(plugin, request, on_stage)
+    return with_environment_failure(plugin.score_report(folder), folder.graded.ladder_check())

@@ -39,7 +39,6 @@ from bakeoff.taskapi.spec import TaskSpec, load_task
 if TYPE_CHECKING:
     from bakeoff.batchfolder.read import BatchRecords, RunRecords
     from bakeoff.taskapi.plugin import CoreSection, GenerateRequest
-    from bakeoff.taskapi.score import ScoreReport, ScoreRequest
 
 
 @dataclass(frozen=True)
@@ -121,14 +120,6 @@ class Task:
 
     def _with_real(self, claim: Claim, check: LadderCheck) -> Claim:
         return Claim(claim.source, claim.claimed, check.headline_value, claim.extra) if self.claim_has_real else claim
-
-    def score(self, request: ScoreRequest, on_stage: Progress | None = None) -> ScoreReport:
-        """`bakeoff score REPO --task NAME`: grade the folder alone (bakeoff.taskapi.score) and report it, marked
-        where the environment failed it."""
-        from bakeoff.taskapi.score import score_folder, with_environment_failure
-
-        folder = score_folder(self, request, on_stage)
-        return with_environment_failure(self.score_report(folder), folder.graded.ladder_check())
 
     def refuse_options(self, command: str, given: OptionValues) -> None:
         """OptionNotForTask naming each option given (not None, not False) that this task does not declare."""

@@ -4,8 +4,9 @@ This is the top of the library: the command line resolves a task here once and h
 the analysis and the report, which never look a task up themselves.
 """
 
-from bakeoff.taskapi.plugin import EvaluateHook, GenerateRequest
-from bakeoff.taskapi.score import ScoreReport, ScoreRequest
+from bakeoff.taskapi.parts import EvaluateHook
+from bakeoff.taskapi.plugin import GenerateRequest
+from bakeoff.taskapi.score import ScoreReport, ScoreRequest, score
 from bakeoff.taskapi.task import Task
 from bakeoff.tasks.registry import (
     DEFAULT_TASK,
@@ -19,5 +20,5 @@ from bakeoff.tasks.registry import (
 
 __all__ = [
     "DEFAULT_TASK", "EvaluateHook", "GenerateRequest", "ScoreReport", "ScoreRequest", "Task", "UnknownTask",
-    "plugin_for_batch", "report_batch", "run_plan", "task_names", "task_plugin",
+    "plugin_for_batch", "report_batch", "run_plan", "score", "task_names", "task_plugin",
 ]

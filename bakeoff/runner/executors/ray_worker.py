@@ -24,7 +24,7 @@ from bakeoff.runner.executors.handback import ParcelMaker, RunState, restore_sta
 from bakeoff.runner.model_entries import spec_of
 from bakeoff.runner.plan import Plan, RunSlot
 from bakeoff.runner.scaffold import Scaffold
-from bakeoff.taskapi.plugin import EvaluateHook
+from bakeoff.taskapi.parts import EvaluateHook
 from bakeoff.taskapi.task import Task
 
 

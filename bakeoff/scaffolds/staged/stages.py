@@ -41,7 +41,7 @@ from bakeoff.runner.scaffold_kit import (
     make_evaluate,
 )
 from bakeoff.taskapi.context import RunContext, StageClock, execute, output_for_model
-from bakeoff.taskapi.plugin import EvaluateHook
+from bakeoff.taskapi.parts import EvaluateHook
 
 __all__ = ["stage_functions"]
 
