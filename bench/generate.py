@@ -26,8 +26,8 @@ def measure_one(rows: int, holdout_rows: int, seed: int) -> dict[str, float]:
     import resource
     import time
 
-    from generators.spam import CorpusParams, generate_corpus
-    from generators.spam.corpus import build_tables
+    from generators.spam_classifier import CorpusParams, generate_corpus
+    from generators.spam_classifier.corpus import build_tables
 
     params = CorpusParams(seed=seed, rows=rows, holdout_rows=holdout_rows)
     with tempfile.TemporaryDirectory(prefix="bench-generate-") as scratch:

@@ -38,7 +38,7 @@ class Recorder:
 
         from bakeoff.batchfolder.layout import BatchLayout
         from bakeoff.runner.progress import LiveProgress
-        from bakeoff.tasks.spam.words import HEADLINE
+        from bakeoff.tasks.spam_classifier.words import HEADLINE
 
         console = Console(file=io.StringIO(), width=200, height=60, force_terminal=False, color_system=None)
         self.live = LiveProgress(console, HEADLINE, BatchLayout(self.batch_dir).events)

@@ -45,8 +45,8 @@ from bakeoff.records import (
     Timings,
     TokenCounts,
 )
-from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 from scorer import score_from_confusion
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def _check(rung: int, f1: float | None) -> LadderCheck:
 
 
 def _probe(verdict: str | None) -> dict[str, Any] | None:
-    """A probe result in the shape bakeoff.tasks.spam.probes.ProbeResult.to_dict writes."""
+    """A probe result in the shape bakeoff.tasks.spam_classifier.probes.ProbeResult.to_dict writes."""
     if verdict is None:
         return None
     moved = {USES_LEAK: 0.8, DOES_NOT_USE: 0.0, INCONCLUSIVE: 0.0}[verdict]

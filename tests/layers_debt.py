@@ -62,9 +62,9 @@ AGENT_NAME_DEBT: dict[str, int] = {
     "bakeoff/taskapi/context.py": 1,
     "bakeoff/taskapi/corpus.py": 1,
     "bakeoff/taskapi/rollback.py": 1,
-    "bakeoff/tasks/spam/check.py": 4,
-    "bakeoff/tasks/spam/grade.py": 3,
-    "bakeoff/tasks/spam/outcome.py": 4,
+    "bakeoff/tasks/spam_classifier/check.py": 4,
+    "bakeoff/tasks/spam_classifier/grade.py": 3,
+    "bakeoff/tasks/spam_classifier/outcome.py": 4,
 }
 
 # String-key `.get(` calls outside the decoders (test_records_are_read_through_their_classes_not_as_dicts).
@@ -113,13 +113,13 @@ DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/tasks/simulation/check.py": 4,
     "bakeoff/tasks/simulation/cpu_cap.py": 1,
     "bakeoff/tasks/simulation/probe.py": 8,
-    "bakeoff/tasks/spam/plots.py": 5,
-    "bakeoff/tasks/spam/plugin.py": 3,
-    "bakeoff/tasks/spam/probes.py": 6,
-    "bakeoff/tasks/spam/reanalyse.py": 5,
-    "bakeoff/tasks/spam/report.py": 2,
-    "bakeoff/tasks/spam/retrain.py": 1,
-    "bakeoff/tasks/spam/signals.py": 1,
+    "bakeoff/tasks/spam_classifier/plots.py": 5,
+    "bakeoff/tasks/spam_classifier/plugin.py": 3,
+    "bakeoff/tasks/spam_classifier/probes.py": 6,
+    "bakeoff/tasks/spam_classifier/reanalyse.py": 5,
+    "bakeoff/tasks/spam_classifier/report.py": 2,
+    "bakeoff/tasks/spam_classifier/retrain.py": 1,
+    "bakeoff/tasks/spam_classifier/signals.py": 1,
 }
 
 

@@ -20,7 +20,7 @@ TINY_HOLDOUT_ROWS = 500
 
 def make_tiny_corpus(folder: Path) -> Path:
     from generators.secret import Secret
-    from generators.spam import CorpusParams, generate_corpus
+    from generators.spam_classifier import CorpusParams, generate_corpus
 
     generate_corpus(CorpusParams(seed=7, rows=TINY_ROWS, holdout_rows=TINY_HOLDOUT_ROWS), folder, secret=Secret.public())
     return folder

@@ -231,7 +231,7 @@ def test_cli_generates_ab_test_and_names_bad_parameters(tmp_path):
 
 
 def test_a_request_too_large_for_memory_is_refused_before_anything_is_written(tmp_path):
-    from generators.spam.memory import NotEnoughMemory
+    from generators.spam_classifier.memory import NotEnoughMemory
 
     with pytest.raises(NotEnoughMemory):
         generate_ab_data(AbParams(users=10**12, experiments=1), tmp_path / "huge")

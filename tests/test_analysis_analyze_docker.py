@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.secret import Secret
-from generators.spam import generate_corpus
-from generators.spam.params import CorpusParams
+from generators.spam_classifier import generate_corpus
+from generators.spam_classifier.params import CorpusParams
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam" / "references"
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam_classifier" / "references"
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

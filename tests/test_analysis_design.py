@@ -2,8 +2,8 @@
 
 import pytest
 
-from bakeoff.tasks.spam import design
-from bakeoff.tasks.spam.design import analyse_design, chosen_metric, leak_stance, names_imbalance
+from bakeoff.tasks.spam_classifier import design
+from bakeoff.tasks.spam_classifier.design import analyse_design, chosen_metric, leak_stance, names_imbalance
 
 KEEPS_ONLY = """# Design
 

@@ -6,8 +6,8 @@ from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, write_batch
 from click.testing import CliRunner
 
 from bakeoff.cli import main
-from bakeoff.tasks.spam import design
-from bakeoff.tasks.spam.judge import parse_stance
+from bakeoff.tasks.spam_classifier import design
+from bakeoff.tasks.spam_classifier.judge import parse_stance
 
 
 def test_parse_stance_reads_the_longest_choice_first():

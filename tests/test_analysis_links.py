@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 from bakeoff.runner.seeding import install_seed_hook
 from bakeoff.taskapi.hidden_inputs import GatedFolder
-from bakeoff.tasks.spam.probes import probe_submission
-from bakeoff.tasks.spam.retrain import retrain_submission
+from bakeoff.tasks.spam_classifier.probes import probe_submission
+from bakeoff.tasks.spam_classifier.retrain import retrain_submission
 from sandbox.base import ExecResult
 
 

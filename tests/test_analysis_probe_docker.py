@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from bakeoff.taskapi.hidden_inputs import GatedFolder
-from bakeoff.tasks.spam import probes
-from bakeoff.tasks.spam.probes import probe_submission
-from bakeoff.tasks.spam.retrain import retrain_submission
+from bakeoff.tasks.spam_classifier import probes
+from bakeoff.tasks.spam_classifier.probes import probe_submission
+from bakeoff.tasks.spam_classifier.retrain import retrain_submission
 from generators.secret import Secret
-from generators.spam import generate_corpus
-from generators.spam.params import CorpusParams
+from generators.spam_classifier import generate_corpus
+from generators.spam_classifier.params import CorpusParams
 from sandbox.base import Mount, SandboxSpec
 from sandbox.factory import open_sandbox
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam" / "references"
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam_classifier" / "references"
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

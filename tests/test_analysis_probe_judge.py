@@ -1,7 +1,7 @@
 """The leak probe's decision and its record round trip, on predictions with a known answer."""
 
-from bakeoff.tasks.spam import probes
-from bakeoff.tasks.spam.probes import ProbeResult, _Prediction, judge, read_labels
+from bakeoff.tasks.spam_classifier import probes
+from bakeoff.tasks.spam_classifier.probes import ProbeResult, _Prediction, judge, read_labels
 
 IDS = [str(i) for i in range(1000)]
 

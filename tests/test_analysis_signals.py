@@ -9,10 +9,10 @@ from analysis_factory import ASSERTS_DESIGN, KEEPS_DESIGN, FakeRun, change_stage
 
 from bakeoff.analysis.stats import bootstrap_mean
 from bakeoff.batchfolder.read import BatchFolderError, read_batch
-from bakeoff.tasks.spam import design, signals
-from bakeoff.tasks.spam.aggregate import summarise_batch
-from bakeoff.tasks.spam.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
-from bakeoff.tasks.spam.signals import run_signals
+from bakeoff.tasks.spam_classifier import design, signals
+from bakeoff.tasks.spam_classifier.aggregate import summarise_batch
+from bakeoff.tasks.spam_classifier.probes import DOES_NOT_USE, INCONCLUSIVE, USES_LEAK
+from bakeoff.tasks.spam_classifier.signals import run_signals
 
 
 def _signals(tmp_path, *runs):
@@ -207,7 +207,7 @@ def test_a_failed_evaluate_hook_is_no_measurement(tmp_path):
 
 
 def test_pair_findings_call_a_winner_only_when_the_interval_excludes_zero(tmp_path):
-    from bakeoff.tasks.spam.findings import pair_findings
+    from bakeoff.tasks.spam_classifier.findings import pair_findings
 
     clear = _summary(tmp_path / "clear", *[FakeRun("a", i, f1=0.8 + 0.01 * i) for i in (1, 2, 3)],
                      *[FakeRun("b", i, f1=0.5 + 0.01 * i) for i in (1, 2, 3)])

@@ -212,7 +212,7 @@ def _imported_modules(path: Path) -> set[str]:
 # These call sites still use json.dumps directly; each is listed with why it is not converted here.
 JSON_DUMPS_NOT_YET = {
     "bakeoff/models/chat_template.py": "the templates' own tojson filter (Hugging Face's behaviour), not a file",
-    "generators/spam/writer.py": "the manifest's measured rates may be NaN for a degenerate corpus: to decide",
+    "generators/spam_classifier/writer.py": "the manifest's measured rates may be NaN for a degenerate corpus: to decide",
     "generators/ab_test/writer.py": "the same, for the A/B data's manifest and truth",
     "generators/review_data/bank/build.py": "a development tool rebuilding the review bank",
 }

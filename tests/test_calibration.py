@@ -12,13 +12,20 @@ from bakeoff.cli import main
 from generators.common.paired import RowKind
 from generators.errors import ReferenceFailed
 from generators.secret import Secret
-from generators.spam import CorpusParams, generate_corpus
-from generators.spam.calibration import run_rows, with_margins
-from generators.spam.calibration.runner import ReferenceResult, run_reference
-from generators.spam.calibration.sweep import SweepPoint, falls_monotonically
-from generators.spam.references import CHEAT_SOURCE, CHEATERS, SOURCE, VARIANTS, UnknownReference, materialize
+from generators.spam_classifier import CorpusParams, generate_corpus
+from generators.spam_classifier.calibration import run_rows, with_margins
+from generators.spam_classifier.calibration.runner import ReferenceResult, run_reference
+from generators.spam_classifier.calibration.sweep import SweepPoint, falls_monotonically
+from generators.spam_classifier.references import (
+    CHEAT_SOURCE,
+    CHEATERS,
+    SOURCE,
+    VARIANTS,
+    UnknownReference,
+    materialize,
+)
 
-REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam" / "references"
+REFERENCES = Path(__file__).resolve().parents[1] / "generators" / "spam_classifier" / "references"
 
 
 def test_each_reference_folder_is_a_submission_built_from_one_source():

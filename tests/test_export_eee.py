@@ -82,7 +82,7 @@ def test_the_package_validator_accepts_the_datastore_layout(exported):
 
 def test_f1_and_its_bootstrap_interval_are_the_reports(exported):
     from bakeoff.batchfolder.read import read_batch
-    from bakeoff.tasks.spam.report import summarise
+    from bakeoff.tasks.spam_classifier.report import summarise
 
     batch, out, _, aggregates = exported
     summary = {m.model: m for m in summarise(read_batch(batch)).models}

@@ -90,7 +90,7 @@ def test_each_run_reads_back_as_a_sample_with_its_scores_and_messages(exported, 
     assert meta["capture"] == run["capture"] and meta["leak_stance"] == "excluded_with_reason"
     assert meta["repair_effects"] == run["repair_effects"]
     from bakeoff.batchfolder.read import read_run
-    from bakeoff.tasks.spam.signals import run_signals
+    from bakeoff.tasks.spam_classifier.signals import run_signals
 
     signals = run_signals(read_run(batch / "runs" / f"{model}-r01"))  # what the report's runs table shows
     assert (meta["crash_class"], meta["probe"], meta["grading"]) == (signals.crash_class, None, "graded")

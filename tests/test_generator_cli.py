@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.errors import OutputFolderNotWritable
-from generators.spam import CorpusParams, generate_corpus, writer
+from generators.spam_classifier import CorpusParams, generate_corpus, writer
 
 SMALL = ["--rows", "300", "--holdout-rows", "100"]
 

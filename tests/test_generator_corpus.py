@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generators.spam import CorpusParams, generate_corpus
+from generators.spam_classifier import CorpusParams, generate_corpus
 
 TRAIN_COLUMNS = [
     "id", "subject", "body", "sender", "sender_domain_age_days", "n_links",

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.secret import PUBLIC_SECRET_HEX, SECRET_FILE, InvalidSecret, Secret, corpus_secret
-from generators.spam import CorpusParams, generate_corpus
+from generators.spam_classifier import CorpusParams, generate_corpus
 
 # sha256 of train.csv, excerpt.txt and the training rows of truth.csv (its header and first `rows` lines),
 # written by the generator as it was before secrets (commit 6fe89a4, generator spam-1.0).

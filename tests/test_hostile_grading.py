@@ -114,7 +114,7 @@ def hostile_batch(request, tmp_path_factory):
         "peeker": _script(TRAIN_PEEKER, PREDICT_PEEKER, repair=True),
         "prober": _script(TRAIN_QUIET, PREDICT_PROBER),
     }
-    from bakeoff.tasks.spam.hooks import AnalysisOptions, evaluate_hooks
+    from bakeoff.tasks.spam_classifier.hooks import AnalysisOptions, evaluate_hooks
 
     result = run_scripted_batch(root, scripts, {
         "corpus": str(corpus), "seed": 5, "sandbox": request.param,

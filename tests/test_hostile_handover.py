@@ -38,7 +38,7 @@ from bakeoff.records import (
 from bakeoff.runner.plan import PlanError, plan_from_mapping
 from bakeoff.runner.preflight import KeyNotSendable, check_endpoint, key_routes, served_models
 from bakeoff.scaffolds.agent.loop import own_code_runs
-from bakeoff.tasks.spam.words import HEADLINE as F1
+from bakeoff.tasks.spam_classifier.words import HEADLINE as F1
 
 KEY_VAR = "BAKEOFF_HANDOVER_API_KEY"
 

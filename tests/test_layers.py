@@ -258,7 +258,7 @@ def test_the_word_scan_finds_a_task_word_planted_in_the_core(tmp_path):
                  "spammy", "simulations"):
         assert not pattern.search(line), line
     _planted(tmp_path, "bakeoff/runner/new.py", 'TASK = "spam_classifier"  # the spam corpus\nx = 1\n')
-    _planted(tmp_path, "bakeoff/tasks/spam/new.py", 'TASK = "spam_classifier"\n')  # a task's own folder
+    _planted(tmp_path, "bakeoff/tasks/spam_classifier/new.py", 'TASK = "spam_classifier"\n')  # a task's own folder
     _planted(tmp_path, "bakeoff/batchfolder/upgrade.py", 'V1 = "f1"\n')
     assert task_word_offences(tmp_path) == {"bakeoff/runner/new.py": 1}
 

@@ -18,7 +18,7 @@ from runner_support import TRAIN_CRASHING, answers, bakeoff_cli, implementation,
 from bakeoff.analysis.leaderboard import BatchesNotPoolable, pooled_board
 from bakeoff.batchfolder.read import read_batch
 from bakeoff.tasks.ab_test.words import HEADLINE as WINKLER
-from bakeoff.tasks.spam.words import HEADLINE as F1
+from bakeoff.tasks.spam_classifier.words import HEADLINE as F1
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -169,7 +169,7 @@ def test_a_lower_is_better_headline_ranks_the_lowest_first(tmp_path):
 @pytest.fixture(scope="module")
 def three(tmp_path_factory):
     from generators.secret import Secret
-    from generators.spam import CorpusParams, generate_corpus
+    from generators.spam_classifier import CorpusParams, generate_corpus
 
     root = tmp_path_factory.mktemp("leaderboard")
     corpora = {}

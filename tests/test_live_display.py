@@ -19,7 +19,7 @@ from bakeoff.runner.batch import BatchStart
 from bakeoff.runner.plan import ModelEntry, RunSlot
 from bakeoff.runner.progress import LiveProgress
 from bakeoff.scaffolds.registry import scaffold_plugin
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 AGENT_STAGES = {"agent": scaffold_plugin("agent").stages}  # the stages the batch hands the display, by scaffold
 

@@ -116,7 +116,7 @@ def test_a_mode_over_http_without_a_known_server_is_refused():
 
 def careful_reference_answer() -> str:
     """The careful reference submission written out the way the implement prompt asks, with a short explanation."""
-    import generators.spam.references as references
+    import generators.spam_classifier.references as references
 
     folder = Path(references.__file__).parent / "careful"
     files = [f"# file: {name}\n```python\n{(folder / name).read_text()}```\n" for name in ("train.py", "predict.py")]

@@ -11,7 +11,7 @@ from report_png import read_png, region_stats
 
 from bakeoff.report.render import plot_box
 from bakeoff.tasks import report_batch as write_report
-from bakeoff.tasks.spam.probes import USES_LEAK
+from bakeoff.tasks.spam_classifier.probes import USES_LEAK
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

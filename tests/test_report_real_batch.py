@@ -56,7 +56,7 @@ pd.DataFrame({"id": df["id"], "label": model.predict(features)}).to_csv(args.out
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     from bakeoff.tasks import report_batch as write_report
-    from bakeoff.tasks.spam.hooks import AnalysisOptions, evaluate_hooks
+    from bakeoff.tasks.spam_classifier.hooks import AnalysisOptions, evaluate_hooks
 
     root = tmp_path_factory.mktemp("real-batch")
     corpus = make_tiny_corpus(root / "corpus")

@@ -11,7 +11,7 @@ from bakeoff.models.base import Message
 from bakeoff.records import LadderCheck, LadderStatus, Requirement, Rung, turn_effect
 from bakeoff.runner.conversation import continued_conversation, shared_system_message, shorten, stage_conversation
 from bakeoff.taskapi.spec import TaskSpecError, load_task
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 
 def check(rung, f1=None):
@@ -214,7 +214,7 @@ def test_model_files_never_land_in_data_scratch_or_git(path, kept):
 
 def test_holdout_predictions_are_kept_only_from_a_regular_file_in_the_workspace(tmp_path):
     from bakeoff.taskapi.workspace import keep_output as _keep_predictions
-    from bakeoff.tasks.spam.check import HOLDOUT_OUTPUT
+    from bakeoff.tasks.spam_classifier.check import HOLDOUT_OUTPUT
 
     workspace, outside, kept = tmp_path / "repo", tmp_path / "outside", tmp_path / "run" / "predictions" / "implement.csv"
     outside.mkdir()

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
-from bakeoff.tasks.spam.score import ScoreOptions, ScoringUnavailable, score_submission
+from bakeoff.tasks.spam_classifier.grade import GradingRequest, grade_in_sandbox
+from bakeoff.tasks.spam_classifier.score import ScoreOptions, ScoringUnavailable, score_submission
 from generators.secret import Secret
-from generators.spam import generate_corpus
-from generators.spam.params import CorpusParams
+from generators.spam_classifier import generate_corpus
+from generators.spam_classifier.params import CorpusParams
 from sandbox.base import SandboxSpec
 from sandbox.factory import open_sandbox
 from sandbox.wheelhouse import default_wheelhouse

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 from deadline import Deadline
 
-from bakeoff.tasks.spam.score import ScoreOptions, score_submission
+from bakeoff.tasks.spam_classifier.score import ScoreOptions, score_submission
 from generators.secret import Secret
-from generators.spam import generate_corpus
-from generators.spam.params import CorpusParams
+from generators.spam_classifier import generate_corpus
+from generators.spam_classifier.params import CorpusParams
 
 BAKEOFF = str(Path(sys.executable).with_name("bakeoff"))
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bakeoff.answers import parse_expected_f1
-from bakeoff.tasks.spam.score import ScoreOptions, score_submission
+from bakeoff.tasks.spam_classifier.score import ScoreOptions, score_submission
 from generators.secret import Secret
-from generators.spam import generate_corpus
-from generators.spam.params import CorpusParams
-from generators.spam.references import materialize
+from generators.spam_classifier import generate_corpus
+from generators.spam_classifier.params import CorpusParams
+from generators.spam_classifier.references import materialize
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 

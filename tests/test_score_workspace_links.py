@@ -36,10 +36,10 @@ def _repo(tmp_path: Path, name: str = "repo") -> Path:
 
 
 def test_a_shipped_reference_folder_is_copied_with_real_files(tmp_path):
-    copy_working_tree(ROOT / "generators" / "spam" / "references" / "text_only", tmp_path / "ws")
+    copy_working_tree(ROOT / "generators" / "spam_classifier" / "references" / "text_only", tmp_path / "ws")
     predict = tmp_path / "ws" / "predict.py"
     assert predict.is_file() and not predict.is_symlink()
-    assert predict.read_text() == (ROOT / "generators" / "spam" / "references" / "source" / "predict.py").read_text()
+    assert predict.read_text() == (ROOT / "generators" / "spam_classifier" / "references" / "source" / "predict.py").read_text()
 
 
 def test_a_committed_link_to_an_outside_file_is_not_followed(tmp_path):

@@ -22,7 +22,7 @@ from generators.ab_test.cheaters import constant_interval
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE
 from generators.common.child import child_env
 from generators.secret import SECRET_FILE, Secret
-from generators.spam import CorpusParams, generate_corpus
+from generators.spam_classifier import CorpusParams, generate_corpus
 from scorer import score_files
 from scorer.intervals import read_truth, score_results
 

@@ -103,7 +103,7 @@ def test_the_ab_test_claim_is_read_from_an_estimate_line():
 def test_the_word_check_sees_what_the_old_runner_knew():
     """The check would have failed on the runner before the plug-ins (these lines are from it)."""
     old = (
-        'from generators.spam import CorpusParams, generate_corpus\n'
+        'from generators.spam_classifier import CorpusParams, generate_corpus\n'
         'task: str = "spam_classifier"\n'
         'F1_TOLERANCE = 0.01\n'
         'mounts = [Mount(corpus / "train.csv", "data/train.csv")]\n'

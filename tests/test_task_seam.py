@@ -19,7 +19,7 @@ from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.plugin import CoreSection, GenerateRequest
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 from bakeoff.taskapi.task import Task
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 ROOT = Path(__file__).resolve().parents[1]
 SEAM = ("plugin.py", "parts.py", "task.py", "options.py")

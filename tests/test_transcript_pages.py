@@ -29,7 +29,7 @@ from bakeoff.records import (
 from bakeoff.report.transcript import render_run_transcript
 from bakeoff.report.transcript_git import repair_diffs, tree_at
 from bakeoff.report.transcript_html import fold
-from bakeoff.tasks.spam.plugin import TASK as SPAM
+from bakeoff.tasks.spam_classifier.plugin import TASK as SPAM
 
 V1, V2, V3 = "import missing_module\nprint('v1')\n", "print('v2')\n", "print('v3')\nprint('done')\n"
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",

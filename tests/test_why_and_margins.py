@@ -30,7 +30,7 @@ from bakeoff.runner.plan import ModelEntry, RunSlot
 from bakeoff.runner.progress import LiveProgress
 from bakeoff.tasks import report_batch
 from bakeoff.tasks.registry import task_plugin
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 SLOW = "slow: scored 0 of 3 runs: 3 of 6 calls timed out at 600 s; change: [task_settings] model_timeout_s (now 600)."
 LONG = ("long: scored 0 of 3 runs: 3 of 6 calls cut off at the 6,144-token limit; change: [task_settings.max_tokens] "

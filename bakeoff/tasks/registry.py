@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # name -> "module:VALUE", the Task value of bakeoff/tasks/<task>/. A task adds one line here (docs/tasks.md,
 # "Adding a task").
 _PLUGINS: dict[str, str] = {
-    "spam_classifier": "bakeoff.tasks.spam.plugin:TASK",
+    "spam_classifier": "bakeoff.tasks.spam_classifier.plugin:TASK",
     "ab_test": "bakeoff.tasks.ab_test.plugin:TASK",
     "simulation": "bakeoff.tasks.simulation.plugin:TASK",
 }

@@ -22,7 +22,7 @@ from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_
 from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
 from generators.common.paired import PairedInterval, RowKind, paired_mean_margin, wilson_interval
 from generators.errors import ReferenceFailed
-from generators.spam.writer import read_manifest
+from generators.spam_classifier.writer import read_manifest
 
 __all__ = ["AB_CHEATERS", "AB_VARIANTS", "AbCalibration", "AbChecks", "AbReferenceResult", "UnknownAbReference",
            "calibrate_ab", "evaluate_ab", "materialize_ab", "run_ab_reference", "run_analyze"]

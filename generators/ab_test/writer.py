@@ -23,8 +23,8 @@ from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
 from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment
 from generators.secret import Secret
-from generators.spam.memory import check_memory
-from generators.spam.writer import _check_target, _sha256, _write_csv, new_staging
+from generators.spam_classifier.memory import check_memory
+from generators.spam_classifier.writer import _check_target, _sha256, _write_csv, new_staging
 
 SESSIONS_FILE = "sessions.csv"
 EXCERPT_FILE = "excerpt.txt"

@@ -21,7 +21,7 @@ from generators.simulation.configs import band_of, example_lines, hidden_lines
 from generators.simulation.params import GENERATOR_VERSION, SimParams
 from generators.simulation.queueing import Line, mean_wait
 from generators.simulation.secret import SimSecret
-from generators.spam.writer import _check_target, _sha256, new_staging
+from generators.spam_classifier.writer import _check_target, _sha256, new_staging
 
 EXAMPLES_DIR, HOLDOUT_DIR = "examples", "holdout"
 EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE, MANIFEST_FILE = "excerpt.txt", "truth.json", "holdout_truth.csv", "manifest.json"

@@ -18,8 +18,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "embedded"))
 
 from generators.secret import Secret  # noqa: E402
-from generators.spam.corpus import build_tables  # noqa: E402
-from generators.spam.params import CorpusParams  # noqa: E402
+from generators.spam_classifier.corpus import build_tables  # noqa: E402
+from generators.spam_classifier.params import CorpusParams  # noqa: E402
 
 SEARCH = 16
 

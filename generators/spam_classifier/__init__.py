@@ -3,7 +3,7 @@
 Entry point: `generate_corpus(CorpusParams(...), out_dir) -> Manifest`.
 """
 
-from generators.spam.params import GENERATOR_VERSION, CorpusParams
-from generators.spam.writer import Manifest, generate_corpus, read_manifest
+from generators.spam_classifier.params import GENERATOR_VERSION, CorpusParams
+from generators.spam_classifier.writer import Manifest, generate_corpus, read_manifest
 
 __all__ = ["GENERATOR_VERSION", "CorpusParams", "Manifest", "generate_corpus", "read_manifest"]

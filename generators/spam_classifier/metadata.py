@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from generators.spam import vocabulary as v
+from generators.spam_classifier import vocabulary as v
 
 TRAIN_START = np.datetime64("2025-01-01T00:00:00", "s")
 HOLDOUT_START = np.datetime64("2025-10-01T00:00:00", "s")

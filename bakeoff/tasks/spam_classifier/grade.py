@@ -2,7 +2,7 @@
 
 The stage runner reuses this inside its own long-lived sandbox (for the
 repair loop's smoke test on a slice of train, and for the hidden holdout);
-`bakeoff score` opens a sandbox just for it (bakeoff.tasks.spam.score).
+`bakeoff score` opens a sandbox just for it (bakeoff.tasks.spam_classifier.score).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.grading import command_failure
-from bakeoff.tasks.spam.outcome import INSTALL, PREDICT, SCORE, TRAIN, StepRecord, SubmissionOutcome, Timings
+from bakeoff.tasks.spam_classifier.outcome import INSTALL, PREDICT, SCORE, TRAIN, StepRecord, SubmissionOutcome, Timings
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
 from scorer import AnswerKeyError, Score, failed_score, score_files

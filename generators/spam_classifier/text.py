@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from generators.spam import templates
-from generators.spam import vocabulary as v
+from generators.spam_classifier import templates
+from generators.spam_classifier import vocabulary as v
 
 POOL_SIZES = {"subject": 4000, "greeting": 800, "sentence": 9000, "signoff": 800}
 NEUTRAL_POOL_SIZE = 1500

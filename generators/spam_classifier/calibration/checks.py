@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from generators.common.paired import RowKind
-from generators.spam.calibration.runner import ReferenceResult
+from generators.spam_classifier.calibration.runner import ReferenceResult
 
 TEXT_ONLY_TARGET = 0.767
 CAREFUL_TARGET = 0.801

@@ -33,8 +33,8 @@ from typing import Any
 import durable
 from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from bakeoff.taskapi.workspace import SCRATCH_DIR
-from bakeoff.tasks.spam.design import LEAK_COLUMN
-from bakeoff.tasks.spam.layout import HOLDOUT_IN_SANDBOX
+from bakeoff.tasks.spam_classifier.design import LEAK_COLUMN
+from bakeoff.tasks.spam_classifier.layout import HOLDOUT_IN_SANDBOX
 from sandbox.base import Sandbox
 from sandbox.paths import HOLDOUT_DIR
 
@@ -170,8 +170,8 @@ def _predict(sandbox: Sandbox, gate: HiddenInputs, folder: Path, name: str, env:
     """predict.py on one variant, shown at the holdout's path and writing the graded file's name, the very
     command grading runs; the predictions are copied out (no-follow, size-capped) before the gate closes."""
     from bakeoff.submission.crashes import classify
-    from bakeoff.tasks.spam.check import HOLDOUT_OUTPUT
-    from bakeoff.tasks.spam.grade import PREDICT_SCRIPT, copy_predictions
+    from bakeoff.tasks.spam_classifier.check import HOLDOUT_OUTPUT
+    from bakeoff.tasks.spam_classifier.grade import PREDICT_SCRIPT, copy_predictions
 
     source = BASELINE if name == CONTROL else name
     argv = ["python", PREDICT_SCRIPT, "--input", HOLDOUT_IN_SANDBOX, "--output", HOLDOUT_OUTPUT]

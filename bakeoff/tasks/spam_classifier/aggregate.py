@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from bakeoff.analysis.core import REPAIR_EFFECTS, CoreSummary, ModelCore, PairedComparison, TurnSummary, summarise_core
 from bakeoff.analysis.stats import Estimate, rate
-from bakeoff.tasks.spam.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES, RunSignals
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES, RunSignals
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 __all__ = ["REPAIR_EFFECTS", "BatchSummary", "ModelSummary", "PairedComparison", "TurnSummary", "summarise_batch"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from bakeoff.records.parts import execution_fields
 from bakeoff.taskapi.grade import Grade
 from bakeoff.taskapi.grading import Ending
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 from sandbox.base import ExecResult
 from sandbox.requirements import RequirementsReport
 from scorer import Score

@@ -7,8 +7,8 @@ from typing import Any
 from bakeoff.analysis.stats import Estimate, rate
 from bakeoff.report.tables import UNCAPTURED_CELL, Table, cols, short
 from bakeoff.report.transcript import transcript_path
-from bakeoff.tasks.spam.aggregate import BatchSummary, ModelSummary
-from bakeoff.tasks.spam.design import EXCLUDED_WITH_REASON, EXCLUDED_WITHOUT_REASON
+from bakeoff.tasks.spam_classifier.aggregate import BatchSummary, ModelSummary
+from bakeoff.tasks.spam_classifier.design import EXCLUDED_WITH_REASON, EXCLUDED_WITHOUT_REASON
 
 
 def _f1_cells(model: ModelSummary, estimate: Estimate | None) -> tuple[Any, Any, Any]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bakeoff.records.enums import CaptureStatus
-from bakeoff.tasks.spam import design as rules
+from bakeoff.tasks.spam_classifier import design as rules
 
 JUDGE_KEY = "judge#1"
 # longest first, so "excluded_without_reason" is not read as "excluded_with_reason"

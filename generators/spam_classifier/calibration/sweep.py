@@ -11,8 +11,8 @@ from itertools import pairwise
 from pathlib import Path
 
 from generators.secret import Secret
-from generators.spam import CorpusParams, generate_corpus
-from generators.spam.calibration.runner import ReferenceResult, run_reference
+from generators.spam_classifier import CorpusParams, generate_corpus
+from generators.spam_classifier.calibration.runner import ReferenceResult, run_reference
 
 # Around the calibrated default, which the sweep takes from the corpus itself rather than regenerating.
 DEFAULT_POINTS = (0.10, 0.15, 0.20, CorpusParams.contamination, 0.30)

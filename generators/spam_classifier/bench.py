@@ -24,8 +24,8 @@ from pathlib import Path
 from generators.common.calibration_file import write_calibration
 from generators.common.verdict import failures, report
 from generators.secret import PUBLIC_SECRET_HEX, Secret
-from generators.spam import CorpusParams, generate_corpus
-from generators.spam.calibration import Calibration, calibrate, checks
+from generators.spam_classifier import CorpusParams, generate_corpus
+from generators.spam_classifier.calibration import Calibration, calibrate, checks
 
 
 def _margin(row) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from bakeoff.analysis.core import CoreSummary
 from bakeoff.report.core import count, left_out_line, regression_lines, uncaptured_line
 from bakeoff.report.core import pair_findings as core_pair_findings
-from bakeoff.tasks.spam.aggregate import BatchSummary
-from bakeoff.tasks.spam.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.aggregate import BatchSummary
+from bakeoff.tasks.spam_classifier.signals import EXCLUDES_BUT_USES, KEEPS_BUT_IGNORES
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 
 def findings(summary: BatchSummary, core: CoreSummary) -> list[str]:

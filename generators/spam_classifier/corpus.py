@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from generators.secret import Secret
-from generators.spam import metadata, noise, planting
-from generators.spam.params import CorpusParams
-from generators.spam.text import TextPools, build_messages
+from generators.spam_classifier import metadata, noise, planting
+from generators.spam_classifier.params import CorpusParams
+from generators.spam_classifier.text import TextPools, build_messages
 
 TRAIN_COLUMNS = (
     "id",

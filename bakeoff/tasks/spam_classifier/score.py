@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bakeoff.taskapi.score import ScoreRequest, ScoringUnavailable, score_folder
-from bakeoff.tasks.spam.outcome import SubmissionOutcome
-from bakeoff.tasks.spam.plugin import TASK
-from bakeoff.tasks.spam.score_report import outcome_of
+from bakeoff.tasks.spam_classifier.outcome import SubmissionOutcome
+from bakeoff.tasks.spam_classifier.plugin import TASK
+from bakeoff.tasks.spam_classifier.score_report import outcome_of
 
 __all__ = ["ScoreOptions", "ScoringUnavailable", "SubmissionOutcome", "outcome_of", "score_submission"]
 

@@ -1,5 +1,5 @@
 """spam_classifier's grading of a workspace in an open sandbox: install, train, predict on the hidden holdout and
-score on the host (bakeoff.tasks.spam.grade), plus, in a run, the smoke test the model may see: prediction on a
+score on the host (bakeoff.tasks.spam_classifier.grade), plus, in a run, the smoke test the model may see: prediction on a
 slice of the training data (labels removed), checked against those labels. The holdout result is never shown
 to the model. A run's check and `bakeoff score` both come here (Task.grade).
 """
@@ -19,10 +19,10 @@ from bakeoff.records.parts import Crash, crash_class_of
 from bakeoff.taskapi.context import shorten
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR
-from bakeoff.tasks.spam.grade import GradingRequest, grade_in_sandbox
-from bakeoff.tasks.spam.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
-from bakeoff.tasks.spam.outcome import SpamGrade, StepRecord, SubmissionOutcome
-from bakeoff.tasks.spam.words import HEADLINE
+from bakeoff.tasks.spam_classifier.grade import GradingRequest, grade_in_sandbox
+from bakeoff.tasks.spam_classifier.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
+from bakeoff.tasks.spam_classifier.outcome import SpamGrade, StepRecord, SubmissionOutcome
+from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
 SMOKE_OUTPUT = f"{SCRATCH_DIR}/smoke_predictions.csv"

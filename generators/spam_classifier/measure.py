@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from generators.spam import noise
+from generators.spam_classifier import noise
 
 
 @dataclass(frozen=True)

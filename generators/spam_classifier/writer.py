@@ -14,10 +14,10 @@ from typing import Any
 import durable
 from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
 from generators.secret import Secret
-from generators.spam.corpus import CorpusTables, Progress, build_tables, no_progress
-from generators.spam.measure import MeasuredRates, measure_corpus
-from generators.spam.memory import check_memory
-from generators.spam.params import GENERATOR_VERSION, CorpusParams
+from generators.spam_classifier.corpus import CorpusTables, Progress, build_tables, no_progress
+from generators.spam_classifier.measure import MeasuredRates, measure_corpus
+from generators.spam_classifier.memory import check_memory
+from generators.spam_classifier.params import GENERATOR_VERSION, CorpusParams
 
 EXCERPT_LINES = 10
 DATA_FILES = ("train.csv", "holdout.csv", "holdout_answers.csv", "truth.csv", "excerpt.txt")

@@ -12,13 +12,13 @@ from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED
 from bakeoff.batchfolder.read import RunRecords
 from bakeoff.records import Stage
 from bakeoff.taskapi.grade import read_grade
-from bakeoff.tasks.spam import design as design_rules
-from bakeoff.tasks.spam.design import DesignSignals, analyse_design
-from bakeoff.tasks.spam.hooks import PROBE_KEY, RETRAIN_KEY
-from bakeoff.tasks.spam.outcome import SpamGrade
-from bakeoff.tasks.spam.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
-from bakeoff.tasks.spam.retrain import RetrainResult
-from bakeoff.tasks.spam.words import WORDS
+from bakeoff.tasks.spam_classifier import design as design_rules
+from bakeoff.tasks.spam_classifier.design import DesignSignals, analyse_design
+from bakeoff.tasks.spam_classifier.hooks import PROBE_KEY, RETRAIN_KEY
+from bakeoff.tasks.spam_classifier.outcome import SpamGrade
+from bakeoff.tasks.spam_classifier.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
+from bakeoff.tasks.spam_classifier.retrain import RetrainResult
+from bakeoff.tasks.spam_classifier.words import WORDS
 
 __all__ = ["CONSISTENT", "EXCLUDES_BUT_USES", "GRADED", "HARNESS_FAILED", "KEEPS_BUT_IGNORES", "UNCAPTURED",
            "UNDECLARED_USE", "UNFINISHED", "RunSignals", "divergence_of", "probe_and_retrain", "run_signals"]

@@ -1,4 +1,4 @@
-"""`bakeoff score --task spam_classifier`: the grading outcome (bakeoff.tasks.spam.score) as a ScoreReport."""
+"""`bakeoff score --task spam_classifier`: the grading outcome (bakeoff.tasks.spam_classifier.score) as a ScoreReport."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 from typing import Any
 
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
-from bakeoff.tasks.spam.check import SpamGraded
-from bakeoff.tasks.spam.outcome import SubmissionOutcome
-from bakeoff.tasks.spam.words import WORDS
+from bakeoff.tasks.spam_classifier.check import SpamGraded
+from bakeoff.tasks.spam_classifier.outcome import SubmissionOutcome
+from bakeoff.tasks.spam_classifier.words import WORDS
 from sandbox.kinds import UNSAFE
 
 

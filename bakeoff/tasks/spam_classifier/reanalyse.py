@@ -21,9 +21,9 @@ from bakeoff.batchfolder.read import RunRecords, read_batch
 from bakeoff.errors import BakeoffError
 from bakeoff.records import AnalysisRecord, Plan, RunRecord, RunStatus
 from bakeoff.taskapi.plugin import AnalyzeSettings, RunAnalysis
-from bakeoff.tasks.spam.design import analyse_design
-from bakeoff.tasks.spam.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
-from bakeoff.tasks.spam.probes import BASELINE
+from bakeoff.tasks.spam_classifier.design import analyse_design
+from bakeoff.tasks.spam_classifier.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
+from bakeoff.tasks.spam_classifier.probes import BASELINE
 
 __all__ = ["AnalysisCorpusMissing", "AnalyzeSettings", "RunAnalysis", "analysis_options", "analyze_batch", "analyze_run"]
 
@@ -36,7 +36,7 @@ def analysis_options(settings: AnalyzeSettings) -> AnalysisOptions:
     """The leak probe's and the retrains' options among the settings' task options (the defaults for the rest)."""
     known = {f.name for f in dataclasses.fields(AnalysisOptions)}
     given = {key: value for key, value in settings.options.items() if key in known}
-    return AnalysisOptions(**given)  # type: ignore[arg-type]  # each typed by its declared option (bakeoff.tasks.spam.plugin)
+    return AnalysisOptions(**given)  # type: ignore[arg-type]  # each typed by its declared option (bakeoff.tasks.spam_classifier.plugin)
 
 
 def analyze_batch(
@@ -72,7 +72,7 @@ def _analyze_one(run: RunRecords, plan, kind: str, settings: AnalyzeSettings, ju
 
 def analyze_run(run: RunRecords, plan: Plan, kind: str, settings: AnalyzeSettings, judge: Any = None) -> RunAnalysis:
     from bakeoff.batchfolder.files import utc_now
-    from bakeoff.tasks.spam.judge import judge_stance
+    from bakeoff.tasks.spam_classifier.judge import judge_stance
 
     options = analysis_options(settings)
     measured: Mapping[str, Any] = {}
@@ -100,7 +100,7 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: 
     """The probe and the retrains, in a sandbox opened on the run's repository."""
     from bakeoff.runner.run import run_sandbox
     from bakeoff.taskapi.corpus import CorpusFiles
-    from bakeoff.tasks.spam.layout import LAYOUT
+    from bakeoff.tasks.spam_classifier.layout import LAYOUT
     from sandbox.submission import open_submission_sandbox
 
     corpus = _corpus_of(run.run_id, record, plan)

@@ -27,7 +27,7 @@ import numpy as np
 from generators.common.child import child_env
 from generators.common.paired import PairedInterval, RowKind
 from generators.errors import CorpusNotFound, ReferenceFailed
-from generators.spam.references import CHEATERS, materialize
+from generators.spam_classifier.references import CHEATERS, materialize
 
 CORPUS_FILES = ("train.csv", "holdout.csv", "holdout_answers.csv", "manifest.json")
 _EXPECTED_F1 = re.compile(r"^EXPECTED_F1:\s*([0-9]*\.?[0-9]+)\s*$", re.MULTILINE)

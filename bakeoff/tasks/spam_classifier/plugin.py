@@ -1,8 +1,8 @@
 """The spam_classifier take-home as a task value: a spam filter scored on arrival, graded by F1 on a holdout.
 
 The trap is a leaking column (`moderator_flagged`); grading installs, trains, predicts on a smoke slice of
-train and on the hidden holdout (bakeoff.tasks.spam.check); the probes are the leak probe and the seed
-retrains (bakeoff.tasks.spam.hooks), which `bakeoff analyze` can recompute (bakeoff.tasks.spam.reanalyse).
+train and on the hidden holdout (bakeoff.tasks.spam_classifier.check); the probes are the leak probe and the seed
+retrains (bakeoff.tasks.spam_classifier.hooks), which `bakeoff analyze` can recompute (bakeoff.tasks.spam_classifier.reanalyse).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, JsonMap
 from bakeoff.taskapi.plugin import AnalyzeSettings, CoreSection, GenerateRequest, RunAnalysis
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
 from bakeoff.taskapi.task import Task
-from bakeoff.tasks.spam.check import SpamGraded, grade
-from bakeoff.tasks.spam.grade import PREDICT_SCRIPT
-from bakeoff.tasks.spam.layout import LAYOUT
-from bakeoff.tasks.spam.outcome import SpamGrade
-from bakeoff.tasks.spam.words import HEADLINE, WORDS
+from bakeoff.tasks.spam_classifier.check import SpamGraded, grade
+from bakeoff.tasks.spam_classifier.grade import PREDICT_SCRIPT
+from bakeoff.tasks.spam_classifier.layout import LAYOUT
+from bakeoff.tasks.spam_classifier.outcome import SpamGrade
+from bakeoff.tasks.spam_classifier.words import HEADLINE, WORDS
 
 # The demo's corpus: small enough for a 2-core machine, with every trap of the full one.
 DEMO_ROWS = 4000
@@ -36,13 +36,13 @@ class InvalidSweepPoints(BakeoffError):
 
 
 class SpamCorpus:
-    """generators.spam: a seeded corpus with a visible train.csv and a hidden holdout."""
+    """generators.spam_classifier: a seeded corpus with a visible train.csv and a hidden holdout."""
 
     layout = LAYOUT
 
     def generate(self, request: GenerateRequest, progress: Progress) -> str:
         from generators.secret import Secret
-        from generators.spam import CorpusParams, generate_corpus
+        from generators.spam_classifier import CorpusParams, generate_corpus
 
         params = CorpusParams(seed=request.seed, **{k: v for k, v in request.options.items() if v is not None})  # type: ignore[arg-type]
         secret = Secret.read(request.secret_file) if request.secret_file is not None else None
@@ -55,7 +55,7 @@ class SpamCorpus:
 
 
 class SpamGrader:
-    """bakeoff.tasks.spam.check; the claim is an EXPECTED_F1 line (bakeoff.answers)."""
+    """bakeoff.tasks.spam_classifier.check; the claim is an EXPECTED_F1 line (bakeoff.answers)."""
 
     def grade(self, job: GradeJob) -> SpamGraded:
         return grade(job)
@@ -68,7 +68,7 @@ class SpamGrader:
 
 
 def score_report(folder: ScoredFolder) -> ScoreReport:
-    from bakeoff.tasks.spam.score_report import SpamScoreReport, outcome_of
+    from bakeoff.tasks.spam_classifier.score_report import SpamScoreReport, outcome_of
 
     return SpamScoreReport(outcome_of(folder))
 
@@ -87,14 +87,14 @@ class SpamReferences:
 
     @property
     def cheaters(self) -> tuple[str, ...]:
-        from generators.spam.references import CHEATERS
+        from generators.spam_classifier.references import CHEATERS
 
         return tuple(CHEATERS)
 
     def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
-        from bakeoff.tasks.spam.calibration_tables import calibration_tables
-        from generators.spam.calibration import calibrate as run_calibration
-        from generators.spam.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
+        from bakeoff.tasks.spam_classifier.calibration_tables import calibration_tables
+        from generators.spam_classifier.calibration import calibrate as run_calibration
+        from generators.spam_classifier.calibration.sweep import DEFAULT_POINTS, DEFAULT_SWEEP_VARIANTS
 
         points = options.get("sweep_points")
         variants = options.get("sweep_variants")
@@ -107,21 +107,21 @@ class SpamReferences:
 
 
 class SpamProbes:
-    """The leak probe and the seed retrains (bakeoff.tasks.spam.hooks)."""
+    """The leak probe and the seed retrains (bakeoff.tasks.spam_classifier.hooks)."""
 
     def hooks(self) -> Mapping[str, EvaluateHook]:
-        from bakeoff.tasks.spam.hooks import evaluate_hooks
+        from bakeoff.tasks.spam_classifier.hooks import evaluate_hooks
 
         return evaluate_hooks()
 
 
 class SpamReanalysis:
-    """`bakeoff analyze`: the probe and the retrains for a finished batch (bakeoff.tasks.spam.reanalyse)."""
+    """`bakeoff analyze`: the probe and the retrains for a finished batch (bakeoff.tasks.spam_classifier.reanalyse)."""
 
     def reanalyse(self, batch_dir: Path, settings: AnalyzeSettings, progress: Progress) -> list[RunAnalysis]:
         from dataclasses import replace
 
-        from bakeoff.tasks.spam.reanalyse import analyze_batch
+        from bakeoff.tasks.spam_classifier.reanalyse import analyze_batch
 
         options = dict(settings.options)
         options["probe"] = not options.pop("no_probe", False)  # the flag is --no-probe
@@ -131,7 +131,7 @@ class SpamReanalysis:
 def report_sections(batch: BatchRecords, core: CoreFigures, bootstrap_seed: int) -> Sequence[ReportPart | CoreSection]:
     """F1 per model, the leak probe against the design, calibration; every task's part between."""
     from bakeoff.analysis.core import CoreSummary
-    from bakeoff.tasks.spam.report import spam_sections
+    from bakeoff.tasks.spam_classifier.report import spam_sections
 
     assert isinstance(core, CoreSummary)  # the report's own summary
     return spam_sections(batch, core)
@@ -139,7 +139,7 @@ def report_sections(batch: BatchRecords, core: CoreFigures, bootstrap_seed: int)
 
 def run_metadata(run: RunRecords) -> JsonMapping:
     """The design's stance on the leaking column and metric, the leak probe, their divergence, the spam rate."""
-    from bakeoff.tasks.spam.signals import run_signals
+    from bakeoff.tasks.spam_classifier.signals import run_signals
 
     signals = run_signals(run)
     return {"leak_stance": signals.design.stance, "metric": signals.design.metric,
@@ -189,8 +189,8 @@ TASK = Task(
     grader=SpamGrader(),
     score_report=score_report,
     script=PREDICT_SCRIPT,
-    generator="spam",  # generators.spam: its manifests say "spam-<version>"
-    grader_modules=("bakeoff.tasks.spam.check", "bakeoff.tasks.spam.grade", "scorer"),
+    generator="spam",  # generators.spam_classifier: its manifests say "spam-<version>"
+    grader_modules=("bakeoff.tasks.spam_classifier.check", "bakeoff.tasks.spam_classifier.grade", "scorer"),
     options=OPTIONS,
     calibration=SpamReferences(),
     probes=SpamProbes(),

@@ -140,7 +140,7 @@ def _retrain_once(
     predict_timeout_s: float,
 ) -> SeedScore:
     from bakeoff.submission.crashes import classify
-    from bakeoff.tasks.spam.grade import copy_predictions
+    from bakeoff.tasks.spam_classifier.grade import copy_predictions
     from scorer import score_files
 
     workspace = sandbox.spec.workspace

@@ -7,11 +7,11 @@ from bakeoff.analysis.core import CoreSummary
 from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.taskapi.plugin import CoreSection
-from bakeoff.tasks.spam.aggregate import BatchSummary, summarise_batch
-from bakeoff.tasks.spam.findings import findings
-from bakeoff.tasks.spam.plots import head_plots, tail_plots
-from bakeoff.tasks.spam.signals import run_signals
-from bakeoff.tasks.spam.tables import behaviour_table, models_table, runs_table
+from bakeoff.tasks.spam_classifier.aggregate import BatchSummary, summarise_batch
+from bakeoff.tasks.spam_classifier.findings import findings
+from bakeoff.tasks.spam_classifier.plots import head_plots, tail_plots
+from bakeoff.tasks.spam_classifier.signals import run_signals
+from bakeoff.tasks.spam_classifier.tables import behaviour_table, models_table, runs_table
 
 
 def summarise(records: BatchRecords, bootstrap_seed: int = 0, core: CoreSummary | None = None) -> BatchSummary:

@@ -8,7 +8,7 @@ from typing import Any
 
 from bakeoff.report.plots import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, model_colours, rows_of
 from bakeoff.report.svg import MUTED, Canvas, Scale, empty_note, legend, x_axis, y_axis
-from bakeoff.tasks.spam.aggregate import BatchSummary
+from bakeoff.tasks.spam_classifier.aggregate import BatchSummary
 
 
 def f1_per_model(summary: BatchSummary) -> str:

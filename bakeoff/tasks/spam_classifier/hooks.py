@@ -16,8 +16,8 @@ from typing import Any
 from bakeoff.records import LadderCheck, Rung
 from bakeoff.taskapi.context import RunContext, StageClock
 from bakeoff.taskapi.hidden_inputs import HiddenInputs
-from bakeoff.tasks.spam.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
-from bakeoff.tasks.spam.retrain import retrain_submission
+from bakeoff.tasks.spam_classifier.probes import DEFAULT_ROWS, INCONCLUSIVE, ProbeResult, probe_submission
+from bakeoff.tasks.spam_classifier.retrain import retrain_submission
 
 PROBE_KEY = "probe"
 RETRAIN_KEY = "retrain"

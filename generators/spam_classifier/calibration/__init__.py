@@ -13,17 +13,22 @@ from pathlib import Path
 
 from generators.common.paired import paired_f1_margin
 from generators.secret import corpus_secret
-from generators.spam import CorpusParams, read_manifest
-from generators.spam.calibration.checks import CalibrationChecks, evaluate
-from generators.spam.calibration.runner import ReferenceResult, ReferenceRun, check_corpus, run_reference_predictions
-from generators.spam.calibration.sweep import (
+from generators.spam_classifier import CorpusParams, read_manifest
+from generators.spam_classifier.calibration.checks import CalibrationChecks, evaluate
+from generators.spam_classifier.calibration.runner import (
+    ReferenceResult,
+    ReferenceRun,
+    check_corpus,
+    run_reference_predictions,
+)
+from generators.spam_classifier.calibration.sweep import (
     DEFAULT_POINTS,
     DEFAULT_SWEEP_VARIANTS,
     SweepPoint,
     falls_monotonically,
     run_sweep,
 )
-from generators.spam.references import CHEATERS, VARIANTS
+from generators.spam_classifier.references import CHEATERS, VARIANTS
 
 
 @dataclass(frozen=True)
