@@ -87,6 +87,7 @@ class FakeRun:
     # The implement answer's capture audit and its completion (a timeout, a cut answer...); None: not recorded.
     implement_capture: Capture | None = None
     implement_completion: CompletionRecord | None = None
+    model_info: dict[str, object] = field(default_factory=dict)  # the backend's, as the run record keeps it
 
     @property
     def run_id(self) -> str:
@@ -172,7 +173,7 @@ def run_record(run: FakeRun) -> RunRecord:
     )
     return RunRecord(
         run_id=run.run_id, run_index=run.index, seed=run.seed, task="spam_classifier",
-        model=ModelRef(label=run.model, spec=f"scripted:{run.model}"),
+        model=ModelRef(label=run.model, spec=f"scripted:{run.model}", info=run.model_info),
         corpus=CorpusRef(path=run.corpus or "", manifest_sha256=None), isolation="docker",
         status=RunStatus(run.run_status), error="engine died" if harness_failed else None, outcome=outcome,
         stages=(), repair_effects=tuple(RepairEffect(t[4]) for t in run.turns), capture=CaptureCounts(**run.capture),

@@ -58,6 +58,21 @@ def test_rows_are_models_by_identity_and_pairs_stay_within_a_batch(tmp_path):
     assert len(pair.seeds) == 3  # only batch two's three seeds: batch one's runs of seed 1001 pair with nothing
 
 
+def test_one_endpoint_model_served_at_two_quantizations_or_by_two_engines_is_two_rows(tmp_path):
+    """Issue 37: the row key holds what the server said it ran (bakeoff.models.effective), per model and batch, so
+    a run that recorded nothing joins its model's row instead of splitting it."""
+    endpoint = {"m": "openai:http://127.0.0.1:9/v1#llama3"}
+    q4 = {"engine": "ollama", "quantization": "Q4_K_M"}
+    one = fake_batch(tmp_path / "one", [FakeRun("m", i, f1=0.6, model_info=q4) for i in (1, 2)], endpoint)
+    two = fake_batch(tmp_path / "two", [FakeRun("m", 1, f1=0.7, model_info={**q4, "quantization": "Q6_K"}),
+                                        FakeRun("m", 2, f1=0.7)], endpoint)
+    three = fake_batch(tmp_path / "three", [FakeRun("m", 1, f1=0.5, model_info={"engine": "vllm"})], endpoint)
+    four = fake_batch(tmp_path / "four", [FakeRun("m", 1, f1=0.6, model_info=q4)], endpoint)
+    board = pooled_board([read_batch(b) for b in (one, two, three, four)], F1, "spam_classifier")
+    assert sorted((row.runs, row.batches) for row in board.rows) == \
+        [(1, ("three",)), (2, ("two",)), (3, ("one", "four"))]
+
+
 def test_batches_that_differ_are_refused_by_name_and_pooled_marked_when_allowed(tmp_path):
     same = fake_batch(tmp_path / "same", [FakeRun("a", 1, f1=0.7)], {"a": "sha256:aaa"})
     other = fake_batch(tmp_path / "other", [FakeRun("a", 1, f1=0.6)], {"a": "sha256:aaa"}, corpus="c2",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,12 +219,43 @@ class PooledBoard:
         return tuple(p for p in self.core.pairs if p.seeds)  # only rows whose runs share a batch and a seed
 
 
-def _row_key(records: BatchRecords, run: RunRecords) -> tuple[str, str, str]:
-    """(identity, reasoning mode, scaffold): what a pooled row is. The run's model label, not its row's, finds
-    the identity, so a staged and an agent run of one file share the identity and differ by scaffold."""
-    model = base_model(run, run_model_label(run))
-    entry = records.plan.model(model)
-    return identity_of(records, model), entry.reasoning if entry is not None else "default", run.scaffold
+RowKey = tuple[str, str, str, str, str]
+
+
+def served_as(records: BatchRecords, label: str) -> tuple[str, str]:
+    """(engine, quantization) a model ran with in a batch, from the first run that recorded them ("" where none
+    did): one answer per model and batch, so a run that recorded nothing does not split its model's row."""
+    for run in records.runs:
+        if run.run is not None and run_model_label(run) == label:
+            facts = run.run.model.facts
+            if facts.engine or facts.quantization:
+                return facts.engine or "", facts.quantization or ""
+    return "", ""
+
+
+def _row_keys(records: BatchRecords) -> Callable[[RunRecords], RowKey]:
+    """(identity, engine, quantization, reasoning mode, scaffold): what a pooled row is, so one model at Q4_K_M and
+    at Q6_K, or through two servers, are two rows. The run's model label, not its row's, finds the identity, so a
+    staged and an agent run of one file share the identity and differ by scaffold."""
+    known: dict[str, tuple[str, str, str, str]] = {}
+
+    def key(run: RunRecords) -> RowKey:
+        model = base_model(run, run_model_label(run))
+        if model not in known:
+            entry = records.plan.model(model)
+            known[model] = (identity_of(records, model), *served_as(records, model),
+                            entry.reasoning if entry is not None else "default")
+        return (*known[model], run.scaffold)
+
+    return key
+
+
+def _row_name(label: str, key: RowKey, named: Mapping[RowKey, str]) -> str:
+    """A new row's name: its label, or, where another row already has it, the label and how this one was served."""
+    if label not in named.values():
+        return label
+    served = " ".join(part for part in key[1:3] if part) or "served otherwise"
+    return f"{label} ({served})"
 
 
 def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_task: str, allow_mixed: bool = False,
@@ -239,20 +270,21 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
         raise BatchesNotPoolable(f"these batches cannot be pooled: {describe_differences(found)}. Pool only batches "
                                  "of the same task version, corpus, secret, harness, sandbox and settings, or pass --allow-mixed "
                                  "to pool them with each row marked")
-    keys: dict[tuple[str, str, str], str] = {}  # row key -> row name
-    labels: dict[tuple[str, str, str], list[str]] = {}
+    keys: dict[RowKey, str] = {}  # row key -> row name
+    labels: dict[RowKey, list[str]] = {}
     cores: list[RunCore] = []
     costs: list[RunCost] = []
     row_batches: dict[str, list[str]] = {}
     later: dict[str, list[str]] = {}  # row name -> its runs' "added later" marks, each with its batch
     for index, records in enumerate(batches):
         added = added_marks(records)
+        row_key = _row_keys(records)
         for run in records.runs:
             label = run_model_label(run)
-            key = _row_key(records, run)
+            key = row_key(run)
             if label not in labels.setdefault(key, []):
                 labels[key].append(label)
-            name = keys.setdefault(key, label)
+            name = keys.setdefault(key, _row_name(label, key, keys))
             one = run_core(run)
             # Seeds pair runs of one batch only: another batch's seed 7 ran on another night.
             seed = None if one.seed is None else index * (1 << 32) + one.seed
@@ -262,7 +294,9 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
                 row_batches[name].append(names[index])
                 if label in added:
                     later.setdefault(name, []).append(f"{names[index]}: {added[label]}")
-    renamed = {keys[key]: " / ".join(found_labels) for key, found_labels in labels.items()}
+    # A row's name: every label it ran under, and how it was served where that sets it apart.
+    renamed = {keys[key]: " / ".join(found_labels) + keys[key].removeprefix(found_labels[0])
+               for key, found_labels in labels.items()}
     cores = [dataclasses.replace(c, model=renamed[c.model]) for c in cores]
     costs = [dataclasses.replace(c, model=renamed[c.model]) for c in costs]
     order = [renamed[keys[key]] for key in keys]

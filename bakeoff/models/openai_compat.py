@@ -18,6 +18,7 @@ import httpx
 
 from bakeoff.models.api_key import bearer_headers
 from bakeoff.models.base import Completion, GenerationSettings, Message
+from bakeoff.models.effective import effective_config
 from bakeoff.models.errors import ReasoningModeUnsupported
 from bakeoff.models.rate_limit import (
     DEFAULT_RATE_LIMIT_WAIT_S,
@@ -43,6 +44,7 @@ class HttpSettings:
     connect_timeout_s: float = 10.0
     reasoning: str = "default"  # default, off, low, medium, high
     server: str = ""  # "llama.cpp", "vllm" or "ollama": which field carries the reasoning switch
+    ask_effective: bool = True  # ask the server once what it runs (bakeoff.models.effective)
 
 
 SERVERS = ("llama.cpp", "vllm", "ollama")
@@ -95,6 +97,7 @@ class OpenAICompatBackend:
             self._client.headers["Authorization"] = f"Bearer {server_api_key}"
         self._reasoning_fields = reasoning_fields(http.reasoning, http.server)  # refused here, before any request
         self._tokenize_url: str | None = self.base_url.removesuffix("/v1") + "/tokenize"
+        self._effective: dict | None = None  # what the server said it runs, asked before the first turn
 
     @property
     def identity(self) -> str:
@@ -135,6 +138,14 @@ class OpenAICompatBackend:
         self._sleep(wait)
 
     def chat(self, messages: Sequence[Message], *, key: str, settings: GenerationSettings) -> Completion:
+        if self._effective is None:
+            self._effective = effective_config(self._client, self.base_url, self.model).info() \
+                if self.http.ask_effective else {}
+        completion = self._chat(messages, settings)
+        return replace(completion, model_info={**self._effective, **completion.model_info}) if self._effective \
+            else completion
+
+    def _chat(self, messages: Sequence[Message], settings: GenerationSettings) -> Completion:
         url = f"{self.base_url}/chat/completions"
         timeout = httpx.Timeout(settings.timeout_s, connect=min(self.http.connect_timeout_s, settings.timeout_s))
         payload = self._payload(messages, settings)

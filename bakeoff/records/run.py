@@ -32,7 +32,8 @@ class ModelRef(JsonRecord):
 class ModelFacts:
     """What a backend's model_info says of the model's cost and identity, typed (None where it says nothing):
     a GGUF's quantization, parameter count (from its header's tensor table) and file size and sha256;
-    the GPU it was offloaded to; an endpoint's served model name."""
+    the GPU it was offloaded to; an endpoint's served model name; the engine that served it (bakeoff's own
+    "binding" or "server", or what an endpoint said it runs: bakeoff.models.effective)."""
 
     quantization: str | None = None
     parameters: int | None = None
@@ -40,6 +41,7 @@ class ModelFacts:
     sha256: str | None = None
     gpu: str | None = None
     served_model: str | None = None
+    engine: str | None = None
 
     @classmethod
     def from_info(cls, info: Mapping[str, Any]) -> ModelFacts:
@@ -52,7 +54,7 @@ class ModelFacts:
             return value if isinstance(value, str) and value else None
 
         return cls(text("quantization"), whole("parameters"), whole("file_bytes"), text("sha256"), text("gpu"),
-                   text("served_model"))
+                   text("served_model"), text("engine"))
 
 
 @dataclass(frozen=True)
