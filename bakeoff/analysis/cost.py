@@ -1,7 +1,7 @@
 """What a run cost, beside what it scored: time (the run's and the model calls'), tokens in and out (the answer
 and the reasoning apart), generation speed, memory peaks (the engine's, the GPU's), the sandbox's CPU seconds,
 and what the model is (quantization, parameters, file size), from its stage records (an agent's calls from its
-step records); per model the
+step records); and, for a model its plan entry prices (an API control), the dollars its tokens cost. Per model the
 same summed up. Every task has the same cost: nothing here is a task's.
 """
 
@@ -11,8 +11,10 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bakeoff.batchfolder.read import RunRecords, run_model_label
+from bakeoff.analysis.loops import base_model
+from bakeoff.batchfolder.read import BatchRecords, RunRecords, run_model_label
 from bakeoff.records import CompletionRecord, ModelFacts
+from bakeoff.records.plan import Price
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class RunCost:
     gpu_peak_used_bytes: int | None
     sandbox_cpu_s: float | None
     facts: ModelFacts
+    usd: float | None = None  # what its tokens cost at its plan entry's price; None: not priced
 
     @property
     def output_tokens(self) -> int:
@@ -60,22 +63,36 @@ def _sum(values: Iterable[float | None]) -> float | None:
     return sum(known) if known else None
 
 
-def run_cost(run: RunRecords) -> RunCost:
-    """The run's cost from its stage records (an unfinished run's so far)."""
+def run_price(records: BatchRecords, run: RunRecords) -> Price | None:
+    """The price the plan gave the run's model (None: not priced)."""
+    entry = records.plan.model(base_model(run, run_model_label(run)))
+    return entry.price if entry is not None else None
+
+
+def run_costs(records: BatchRecords) -> list[RunCost]:
+    """Every run's cost, priced where the plan prices its model."""
+    return [run_cost(run, run_price(records, run)) for run in records.runs]
+
+
+def run_cost(run: RunRecords, price: Price | None = None) -> RunCost:
+    """The run's cost from its stage records (an unfinished run's so far), in dollars too at `price`."""
     stages = list(run.stages.values())
     completions = _completions(run)
     resources = [record.resources for record in stages if record.resources is not None]
     facts = next((ModelFacts.from_info(c.model_info) for c in reversed(completions) if c.model_info), ModelFacts())
     if run.run is not None and run.run.model.info:
         facts = run.run.model.facts
+    prompt = sum(int(c.prompt_tokens or 0) for c in completions)
+    cached = sum(int(c.cached_prompt_tokens or 0) for c in completions)
+    output = sum(c.answer_tokens + int(c.reasoning_tokens or 0) for c in completions)
     return RunCost(
         run_id=run.run_id,
         model=run_model_label(run),
         wall_s=sum(float(r.timings.wall_s) for r in stages),
         model_s=sum(float(r.timings.model_s) for r in stages),
         sandbox_s=sum(float(r.timings.sandbox_s) for r in stages),
-        prompt_tokens=sum(int(c.prompt_tokens or 0) for c in completions),
-        cached_prompt_tokens=sum(int(c.cached_prompt_tokens or 0) for c in completions),
+        prompt_tokens=prompt,
+        cached_prompt_tokens=cached,
         answer_tokens=sum(c.answer_tokens for c in completions),
         reasoning_tokens=sum(int(c.reasoning_tokens or 0) for c in completions),
         generation_s=sum(float(c.generation_seconds or 0.0) for c in completions),
@@ -84,6 +101,7 @@ def run_cost(run: RunRecords) -> RunCost:
         gpu_peak_used_bytes=_peak(r.gpu_peak_used_bytes for r in resources),
         sandbox_cpu_s=_sum(r.sandbox_cpu_s for r in resources),
         facts=facts,
+        usd=price.dollars(prompt, cached, output) if price is not None else None,
     )
 
 
@@ -103,6 +121,7 @@ class ModelCost:
     gpu_peak_used_bytes: int | None
     sandbox_cpu_s_per_run: float | None
     facts: ModelFacts
+    usd_per_run: float | None = None  # mean dollars per run; None: not priced
 
     @property
     def output_tokens_per_run(self) -> float | None:
@@ -139,6 +158,7 @@ def model_cost(model: str, costs: Sequence[RunCost]) -> ModelCost:
         gpu_peak_used_bytes=_peak(c.gpu_peak_used_bytes for c in used),
         sandbox_cpu_s_per_run=_mean(cpu),
         facts=facts,
+        usd_per_run=_mean([c.usd for c in used if c.usd is not None]),
     )
 
 

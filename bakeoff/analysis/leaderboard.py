@@ -21,7 +21,7 @@ from pathlib import Path
 
 import durable
 from bakeoff.analysis.core import CoreSummary, PairedComparison, RunCore, run_core, summarise_core
-from bakeoff.analysis.cost import ModelCost, RunCost, model_costs, run_cost
+from bakeoff.analysis.cost import ModelCost, RunCost, model_costs, run_cost, run_costs, run_price
 from bakeoff.analysis.loops import base_model
 from bakeoff.analysis.stats import Estimate
 from bakeoff.batchfolder.read import BatchRecords, RunRecords, run_model_label
@@ -87,7 +87,7 @@ def added_marks(records: BatchRecords) -> dict[str, str]:
 
 def batch_leaderboard(records: BatchRecords, core: CoreSummary, added: Mapping[str, str] | None = None) -> tuple[LeaderRow, ...]:
     """One batch's board: its models by label, ranked (`added`: a mark per model whose runs were added later)."""
-    costs = model_costs([run_cost(run) for run in records.runs], [m.model for m in core.models])
+    costs = model_costs(run_costs(records), [m.model for m in core.models])
     plan_models = {m.label: m for m in records.plan.models}
     shapes = {row.row: row for row in core.rows}  # a row's model and scaffold (its label names both)
     rows = []
@@ -289,7 +289,7 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
             # Seeds pair runs of one batch only: another batch's seed 7 ran on another night.
             seed = None if one.seed is None else index * (1 << 32) + one.seed
             cores.append(dataclasses.replace(one, model=name, seed=seed))
-            costs.append(dataclasses.replace(run_cost(run), model=name))
+            costs.append(dataclasses.replace(run_cost(run, run_price(records, run)), model=name))
             if names[index] not in row_batches.setdefault(name, []):
                 row_batches[name].append(names[index])
                 if label in added:

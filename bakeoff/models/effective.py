@@ -6,7 +6,7 @@ what ran, so each backend asks its server once, before its first turn, and every
 the answer (docs/models.md, "What ran").
 
 Each engine is asked in its own words: llama.cpp's `GET /props`, Ollama's `GET /api/version` then `POST /api/show`, vLLM's `max_model_len`
-in `GET /v1/models`. The answers are other programs' bytes: decoded into typed shapes that ignore unknown keys
+in `GET /v1/models`. The answers are other programs' bytes: read by durable's capped reader into typed shapes that ignore unknown keys
 and refuse wrong types, and a server that answers none of them is recorded as `unknown`, never an error (a hosted
 API has none of these endpoints).
 """
@@ -20,6 +20,8 @@ from typing import Any
 
 import httpx
 import msgspec
+
+import durable
 
 PROBE_TIMEOUT_S = 5.0
 UNKNOWN = "unknown"
@@ -87,8 +89,8 @@ def _decoded(response: httpx.Response, shape: type[Any]) -> Any:
     if response.status_code != 200:
         return None
     try:
-        return msgspec.json.decode(response.content, type=shape)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return msgspec.convert(durable.loads(response.content, what="a server's answer"), type=shape)
+    except (durable.UntrustedJSON, msgspec.ValidationError):
         return None
 
 

@@ -40,6 +40,23 @@ class PlanChanged(BakeoffError):
 
 
 @dataclass(frozen=True)
+class Price(JsonRecord):
+    """What a priced model's provider charges, in US dollars per million tokens: prompt tokens, prompt tokens the
+    provider served from its cache (at the input price where it gives none), and generated tokens (reasoning
+    included: providers bill it as output)."""
+
+    input: float
+    output: float
+    cached_input: float | None = None
+    WRITTEN_WHEN_SET = ("cached_input",)
+
+    def dollars(self, prompt_tokens: float, cached_tokens: float, output_tokens: float) -> float:
+        cached_rate = self.input if self.cached_input is None else self.cached_input
+        fresh = max(prompt_tokens - cached_tokens, 0.0)
+        return (fresh * self.input + cached_tokens * cached_rate + output_tokens * self.output) / 1e6
+
+
+@dataclass(frozen=True)
 class RunLimits(JsonRecord):
     """Caps of every execution in a run's sandbox."""
 
@@ -66,6 +83,7 @@ class ModelEntry:
     # read back from batch.json or made by hand, which the runner parses where it needs it (model_entries.spec_of):
     # a record holds the text, and reading one needs no backend kind.
     parsed: ModelSpec | None = field(default=None, compare=False)
+    price: Price | None = None  # a priced model's (an API control's): the report's money
 
     def opening_options(self, context_tokens: int) -> BackendOptions:
         """What the model is opened with in a batch: a gguf model is loaded with the task's context unless
@@ -81,6 +99,8 @@ class ModelEntry:
         options = identity_options(dict(self.options))
         if options:
             entry["options"] = options
+        if self.price is not None:
+            entry["price"] = self.price.to_json()
         return entry
 
 
@@ -162,6 +182,7 @@ class _ModelJson:
     spec: str
     reasoning: str = DEFAULT_REASONING
     options: dict[str, Any] = field(default_factory=dict)
+    price: Price | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +210,7 @@ def _model_entry(item: _ModelJson, model_options: Mapping[str, Any]) -> ModelEnt
         backend = backend_options(model_options, own, item.reasoning)
     except BackendOptionInvalid as exc:
         raise DamagedRecord(f"plan model {item.label!r}: {exc}") from None
-    return ModelEntry(item.label, item.spec, item.reasoning, own, backend)
+    return ModelEntry(item.label, item.spec, item.reasoning, own, backend, price=item.price)
 
 
 def _plan_from_json(data: Any) -> Plan:

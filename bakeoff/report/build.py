@@ -13,7 +13,7 @@ from pathlib import Path
 import durable
 from bakeoff.analysis.admit import admit, refusal_lines
 from bakeoff.analysis.core import CoreSummary, run_core, summarise_core
-from bakeoff.analysis.cost import model_costs, run_cost
+from bakeoff.analysis.cost import model_costs, run_costs
 from bakeoff.analysis.leaderboard import LeaderRow, added_marks, batch_leaderboard
 from bakeoff.analysis.margins import next_row_margins
 from bakeoff.analysis.stats import INTERVAL_RULE
@@ -22,7 +22,7 @@ from bakeoff.batchfolder.layout import REPORT_DIR
 from bakeoff.batchfolder.read import BatchRecords, read_batch
 from bakeoff.report.capture import capture_reasons_table
 from bakeoff.report.core import core_section, count
-from bakeoff.report.cost import model_cost_table, pareto_plot, run_cost_table
+from bakeoff.report.cost import cost_plots, model_cost_table, run_cost_table
 from bakeoff.report.leaderboard import glossary_lines, leaderboard_table, margin_note
 from bakeoff.report.reasoning import reasoning_findings, reasoning_table
 from bakeoff.report.render import Page, render_html, render_markdown
@@ -115,13 +115,14 @@ def batch_board(batch_dir: Path, plugin: Task, bootstrap_seed: int = 0) -> tuple
     return batch_leaderboard(records, core_summary(records, plugin, bootstrap_seed), added_marks(records))
 
 
-def cost_part(records: BatchRecords, core: CoreSummary) -> tuple[list[Table], Plot]:
-    """Cost beside quality: per model, per run, and the headline against model time with its frontier."""
-    costs = [run_cost(run) for run in records.runs]
+def cost_part(records: BatchRecords, core: CoreSummary) -> tuple[list[Table], list[Plot]]:
+    """Cost beside quality: per model, per run, and the headline against model time (and money, where the plan
+    prices a model) with its frontier."""
+    costs = run_costs(records)
     labels = [m.model for m in core.models]
     by_model = model_costs(costs, labels)
     tables = [model_cost_table([by_model[label] for label in labels]), run_cost_table(costs, records.batch.added_later())]
-    return tables, pareto_plot(core.runs, costs, labels, core.headline)
+    return tables, cost_plots(core.runs, costs, labels, core.headline)
 
 
 def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, bootstrap_seed: int = 0) -> ReportFiles:
@@ -137,8 +138,8 @@ def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, boo
     # The task's own part comes from its plug-in (its headline, its probes, its calibration);
     # what follows is the same for every task.
     add_sections(task_sections(records, plugin, bootstrap_seed, core), found, tables, plots)
-    cost_tables, pareto = cost_part(records, core)
-    plots[pareto.name] = (pareto.caption, pareto.svg)
+    cost_tables, cost_figures = cost_part(records, core)
+    plots.update({plot.name: (plot.caption, plot.svg) for plot in cost_figures})
     tables += [*cost_tables, capture_reasons_table(records), *review_tables(records.reviews)]
     reasoning = reasoning_table(records)
     if reasoning.rows:  # a batch where no model reasoned has no reasoning section

@@ -8,6 +8,12 @@ A model entry in a plan may be a table:
     n_ctx = 32768            # this model's own options win over [model_options]
     n_gpu_layers = 28
 
+An API control may carry its provider's prices, US dollars per million tokens, for the report's money:
+
+    [[models]]
+    spec = "openai:https://api.example.com/v1#big-model"
+    price = { input = 3.0, cached_input = 0.3, output = 15.0 }
+
 The same file with reasoning on and off is two models of one batch: their
 labels differ (`-reasoning-off` is added unless a label is given).
 """
@@ -24,7 +30,7 @@ from bakeoff.models.errors import BackendOptionInvalid
 from bakeoff.models.kinds import kind_of
 from bakeoff.models.options import check_plan_option
 from bakeoff.models.spec import ModelSpec, label_for_spec, parse_spec
-from bakeoff.records.plan import ModelEntry, PlanError, backend_options
+from bakeoff.records.plan import ModelEntry, PlanError, Price, backend_options
 
 if TYPE_CHECKING:
     from bakeoff.models.discovery import ModelPlaces
@@ -33,7 +39,8 @@ REASONING_MODES = ("default", "off", "low", "medium", "high")
 # Backend options a model entry may carry itself (types and ranges: bakeoff.models.options.PLAN_OPTIONS).
 ENTRY_OPTIONS = ("n_ctx", "n_gpu_layers", "n_threads", "n_threads_batch", "server", "api_key_env", "max_retries",
                  "engine", "max_concurrent")
-ENTRY_KEYS = {"spec", "label", "reasoning", *ENTRY_OPTIONS}
+ENTRY_KEYS = {"spec", "label", "reasoning", "price", *ENTRY_OPTIONS}
+PRICE_KEYS = ("input", "cached_input", "output")
 # A label names files (runs/<label>-rNN/, transcripts/<label>-rNN.html): well inside a file name's 255 bytes.
 MAX_LABEL = 64
 LABEL_PATTERN = rf"[A-Za-z0-9._-]{{1,{MAX_LABEL}}}"
@@ -87,6 +94,26 @@ def options_of(item: Mapping[str, Any], spec: ModelSpec) -> tuple[tuple[str, Any
     return tuple(sorted(options))
 
 
+def price_of(item: Mapping[str, Any], label: str) -> Price | None:
+    """The entry's `price` table (None without one): input and output required, every price a finite number at
+    least 0 (ModelEntryError naming what is wrong)."""
+    if "price" not in item:
+        return None
+    table, where = item["price"], f"model {label}: price"
+    if not isinstance(table, Mapping):
+        raise ModelEntryError(f"{where} is a table, e.g. price = {{ input = 3.0, output = 15.0 }}, got {table!r}")
+    unknown = sorted(set(table) - set(PRICE_KEYS))
+    missing = [name for name in ("input", "output") if name not in table]
+    if unknown or missing:
+        raise ModelEntryError(f"{where} takes {', '.join(PRICE_KEYS)} (US dollars per million tokens); "
+                              + (f"unknown: {', '.join(unknown)}" if unknown else f"missing: {', '.join(missing)}"))
+    for name, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
+            raise ModelEntryError(f"{where}.{name} must be a number of dollars at least 0, got {value!r}")
+    return Price(float(table["input"]), float(table["output"]),
+                 float(table["cached_input"]) if "cached_input" in table else None)
+
+
 def _spec(text: str, base_dir: Path, places: ModelPlaces | None) -> ModelSpec:
     """The entry's spec, parsed once here, its file's path made absolute against `base_dir` (the plan file's
     folder, as the corpus is), a short name (hf:, ollama-file:) resolved to its file in `places`: a bad one is the
@@ -134,7 +161,8 @@ def models_from(raw: Any, model_options: Mapping[str, Any], base_dir: Path,
             kind_of(spec).check_options(spec, backend)
         except BackendOptionInvalid as exc:
             raise PlanError(f"model {label}: {exc}") from None
-        entries.append(ModelEntry(label, spec.text, reasoning, options, backend, spec))
+        price = price_of(item, label) if isinstance(item, Mapping) else None
+        entries.append(ModelEntry(label, spec.text, reasoning, options, backend, spec, price))
     labels = [e.label for e in entries]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
