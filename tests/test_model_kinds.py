@@ -23,10 +23,12 @@ SAMPLES = {
     "gguf": [("gguf:/m/Qwen2.5-7B.Q4_K_M.gguf", "qwen2.5-7b.q4_k_m"), ("/m/plain.gguf", "plain"),
              ("default", "default")],
     "openai": [("openai:http://127.0.0.1:8080/v1#llama-3", "llama-3")],
+    "ollama": [("ollama:qwen3:8b", "qwen3-8b"), ("ollama:http://127.0.0.1:11434#llama3.1:latest", "llama3.1-latest")],
     "scripted": [("scripted:/t/answers.jsonl", "answers")],
 }
-# The kinds' own modules: the only place a kind's name or prefix may be compared.
-KIND_MODULES = ("bakeoff/models/kind.py", "bakeoff/models/kinds/")
+# The kinds' own modules: the only place a kind's name or prefix may be compared. And the `server` option's table:
+# "ollama" there names Ollama's OpenAI-compatible endpoint behind an `openai:` entry, not the `ollama:` kind.
+KIND_MODULES = ("bakeoff/models/kind.py", "bakeoff/models/kinds/", "bakeoff/models/servers.py")
 
 
 def test_every_registered_kind_has_a_sample_here():

@@ -153,7 +153,7 @@ def _print_scores(batch_dir: Path, plugin) -> None:
 @click.command("run")
 @click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="TOML plan file (see docs/running.md).")
 @click.option("--model", "models", multiple=True,
-              help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, scripted:FILE.")
+              help="Model spec (repeatable) instead of a plan: default, gguf:PATH, openai:URL#MODEL, ollama:NAME[:TAG], scripted:FILE.")
 @click.option("--runs", type=click.IntRange(min=1, max=MAX_RUNS), default=None, help="Runs per model (with --model; default 5).")
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path),
               help="Corpus folder (with --model; default: runs/corpus-default, generated once).")

@@ -12,7 +12,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.taskapi.spec import TaskSettings
 
 SPEC_HELP = ("Model spec: default, gguf:PATH (or PATH.gguf), hf:ORG/REPO[:QUANT], ollama-file:NAME[:TAG], "
-             "openai:BASE_URL#MODEL, scripted:FILE.")
+             "openai:BASE_URL#MODEL, ollama:NAME[:TAG], scripted:FILE.")
 
 
 def _size(n_bytes: int) -> str:

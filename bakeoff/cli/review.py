@@ -12,7 +12,7 @@ import click
 import durable
 from bakeoff.cli.review_audit import audit
 
-SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, scripted:FILE, baseline:cues."
+SPEC_HELP = "Model spec: default, gguf:PATH (or PATH.gguf), openai:BASE_URL#MODEL, ollama:NAME[:TAG], scripted:FILE, baseline:cues."
 METRIC_ROWS = (
     ("accuracy", "accuracy"),
     ("problem_recall", "PROBLEM recall"),

@@ -105,7 +105,7 @@ def _llama_cpp(client: httpx.Client, root: str) -> EffectiveConfig | None:
                            _digest(props.chat_template))
 
 
-def _ollama(client: httpx.Client, root: str, model: str) -> EffectiveConfig | None:
+def ollama_config(client: httpx.Client, root: str, model: str) -> EffectiveConfig | None:
     # Known by its version endpoint first: a POST goes only to a server that said it is Ollama.
     version = _decoded(client.get(f"{root}/api/version", timeout=PROBE_TIMEOUT_S), _OllamaVersion)
     if version is None:
@@ -130,7 +130,7 @@ def effective_config(client: httpx.Client, base_url: str, model: str) -> Effecti
     """Ask the server at `base_url` (ending /v1) what it runs; `unknown` when no engine's question is answered."""
     root = base_url.rstrip("/").removesuffix("/v1")
     try:
-        return (_llama_cpp(client, root) or _ollama(client, root, model) or _vllm(client, base_url.rstrip("/"), model)
+        return (_llama_cpp(client, root) or ollama_config(client, root, model) or _vllm(client, base_url.rstrip("/"), model)
                 or EffectiveConfig(UNKNOWN))
     except httpx.HTTPError:
         return EffectiveConfig(UNKNOWN)

@@ -18,8 +18,7 @@ import httpx
 
 from bakeoff.models.api_key import bearer_headers
 from bakeoff.models.base import Completion, GenerationSettings, Message
-from bakeoff.models.effective import effective_config
-from bakeoff.models.errors import ReasoningModeUnsupported
+from bakeoff.models.effective import EffectiveConfig, effective_config
 from bakeoff.models.rate_limit import (
     DEFAULT_RATE_LIMIT_WAIT_S,
     RATE_LIMITED,
@@ -28,6 +27,7 @@ from bakeoff.models.rate_limit import (
     retry_after_s,
 )
 from bakeoff.models.reasoning import split_detected
+from bakeoff.models.servers import reasoning_fields
 from bakeoff.models.tools import ToolSyntax, calls_from_openai, parse_text_protocol
 from bakeoff.models.truncation import CONTEXT_TRUNCATED, context_filled, is_context_refusal, text_floor
 
@@ -45,35 +45,6 @@ class HttpSettings:
     reasoning: str = "default"  # default, off, low, medium, high
     server: str = ""  # "llama.cpp", "vllm" or "ollama": which field carries the reasoning switch
     ask_effective: bool = True  # ask the server once what it runs (bakeoff.models.effective)
-
-
-SERVERS = ("llama.cpp", "vllm", "ollama")
-
-
-def reasoning_fields(mode: str, server: str) -> dict:
-    """The request fields that set reasoning `mode` on `server` (none for "default").
-
-    llama.cpp's server and vLLM hand `chat_template_kwargs` to the model's template
-    (Qwen3's enable_thinking; gpt-oss's reasoning_effort, which vLLM also takes as
-    a top-level field); Ollama's OpenAI endpoint reads `reasoning_effort`, "none" for off.
-    """
-    if mode == "default":
-        return {}
-    if mode not in ("off", "low", "medium", "high"):
-        raise ReasoningModeUnsupported(f"reasoning must be default, off, low, medium or high, got {mode!r}")
-    if server not in SERVERS:
-        raise ReasoningModeUnsupported(
-            f"reasoning {mode!r} over HTTP needs the model entry to say which server it is "
-            f"(server = one of {', '.join(SERVERS)}): each takes the switch in its own field"
-        )
-    if server == "ollama":
-        return {"reasoning_effort": "none" if mode == "off" else mode}
-    if mode == "off":
-        return {"chat_template_kwargs": {"enable_thinking": False}}
-    fields: dict[str, object] = {"chat_template_kwargs": {"reasoning_effort": mode}}
-    if server == "vllm":
-        fields["reasoning_effort"] = mode
-    return fields
 
 
 class OpenAICompatBackend:
@@ -127,6 +98,14 @@ class OpenAICompatBackend:
             payload["tool_choice"] = {"type": "function", "function": {"name": choice}} if named else choice
         return payload
 
+    def _prompt_floor(self, messages: Sequence[Message]) -> int | None:
+        """bakeoff's own floor on the prompt's tokens, which a server's count below means a cut prompt."""
+        return text_floor(messages)
+
+    def _budget(self, payload: dict) -> int:
+        """The most tokens the request lets the model generate."""
+        return int(payload["max_tokens"])
+
     def _wait_before_retry(self, attempt: int, response: httpx.Response | None) -> None:
         wait = self.http.backoff_s * (2**attempt)
         retry_after = response.headers.get("retry-after") if response is not None else None
@@ -139,14 +118,19 @@ class OpenAICompatBackend:
 
     def chat(self, messages: Sequence[Message], *, key: str, settings: GenerationSettings) -> Completion:
         if self._effective is None:
-            self._effective = effective_config(self._client, self.base_url, self.model).info() \
-                if self.http.ask_effective else {}
+            self._effective = self._ask_effective().info() if self.http.ask_effective else {}
         completion = self._chat(messages, settings)
         return replace(completion, model_info={**self._effective, **completion.model_info}) if self._effective \
             else completion
 
+    def _ask_effective(self) -> EffectiveConfig:
+        return effective_config(self._client, self.base_url, self.model)
+
+    def _chat_url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
     def _chat(self, messages: Sequence[Message], settings: GenerationSettings) -> Completion:
-        url = f"{self.base_url}/chat/completions"
+        url = self._chat_url()
         timeout = httpx.Timeout(settings.timeout_s, connect=min(self.http.connect_timeout_s, settings.timeout_s))
         payload = self._payload(messages, settings)
         started = time.perf_counter()
@@ -194,11 +178,11 @@ class OpenAICompatBackend:
                 kind = CONTEXT_TRUNCATED if is_context_refusal(status, detail) else "backend_error"
                 return self._failure(f"HTTP {status}: {detail}", kind, started, attempts)
             # The answer's own time: the waits and failed attempts before it are not the model's.
-            completion = self._parse(response, sent, attempts, payload["max_tokens"], bool(settings.tools))
+            completion = self._parse(response, sent, attempts, self._budget(payload), bool(settings.tools))
             if completion.error is not None:
                 return completion
             info = {**completion.model_info, "rate_limit_wait_s": waits.waited_s} if waits.count else completion.model_info
-            return replace(completion, prompt_floor=text_floor(messages), context_filled=context_filled(completion),
+            return replace(completion, prompt_floor=self._prompt_floor(messages), context_filled=context_filled(completion),
                            model_info=info)
 
     def _failure(self, error: str, kind: str, started: float, attempts: list[str],

@@ -7,6 +7,7 @@ The forms are the registered kinds' (bakeoff.models.kinds):
                            a GGUF in the Hugging Face cache (or LM Studio's folder), an Ollama model's GGUF blob:
                            resolved to the file when a plan is loaded (bakeoff.models.local_names)
   openai:BASE_URL#MODEL    an OpenAI-compatible server (BASE_URL includes /v1)
+  ollama:NAME[:TAG]        Ollama's native API, on this machine or at ollama:http://HOST:PORT#NAME[:TAG]
   scripted:FILE            answers replayed from a JSONL file
 (`baseline:cues`, the review benchmark's surface reader, is the review's own: it is not a model spec.)
 

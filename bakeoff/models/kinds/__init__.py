@@ -9,10 +9,11 @@ from __future__ import annotations
 from bakeoff.models.errors import ModelSpecError
 from bakeoff.models.kind import BackendKind, ModelSpec
 from bakeoff.models.kinds.gguf import GGUF
+from bakeoff.models.kinds.ollama import OLLAMA
 from bakeoff.models.kinds.openai import OPENAI
 from bakeoff.models.kinds.scripted import SCRIPTED
 
-KINDS: tuple[BackendKind, ...] = (GGUF, OPENAI, SCRIPTED)
+KINDS: tuple[BackendKind, ...] = (GGUF, OPENAI, OLLAMA, SCRIPTED)
 
 
 class UnknownModelKind(ModelSpecError):

@@ -60,7 +60,7 @@ class OpenAIKind:
         return None
 
     def check_reasoning(self, spec: ModelSpec, reasoning: str, server: str, limits: TemplateLimits | None) -> None:
-        from bakeoff.models.openai_compat import reasoning_fields
+        from bakeoff.models.servers import reasoning_fields
 
         reasoning_fields(reasoning, server)  # the server must be named for a mode to be sent
 
