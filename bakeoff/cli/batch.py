@@ -147,7 +147,8 @@ def _print_scores(batch_dir: Path, plugin) -> None:
     from bakeoff.report.build import batch_board
     from bakeoff.report.terminal import scores_renderable
 
-    Console().print(scores_renderable(batch_board(batch_dir, plugin), plugin.headline, "scores"))
+    console = Console()
+    console.print(scores_renderable(batch_board(batch_dir, plugin), plugin.headline, "scores", console.width))
 
 
 @click.command("run")

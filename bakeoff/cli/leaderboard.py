@@ -117,7 +117,8 @@ def leaderboard(paths: tuple[Path, ...], out: Path, allow_mixed: bool, partial: 
     files = write_leaderboard(boards, out, refused, extra=(reviews,) if reviews is not None else ())
     console = Console()
     for board in boards:
-        console.print(scores_renderable(board.rows, board.spec, f"{board.task}: {len(board.batches)} batches"))
+        console.print(scores_renderable(board.rows, board.spec, f"{board.task}: {len(board.batches)} batches",
+                                        console.width))
     if reviews is not None:
         click.echo(printable(f"claim_review: {len(review_paths)} review folders, {len(reviews.rows)} rows"))
     click.echo(printable(f"html:     {files.html}"))
