@@ -301,3 +301,26 @@ def test_one_run_waiting_is_one_run_and_no_estimate_is_made_up(tmp_path):
     assert "2/2 evaluate" in row  # as `bakeoff status` says it
     # evaluate not measured yet: as long as the loop; this run's evaluate and the waiting run's loop and evaluate
     assert progress.seconds_left() == pytest.approx(3 * 40.0)
+
+
+def test_a_run_long_without_an_answer_says_answers_are_not_streamed_and_the_note_goes_when_one_comes(tmp_path):
+    """Issue 38: tokens that stand still for minutes looked like a hang. No backend streams: the display says so
+    once a run has waited a minute on one answer, and says nothing once the answer is in."""
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("")
+    clock = Clock()
+    progress = LiveProgress(Console(file=io.StringIO(), width=80), HEADLINE, journal, clock)
+    order = slots()[:2]
+    progress.batch_started(BatchStart(tuple(order)))
+    progress.run_started(order[0])
+    progress.stage_started("default-r01", "explore")
+    clock.now += 59
+    assert "not streamed" not in progress.render_to_text()  # under a minute: nothing to explain yet
+    clock.now += 131
+    text = progress.render_to_text()
+    assert "default-r01: 3m10s since its last answer came in" in text.replace("\n", " ") and "not streamed" in text
+    journal_line(journal, "stage_done", run_id="default-r01", stage="explore", wall_s=190.0, completion_tokens=400,
+                 generation_s=180.0)
+    progress.stage_started("default-r01", "decide")
+    clock.now += 5
+    assert "not streamed" not in progress.render_to_text()

@@ -30,6 +30,7 @@ COLUMN_WIDTHS: dict[str, tuple[int, int | None]] = {
     "run": (8, 26), "model": (8, 24), "stage": (13, 18), "in stage": (8, 8), "tokens": (6, 7), "tok/s": (5, 6),
     "outcome": (12, None)}
 MIN_FINISHED_ROWS = 4
+QUIET_NOTE_S = 60.0  # a run this long without an answer coming in gets the display's note on why tokens stand still
 
 
 def utc_stamp() -> str:
@@ -49,6 +50,7 @@ class RunRow:
     generation_s: float = 0.0
     outcome: str = ""
     finished_at: float = 0.0
+    heard_at: float | None = None  # the clock when a stage started or an answer's tokens last came in
 
     @property
     def tokens_per_s(self) -> float | None:
@@ -147,6 +149,7 @@ class LiveProgress:
             if row.state != "running" or told != was or row.stage_since is None:
                 row.stage_since = self.clock()  # a new stage (an agent's next step is the same stage)
             row.state, row.stage = "running", stage
+            row.heard_at = self.clock()
             return True
 
     def stage_done(self, run_id: str, stage: str, fields: dict) -> None:
@@ -155,14 +158,17 @@ class LiveProgress:
             wall = fields.get("wall_s")
             if isinstance(wall, int | float):
                 self._stage_seconds.setdefault(stage, []).append(float(wall))
-            row.tokens += int(fields.get("completion_tokens") or 0)
-            row.generation_s += float(fields.get("generation_s") or 0.0)
+            self._heard(row, fields)
 
     def step_done(self, run_id: str, fields: dict) -> None:
         with self._lock:
-            row = self._row(run_id)
-            row.tokens += int(fields.get("completion_tokens") or 0)
-            row.generation_s += float(fields.get("generation_s") or 0.0)
+            self._heard(self._row(run_id), fields)
+
+    def _heard(self, row: RunRow, fields: dict) -> None:
+        """An answer's tokens came in (a stage's or an agent step's)."""
+        row.tokens += int(fields.get("completion_tokens") or 0)
+        row.generation_s += float(fields.get("generation_s") or 0.0)
+        row.heard_at = self.clock()
 
     def run_finished(self, slot: RunSlot, record: RunRecord) -> None:
         self._follow()  # the run's last stage_done lines come before its end
@@ -281,10 +287,26 @@ class LiveProgress:
             lines.append(table)
             if waiting:
                 lines.append(Text(f"{plural(waiting, 'run')} waiting", no_wrap=True, overflow="ellipsis"))
+            quiet = self._quiet_note(running)
+            if quiet:
+                lines.append(Text(printable(quiet), style="dim", overflow="fold"))
             if self._last is not None:
                 lines.append(Text(printable(f"last finished: {self._last.outcome} ({self._last.run_id})"),
                                   no_wrap=True, overflow="ellipsis"))
             return Group(*lines)
+
+    def _quiet_note(self, running: list[RunRow]) -> str:
+        """Why tokens stand still: no backend streams, so an answer's tokens come when it ends, and a long answer
+        looks like a hang. Said once a run has waited QUIET_NOTE_S on one."""
+        quiet = [(self.clock() - row.heard_at, row) for row in running if row.heard_at is not None]
+        quiet = [(seconds, row) for seconds, row in quiet if seconds >= QUIET_NOTE_S]
+        if not quiet:
+            return ""
+        seconds, row = max(quiet, key=lambda pair: pair[0])
+        others = f" (and {plural(len(quiet) - 1, 'other run')})" if len(quiet) > 1 else ""
+        return (f"{row.run_id}{others}: {format_seconds(seconds)} since its last answer came in. Answers are not "
+                "streamed: their tokens are counted when they end, so a long answer shows none until then; a stuck "
+                "one ends at the stage's timeout.")
 
     def _stage_cell(self, row: RunRow) -> str:
         if row.state == "kept":
