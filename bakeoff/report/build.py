@@ -30,6 +30,7 @@ from bakeoff.report.review import review_tables
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.tables import Table
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
+from bakeoff.report.trust import trust_section
 from bakeoff.taskapi.plugin import CoreSection
 from bakeoff.taskapi.task import Task
 
@@ -134,8 +135,10 @@ def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, boo
     found: list[str] = extension_lines(records)
     tables: list[Table] = []
     plots: dict[str, tuple[str, str]] = {}
-    # The task's own part comes from its plug-in (its headline, its probes, its calibration);
-    # what follows is the same for every task.
+    # Runs to check before trusting them come first (none: nothing added); then the task's own part from its
+    # plug-in (its headline, its probes, its calibration); what follows is the same for every task.
+    trust = trust_section(records, plugin, core)
+    add_sections([trust] if trust is not None else [], found, tables, plots)
     add_sections(task_sections(records, plugin, bootstrap_seed, core), found, tables, plots)
     cost_tables, pareto = cost_part(records, core)
     plots[pareto.name] = (pareto.caption, pareto.svg)
