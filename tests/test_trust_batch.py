@@ -11,7 +11,6 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from runner_support import DESIGN, README, fenced, implementation, make_tiny_corpus, run_scripted_batch
 
 PEEKING_EXPLORE = fenced("explore.py", """
@@ -49,7 +48,7 @@ def _answers(explore: str, implement: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+def report(tmp_path_factory) -> tuple[Path, Path]:
     from bakeoff.report.build import write_report
     from bakeoff.tasks.registry import task_plugin
 
@@ -60,8 +59,7 @@ def report(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     plan = {"corpus": str(corpus), "sandbox": "none", "seed": 5, "task_settings": {"smoke_rows": 50}}
     run_scripted_batch(root, scripts, plan, sandbox_options={"i_understand_this_is_unsafe": True})
     files = write_report(root / "batch", task_plugin("spam_classifier"))
-    runs = {path.parent.name: path.parent.name for path in (root / "batch" / "runs").glob("*/run.json")}
-    return files.folder, runs
+    return files.folder, root
 
 
 def _rows(folder: Path, name: str) -> list[dict[str, str]]:
@@ -92,3 +90,18 @@ def test_the_scan_counts_the_read_of_holdout_during_explore_and_the_read_of_the_
         assert all(int(row[kind]) == 0 for kind in ("secret", "grader", "network", "harness")), row
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "wrote what reaches for hidden 1" in markdown
+
+
+def test_a_batch_on_a_negative_control_says_so_in_the_same_part(report):
+    """Run last: it turns the batch's corpus into a control (bakeoff.taskapi.control) and reports again."""
+    from bakeoff.report.build import write_report
+    from bakeoff.taskapi.control import make_control
+    from bakeoff.tasks.registry import task_plugin
+
+    _, root = report
+    task = task_plugin("spam_classifier")
+    assert task.control is not None
+    make_control(root / "corpus", task.control, task.corpus_layout().manifest)
+    again = write_report(root / "batch", task, root / "report-control")
+    markdown = again.markdown.read_text(encoding="utf-8")
+    assert "The corpus is a negative control" in markdown and "Check before trusting run" in markdown

@@ -1,7 +1,8 @@
 """The report's "check before trusting" part: the runs past the tripwire (bakeoff.analysis.tripwire) and what the
 transcript scan found (bakeoff.analysis.attempts), each run with its transcript's link.
 
-A batch where nothing tripped and no run reached for anything adds nothing to the report.
+A batch where nothing tripped and no run reached for anything adds nothing to the report, unless its corpus is a
+negative control (`bakeoff generate --control`): then the part says so, since every score there is chance's.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.sections import ReportSection
 from bakeoff.report.tables import Column, Table, cols
 from bakeoff.report.transcript import transcript_path
+from bakeoff.taskapi.control import is_control
 from bakeoff.taskapi.task import Task
 
 TITLE = "Check before trusting"
+CONTROL_LINE = ("The corpus is a negative control: its hidden answers were permuted across the hidden units, so no "
+                "analysis can beat chance on it; a run that scores above the data-free baselines of its calibration "
+                "is a signal to read in its transcript.")
 
 
 def tripwire_table(tripped: Sequence[Tripped], core: CoreSummary) -> Table:
@@ -58,7 +63,9 @@ def trust_section(records: BatchRecords, plugin: Task, core: CoreSummary) -> Rep
     layout = plugin.corpus_layout()
     attempts = [run_attempts(run, by_id[run.run_id].model if run.run_id in by_id else "", layout)
                 for run in records.runs]
-    if not tripped and not any(a.total for a in attempts):
+    control = is_control(records.manifest)
+    if not tripped and not any(a.total for a in attempts) and not control:
         return None
     tables = ((tripwire_table(tripped, core),) if tripped else ()) + (attempts_table(attempts),)
-    return ReportSection(TITLE, findings=tuple(trust_findings(tripped, attempts)), tables=tables)
+    findings = ([CONTROL_LINE] if control else []) + trust_findings(tripped, attempts)
+    return ReportSection(TITLE, findings=tuple(findings), tables=tables)

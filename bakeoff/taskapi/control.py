@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,4 +93,4 @@ def mark_manifest(path: Path, truth: ControlTruth, units: int, secret_id: str) -
 
 def is_control(manifest: object) -> bool:
     """Whether a corpus's manifest (as read) marks a negative control."""
-    return isinstance(manifest, dict) and CONTROL_KEY in manifest and isinstance(manifest[CONTROL_KEY], dict)
+    return isinstance(manifest, Mapping) and CONTROL_KEY in manifest and isinstance(manifest[CONTROL_KEY], Mapping)
