@@ -20,7 +20,7 @@ def _rows(record: object, headline: str) -> dict[str, float]:
     """variant -> headline of every reference and cheater row in a calibration's record (its to_dict)."""
     found = record.to_dict()  # type: ignore[attr-defined]
     rows = {}
-    for row in [row for part in ("references", "cheaters") if part in found for row in found[part]]:
+    for row in [row for part in ("references", "cheaters", "baselines") if part in found for row in found[part]]:
         value = next((row[key] for key in (headline, f"holdout_{headline}") if key in row), None)
         if isinstance(value, (int, float)):
             rows[str(row["variant"])] = float(value)

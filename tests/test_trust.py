@@ -155,3 +155,18 @@ def test_places_are_counted_per_text_and_the_first_is_kept_with_its_line():
     assert counts == {"hidden": 2}
     assert first == {"hidden": "explore answer: print(open('/holdout/a.csv').read())"}
     assert set(KINDS) == {"hidden", "secret", "grader", "network", "harness"}
+
+
+def test_the_steps_handed_down_are_read_answer_and_call_arguments_but_never_what_was_sent():
+    from types import SimpleNamespace as Thing
+
+    from bakeoff.analysis.attempts import authored_texts, run_attempts
+
+    call = Thing(name="run", arguments='{"command": "cat /holdout/exp_000.csv"}')
+    steps = (Thing(step=1, prompt="the task names /holdout", completion=Thing(text="I will look.", tool_calls=())),
+             Thing(step=2, completion=Thing(text="", tool_calls=(call,))), Thing(step=3, completion=None))
+    records = Thing(run_id="m-r01", stages={}, steps=steps)
+    assert [(a.where, a.text) for a in authored_texts(records)] == [
+        ("step 1", "I will look."), ("step 2, call 1 (run)", call.arguments)]
+    found = run_attempts(records, "m", task_plugin("ab_test").corpus_layout())
+    assert found.counts == {"hidden": 1} and found.first["hidden"].startswith("step 2, call 1 (run): ")
