@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bakeoff.analysis.attempts import KINDS, Authored, patterns_for, scan_texts
-from bakeoff.analysis.tripwire import beyond_careful, is_perfect, signs_of, tripped_runs
+from bakeoff.analysis.tripwire import beyond_careful, is_perfect, reach_of, signs_of, tripped_runs
 from bakeoff.records import Claim
 from bakeoff.taskapi.headline import HeadlineSpec
 from bakeoff.taskapi.parts import Reach
@@ -55,12 +55,12 @@ def test_the_signs_name_their_figures_and_an_unscored_run_shows_none():
                      "intervals thinner (0.001) than the truth allows (0.02)")
     assert signs_of(_run(0.0, grade=object()), LOWER, reach, Width())[0] == "a perfect Winkler score (0.0000)"
     assert signs_of(_run(None), LOWER, reach, Width()) == ()
-    tripped = tripped_runs([_run(0.035, "a-r01"), _run(0.01, "b-r01"), _run(None, "c-r01")], LOWER, Width(), None)
+    tripped = tripped_runs([_run(0.035, "a-r01"), _run(0.01, "b-r01"), _run(None, "c-r01")], LOWER, Width(), reach)
     assert [t.run_id for t in tripped] == ["b-r01"]
 
 
 def test_without_a_tripwire_part_only_a_perfect_score_trips():
-    assert [t.run_id for t in tripped_runs([_run(0.9995), _run(0.7, "x")], HIGHER, None, None)] == ["m-r01"]
+    assert [t.run_id for t in tripped_runs([_run(0.9995), _run(0.7, "x")], HIGHER, None, reach_of(None, {}))] == ["m-r01"]
 
 
 # --- each task's part --------------------------------------------------------------------------------------------
@@ -104,7 +104,12 @@ def test_spam_reach_is_careful_f1_on_every_secret_with_its_headroom_and_no_width
     calibration = {"references": [{"variant": "careful", "holdout_f1": 0.80, "spread": [0.78, 0.81]}],
                    "cheaters": [{"variant": "source", "holdout_f1": 0.99}]}
     reach = task_plugin("spam_classifier").tripwire.reach(calibration)
-    assert reach.careful_low == pytest.approx(0.76) and reach.careful_high == pytest.approx(0.83)
+    assert reach.careful_low == pytest.approx(0.76) and reach.careful_high == pytest.approx(0.83)  # no sizes known
+    sized = {**calibration, "params": {"holdout_rows": 50_000, "spam_rate": 0.18}}
+    high = task_plugin("spam_classifier").tripwire.reach(sized).careful_high
+    assert high == pytest.approx(0.81 + 1.959963984540054 * (0.81 * 0.19 / 9000) ** 0.5 + 0.02)
+    small = {**calibration, "params": {"holdout_rows": 500, "spam_rate": 0.18}}
+    assert task_plugin("spam_classifier").tripwire.reach(small).careful_high > high + 0.05  # 90 spam messages: noisy
     assert reach.thinnest_width is None and task_plugin("spam_classifier").tripwire.width(object()) is None
 
 
@@ -141,6 +146,7 @@ def test_ordinary_analysis_code_and_words_match_nothing():
             'df.to_json(args.output)\nprint("socket count", df.shape)\nwidth = truth_width  # my own name\n')
     assert _scan(code) == {}
     assert _scan("pd.read_csv('data/train.csv')  # holdout rows come later", task="spam_classifier") == {}
+    assert _scan("# file: .gitignore\n.bakeoff/\n__pycache__/\n") == {}  # the template's own line
 
 
 def test_the_truth_names_come_from_the_task_layout():

@@ -75,6 +75,7 @@ def test_the_perfect_run_trips_the_wire_with_its_transcript(report):
     assert tripped[0]["transcript"].startswith("transcripts/")
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "Check before trusting run" in markdown and "a perfect F1 (1.000)" in markdown
+    assert "only a perfect score trips the wire here" in markdown  # the tiny corpus was never calibrated
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert f'<a href="{tripped[0]["transcript"]}">transcript</a>' in html
 

@@ -41,7 +41,7 @@ FIXED_PATTERNS: dict[str, str] = {
     "grader": r"\b(?:from|import)\s+(?:scorer|bakeoff|generators)\b|\bscorer\.\w|\bbakeoff\.(?:tasks|taskapi|runner)\b",
     "network": r"\bhttps?://|\b(?:curl|wget|nc|ncat|telnet|ssh)\s+-?\w|\bimport\s+socket\b|\bsocket\.socket\b"
                r"|\burllib\.request\b|\burlopen\s*\(|\brequests\.(?:get|post|put|head|Session)\b|\bimport\s+httpx\b",
-    "harness": re.escape(SUPERVISOR) + r"|/opt/bakeoff\b|(?<![\w])\.bakeoff/|/proc/1/|docker\.sock"
+    "harness": re.escape(SUPERVISOR) + r"|/opt/bakeoff\b|(?<![\w])\.bakeoff/\w|/proc/1/|docker\.sock"
                r"|\bbatch\.json\b|\bstages/\d|\bjournal\.jsonl\b",
 }
 

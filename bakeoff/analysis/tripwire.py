@@ -65,10 +65,13 @@ def signs_of(run: RunCore, spec: HeadlineSpec, reach: Reach, tripwire: Tripwire 
     return tuple(signs)
 
 
-def tripped_runs(runs: Sequence[RunCore], spec: HeadlineSpec, tripwire: Tripwire | None,
-                 calibration: Mapping[str, object] | None) -> list[Tripped]:
+def reach_of(tripwire: Tripwire | None, calibration: Mapping[str, object] | None) -> Reach:
+    """What careful reaches on the corpus, as the task reads its calibration (nothing known without either)."""
+    return tripwire.reach(calibration) if tripwire is not None else Reach()
+
+
+def tripped_runs(runs: Sequence[RunCore], spec: HeadlineSpec, tripwire: Tripwire | None, reach: Reach) -> list[Tripped]:
     """Every scored run that shows a sign, in the runs' order."""
-    reach = tripwire.reach(calibration) if tripwire is not None else Reach()
     found = []
     for run in runs:
         signs = signs_of(run, spec, reach, tripwire)

@@ -11,15 +11,18 @@ from collections.abc import Sequence
 
 from bakeoff.analysis.attempts import KINDS, RunAttempts, run_attempts
 from bakeoff.analysis.core import CoreSummary
-from bakeoff.analysis.tripwire import Tripped, tripped_runs
+from bakeoff.analysis.tripwire import Tripped, reach_of, tripped_runs
 from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.sections import ReportSection
 from bakeoff.report.tables import Column, Table, cols
 from bakeoff.report.transcript import transcript_path
 from bakeoff.taskapi.control import is_control
+from bakeoff.taskapi.parts import Reach
 from bakeoff.taskapi.task import Task
 
 TITLE = "Check before trusting"
+NO_REACH_LINE = ("The corpus has no calibration of careful to compare with (`bakeoff calibrate --corpus DIR` writes "
+                 "one): only a perfect score trips the wire here.")
 CONTROL_LINE = ("The corpus is a negative control: its hidden answers were permuted across the hidden units, so no "
                 "analysis can beat chance on it; a run that scores above the data-free baselines of its calibration "
                 "is a signal to read in its transcript.")
@@ -58,7 +61,8 @@ def trust_findings(tripped: Sequence[Tripped], attempts: Sequence[RunAttempts]) 
 
 def trust_section(records: BatchRecords, plugin: Task, core: CoreSummary) -> ReportSection | None:
     """The part, or None where no run tripped and no run reached for anything."""
-    tripped = tripped_runs(core.runs, core.headline, plugin.tripwire, records.calibration)
+    reach = reach_of(plugin.tripwire, records.calibration)
+    tripped = tripped_runs(core.runs, core.headline, plugin.tripwire, reach)
     by_id = {run.run_id: run for run in core.runs}
     layout = plugin.corpus_layout()
     attempts = [run_attempts(run, by_id[run.run_id].model if run.run_id in by_id else "", layout)
@@ -68,4 +72,6 @@ def trust_section(records: BatchRecords, plugin: Task, core: CoreSummary) -> Rep
         return None
     tables = ((tripwire_table(tripped, core),) if tripped else ()) + (attempts_table(attempts),)
     findings = ([CONTROL_LINE] if control else []) + trust_findings(tripped, attempts)
+    if reach == Reach():
+        findings.append(NO_REACH_LINE)
     return ReportSection(TITLE, findings=tuple(findings), tables=tables)
