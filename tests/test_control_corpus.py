@@ -24,7 +24,7 @@ from bakeoff.taskapi.control import (
     permute_column,
 )
 from bakeoff.taskapi.plugin import GenerateRequest
-from bakeoff.tasks.registry import task_plugin
+from bakeoff.tasks.registry import task_names, task_plugin
 from generators.secret import Secret
 
 
@@ -92,3 +92,20 @@ def test_a_truth_file_that_is_not_there_is_a_named_error(tmp_path):
     (tmp_path / "manifest.json").write_text("{}")
     with pytest.raises(ControlNotAvailable):
         make_control(tmp_path, ControlTruth("absent.csv", "x"), "manifest.json")
+
+
+@pytest.mark.parametrize("name", task_names())
+def test_every_task_makes_its_control_at_demo_size(name, tmp_path):
+    """Each task's declaration still names a column its generator writes (a renamed truth column fails here)."""
+    task = task_plugin(name)
+    assert task.control is not None
+    secret = tmp_path / "secret.hex"
+    secret.write_text(Secret.fresh().hex(), encoding="ascii")
+    folders = {}
+    for control in (False, True):
+        folders[control] = tmp_path / str(control)
+        task.generate(GenerateRequest(folders[control], 1, dict(task.options.demo), secret_file=secret, control=control))
+    before = _column(folders[False] / task.control.file, task.control.column)
+    after = _column(folders[True] / task.control.file, task.control.column)
+    assert Counter(before) == Counter(after) and before != after and len(before) >= 2
+    assert is_control(json.loads((folders[True] / task.corpus_layout().manifest).read_text()))
