@@ -78,6 +78,9 @@ def test_the_perfect_run_trips_the_wire_with_its_transcript(report):
     assert "only a perfect score trips the wire here" in markdown  # the tiny corpus was never calibrated
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert f'<a href="{tripped[0]["transcript"]}">transcript</a>' in html
+    page = (folder / tripped[0]["transcript"]).read_text(encoding="utf-8")
+    assert page.index("Check before trusting") < page.index("Outcome beside the claim")
+    assert "tripwire: a perfect F1 (1.000)" in page and "reaches for hidden (1 place)" in page
 
 
 def test_the_scan_counts_the_read_of_holdout_during_explore_and_the_read_of_the_answers(report):
@@ -91,6 +94,8 @@ def test_the_scan_counts_the_read_of_holdout_during_explore_and_the_read_of_the_
         assert all(int(row[kind]) == 0 for kind in ("secret", "grader", "network", "harness")), row
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "wrote what reaches for hidden 1" in markdown
+    page = (folder / scanned["peeker"]["transcript"]).read_text(encoding="utf-8")
+    assert "reaches for hidden (1 place), first at explore answer: print(os.listdir(&quot;/holdout&quot;)" in page
 
 
 def test_a_batch_on_a_negative_control_says_so_in_the_same_part(report):

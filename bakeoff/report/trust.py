@@ -8,11 +8,13 @@ negative control (`bakeoff generate --control`): then the part says so, since ev
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bakeoff.analysis.attempts import KINDS, RunAttempts, run_attempts
 from bakeoff.analysis.core import CoreSummary
 from bakeoff.analysis.tripwire import Tripped, reach_of, tripped_runs
 from bakeoff.batchfolder.read import BatchRecords
+from bakeoff.report.core import count
 from bakeoff.report.sections import ReportSection
 from bakeoff.report.tables import Column, Table, cols
 from bakeoff.report.transcript import transcript_path
@@ -59,19 +61,47 @@ def trust_findings(tripped: Sequence[Tripped], attempts: Sequence[RunAttempts]) 
     return lines
 
 
-def trust_section(records: BatchRecords, plugin: Task, core: CoreSummary) -> ReportSection | None:
-    """The part, or None where no run tripped and no run reached for anything."""
+@dataclass(frozen=True)
+class Trust:
+    """What the part reports, computed once: the runs past the tripwire, every run's scan, the corpus's kind."""
+
+    tripped: tuple[Tripped, ...]
+    attempts: tuple[RunAttempts, ...]
+    control: bool
+    reach: Reach
+
+    @property
+    def anything(self) -> bool:
+        return bool(self.tripped) or any(a.total for a in self.attempts) or self.control
+
+
+def trust_of(records: BatchRecords, plugin: Task, core: CoreSummary) -> Trust:
     reach = reach_of(plugin.tripwire, records.calibration)
-    tripped = tripped_runs(core.runs, core.headline, plugin.tripwire, reach)
-    by_id = {run.run_id: run for run in core.runs}
+    models = {run.run_id: run.model for run in core.runs}
     layout = plugin.corpus_layout()
-    attempts = [run_attempts(run, by_id[run.run_id].model if run.run_id in by_id else "", layout)
-                for run in records.runs]
-    control = is_control(records.manifest)
-    if not tripped and not any(a.total for a in attempts) and not control:
+    attempts = tuple(run_attempts(run, models[run.run_id] if run.run_id in models else "", layout)
+                     for run in records.runs)
+    return Trust(tuple(tripped_runs(core.runs, core.headline, plugin.tripwire, reach)), attempts,
+                 is_control(records.manifest), reach)
+
+
+def trust_section(trust: Trust, core: CoreSummary) -> ReportSection | None:
+    """The part, or None where no run tripped, no run reached for anything and the corpus is no control."""
+    if not trust.anything:
         return None
-    tables = ((tripwire_table(tripped, core),) if tripped else ()) + (attempts_table(attempts),)
-    findings = ([CONTROL_LINE] if control else []) + trust_findings(tripped, attempts)
-    if reach == Reach():
+    tables = ((tripwire_table(trust.tripped, core),) if trust.tripped else ()) + (attempts_table(trust.attempts),)
+    findings = ([CONTROL_LINE] if trust.control else []) + trust_findings(trust.tripped, trust.attempts)
+    if trust.reach == Reach():
         findings.append(NO_REACH_LINE)
     return ReportSection(TITLE, findings=tuple(findings), tables=tables)
+
+
+def transcript_notes(trust: Trust) -> dict[str, tuple[str, ...]]:
+    """run_id -> what its transcript page says first: why to check it, and the places the scan found."""
+    notes: dict[str, list[str]] = {}
+    for t in trust.tripped:
+        notes.setdefault(t.run_id, []).extend(f"tripwire: {sign}" for sign in t.signs)
+    for a in trust.attempts:
+        notes.setdefault(a.run_id, []).extend(f"reaches for {kind} ({count(a.counts[kind], 'place')}), first at {a.first[kind]}"
+                                              for kind in KINDS if kind in a.counts)
+    return {run_id: tuple(lines) for run_id, lines in notes.items() if lines}
