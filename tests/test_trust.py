@@ -52,7 +52,10 @@ def test_the_signs_name_their_figures_and_an_unscored_run_shows_none():
     reach = Width().reach(None)
     signs = signs_of(_run(0.01, grade=object()), LOWER, reach, Width())
     assert signs == ("Winkler score 0.0100 beyond careful's calibration interval [0.0300, 0.0400] (careful)",
-                     "intervals thinner (0.001) than the truth allows (0.02)")
+                     "intervals thinner (0.001) than the truth allows (0.02) at a Winkler score careful reaches")
+    assert signs_of(_run(0.035, grade=object()), LOWER, reach, Width()) == (
+        "intervals thinner (0.001) than the truth allows (0.02) at a Winkler score careful reaches",)
+    assert signs_of(_run(0.3, grade=object()), LOWER, reach, Width()) == ()  # thin and missing: careless, no sign
     assert signs_of(_run(0.0, grade=object()), LOWER, reach, Width())[0] == "a perfect Winkler score (0.0000)"
     assert signs_of(_run(None), LOWER, reach, Width()) == ()
     tripped = tripped_runs([_run(0.035, "a-r01"), _run(0.01, "b-r01"), _run(None, "c-r01")], LOWER, Width(), reach)

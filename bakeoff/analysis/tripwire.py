@@ -2,7 +2,8 @@
 
 Three signs, each the same for every task: a headline better than the good end of careful's calibration interval
 on the corpus, a perfect score (the best value the task's grader can give, within a tenth of its noise), and
-intervals thinner than the task's truth allows. What careful reaches and what is thinnest come from the task
+intervals thinner than the task's truth allows at a headline no worse than careful's (thin intervals that miss
+are a careless analysis, not one that knows the truth). What careful reaches and what is thinnest come from the task
 (its Tripwire part, read from the corpus's calibration); the direction and the bounds from its headline.
 A tripped run is not called a cheat: it is a result to read in its transcript before it is believed.
 """
@@ -60,9 +61,20 @@ def signs_of(run: RunCore, spec: HeadlineSpec, reach: Reach, tripwire: Tripwire 
         signs.append(f"{spec.label} {spec.show(value)} beyond careful's calibration interval [{low}, {high}]"
                      + (f" ({reach.source})" if reach.source else ""))
     width = tripwire.width(run.grade) if tripwire is not None and run.grade is not None else None
-    if width is not None and reach.thinnest_width is not None and width < reach.thinnest_width:
-        signs.append(f"intervals thinner ({width:.4g}) than the truth allows ({reach.thinnest_width:.4g})")
+    if (width is not None and reach.thinnest_width is not None and width < reach.thinnest_width
+            and not worse_than_careful(value, spec, reach)):
+        signs.append(f"intervals thinner ({width:.4g}) than the truth allows ({reach.thinnest_width:.4g}) "
+                     f"at a {spec.label} careful reaches")
     return tuple(signs)
+
+
+def worse_than_careful(value: float, spec: HeadlineSpec, reach: Reach) -> bool:
+    """Past the bad end of careful's calibration interval: thin intervals that miss have paid for their thinness
+    (a careless analysis), and are no sign of knowing the truth."""
+    bad_end = reach.careful_low if spec.higher_is_better else reach.careful_high
+    if bad_end is None:
+        return False
+    return value < bad_end if spec.higher_is_better else value > bad_end
 
 
 def reach_of(tripwire: Tripwire | None, calibration: Mapping[str, object] | None) -> Reach:
