@@ -3,6 +3,8 @@
 cheaters exactly as `bakeoff calibrate` does, and prints the tables docs/calibration.md carries and a verdict.
 
     .venv/bin/python bench/calibrate.py TASK [the task's own options; TASK --help lists them]
+    .venv/bin/python bench/calibrate.py TASK --control [--seed N] [--size NAME=VALUE ...]   (bench/control.py: the
+        negative control's row, every reference and cheater on the corpus and on its control, side by side)
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ def main(argv: list[str]) -> int:
     except BakeoffError as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    if "--control" in argv[1:]:
+        from control import main as control_main  # bench/control.py, beside this file
+
+        return control_main(task.name, [a for a in argv[1:] if a != "--control"])
     bench = import_module(f"generators.{task.generator}.bench")  # the task's data folder: generators/<generator>/
     return int(bench.main(argv[1:]))
 

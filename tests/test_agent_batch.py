@@ -124,6 +124,11 @@ def test_the_report_has_every_row_the_loops_and_the_paired_comparison(batch):
     code = agent.CODE_FILE[case.task]
     assert "The loop" in page and "Step 1: run:" in page and f"write_file: {code}" in page
     assert "ended the loop" in page and "submit" in page
+    # the transcript scan reads the steps handed down: the look at /holdout in the first step's call is counted
+    scanned = {row["run"]: row for row in table(batch_dir, "transcript_scan")}
+    assert scanned["scripted-agent-r01"]["hidden"] == "1", scanned
+    assert scanned["scripted-agent-r01"]["first_found"].startswith("step 1, call 1 (run): ")
+    assert "ls -A /holdout" in scanned["scripted-agent-r01"]["first_found"]
 
 
 def test_every_step_was_journalled_once(batch):

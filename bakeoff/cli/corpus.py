@@ -21,9 +21,13 @@ from generators.errors import OutputFolderNotWritable
 @click.option("--secret-file", type=click.Path(path_type=Path), default=None,
               help="Draw the hidden part with the secret in this file (a corpus's secret.hex) instead of a fresh one.")
 @click.option("--force", is_flag=True, help="Replace a non-empty output folder.")
+@click.option("--control", is_flag=True,
+              help="A negative control: the hidden answers permuted across the hidden units (unrelated to the inputs), "
+                   "marked in the manifest; no analysis can beat chance on it.")
 @click.option("--task", type=TaskChoice(), default=DEFAULT_TASK, show_default=True,
               help="Which take-home's data to generate (its own options follow; see --task NAME --help).")
-def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, task: str, **given: Any) -> None:
+def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, control: bool, task: str,
+             **given: Any) -> None:
     """Generate a take-home's seeded data (the default task's, or --task NAME's)."""
     from rich.console import Console
 
@@ -32,7 +36,7 @@ def generate(out_dir: Path, seed: int, secret_file: Path | None, force: bool, ta
     plugin = task_plugin(task)
     own = task_option_values("generate", task, given)
     request = GenerateRequest(out_dir, seed, {name: value for name, value in own.items() if value is not None}, force,
-                              secret_file)
+                              secret_file, control)
     make_parent(out_dir)  # `--out corpora/default` in a fresh clone: the data is staged beside its folder
     with Console(stderr=True).status(f"generating {task} data") as status:
         summary = plugin.generate(request, progress=lambda step: status.update(step))

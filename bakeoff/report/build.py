@@ -30,6 +30,7 @@ from bakeoff.report.review import review_tables
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.tables import Table
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
+from bakeoff.report.trust import transcript_notes, trust_of, trust_section
 from bakeoff.taskapi.plugin import CoreSection
 from bakeoff.taskapi.task import Task
 
@@ -135,8 +136,11 @@ def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, boo
     found: list[str] = extension_lines(records)
     tables: list[Table] = []
     plots: dict[str, tuple[str, str]] = {}
-    # The task's own part comes from its plug-in (its headline, its probes, its calibration);
-    # what follows is the same for every task.
+    # Runs to check before trusting them come first (none: nothing added); then the task's own part from its
+    # plug-in (its headline, its probes, its calibration); what follows is the same for every task.
+    trust = trust_of(records, plugin, core)
+    shown = trust_section(trust, core)
+    add_sections([shown] if shown is not None else [], found, tables, plots)
     add_sections(task_sections(records, plugin, bootstrap_seed, core), found, tables, plots)
     cost_tables, cost_figures = cost_part(records, core)
     plots.update({plot.name: (plot.caption, plot.svg) for plot in cost_figures})
@@ -156,7 +160,8 @@ def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, boo
         for table in (scores, *tables):
             durable.write_text(staging / "tables" / f"{table.name}.csv", table.to_csv())
         durable.write_text(staging / "report.md", render_markdown(page))
-        pages = write_transcripts(records, plugin, staging)  # one page per run and review, linked from report.html
+        # one page per run and review, linked from report.html; a run to check says why at its top
+        pages = write_transcripts(records, plugin, staging, transcript_notes(trust))
         html = link_transcripts(render_html(page), pages)
         durable.write_text(staging / "report.html", html)
         durable.write_text(staging / "summary.json", durable.dumps(summary_dict([scores, *tables]), indent=1))

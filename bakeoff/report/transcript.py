@@ -203,8 +203,11 @@ def _step_stage(run: RunRecords) -> str | None:
     return scaffold_plugin(run.scaffold).step_stage
 
 
-def render_run_transcript(run: RunRecords, plugin: Task, back: str | None = "../report.html") -> str:
-    sections = [f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>']
+def render_run_transcript(run: RunRecords, plugin: Task, back: str | None = "../report.html",
+                          check_first: Sequence[str] = ()) -> str:
+    """The run's page; `check_first`, what the report found to check before trusting it, opens it."""
+    sections = [_check_first(check_first)] if check_first else []
+    sections.append(f'<section id="outcome"><h2>Outcome beside the claim</h2>{_header(run, plugin)}</section>')
     for index, name in enumerate(scaffold_plugin(run.scaffold).stages, 1):
         record = run.stages.get(name)
         if record is None and name == _step_stage(run) and run.steps:  # the loop has not ended: its steps so far
@@ -217,6 +220,11 @@ def render_run_transcript(run: RunRecords, plugin: Task, back: str | None = "../
         else:
             sections.append(_stage(run, index, name, record, plugin))
     return page(f"transcript: {run.run_id}", "".join(sections), back)
+
+
+def _check_first(lines: Sequence[str]) -> str:
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return f'<section id="check-before-trusting"><h2>Check before trusting</h2><ul>{items}</ul></section>'
 
 
 def _unfinished_loop(run: RunRecords, stage: str) -> StageRecord:

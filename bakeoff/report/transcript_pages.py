@@ -7,6 +7,7 @@ link. Review pages, which have no per-run row, get a short list of links at the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import durable
@@ -22,14 +23,17 @@ def review_page_path(source: str) -> str:
     return f"{TRANSCRIPT_DIR}/{transcript_name('review-' + source.replace('/', '-'))}"
 
 
-def write_transcripts(records: BatchRecords, plugin: Task, report_dir: Path) -> dict[str, str]:
-    """Write every run's and review's page under report_dir/transcripts/; returns {title: relative path}."""
+def write_transcripts(records: BatchRecords, plugin: Task, report_dir: Path,
+                      notes: Mapping[str, Sequence[str]] | None = None) -> dict[str, str]:
+    """Write every run's and review's page under report_dir/transcripts/ (a run's `notes`, what to check before
+    trusting it, at the top of its page); returns {title: relative path}."""
     folder = Path(report_dir) / TRANSCRIPT_DIR
     folder.mkdir(exist_ok=True)
     pages: dict[str, str] = {}
     for run in records.runs:
         path = transcript_path(run.run_id)
-        durable.write_text(Path(report_dir) / path, render_run_transcript(run, plugin))
+        found = (notes or {}).get(run.run_id, ())
+        durable.write_text(Path(report_dir) / path, render_run_transcript(run, plugin, check_first=found))
         pages[f"run {run.run_id}"] = path
     for source, summary in typed_reviews(records.reviews):
         review = read_review(records.folder / source, source, summary)

@@ -1,7 +1,8 @@
 """The task seam and what it speaks, below the runner (docs/tasks.md, "Adding a task"):
 
 - `task`: Task, one take-home as a frozen value of small parts; `parts`: those parts, each a protocol of one or
-  two members (corpus, grader, score report, calibration, probes, re-analysis, report sections, export metadata);
+  two members (corpus, grader, score report, calibration, probes, re-analysis, report sections, export metadata,
+  the tripwire's reach); `control`: the negative control `bakeoff generate --control` makes of a task's data;
 - `options`: the options a task adds to generate, calibrate, analyze and score; `plugin`: what the core hands a
   task's parts and gets back (generate requests, analyze settings, the report's CoreSection);
 - `spec`: a task's statement, prompts and settings read from task_specs/<name>/;

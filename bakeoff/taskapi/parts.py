@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bakeoff.records import Claim, LadderCheck
 from bakeoff.taskapi.corpus import CorpusLayout
+from bakeoff.taskapi.grade import Grade
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.options import OptionValues
 from bakeoff.taskapi.scored import ProbeRecord, ScoredFolder, ScoreReport
@@ -128,6 +129,31 @@ class ReportSections(Protocol):
     every task has goes (computed once, as `core`)."""
 
     def __call__(self, batch: BatchRecords, core: CoreFigures, bootstrap_seed: int) -> Sequence[ReportPart | CoreSection]: ...
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What a careful analysis of a task can reach on one corpus, from its calibration: the interval of careful's
+    headline (a run better than its good end did what careful cannot), and the thinnest interval width the truth
+    allows (a run's intervals thinner than that, on the task's own width measure, know more than the data says).
+    None where the calibration does not say."""
+
+    careful_low: float | None = None
+    careful_high: float | None = None
+    thinnest_width: float | None = None
+    source: str = ""  # where the figures come from, in words (the report says it)
+
+
+class Tripwire(Protocol):
+    """What a careful analysis of the task can reach, for the report's tripwire (bakeoff.analysis.tripwire)."""
+
+    def reach(self, calibration: Mapping[str, object] | None) -> Reach:
+        """From the corpus's calibration.json as read (None: the corpus was never calibrated)."""
+        ...
+
+    def width(self, grade: Grade) -> float | None:
+        """A run's interval width on the measure `reach` gives the thinnest of (None: the task has none)."""
+        ...
 
 
 class RunMetadata(Protocol):

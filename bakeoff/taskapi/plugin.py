@@ -30,6 +30,7 @@ class GenerateRequest:
     options: OptionValues  # only those given on the command line, by option name
     force: bool = False
     secret_file: Path | None = None  # the hidden part's secret (generators.secret); None: a fresh one
+    control: bool = False  # a negative control: the hidden answers permuted after generation (bakeoff.taskapi.control)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.records import Claim, ClaimSource, LadderCheck
+from bakeoff.taskapi.control import ControlNotAvailable, ControlTruth, make_control
 from bakeoff.taskapi.corpus import CorpusFiles, CorpusLayout
 from bakeoff.taskapi.grade import Grade
 from bakeoff.taskapi.grading import Graded, GradeJob
@@ -33,6 +34,7 @@ from bakeoff.taskapi.parts import (
     ReportPart,
     ReportSections,
     RunMetadata,
+    Tripwire,
 )
 from bakeoff.taskapi.spec import TaskSpec, load_task
 
@@ -67,6 +69,8 @@ class Task:
     folder_probe: FolderProbe | None = None  # `bakeoff score` probes the folder after grading it
     report: ReportSections | None = None  # None: only the part every task has
     export: RunMetadata | None = None
+    tripwire: Tripwire | None = None  # what a careful analysis can reach: the report flags a run past it
+    control: ControlTruth | None = None  # what `bakeoff generate --control` permutes
 
     # -- vocabulary --------------------------------------------------------------------------------
     def spec(self, overrides: Mapping[str, object] | None = None) -> TaskSpec:
@@ -87,7 +91,16 @@ class Task:
         return CorpusFiles.from_folder(folder, self.corpus.layout)
 
     def generate(self, request: GenerateRequest, progress: Progress = lambda _: None) -> str:
-        return self.corpus.generate(request, progress)
+        """Write the task's seeded data; with `request.control`, a negative control of it (bakeoff.taskapi.control)."""
+        control = self.control
+        if request.control and control is None:
+            raise ControlNotAvailable(f"the task {self.name} declares no hidden truth to permute: it has no control")
+        summary = self.corpus.generate(request, progress)
+        if control is None or not request.control:
+            return summary
+        units = make_control(request.out_dir, control, self.corpus.layout.manifest)
+        return (f"{summary}; a NEGATIVE CONTROL: {control.column} of {control.file} permuted across its {units} hidden "
+                "units (no analysis can beat chance on it)")
 
     def ensure_corpus(self, folder: Path, *, demo: bool = False) -> Path:
         """`folder` if it already holds this task's data, else data generated into it (small when `demo`)."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bakeoff.batchfolder.read import BatchRecords
+from bakeoff.taskapi.control import ControlTruth
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
 from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, ProbeRecord, Progress, ReportPart
@@ -23,6 +24,7 @@ from bakeoff.tasks.ab_test.analysis import ANALYZE_SCRIPT
 from bakeoff.tasks.ab_test.check import AbGraded, grade
 from bakeoff.tasks.ab_test.grade import AbGrade
 from bakeoff.tasks.ab_test.layout import LAYOUT
+from bakeoff.tasks.ab_test.tripwire import TRIPWIRE
 from bakeoff.tasks.ab_test.words import HEADLINE, WORDS
 from bakeoff.tasks.intervals.plugin import IntervalGrader
 
@@ -145,5 +147,7 @@ TASK = Task(
     calibration=AbReferences(),
     probes=AbProbes(),
     folder_probe=probe_scored,
+    tripwire=TRIPWIRE,
+    control=ControlTruth("holdout_truth.csv", "effect"),  # a negative control: effects permuted across experiments
     report=report_sections,
 )

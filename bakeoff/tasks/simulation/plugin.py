@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bakeoff.batchfolder.read import BatchRecords, RunRecords
+from bakeoff.taskapi.control import ControlTruth
 from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
 from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, JsonMapping, Progress, ReportPart
 from bakeoff.taskapi.plugin import CoreSection, GenerateRequest
@@ -25,6 +26,7 @@ from bakeoff.tasks.simulation.check import grade
 from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT
 from bakeoff.tasks.simulation.grade import SimGrade
 from bakeoff.tasks.simulation.layout import LAYOUT
+from bakeoff.tasks.simulation.tripwire import TRIPWIRE
 from bakeoff.tasks.simulation.words import HEADLINE, WORDS
 
 DEMO_SIZES = {"configurations": 6, "cpu_seconds": 2}
@@ -128,6 +130,8 @@ TASK = Task(
     claim_has_real=False,  # the claim is about the visible example, whose truth is never read
     calibration=SimReferences(),
     probes=SimProbes(),
+    tripwire=TRIPWIRE,
+    control=ControlTruth("holdout_truth.csv", "wait"),  # a negative control: waits permuted across configurations
     report=report_sections,
     export=run_metadata,
 )

@@ -13,6 +13,7 @@ from pathlib import Path
 from bakeoff.batchfolder.read import BatchRecords, RunRecords
 from bakeoff.errors import BakeoffError
 from bakeoff.records import Claim
+from bakeoff.taskapi.control import ControlTruth
 from bakeoff.taskapi.grading import GradeJob
 from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
 from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, JsonMapping, Progress, ReportPart
@@ -23,6 +24,7 @@ from bakeoff.tasks.spam_classifier.check import SpamGraded, grade
 from bakeoff.tasks.spam_classifier.grade import PREDICT_SCRIPT
 from bakeoff.tasks.spam_classifier.layout import LAYOUT
 from bakeoff.tasks.spam_classifier.outcome import SpamGrade
+from bakeoff.tasks.spam_classifier.tripwire import TRIPWIRE
 from bakeoff.tasks.spam_classifier.words import HEADLINE, WORDS
 
 # The demo's corpus: small enough for a 2-core machine, with every trap of the full one.
@@ -195,6 +197,8 @@ TASK = Task(
     calibration=SpamReferences(),
     probes=SpamProbes(),
     analysis=SpamReanalysis(),
+    tripwire=TRIPWIRE,
+    control=ControlTruth("holdout_answers.csv", "label"),  # a negative control: labels permuted across messages
     report=report_sections,
     export=run_metadata,
 )
