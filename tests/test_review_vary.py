@@ -63,7 +63,7 @@ def test_the_pairs_of_one_template_do_not_share_a_surface():
         code = vary(pair_id, render(spec.ok_code, knob), render(spec.bad_code, knob))[0]
         by_template.setdefault(spec.template_name, []).append(code)
     shared = []
-    for template, codes in by_template.items():
+    for codes in by_template.values():
         for i, first in enumerate(codes):
             for second in codes[i + 1:]:
                 common = set(first.splitlines()) & set(second.splitlines())

@@ -55,8 +55,9 @@ def _why(row) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print every row as one JSON object on stdout.")
 @click.option("--check", is_flag=True, help="Fail (exit 2) when a reader on the bank is past the bounds, overall or on one family.")
 def audit(items_file, real_file, as_json, check) -> None:
-    """Read the bank without understanding it: mined n-gram rules, a regression on code features, the order,
-    dead code, baseline:cues. Every reader that learns is scored on pairs it never saw."""
+    """Read the bank without understanding it: mined n-gram rules, a regression on code features, a compression
+    distance, the order, dead code, baseline:cues. Every reader that learns is scored on pairs it never saw; a
+    reader past a bound overall or on one family's pairs fails `--check`."""
     from bakeoff.review.audit.run import ACCURACY_BOUND, FAMILY_J_BOUND, PAIR_BOUND, audit_bank, audit_real
     from bakeoff.review.items import default_real_items_path, load_items
 
