@@ -69,7 +69,8 @@ def test_the_pairs_of_one_template_do_not_share_a_surface():
                 common = set(first.splitlines()) & set(second.splitlines())
                 shared.append(len([line for line in common if line.strip() and not line.startswith(("import", "from", "#"))])
                               / len(first.splitlines()))
-    assert shared and sum(shared) / len(shared) < 0.25  # most lines of a pair are its own within its template
+    # Measured: 0.174 of a pair's lines shared with a sibling pair in the templates' own text, 0.058 once varied.
+    assert shared and sum(shared) / len(shared) < 0.1
 
 
 def test_the_mechanism_names_the_pairs_own_variables():
