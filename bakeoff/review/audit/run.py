@@ -8,8 +8,9 @@ Protocols:
   as published            readers that learn nothing (order, dead code) answer the whole file as it is
   trained on the bank     real items, answered by readers that learned from the whole bank (the others: as published)
 
-A bank passes when every reader on it has accuracy <= ACCURACY_BOUND and pair
-accuracy <= PAIR_BOUND. A contrastive reader (one that gives the twins of a pair
+A bank passes when every reader on it has accuracy <= ACCURACY_BOUND, pair
+accuracy <= PAIR_BOUND, and Youden's J <= FAMILY_J_BOUND on every family's pairs
+(a reader may not read one family even when the others hide it overall). A contrastive reader (one that gives the twins of a pair
 opposite verdicts by construction, like "the twin that comes first is sound")
 has pair accuracy equal to its accuracy, 0.5 at chance; it is held to the
 accuracy bound alone, and the bank is built so that it scores exactly 0.5.
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bakeoff.models.base import Completion
+from bakeoff.review.audit.compression import CompressionReader
 from bakeoff.review.audit.features import FeatureReader
 from bakeoff.review.audit.ngrams import MinedRulesReader
 from bakeoff.review.audit.surface import AdjacentTwinReader, DeadCodeReader, FirstSeenReader, ParityReader
@@ -32,8 +34,10 @@ from bakeoff.review.metrics import ReviewMetrics, compute_metrics
 
 ACCURACY_BOUND = 0.62
 PAIR_BOUND = 0.25
+FAMILY_J_BOUND = 0.3
+_ROUNDING = 1e-9  # a J of exactly the bound, computed in floating point, is within it
 HALF_SEEDS = (0, 1, 2, 3, 4)
-LEARNING: tuple[Callable[[], Reader], ...] = (MinedRulesReader, FeatureReader)
+LEARNING: tuple[Callable[[], Reader], ...] = (MinedRulesReader, FeatureReader, CompressionReader)
 # Positions mean nothing across templates: the parity reader learns on halves only.
 POSITIONAL: tuple[Callable[[], Reader], ...] = (ParityReader,)
 FIXED: tuple[Callable[[], Reader], ...] = (AdjacentTwinReader, FirstSeenReader, DeadCodeReader)
@@ -49,10 +53,19 @@ class AuditRow:
     worst: tuple[float | None, float | None] = (None, None)  # halves: the highest accuracy and pair accuracy of one split
 
     @property
+    def families_over(self) -> tuple[str, ...]:
+        """The families on whose pairs this reader's Youden's J passes FAMILY_J_BOUND (the bank only: the real
+        items hold 1 to 4 pairs of a family, where J moves in steps of 0.25 to 1)."""
+        if self.items != "bank":
+            return ()
+        return tuple(f.family for f in self.metrics.per_family
+                     if f.youden_j is not None and f.youden_j > FAMILY_J_BOUND + _ROUNDING)
+
+    @property
     def within_bounds(self) -> bool:
         accuracy, pairs = self.metrics.accuracy, self.metrics.pair_accuracy
         return (accuracy is None or accuracy <= ACCURACY_BOUND) and (
-            self.contrastive or pairs is None or pairs <= PAIR_BOUND)
+            self.contrastive or pairs is None or pairs <= PAIR_BOUND) and not self.families_over
 
     def to_dict(self) -> dict:
         m = self.metrics
@@ -61,7 +74,8 @@ class AuditRow:
                 "pair_accuracy": m.pair_accuracy, "pairs_scored": m.pairs_scored, "problem_recall": m.problem_recall,
                 "ok_specificity": m.ok_specificity, "youden_j": m.youden_j,
                 "worst_split": {"accuracy": self.worst[0], "pair_accuracy": self.worst[1]},
-                "youden_j_per_family": {f.family: f.youden_j for f in m.per_family}}
+                "youden_j_per_family": {f.family: f.youden_j for f in m.per_family},
+                "families_over": list(self.families_over)}
 
 
 class CuesReader:

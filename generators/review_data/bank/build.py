@@ -2,7 +2,8 @@
 
     python -m generators.review_data.bank.build [--only PAIR_PREFIX[,PAIR_PREFIX...]] [--out FILE]
 
-For each pair, every knob value is tried in order until both twins, run on
+Each pair's code first gets its own surface (`vary`: names, import order, notes, seeded by the pair id, the
+same for both twins). For each pair, every knob value is tried in order until both twins, run on
 seed 0 data, report the same figure to the claim's precision inside a
 believable range; the claim is then written with that figure. A pair for
 which no knob value works is reported and left out.
@@ -29,6 +30,7 @@ from typing import Any
 from generators.review_data import DOMAINS, build_fixture
 from generators.review_data.bank import contamination, leakage, metric, target, temporal, tuning
 from generators.review_data.bank.spec import PairSpec
+from generators.review_data.bank.vary import rename_words, vary, vary_mechanism
 
 PLAUSIBLE = (0.55, 0.97)  # every claimed figure is a score on a 0-1 scale inside this range
 SPEC_DIR = Path(__file__).resolve().parents[3] / "task_specs" / "claim_review"
@@ -77,22 +79,25 @@ def build_pair(spec: PairSpec) -> tuple[dict, dict] | str:
     """(sound record, flawed record) without ids, or why no knob value worked."""
     tried = []
     for knob in spec.knobs:
-        ok_code, bad_code = render(spec.ok_code, knob), render(spec.bad_code, knob)
+        ok_code, bad_code, renames = vary(spec.pair_id, render(spec.ok_code, knob), render(spec.bad_code, knob))
         ok, bad = run(ok_code, spec.fixture), run(bad_code, spec.fixture)
         tried.append((round(ok, 3), round(bad, 3)))
         shown = f"{ok:.{spec.decimals}f}"
         if shown == f"{bad:.{spec.decimals}f}" and PLAUSIBLE[0] <= ok <= PLAUSIBLE[1]:
-            return _records(spec, ok_code, bad_code, spec.claim.replace("@FIG@", shown))
+            return _records(spec, ok_code, bad_code, spec.claim.replace("@FIG@", shown), renames)
     return f"{spec.pair_id}: no knob value gives equal figures; first tries {tried[:8]}"
 
 
-def _records(spec: PairSpec, ok_code: str, bad_code: str, claim: str) -> tuple[dict, dict]:
+def _records(spec: PairSpec, ok_code: str, bad_code: str, claim: str, renames: dict[str, str]) -> tuple[dict, dict]:
+    """The twins' records; the flaw markers and the mechanism's expressions name the pair's own variables."""
+    markers = tuple(rename_words(marker, renames) for marker in spec.flaw)
     common = {"claim": claim, "pair_id": spec.pair_id, "fixture": spec.fixture, "domain": DOMAINS[spec.fixture],
               "template": spec.template_name, "source": None}
     ok: dict[str, object] = {"code": ok_code, "verdict": "OK", "family": None, "flaw_lines": [], "explanation": spec.explain_ok,
           "origin": "original", "mechanism": None, **common}
-    bad = {"code": bad_code, "verdict": "PROBLEM", "family": spec.family, "flaw_lines": flaw_lines(bad_code, spec.flaw),
-           "explanation": spec.explain_bad, "origin": "injected", "mechanism": spec.mechanism, **common}
+    bad = {"code": bad_code, "verdict": "PROBLEM", "family": spec.family, "flaw_lines": flaw_lines(bad_code, markers),
+           "explanation": spec.explain_bad, "origin": "injected", "mechanism": vary_mechanism(spec.mechanism, renames),
+           **common}
     return ok, bad
 
 

@@ -7,6 +7,7 @@ tells it apart, only where each line stands (what it can see at that point).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -24,6 +25,29 @@ def trade(code: str, first: str, second: str) -> str:
             raise ValueError(f"{block!r} occurs {code.count(block)} times")
     marker = "\0"
     return code.replace(first, marker).replace(second, first).replace(marker, second)
+
+
+def exchange(code: str, first: str, second: str) -> str:
+    """`code` with the texts `first` and `second` (each occurring once, anywhere in a line) in each other's place."""
+    for text in (first, second):
+        if code.count(text) != 1:
+            raise ValueError(f"{text!r} occurs {code.count(text)} times")
+    marker = "\0"
+    return code.replace(first, marker).replace(second, first).replace(marker, second)
+
+
+def test_score_first(code: str, validation: str, test: str) -> str:
+    """The same code with each candidate's scores kept as (test, validation) instead of (validation, test).
+
+    The tuning templates store both scores per candidate and read one by its index; with the order fixed, every
+    flawed twin read the index its reported line reads (`[1]` twice), a text that repeats across a template.
+    Exchanging the two score expressions and every `[...][0]` / `[...][1]` read keeps what the code computes."""
+    return flip_reads(exchange(code, validation, test))
+
+
+def flip_reads(code: str) -> str:
+    """Every `[...][0]` read made `[...][1]` and the reverse (the two scores of a candidate stored the other way)."""
+    return re.sub(r"\]\[([01])\]", lambda m: f"][{1 - int(m.group(1))}]", code)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,10 @@ from generators.review_data.bank.common import LOAD, SALES, Series, swap, trade
 from generators.review_data.bank.spec import PairSpec
 
 
-def folds(s: Series, pair_id: str) -> PairSpec:
+def folds(s: Series, pair_id: str, names: tuple[str, str]) -> PairSpec:
+    """Both twins score the model under forward-chaining folds and under shuffled folds (a notebook comparing two
+    schemes); they differ in which scheme's mean is reported. `names` are the two schemes' keys, per pair."""
+    ahead, mixed = names
     code = f"""import numpy as np
 import pandas as pd
 from sklearn import model_selection as ms
@@ -22,22 +25,24 @@ from sklearn.metrics import make_scorer
 
 {s.frame()}
 {s.within()}
-cv = ms.TimeSeriesSplit(n_splits=@K2@, test_size=@K0@)
-scores = ms.cross_val_score(Ridge(alpha=1.0), X, y, cv=cv, scoring=make_scorer(within))
-print("share {s.within_text} per fold:", scores.round(3))
-reported = scores.mean()
+schemes = {{"{ahead}": ms.TimeSeriesSplit(n_splits=@K2@, test_size=@K0@),
+           "{mixed}": ms.KFold(n_splits=@K2@, shuffle=True, random_state=@K1@)}}
+runs = {{name: ms.cross_val_score(Ridge(alpha=1.0), X, y, cv=cv, scoring=make_scorer(within)) for name, cv in schemes.items()}}
+print("share {s.within_text} per fold:", {{name: r.round(3) for name, r in runs.items()}})
+scheme = "{ahead}"
+reported = runs[scheme].mean()
 """
-    bad = swap(code, "cv = ms.TimeSeriesSplit(n_splits=@K2@, test_size=@K0@)",
-               "cv = ms.KFold(n_splits=@K2@, shuffle=True, random_state=@K1@)")
+    bad = swap(code, f'scheme = "{ahead}"', f'scheme = "{mixed}"')
     return PairSpec(
         pair_id, "temporal_leakage", s.fixture,
         f"Forecasting each day from the days before it, the model gets {s.what} {s.within_text} on a share of "
         "@FIG@ of days (mean over folds).",
-        code, bad, ("cv = ms.KFold(",),
-        "Each fold trains on earlier days and is scored on the days that follow, as a forecast would be.",
-        "Shuffled folds train on days after the ones they score, so the drifting level is interpolated rather "
-        "than forecast.",
-        {"kind": "folds_future", "cv": "cv", "X": "X"},
+        code, bad, (f'scheme = "{mixed}"',),
+        "The reported mean is over forward-chaining folds: each trains on earlier days and is scored on the days "
+        "that follow, as a forecast would be.",
+        "The reported mean is over shuffled folds, which train on days after the ones they score, so the drifting "
+        "level is interpolated rather than forecast.",
+        {"kind": "folds_future", "cv": "schemes[scheme]", "X": "X"},
         knobs=tuple((size, rs, 5) for size in (60, 50, 70, 40) for rs in range(30))
         + tuple((size, rs, k) for k in (10, 12, 14) for size in range(24, 38, 2) for rs in range(10)),
         template="folds",
@@ -45,6 +50,8 @@ reported = scores.mean()
 
 
 def recent_split(s: Series, pair_id: str) -> PairSpec:
+    split = "X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=n_test, shuffle=False)\n"
+    shuffle = "shuffled = np.random.default_rng(@K1@).permutation(len(X))\nX, y = X.iloc[shuffled], y.iloc[shuffled]\n"
     code = f"""import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
@@ -53,37 +60,34 @@ from sklearn.model_selection import train_test_split
 {s.frame()}
 {s.within()}
 n_test = @KNOB@
-X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=n_test, shuffle=False)
-model = Ridge(alpha=1.0).fit(X_train, y_train)
+{split}{shuffle}model = Ridge(alpha=1.0).fit(X_train, y_train)
 reported = within(y_test, model.predict(X_test))
-print(f"{{len(X_train)}} days to fit, {{len(X_test)}} to score: {{reported:.3f}} {s.within_text}")
+print(f"{{len(X)}} days, {{len(X_test)}} scored: {{reported:.3f}} {s.within_text}")
 """
-    bad = swap(code, "train_test_split(X, y, test_size=n_test, shuffle=False)",
-               "train_test_split(X, y, test_size=n_test, random_state=7)")
     return PairSpec(
         pair_id, "temporal_leakage", s.fixture,
         f"Trained on the earlier part of the record, the model forecasts the most recent stretch of {s.what} "
         f"{s.within_text} on a share of @FIG@ of days.",
-        code, bad, ("train_test_split(X, y, test_size=n_test",),
-        "With shuffle=False the split keeps the order of the days: the last n_test days are held out and the "
-        "model is fitted on the days before them.",
-        "train_test_split shuffles by default, so it scores days scattered through the record, with later days "
-        "in training, not the most recent stretch.",
-        {"kind": "future", "train": "X_train", "test": "X_test", "date": "date"}, knobs=tuple(range(60, 200, 2)),
-        template="recent-split",
+        code, trade(code, split, shuffle), ("X, y = X.iloc[shuffled]",),
+        "The split comes first and keeps the order of the days (shuffle=False): the last n_test days are held out; "
+        "the rows are shuffled only afterwards, when the parts are already taken.",
+        "The rows are shuffled before the unshuffled split, so its last n_test rows are days scattered through the "
+        "record, with later days in training, not the most recent stretch.",
+        {"kind": "future", "train": "X_train", "test": "X_test", "date": "date"},
+        knobs=tuple((n, rs) for rs in range(40) for n in range(60, 200, 4)), template="recent-split",
     )
 
 
 def recent_tickets() -> PairSpec:
-    def cell(split: str) -> str:
-        return f"""from sklearn.feature_extraction.text import TfidfVectorizer
+    split = "train, test = train_test_split(df, test_size=0.3, shuffle=False)\n"
+    shuffle = "df = df.sample(frac=1.0, random_state=@K0@)\n"
+    code = f"""from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 
 # df: one support ticket per row, oldest first; category is billing, access or shipping
-{split}
-print(train["created"].agg(["min", "max"]).tolist(), test["created"].agg(["min", "max"]).tolist())
+{split}{shuffle}print(len(df), train["created"].agg(["min", "max"]).tolist(), test["created"].agg(["min", "max"]).tolist())
 
 vectorizer = TfidfVectorizer(min_df=2).fit(train["text"])
 model = LogisticRegression(C=@K1@, max_iter=1000).fit(vectorizer.transform(train["text"]), train["category"])
@@ -94,12 +98,11 @@ print(f"macro F1: {{reported:.3f}}")
     return PairSpec(
         "recent-split.tickets", "temporal_leakage", "tickets",
         "Trained on earlier tickets, the router sorts the latest 30% of the year's tickets with a macro F1 of @FIG@.",
-        cell("train, test = train_test_split(df, test_size=0.3, shuffle=False)"),
-        cell("train, test = train_test_split(df, test_size=0.3, random_state=@K0@)"),
-        ("train_test_split(df, test_size=0.3",),
-        "With shuffle=False the split keeps the date order: the last 30% of tickets are held out and the model "
-        "learns from the earlier ones.",
-        "A shuffled split scores tickets from across the year with later tickets in training, not the latest 30%.",
+        code, trade(code, split, shuffle), ("df = df.sample(",),
+        "The unshuffled split comes first, so the last 30% of tickets by date are held out and the model learns from "
+        "the earlier ones; df is shuffled only after the parts are taken.",
+        "df is shuffled before the unshuffled split, so the held-out 30% are tickets from across the year, with later "
+        "tickets in training, not the latest 30%.",
         {"kind": "future", "train": "train", "test": "test", "date": "created"},
         knobs=tuple((rs, c) for c in (0.3, 1.0, 3.0, 10.0) for rs in range(40)), template="recent-split",
     )
@@ -262,6 +265,6 @@ print(f"share {s.within_text} over the last {{n_test}} days: {{reported:.3f}}")
 
 
 def pairs() -> list[PairSpec]:
-    return [folds(SALES, "folds.sales"), folds(LOAD, "folds.load"),
+    return [folds(SALES, "folds.sales", ("walk", "kfold")), folds(LOAD, "folds.load", ("rolling_origin", "shuffled")),
             recent_split(SALES, "recent-split.sales"), recent_split(LOAD, "recent-split.load"), recent_tickets(),
             sort_order(), level_order(), profile_order(SALES), vocabulary_order(), window(LOAD, "window.load")]

@@ -7,7 +7,19 @@ too. One pair swaps the roles of the validation and test parts in a tuple that l
 
 from __future__ import annotations
 
-from generators.review_data.bank.common import CAMPAIGN, CHURN, LEADS, LOAD, LOANS, SALES, Series, Table, swap
+from generators.review_data.bank.common import (
+    CAMPAIGN,
+    CHURN,
+    LEADS,
+    LOAD,
+    LOANS,
+    SALES,
+    Series,
+    Table,
+    flip_reads,
+    swap,
+    test_score_first,
+)
 from generators.review_data.bank.spec import PairSpec
 
 _SPLITS = """X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=@KNOB@)
@@ -47,7 +59,7 @@ reported = curves["test"][best]
     )
 
 
-def c_pick(table: Table, pair_id: str) -> PairSpec:
+def c_pick(table: Table, pair_id: str, test_first: bool = False) -> PairSpec:
     code = f"""from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
@@ -67,12 +79,17 @@ print("AUC (validation, test) by C:", {{C: tuple(round(v, 3) for v in r) for C, 
 reported = results[best_C][1]
 """
     bad = swap(code, "best_C = max(results, key=lambda C: results[C][0])", "best_C = max(results, key=lambda C: results[C][1])")
+    marker = "results[C][1])"
+    if test_first:
+        scores = ("roc_auc_score(y_val, model.predict_proba(X_val)[:, 1])", "roc_auc_score(y_test, model.predict_proba(X_test)[:, 1])")
+        code, bad = (test_score_first(c.replace("(validation, test)", "(test, validation)"), *scores) for c in (code, bad))
+        marker = "results[C][0])"
     return PairSpec(
         pair_id, "test_set_tuning", table.fixture,
         f"After choosing the regularisation strength, logistic regression ranks {table.subject} with a test ROC AUC of @FIG@.",
-        code, bad, ("results[C][1])",),
-        "C is chosen by the validation AUC (the first of each pair); the test AUC of the chosen C is reported.",
-        "C is chosen by the test AUC (the second of each pair), the same figure then reported, so the test rows "
+        code, bad, (marker,),
+        "C is chosen by the validation AUC; the test AUC of the chosen C is reported.",
+        "C is chosen by the test AUC, the same figure then reported, so the test rows "
         "did the choosing.",
         {"kind": "reaches", "probe": "best_C", "perturb": {"flip": table.target}}, template="c-pick",
     )
@@ -151,7 +168,7 @@ print(f"alpha={best_alpha}: F1 {reported:.3f}")
     )
 
 
-def ticket_c_pick() -> PairSpec:
+def ticket_c_pick(test_first: bool = False) -> PairSpec:
     code = """from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
@@ -172,18 +189,22 @@ reported = results[best_C][1]
 print(f"C={best_C}: macro F1 {reported:.3f}")
 """
     bad = swap(code, "best_C = max(results, key=lambda C: results[C][0])", "best_C = max(results, key=lambda C: results[C][1])")
+    marker = "results[C][1])"
+    if test_first:
+        code, bad = (flip_reads(swap(c, "for part in (valid, test)]", "for part in (test, valid)]")) for c in (code, bad))
+        marker = "results[C][0])"
     return PairSpec(
         "c-pick.tickets", "test_set_tuning", "tickets",
         "With its regularisation tuned, the router sorts unseen tickets with a macro F1 of @FIG@.",
-        code, bad, ("results[C][1])",),
-        "C is chosen by the validation F1 (the first of each pair); the test F1 of that C is reported.",
-        "C is chosen by the test F1 (the second of each pair), the figure then reported.",
+        code, bad, (marker,),
+        "C is chosen by the validation F1; the test F1 of that C is reported.",
+        "C is chosen by the test F1, the figure then reported.",
         {"kind": "reaches", "probe": "best_C", "perturb": {"rotate": "category"}, "held": "test.index"},
         knobs=tuple(range(150)), template="c-pick",
     )
 
 
-def lags_pick(s: Series, pair_id: str) -> PairSpec:
+def lags_pick(s: Series, pair_id: str, test_first: bool = False) -> PairSpec:
     code = f"""import numpy as np
 from sklearn.linear_model import Ridge
 
@@ -204,11 +225,16 @@ print({{k: tuple(round(v, 3) for v in r) for k, r in results.items()}})
 reported = results[best][1]
 """
     bad = swap(code, "best = max(results, key=lambda k: results[k][0])", "best = max(results, key=lambda k: results[k][1])")
+    marker = "results[k][1])"
+    if test_first:
+        scores = ("within(y.iloc[valid], model.predict(X.iloc[valid]))", "within(y.iloc[test], model.predict(X.iloc[test]))")
+        code, bad = (test_score_first(c, *scores) for c in (code, bad))
+        marker = "results[k][0])"
     return PairSpec(
         pair_id, "test_set_tuning", s.fixture,
         f"With the number of lags chosen for it, the model forecasts the final stretch of {s.what} {s.within_text} "
         "on a share of @FIG@ of days.",
-        code, bad, ("results[k][1])",),
+        code, bad, (marker,),
         "The number of lags is chosen on the validation stretch; the final stretch is only scored.",
         "The number of lags is the one that scores best on the final stretch, the same figure then reported as the "
         "forecast quality.",
@@ -250,6 +276,8 @@ reported = held_out
 
 
 def pairs() -> list[PairSpec]:
+    # Half the index-reading pairs keep their scores as (test, validation): see common.test_score_first.
     return [threshold_pick(LEADS, "threshold-pick.leads"), threshold_pick(LOANS, "threshold-pick.loans"),
-            c_pick(CAMPAIGN, "c-pick.campaign"), c_pick(CHURN, "c-pick.churn"), roles(), alpha_pick(),
-            ticket_c_pick(), lags_pick(SALES, "lags-pick.sales"), lags_pick(LOAD, "lags-pick.load"), search_score()]
+            c_pick(CAMPAIGN, "c-pick.campaign", test_first=True), c_pick(CHURN, "c-pick.churn"), roles(), alpha_pick(),
+            ticket_c_pick(test_first=True), lags_pick(SALES, "lags-pick.sales"),
+            lags_pick(LOAD, "lags-pick.load", test_first=True), search_score()]
