@@ -31,13 +31,12 @@ from bakeoff.records import (
     FileWritten,
     LoopUsage,
     Prompt,
-    StepRecord,
     Timings,
-    ToolResult,
 )
 from bakeoff.runner.plan import PlanError, plan_from_mapping
 from bakeoff.runner.preflight import KeyNotSendable, check_endpoint, key_routes, served_models
 from bakeoff.scaffolds.agent.loop import own_code_runs
+from bakeoff.scaffolds.agent.records import StepRecord, ToolResult
 from bakeoff.tasks.spam_classifier.words import HEADLINE as F1
 
 KEY_VAR = "BAKEOFF_HANDOVER_API_KEY"

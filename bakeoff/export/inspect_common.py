@@ -14,7 +14,7 @@ from typing import Any
 
 from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
 from bakeoff.models.tools import ToolCall
-from bakeoff.records import CompletionRecord, Prompt, ToolResult
+from bakeoff.records import CallResult, CompletionRecord, Prompt
 
 EXTRA = "inspect"
 SCORER = "bakeoff"
@@ -91,7 +91,7 @@ def tool_call(call: ToolCall, ident: str):
     return tool.ToolCall(id=ident, function=call.name or "?", arguments=arguments, parse_error=problem)
 
 
-def tool_message(result: ToolResult, ident: str, metadata: Mapping[str, Any]):
+def tool_message(result: CallResult, ident: str, metadata: Mapping[str, Any]):
     """What a call returned, as the model was shown it; a call that was not run (the capture audit's reason) is
     Inspect's parsing error, a tool that ran and failed its own (unknown) error."""
     import inspect_ai.tool as tool
