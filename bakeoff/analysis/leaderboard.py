@@ -6,8 +6,8 @@ corpus (its files' fingerprint, and the secret its hidden part was drawn with wh
 bakeoff's version, the sandbox kind and the plan's settings (limits, task, scaffold and model options: a 16,384-token
 context is not a 4,096-token one). Runs a plan extension added keep their "added later" mark.
 Rows of a pooled board are models by identity (a file's sha256, or an
-endpoint and its served model), not by label, with their reasoning mode and scaffold: a model's staged and agent
-runs are two rows, in one batch and pooled.
+endpoint and its served model), not by label, with their reasoning mode and scaffold: a model's runs under two
+scaffolds are two rows, in one batch and pooled.
 Runs are paired only within one batch, on its shared seeds.
 """
 
@@ -221,7 +221,7 @@ class PooledBoard:
 
 def _row_key(records: BatchRecords, run: RunRecords) -> tuple[str, str, str]:
     """(identity, reasoning mode, scaffold): what a pooled row is. The run's model label, not its row's, finds
-    the identity, so a staged and an agent run of one file share the identity and differ by scaffold."""
+    the identity, so two scaffolds' runs of one file share the identity and differ by scaffold."""
     model = base_model(run, run_model_label(run))
     entry = records.plan.model(model)
     return identity_of(records, model), entry.reasoning if entry is not None else "default", run.scaffold

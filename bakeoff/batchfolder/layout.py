@@ -4,7 +4,7 @@
     BATCH/plan.toml              the plan file as given
     BATCH/events.jsonl           the journal
     BATCH/batch.lock             the writer's lock
-    BATCH/runs/<run_id>/         one run (RunLayout): stages/, steps/ (an agent's), repo/, run.json...
+    BATCH/runs/<run_id>/         one run (RunLayout): stages/, steps/ (a loop's), repo/, run.json...
     BATCH/report/                `bakeoff report`'s folder
     BATCH/review/, BATCH/reviews/  review result folders kept with the batch (ReviewLayout)
 
@@ -67,7 +67,7 @@ class RunLayout:
 
     @property
     def steps(self) -> Path:
-        """An agent's loop: one record per step."""
+        """A loop's steps: one record per step (Scaffold.step_stage)."""
         return self.folder / "steps"
 
     def step_record(self, step: int) -> Path:

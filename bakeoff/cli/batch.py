@@ -171,7 +171,7 @@ def _print_scores(batch_dir: Path, plugin) -> None:
 @click.option("--parallel", type=click.IntRange(min=1, max=64), default=None,
               help="Local executor: runs in flight at once in this process (default 1).")
 @click.option("--scaffold", "scaffolds", multiple=True, type=click.Choice(scaffold_names()),
-              help="With --model: how each model is driven (repeatable; default staged; agent: a tool loop).")
+              help="With --model: how each model is driven, a scaffold (repeatable; default staged, its six fixed stages).")
 @click.option("--task", type=click.Choice(task_names()), default=None,
               help="With --model: the take-home, checked against the corpus's manifest (which decides it); without "
                    "--corpus, the default corpus of this task.")
@@ -286,7 +286,7 @@ def demo_expectation(model: str) -> str | None:
 @click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
               help="Which take-home the demo runs (its own small data).")
 @click.option("--scaffold", type=click.Choice(scaffold_names()), default=DEFAULT_SCAFFOLD, show_default=True,
-              help="How the model is driven: the six fixed stages, or an agent with tools in its sandbox.")
+              help="How the model is driven: the six fixed stages (staged), or another scaffold, such as a tool loop.")
 def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str, scaffold: str) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
     from bakeoff.runner.plan import plan_from_mapping

@@ -29,7 +29,7 @@ def require_inspect():
         import inspect_ai.log as log
         import inspect_ai.model as model
         import inspect_ai.scorer as scorer
-        import inspect_ai.tool  # noqa: F401 - an agent's calls (tool_call, tool_message) need it too
+        import inspect_ai.tool  # noqa: F401 - a loop's calls (tool_call, tool_message) need it too
     except ImportError as exc:
         raise ExportExtraMissing(
             f"the inspect format needs inspect-ai ({exc.name or exc} is missing): "
@@ -78,7 +78,7 @@ def chat_message(role: str, content: str, metadata: Mapping[str, Any] | None = N
 
 
 def tool_call(call: ToolCall, ident: str):
-    """An agent's call as Inspect's ToolCall: arguments that do not parse as a JSON object are its parse error."""
+    """A loop's tool call as Inspect's ToolCall: arguments that do not parse as a JSON object are its parse error."""
     import inspect_ai.tool as tool
 
     problem = call.error

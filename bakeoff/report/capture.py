@@ -19,7 +19,7 @@ COLUMNS = (Column("model"), Column("status"), Column("reason"), Column("calls", 
 
 def _captures(stages: Mapping[str, StageRecord], steps: Sequence[LoopStep] = ()) -> list[Capture]:
     """The capture audit of every model call of a run: its stages' (a stage's own answer and each of its turns)
-    and an agent's steps'."""
+    and a loop's steps'."""
     found = [call.capture for record in stages.values() for call in stage_calls(record) if call.capture is not None]
     return found + [step.capture for step in steps if step.capture is not None]
 

@@ -42,8 +42,8 @@ class RunRow:
     run_id: str
     model: str
     state: str = "waiting"  # waiting, running, done, kept (finished before this start), failed
-    stage: str = ""  # as the batch says it: a stage, or an agent's loop at its step ("agent step 3")
-    stage_since: float | None = None  # the clock when the stage started (an agent's loop: not each step)
+    stage: str = ""  # as the batch says it: a stage, or a loop at its step ("<stage> step 3")
+    stage_since: float | None = None  # the clock when the stage started (a loop's: not each step)
     stages: tuple[str, ...] = STAGE_NAMES  # its scaffold's, in order (BatchStart.stages)
     tokens: int = 0  # generated so far (reasoning included)
     generation_s: float = 0.0
@@ -145,7 +145,7 @@ class LiveProgress:
             if from_journal and row.state == "running" and told <= was and told >= 0:
                 return False  # the journal's stage_started of the stage (or an earlier one) the batch already said
             if row.state != "running" or told != was or row.stage_since is None:
-                row.stage_since = self.clock()  # a new stage (an agent's next step is the same stage)
+                row.stage_since = self.clock()  # a new stage (a loop's next step is the same stage)
             row.state, row.stage = "running", stage
             return True
 
@@ -202,7 +202,7 @@ class LiveProgress:
                 self._set_stage(run_id, stage, from_journal=True)  # quietly: this runs inside a redraw
             elif entry.get("event") == "stage_done":
                 self.stage_done(run_id, stage, entry)
-            elif entry.get("event") == "step_done":  # an agent's step: its tokens count, its time is the loop's
+            elif entry.get("event") == "step_done":  # a loop's step: its tokens count, its time is the loop's
                 self.step_done(run_id, entry)
 
     # -- estimates -------------------------------------------------------------------------------

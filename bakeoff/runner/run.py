@@ -2,7 +2,7 @@
 
 Resume rule: a stage whose record exists is never executed again; an unfinished
 stage restarts from its beginning after the repo is reset to the last finished
-stage's commit (an agent's loop, from the commit of its last recorded step: bakeoff.scaffolds.agent).
+stage's commit (a loop's, from the commit of its last recorded step: Scaffold.step_reader).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, whee
     The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
     (the answer key) is never among them. With a `gate`, the hidden inputs are its folder, filled only while
     the harness grades (bakeoff.taskapi.hidden_inputs). `visible_only`: the visible data alone, no hidden
-    input ever (where an agent's own commands run). `settings` are the driver's own (an image; the unsafe
+    input ever (where a scaffold's own tool commands run). `settings` are the driver's own (an image; the unsafe
     consent).
     """
     from sandbox.base import MIB, Limits
@@ -235,7 +235,7 @@ def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRe
 
 
 def _sandbox_cpu(ctx: RunContext) -> float | None:
-    """CPU seconds of the run's sandboxes so far, the agent's tool sandbox with the run's (sandbox.base.Sandbox.
+    """CPU seconds of the run's sandboxes so far, the scaffold's tool sandbox with the run's (sandbox.base.Sandbox.
     cpu_seconds; None: neither reported them)."""
     # A stand-in sandbox of a test may not count them.
     counted = [getattr(box, "cpu_seconds", None) for box in (ctx.sandbox, ctx.tool_sandbox) if box is not None]

@@ -80,7 +80,7 @@ def describe_outcome(outcome: Outcome, headline: HeadlineSpec | None = None) -> 
 
 def stage_position(stages: Sequence[str], activity: str) -> str:
     """A run in flight among its scaffold's stages, as the live display and `bakeoff status` both word it:
-    '4/6 repair', an agent's '1/2 agent step 3' (the loop at its third step), '2/2 evaluate'."""
+    '4/6 repair', a loop's '1/2 <stage> step 3' (at its third step), '2/2 evaluate'."""
     stage = activity.split(" ", 1)[0]
     return f"{list(stages).index(stage) + 1}/{len(stages)} {activity}" if stage in stages else activity
 
@@ -97,7 +97,7 @@ def _current_stages(journal: Journal) -> dict[str, str]:
             current[str(entry.get("run_id"))] = ""
         elif entry.get("event") == "stage_started":
             current[str(entry.get("run_id"))] = str(entry.get("stage"))
-        elif entry.get("event") == "step_started":  # an agent's loop: which step
+        elif entry.get("event") == "step_started":  # a loop: which step
             current[str(entry.get("run_id"))] = f"{entry.get('stage')} step {entry.get('step')}"
         elif entry.get("event") == "stage_done":
             current[str(entry.get("run_id"))] = ""
