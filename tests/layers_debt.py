@@ -30,8 +30,6 @@ AGENT_NAME_DEBT: dict[str, int] = {
 DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/answers.py": 4,
     "bakeoff/batchfolder/read.py": 3,
-    "bakeoff/batchfolder/state.py": 1,
-    "bakeoff/cli/batch.py": 4,
     "bakeoff/cli/models.py": 1,
     "bakeoff/cli/review.py": 1,
     "bakeoff/export/eee_records.py": 5,
@@ -59,8 +57,6 @@ DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/runner/executors/settings.py": 7,
     "bakeoff/runner/model_entries.py": 11,
     "bakeoff/runner/plan.py": 6,
-    "bakeoff/runner/progress.py": 10,
-    "bakeoff/runner/status.py": 15,
     "bakeoff/scaffolds/agent/tools.py": 2,
     "bakeoff/tasks/ab_test/report.py": 5,
     "bakeoff/tasks/ab_test/unit_probe.py": 13,

@@ -253,7 +253,7 @@ def status_command(batch_dir: Path) -> None:
     console.print(status_table(status))
     if status.last_event:
         event = status.last_event
-        line = f"last event: {event.get('at', '')} {event.get('event', '')} {event.get('run_id', '')} {event.get('stage', '')}"
+        line = f"last event: {event.at} {event.event} {event.run_id or ''} {event.stage or ''}"
         console.print(Text(printable(line)))
     left = status.seconds_left()  # none before a run has finished: said so, not "unknown"
     console.print(f"estimated time left: {format_seconds(left)}" if left is not None

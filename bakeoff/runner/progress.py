@@ -20,6 +20,7 @@ from typing import Any
 
 from bakeoff.batchfolder.files import Journal
 from bakeoff.records import STAGE_NAMES, RunRecord
+from bakeoff.records.journal import JournalEvent
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.status import describe_outcome, format_seconds, plural, stage_position
 from bakeoff.taskapi.headline import HeadlineSpec
@@ -149,20 +150,19 @@ class LiveProgress:
             row.state, row.stage = "running", stage
             return True
 
-    def stage_done(self, run_id: str, stage: str, fields: dict) -> None:
+    def stage_done(self, run_id: str, stage: str, fields: JournalEvent) -> None:
         with self._lock:
             row = self._row(run_id)
-            wall = fields.get("wall_s")
-            if isinstance(wall, int | float):
-                self._stage_seconds.setdefault(stage, []).append(float(wall))
-            row.tokens += int(fields.get("completion_tokens") or 0)
-            row.generation_s += float(fields.get("generation_s") or 0.0)
+            if fields.wall_s is not None:
+                self._stage_seconds.setdefault(stage, []).append(fields.wall_s)
+            row.tokens += fields.completion_tokens
+            row.generation_s += fields.generation_s
 
-    def step_done(self, run_id: str, fields: dict) -> None:
+    def step_done(self, run_id: str, fields: JournalEvent) -> None:
         with self._lock:
             row = self._row(run_id)
-            row.tokens += int(fields.get("completion_tokens") or 0)
-            row.generation_s += float(fields.get("generation_s") or 0.0)
+            row.tokens += fields.completion_tokens
+            row.generation_s += fields.generation_s
 
     def run_finished(self, slot: RunSlot, record: RunRecord) -> None:
         self._follow()  # the run's last stage_done lines come before its end
@@ -193,16 +193,16 @@ class LiveProgress:
             return
         with self._lock:
             # A damaged line is passed over: the batch names it when it reads the journal again, not the display.
-            entries, self._offset = Journal(self.journal).entries_from(self._offset, pass_over_damage=True)
+            entries, self._offset = Journal(self.journal).events_from(self._offset, pass_over_damage=True)
         for entry in entries:
-            run_id, stage = entry.get("run_id"), entry.get("stage")
-            if not isinstance(run_id, str) or not isinstance(stage, str):
+            run_id, stage = entry.run_id, entry.stage
+            if run_id is None or stage is None:
                 continue
-            if entry.get("event") == "stage_started":
+            if entry.event == "stage_started":
                 self._set_stage(run_id, stage, from_journal=True)  # quietly: this runs inside a redraw
-            elif entry.get("event") == "stage_done":
+            elif entry.event == "stage_done":
                 self.stage_done(run_id, stage, entry)
-            elif entry.get("event") == "step_done":  # a loop's step: its tokens count, its time is the loop's
+            elif entry.event == "step_done":  # a loop's step: its tokens count, its time is the loop's
                 self.step_done(run_id, entry)
 
     # -- estimates -------------------------------------------------------------------------------

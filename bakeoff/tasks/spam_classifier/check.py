@@ -21,7 +21,7 @@ from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam_classifier.grade import GradingRequest, grade_in_sandbox
 from bakeoff.tasks.spam_classifier.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
-from bakeoff.tasks.spam_classifier.outcome import SpamGrade, GradingStep, SubmissionOutcome
+from bakeoff.tasks.spam_classifier.outcome import GradingStep, SpamGrade, SubmissionOutcome
 from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"

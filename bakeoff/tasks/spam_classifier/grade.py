@@ -18,7 +18,15 @@ import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.grading import command_failure
-from bakeoff.tasks.spam_classifier.outcome import INSTALL, PREDICT, SCORE, TRAIN, GradingStep, SubmissionOutcome, Timings
+from bakeoff.tasks.spam_classifier.outcome import (
+    INSTALL,
+    PREDICT,
+    SCORE,
+    TRAIN,
+    GradingStep,
+    SubmissionOutcome,
+    Timings,
+)
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
 from scorer import AnswerKeyError, Score, failed_score, score_files
