@@ -1,4 +1,4 @@
-"""Reading model answers: the files they contain, their claimed F1, and the capture audit.
+"""Reading model answers: the files they contain, the score they claim, and the capture audit.
 
 The audit keeps two outcomes apart, each with a reason name:
 - uncaptured: nothing came back (empty, whitespace_only, timeout, transport_error,

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 # Lines that speak a registered task's words outside bakeoff/tasks/ (test_no_task_word_outside_the_tasks).
 TASK_WORD_DEBT: dict[str, int] = {
-    "bakeoff/answers.py": 1,
-    "bakeoff/cli/batch.py": 2,
-    "bakeoff/cli/score.py": 1,
-    "bakeoff/taskapi/headline.py": 1,
-    "bakeoff/taskapi/spec.py": 1,
+    "bakeoff/taskapi/spec.py": 1,  # DEFAULT_TASK: a plan's task when it names none (recorded in batch.json's plan)
 }
 
 # Lines that name the agent scaffold outside bakeoff/scaffolds/ (test_no_agent_name_outside_the_scaffolds).
@@ -29,12 +25,9 @@ AGENT_NAME_DEBT: dict[str, int] = {
 # a file whose remaining calls read no record leaves this list for an allowed list that says why.
 DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/answers.py": 4,
-    "bakeoff/batchfolder/read.py": 3,
+    "bakeoff/batchfolder/read.py": 1,
     "bakeoff/cli/models.py": 1,
     "bakeoff/cli/review.py": 1,
-    "bakeoff/export/eee_records.py": 5,
-    "bakeoff/export/inspect_common.py": 13,
-    "bakeoff/export/inspect_runs.py": 1,
     "bakeoff/models/engine_build.py": 4,
     "bakeoff/models/engine_child.py": 8,
     "bakeoff/models/gguf_header.py": 3,
@@ -62,7 +55,6 @@ DICT_READ_DEBT: dict[str, int] = {
     "bakeoff/tasks/ab_test/unit_probe.py": 13,
     "bakeoff/tasks/intervals/grading.py": 2,
     "bakeoff/tasks/intervals/score.py": 3,
-    "bakeoff/tasks/registry.py": 2,
     "bakeoff/tasks/simulation/check.py": 4,
     "bakeoff/tasks/simulation/cpu_cap.py": 1,
     "bakeoff/tasks/simulation/probe.py": 8,

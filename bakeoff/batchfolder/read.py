@@ -41,6 +41,7 @@ from bakeoff.records import (
     no_step_readers,
     row_label,
 )
+from bakeoff.records.manifest import ManifestHead
 
 __all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun",
            "RunRecords", "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
@@ -103,8 +104,7 @@ class BatchRecords:
     @property
     def secret_id(self) -> str | None:
         """The id of the secret the corpus's hidden part was drawn with, where its manifest names one."""
-        found = self.manifest.get("secret_id") if self.manifest is not None else None
-        return found if isinstance(found, str) and found else None
+        return ManifestHead.of(self.manifest).secret_id or None
 
     def model_labels(self) -> list[str]:
         """The report's rows: every (model, scaffold) of the plan, then any other a run shows; not a row whose
@@ -244,7 +244,7 @@ def _design_text(layout: RunLayout, stages: Mapping[str, StageRecord]) -> str | 
     design = workspace_text(layout.repo, "DESIGN.md")  # a capped head, never through a link sandboxed code left
     if design is not None:
         return design
-    decide = stages.get("decide")
+    decide = stages.get(Stage.DECIDE)
     return decide.completion.text if decide is not None and decide.completion is not None else None
 
 

@@ -77,7 +77,7 @@ def _batch_options(out: Path, plan, plugin, plan_text, wheelhouse: Path | None, 
 
     options = consent_settings(plan.sandbox, unsafe, UnsafeNotAcknowledged)
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
-    # The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off.
+    # The task's probes (a leak probe, seed retrains: its evaluate hooks) run inside evaluate unless turned off.
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
                         evaluate_hooks=plugin.evaluate_hooks(probes), scaffolds=scaffolds_for(plan.scaffolds))
 
@@ -226,7 +226,7 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
 
 
 def default_corpus(task: str) -> Path:
-    """`run --model` without --corpus: the task's default data, generated once (the spam corpus keeps its name)."""
+    """`run --model` without --corpus: the task's default data, generated once (the default task's keeps the name corpus-default)."""
     name = "corpus-default" if task == DEFAULT_TASK else f"corpus-{task}"
     return task_plugin(task).ensure_corpus(Path("runs") / name)
 

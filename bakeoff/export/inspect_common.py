@@ -106,23 +106,22 @@ def tool_message(result: CallResult, ident: str, metadata: Mapping[str, Any]):
                                  metadata=dict(metadata) or None)
 
 
-def prompt_messages(prompt: Mapping[str, Any] | None, metadata: Mapping[str, Any]) -> list:
-    return [chat_message(str(m.get("role") or "user"), str(m.get("content") or ""), metadata)
-            for m in (prompt or {}).get("messages") or []]
+def model_output(label: str, text: str, finish_reason: str, prompt_tokens: int, completion_tokens: int,
+                 error: str | None = None, reasoning: str = ""):
+    """An answer that is not a completion record (a review's) as Inspect's model output."""
+    return _output(label, text, reasoning or None, finish_reason, prompt_tokens, completion_tokens, None, None, error)
 
 
-def model_output(label: str, completion: Mapping[str, Any] | None):
+def _output(label: str, text: str, reasoning: str | None, finish_reason: str, prompt_tokens: int,
+            completion_tokens: int, cached: int | None, reasoning_tokens: int | None, error: str | None):
     _, model, _, _ = require_inspect()
-    completion = completion or {}
-    message = chat_message("assistant", completion.get("text") or "", None, completion.get("reasoning") or None)
-    usage = model.ModelUsage(input_tokens=int(completion.get("prompt_tokens") or 0),
-                             output_tokens=int(completion.get("completion_tokens") or 0),
-                             total_tokens=int(completion.get("prompt_tokens") or 0) + int(completion.get("completion_tokens") or 0),
-                             input_tokens_cache_read=completion.get("cached_prompt_tokens"),
-                             reasoning_tokens=completion.get("reasoning_tokens") or None)
-    stop = _STOP.get(str(completion.get("finish_reason")), "unknown")
-    return model.ModelOutput(model=model_name(label), choices=[model.ChatCompletionChoice(message=message, stop_reason=stop)],
-                             usage=usage, error=completion.get("error"))
+    usage = model.ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
+                             total_tokens=prompt_tokens + completion_tokens, input_tokens_cache_read=cached,
+                             reasoning_tokens=reasoning_tokens)
+    stop = _STOP.get(finish_reason, "unknown")
+    return model.ModelOutput(model=model_name(label), usage=usage, error=error,
+                             choices=[model.ChatCompletionChoice(message=chat_message("assistant", text, None, reasoning),
+                                                                 stop_reason=stop)])
 
 
 def record_messages(prompt: Prompt | None, metadata: Mapping[str, Any]) -> list:
@@ -132,18 +131,11 @@ def record_messages(prompt: Prompt | None, metadata: Mapping[str, Any]) -> list:
 
 def record_output(label: str, completion: CompletionRecord | None):
     """A stage's completion (a typed record) as Inspect's model output."""
-    _, model, _, _ = require_inspect()
-    text, reasoning = (completion.text, completion.reasoning or None) if completion is not None else ("", None)
-    prompt_tokens = int(completion.prompt_tokens or 0) if completion is not None else 0
-    completion_tokens = int(completion.completion_tokens or 0) if completion is not None else 0
-    usage = model.ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
-                             total_tokens=prompt_tokens + completion_tokens,
-                             input_tokens_cache_read=completion.cached_prompt_tokens if completion is not None else None,
-                             reasoning_tokens=(completion.reasoning_tokens or None) if completion is not None else None)
-    stop = _STOP.get(str(completion.finish_reason) if completion is not None else "", "unknown")
-    return model.ModelOutput(model=model_name(label), usage=usage, error=completion.error if completion is not None else None,
-                             choices=[model.ChatCompletionChoice(message=chat_message("assistant", text, None, reasoning),
-                                                                 stop_reason=stop)])
+    if completion is None:
+        return _output(label, "", None, "", 0, 0, None, None, None)
+    return _output(label, completion.text, completion.reasoning or None, str(completion.finish_reason),
+                   int(completion.prompt_tokens or 0), int(completion.completion_tokens or 0),
+                   completion.cached_prompt_tokens, completion.reasoning_tokens or None, completion.error)
 
 
 def metric(log, name: str, value: Any):

@@ -122,9 +122,9 @@ class _Stream:
     def span(self, name: str, at, end: bool = False) -> str:
         ident = f"stage-{name}"
         kind = self.ev.SpanEndEvent(id=ident) if end else self.ev.SpanBeginEvent(id=ident, name=name, type="stage")
-        kind.working_start, stamp = 0.0, _at(at).get("timestamp")
-        if stamp is not None:
-            kind.timestamp = stamp
+        kind.working_start = 0.0
+        if at is not None:
+            kind.timestamp = at
         self.events.append(kind)
         return ident
 

@@ -1,10 +1,12 @@
-"""A journal line as its readers use it (bakeoff.records.journal.JournalEvent): typed, and lenient, since the live
-display and `bakeoff status` read the journal while a batch appends to it."""
+"""What bakeoff reads of files that are not records, typed and lenient: a journal line (bakeoff.records.journal:
+the live display and `bakeoff status` read the journal while a batch appends to it) and a corpus manifest's head
+(bakeoff.records.manifest: a generator of any age made it)."""
 
 from __future__ import annotations
 
 from bakeoff.batchfolder.files import Journal
 from bakeoff.records.journal import JournalEvent
+from bakeoff.records.manifest import ManifestHead
 
 
 def test_a_line_reads_as_its_fields():
@@ -30,3 +32,10 @@ def test_the_journal_hands_its_lines_typed_in_order(tmp_path):
     assert all(e.at for e in events)
     later, end = journal.events_from(0)
     assert later == events and end == (tmp_path / "events.jsonl").stat().st_size
+
+
+def test_a_manifest_head_reads_its_text_fields_and_nothing_else():
+    manifest = {"task": "x", "generator_version": "gen-2.0", "secret_id": "s1", "measured": {"rate": 0.1}}
+    assert ManifestHead.of(manifest) == ManifestHead("x", "gen-2.0", "s1")
+    assert ManifestHead.of({"task": 3, "secret_id": ["s"]}) == ManifestHead()
+    assert ManifestHead.of(["not", "an", "object"]) == ManifestHead() == ManifestHead.of(None)
