@@ -79,8 +79,9 @@ class WriteCounter:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+def utc_now(timespec: str = "milliseconds") -> str:
+    """Now in UTC, ISO 8601: a batch's records and journal to the millisecond (a review's to the second)."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec=timespec)
 
 
 def to_jsonable(value: Any) -> Any:
