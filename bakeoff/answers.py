@@ -1,4 +1,4 @@
-"""Reading model answers: the files they contain, their claimed F1, and the capture audit.
+"""Reading model answers: the files they contain, the score they claim, and the capture audit.
 
 The audit keeps two outcomes apart, each with a reason name:
 - uncaptured: nothing came back (empty, whitespace_only, timeout, transport_error,
@@ -278,7 +278,7 @@ def audit(
     return Capture(CaptureStatus.CAPTURED, CaptureReason.OK)
 
 
-# --- an agent's tool calls -----------------------------------------------------
+# --- a tool loop's calls ----------------------------------------------------
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
                                             "boolean": (bool,), "object": (dict,), "array": (list,)}
@@ -320,7 +320,7 @@ def call_problem(call: ToolCall, tools: Mapping[str, ToolSpec]) -> tuple[Capture
 
 def audit_tool_calls(completion: Completion, tools: Sequence[ToolSpec], token_budget: int | None = None
                      ) -> tuple[Capture, tuple[tuple[CaptureReason, str] | None, ...]]:
-    """The capture audit of an agent's step, and each call's problem (None for a call that can run).
+    """The capture audit of a tool loop's step, and each call's problem (None for a call that can run).
 
     An answer that never came is uncaptured as any other; one with no call at all is unusable `no_tool_call`
     (after the usual checks: cut off, runaway reasoning...); a step whose every call can run is captured,

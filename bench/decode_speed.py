@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 import durable  # noqa: E402
 from bakeoff.batchfolder.upgrade import upgrade  # noqa: E402
-from bakeoff.records import BatchRecord, RunRecord, StageRecord, StepRecord  # noqa: E402
+from bakeoff.records import BatchRecord, RunRecord, StageRecord  # noqa: E402
+from bakeoff.scaffolds.agent.records import StepRecord  # noqa: E402
 
 OLD_REF = "98e6ef3"  # main before issue 33: the records' to_json/from_json written by hand
 DATA = ROOT / "tests" / "data"

@@ -68,16 +68,17 @@ def main() -> None:
     args = parser.parse_args()
 
     from bakeoff.batchfolder.read import read_batch
+    from bakeoff.scaffolds.registry import step_readers
     from bakeoff.tasks import report_batch as write_report
 
     with tempfile.TemporaryDirectory(prefix="bench-report-") as scratch:
         batch = args.batch or make_batch(Path(scratch) / "batch")
         out = Path(scratch) / "report"
-        records = read_batch(batch)
+        records = read_batch(batch, step_readers=step_readers)
         size = sum(p.stat().st_size for p in batch.rglob("*.json"))
         reads, reports = [], []
         for _ in range(args.repeat):
-            reads.append(timed(lambda: read_batch(batch)))
+            reads.append(timed(lambda: read_batch(batch, step_readers=step_readers)))
             reports.append(timed(lambda: write_report(batch, out)))
         read_s, report_s = statistics.median(reads), statistics.median(reports)
         print(f"batch: {len(records.runs)} runs, {len(records.model_labels())} models, {size / 1e6:.2f} MB of JSON records")

@@ -15,11 +15,10 @@ from bakeoff.records import (
     CompletionRecord,
     LoopUsage,
     Prompt,
-    StepRecord,
     Timings,
-    ToolResult,
 )
 from bakeoff.scaffolds.agent.conversation import conversation, opening
+from bakeoff.scaffolds.agent.records import StepRecord, ToolResult
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.scaffolds.agent.tools import TOOLS
 from bakeoff.tasks.registry import task_plugin

@@ -59,6 +59,7 @@ def _peak_rss_mb(*args: str) -> tuple[int, float]:
 @pytest.mark.slow
 def test_a_sparse_design_and_readme_are_read_as_a_capped_head(tmp_path):
     from bakeoff.batchfolder.read import read_run
+    from bakeoff.scaffolds.registry import step_readers
 
     steps = [
         agent.call("run", command="truncate -s 600M DESIGN.md && truncate -s 600M README.md && ls -ls"),
@@ -69,7 +70,7 @@ def test_a_sparse_design_and_readme_are_read_as_a_capped_head(tmp_path):
     assert result.failed == 0
     records = _steps(batch)
     assert records[1]["results"][0]["ok"] and len(records[1]["results"][0]["shown"]) < 100_000
-    design = read_run(batch / "runs" / RUN_ID).design_text
+    design = read_run(batch / "runs" / RUN_ID, step_readers=step_readers).design_text
     assert design is not None and len(design) <= 2 * MIB and "629145600 bytes" in design  # a head, its size named
     status, peak_mb = _peak_rss_mb("report", str(batch))
     assert status == 0

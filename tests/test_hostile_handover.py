@@ -31,13 +31,13 @@ from bakeoff.records import (
     FileWritten,
     LoopUsage,
     Prompt,
-    StepRecord,
     Timings,
-    ToolResult,
 )
 from bakeoff.runner.plan import PlanError, plan_from_mapping
 from bakeoff.runner.preflight import KeyNotSendable, check_endpoint, key_routes, served_models
 from bakeoff.scaffolds.agent.loop import own_code_runs
+from bakeoff.scaffolds.agent.records import StepRecord, ToolResult
+from bakeoff.scaffolds.registry import step_readers
 from bakeoff.tasks.spam_classifier.words import HEADLINE as F1
 
 KEY_VAR = "BAKEOFF_HANDOVER_API_KEY"
@@ -266,7 +266,7 @@ def _one_file(folder: Path) -> Path:
 def test_a_models_staged_and_agent_runs_are_two_rows_and_the_agent_is_costed_from_its_steps(tmp_path):
     one = write_batch(tmp_path / "one", [FakeRun("m", 1, f1=0.8), FakeRun("m", 2, f1=0.7)])
     agent_id = _add_agent_run(one, "m", 1, 0.2, steps=3)
-    records = read_batch(_one_file(one))
+    records = read_batch(_one_file(one), step_readers=step_readers)  # the agent's steps: its decoder, handed down
     board = pooled_board([records], F1, "spam_classifier")
     rows = {row.model: row for row in board.rows}
     assert set(rows) == {"m", "m-agent"} and rows["m"].runs == 2 and rows["m-agent"].runs == 1
@@ -281,7 +281,8 @@ def test_a_models_staged_and_agent_runs_are_two_rows_and_the_agent_is_costed_fro
     two = tmp_path / "two"
     write_json(two / "batch.json", batch_record([FakeRun("m", 1)]).to_json())
     _add_agent_run(two, "m", 1, 0.3, steps=2)
-    pooled = pooled_board([read_batch(one), read_batch(_one_file(two))], F1, "spam_classifier", allow_mixed=True)
+    batches = [read_batch(one, step_readers=step_readers), read_batch(_one_file(two), step_readers=step_readers)]
+    pooled = pooled_board(batches, F1, "spam_classifier", allow_mixed=True)
     rows = {row.model: row for row in pooled.rows}
     assert set(rows) == {"m", "m-agent"} and rows["m"].runs == 2 and rows["m-agent"].runs == 2
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from bakeoff.batchfolder.records import read_typed
-from bakeoff.records import DamagedRecord, LoopEnd, RunRecord, StageRecord, StepRecord
+from bakeoff.records import DamagedRecord, LoopEnd, RunRecord, StageRecord
+from bakeoff.scaffolds.agent.records import StepRecord
 
 DATA = Path(__file__).parent / "data"
 RECORDS = Path(__file__).parent.parent / "bakeoff" / "records"

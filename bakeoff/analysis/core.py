@@ -88,7 +88,7 @@ class RunCore:
     # The (model, scaffold) row is `model`; these say which model and scaffold it is, and what the run used.
     scaffold: str = DEFAULT_SCAFFOLD
     base_model: str = ""
-    steps: int = 0  # an agent's loop steps; a staged run's model calls
+    steps: int = 0  # a loop's steps; a staged run's model calls
     tokens: int = 0  # generated: answers and reasoning
     loop: LoopCore | None = None
     grade: Grade | None = None  # the final check's grade, typed (where the report asked for its task's)
@@ -165,7 +165,7 @@ def grading_of(records: RunRecords) -> tuple[str, str | None]:
 
 
 def capture_from_stages(stages: Mapping[str, StageRecord], steps: Sequence[Any] = ()) -> CaptureCounts:
-    """The run's capture counts summed from its stage records and an agent's steps (a run that has not ended has
+    """The run's capture counts summed from its stage records and a loop's steps (a run that has not ended has
     no run.json)."""
     statuses = [call.capture.status for record in stages.values() for call in stage_calls(record)
                 if call.capture is not None]
@@ -285,10 +285,10 @@ class ScaffoldRow:
     scaffold: str
     graded: int
     mean_rung: float | None
-    mean_steps: float | None  # loop steps (agent) or model calls (staged)
+    mean_steps: float | None  # loop steps (a loop's rows) or model calls (staged)
     mean_tokens: float | None  # generated, answers and reasoning
-    ended_by: dict[str, int]  # LoopEnd -> runs (agent rows)
-    ran_own_code: int  # graded runs whose agent ran its own code before the end
+    ended_by: dict[str, int]  # LoopEnd -> runs (a loop's rows)
+    ran_own_code: int  # graded runs whose model ran its own code before the end
     mean_own_code_runs: float | None
     unusable_steps: dict[str, int]  # capture reason -> steps, over the row's runs
 

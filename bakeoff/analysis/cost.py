@@ -1,6 +1,6 @@
 """What a run cost, beside what it scored: time (the run's and the model calls'), tokens in and out (the answer
 and the reasoning apart), generation speed, memory peaks (the engine's, the GPU's), the sandbox's CPU seconds,
-and what the model is (quantization, parameters, file size), from its stage records (an agent's calls from its
+and what the model is (quantization, parameters, file size), from its stage records (a loop's calls from its
 step records); and, for a model its plan entry prices (an API control), the dollars its tokens cost. Per model the
 same summed up. Every task has the same cost: nothing here is a task's.
 """
@@ -47,7 +47,7 @@ class RunCost:
 
 
 def _completions(run: RunRecords) -> list[CompletionRecord]:
-    """Every answer the run's model gave: its stages' calls, and an agent's, one a step of its loop."""
+    """Every answer the run's model gave: its stages' calls, and a loop's, one a step."""
     staged = [completion for record in run.stages.values() for _, completion, _ in record.model_calls()
               if completion is not None]
     return staged + [step.completion for step in run.steps if step.completion is not None]

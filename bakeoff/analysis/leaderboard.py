@@ -6,8 +6,8 @@ corpus (its files' fingerprint, and the secret its hidden part was drawn with wh
 bakeoff's version, the sandbox kind and the plan's settings (limits, task, scaffold and model options: a 16,384-token
 context is not a 4,096-token one). Runs a plan extension added keep their "added later" mark.
 Rows of a pooled board are models by identity (a file's sha256, or an
-endpoint and its served model), not by label, with their reasoning mode and scaffold: a model's staged and agent
-runs are two rows, in one batch and pooled.
+endpoint and its served model), not by label, with their reasoning mode and scaffold: a model's runs under two
+scaffolds are two rows, in one batch and pooled.
 Runs are paired only within one batch, on its shared seeds.
 """
 
@@ -235,8 +235,8 @@ def served_as(records: BatchRecords, label: str) -> tuple[str, str]:
 
 def _row_keys(records: BatchRecords) -> Callable[[RunRecords], RowKey]:
     """(identity, engine, quantization, reasoning mode, scaffold): what a pooled row is, so one model at Q4_K_M and
-    at Q6_K, or through two servers, are two rows. The run's model label, not its row's, finds the identity, so a
-    staged and an agent run of one file share the identity and differ by scaffold."""
+    at Q6_K, or through two servers, are two rows. The run's model label, not its row's, finds the identity, so two
+    scaffolds' runs of one file share the identity and differ by scaffold."""
     known: dict[str, tuple[str, str, str, str]] = {}
 
     def key(run: RunRecords) -> RowKey:

@@ -63,13 +63,13 @@ def steps_taken(records: RunRecords) -> int:
 def loop_of(records: RunRecords) -> LoopCore | None:
     """The run's loop, or None for a run with none (a staged run)."""
     stage = step_stage(records)
-    agent = records.stages.get(stage) if stage is not None else None
-    if agent is None and not records.steps:
+    loop_stage = records.stages.get(stage) if stage is not None else None
+    if loop_stage is None and not records.steps:
         return None
     unusable = Counter(step.capture.reason.value for step in records.steps
                        if step.capture is not None and step.capture.status == CaptureStatus.UNUSABLE)
     last = records.steps[-1].usage if records.steps else None
-    loop = agent.loop if agent is not None else None  # the loop's stage record: how it ended
+    loop = loop_stage.loop if loop_stage is not None else None  # the loop's stage record: how it ended
     return LoopCore(
         ended_by=loop.ended_by.value if loop is not None else None,
         steps=len(records.steps),

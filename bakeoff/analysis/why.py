@@ -23,7 +23,7 @@ from bakeoff.analysis.core import UNCAPTURED, grading_of
 from bakeoff.batchfolder.read import BatchRecords, RunRecords, read_batch, run_model_label, stage_calls
 from bakeoff.errors import BakeoffError
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CrashClass, LadderStatus, RunStatus, Stage
-from bakeoff.scaffolds.registry import scaffold_plugin
+from bakeoff.scaffolds.registry import scaffold_plugin, step_readers
 from bakeoff.taskapi.spec import TaskSettings
 from bakeoff.taskapi.task import Task
 
@@ -255,7 +255,7 @@ def folder_why_lines(folder: Path, task: Task | None) -> list[str]:
     """The lines of the batch in `folder` as it stands (a run still going counts once it ends; a damaged run is
     left out), for the live display's end and `bakeoff status`; none where the folder cannot be read."""
     try:
-        records = read_batch(folder, refuse_damaged_runs=True)
+        records = read_batch(folder, refuse_damaged_runs=True, step_readers=step_readers)
     except BakeoffError:
         return []
     return why_lines(records, batch_settings(records, task) if task is not None else None)

@@ -23,6 +23,7 @@ from typing import Any
 import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.records.errors import DamagedRecord  # one class: the records' readers raise it too
+from bakeoff.records.journal import JournalEvent
 
 KILL_ENV = "BAKEOFF_KILL_AFTER_WRITES"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -78,8 +79,9 @@ class WriteCounter:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+def utc_now(timespec: str = "milliseconds") -> str:
+    """Now in UTC, ISO 8601: a batch's records and journal to the millisecond (a review's to the second)."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec=timespec)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -184,3 +186,12 @@ class Journal:
         how the live display follows the journal as the batch appends to it."""
         values, end = durable.Journal(self.path).entries_from(offset, pass_over_damage=pass_over_damage)
         return [entry for entry in values if isinstance(entry, dict)], end
+
+    def events(self) -> list[JournalEvent]:
+        """The whole lines as their readers use them (bakeoff.records.journal)."""
+        return [JournalEvent.of(entry) for entry in self.entries()]
+
+    def events_from(self, offset: int, *, pass_over_damage: bool = False) -> tuple[list[JournalEvent], int]:
+        """entries_from's lines as their readers use them."""
+        entries, end = self.entries_from(offset, pass_over_damage=pass_over_damage)
+        return [JournalEvent.of(entry) for entry in entries], end

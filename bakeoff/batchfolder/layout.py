@@ -4,7 +4,7 @@
     BATCH/plan.toml              the plan file as given
     BATCH/events.jsonl           the journal
     BATCH/batch.lock             the writer's lock
-    BATCH/runs/<run_id>/         one run (RunLayout): stages/, steps/ (an agent's), repo/, run.json...
+    BATCH/runs/<run_id>/         one run (RunLayout): stages/, steps/ (a loop's), repo/, run.json...
     BATCH/report/                `bakeoff report`'s folder
     BATCH/review/, BATCH/reviews/  review result folders kept with the batch (ReviewLayout)
 
@@ -67,7 +67,7 @@ class RunLayout:
 
     @property
     def steps(self) -> Path:
-        """An agent's loop: one record per step."""
+        """A loop's steps: one record per step (Scaffold.step_stage)."""
         return self.folder / "steps"
 
     def step_record(self, step: int) -> Path:
@@ -75,18 +75,10 @@ class RunLayout:
 
 
 @dataclass(frozen=True)
-class BatchLayout:
-    """A batch folder's paths."""
+class WriterFolder:
+    """What every folder one writer fills has: its journal and the writer's lock (a batch's, a review's)."""
 
     folder: Path
-
-    @property
-    def record(self) -> Path:
-        return self.folder / BATCH_FILE
-
-    @property
-    def plan_file(self) -> Path:
-        return self.folder / PLAN_FILE
 
     @property
     def events(self) -> Path:
@@ -95,6 +87,19 @@ class BatchLayout:
     @property
     def lock(self) -> Path:
         return self.folder / LOCK_FILE
+
+
+@dataclass(frozen=True)
+class BatchLayout(WriterFolder):
+    """A batch folder's paths."""
+
+    @property
+    def record(self) -> Path:
+        return self.folder / BATCH_FILE
+
+    @property
+    def plan_file(self) -> Path:
+        return self.folder / PLAN_FILE
 
     @property
     def runs(self) -> Path:
@@ -112,10 +117,8 @@ class BatchLayout:
 
 
 @dataclass(frozen=True)
-class ReviewLayout:
+class ReviewLayout(WriterFolder):
     """A `bakeoff review --out` folder: one reviewer's batch folder, with the batch's journal and lock."""
-
-    folder: Path
 
     @property
     def summary(self) -> Path:
@@ -134,14 +137,6 @@ class ReviewLayout:
     @property
     def model_info(self) -> Path:
         return self.folder / "model_info.json"
-
-    @property
-    def events(self) -> Path:
-        return self.folder / EVENTS_FILE
-
-    @property
-    def lock(self) -> Path:
-        return self.folder / LOCK_FILE
 
     def old_partial(self) -> Path:
         """Where a review of bakeoff before the batch-folder layout kept its unfinished answers."""

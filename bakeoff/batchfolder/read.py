@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,15 +30,18 @@ from bakeoff.records import (
     AnalysisRecord,
     BatchRecord,
     DamagedRecord,
+    LoopStep,
     Plan,
     RepairTurn,
     RunRecord,
     Stage,
     StageRecord,
-    StepRecord,
+    StepReaders,
     UnknownRecordSchema,
+    no_step_readers,
     row_label,
 )
+from bakeoff.records.manifest import ManifestHead
 
 __all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun",
            "RunRecords", "read_batch", "read_json_file", "read_run", "run_model_label", "stage_calls"]
@@ -61,7 +65,7 @@ class RunRecords:
     stages: Mapping[str, StageRecord]  # stage name -> its record
     analysis: AnalysisRecord | None  # analysis.json, when `bakeoff analyze` has run
     design_text: str | None  # the design document the run ended with (repo/DESIGN.md, else the decide answer)
-    steps: tuple[StepRecord, ...] = ()  # a loop's steps in order (a scaffold's step_stage; none for most runs)
+    steps: tuple[LoopStep, ...] = ()  # a loop's steps in order (a scaffold's step_stage; none for most runs)
     planned_scaffold: str = DEFAULT_SCAFFOLD  # the scaffold the batch's plan gives the run
 
     @property
@@ -100,8 +104,7 @@ class BatchRecords:
     @property
     def secret_id(self) -> str | None:
         """The id of the secret the corpus's hidden part was drawn with, where its manifest names one."""
-        found = self.manifest.get("secret_id") if self.manifest is not None else None
-        return found if isinstance(found, str) and found else None
+        return ManifestHead.of(self.manifest).secret_id or None
 
     def model_labels(self) -> list[str]:
         """The report's rows: every (model, scaffold) of the plan, then any other a run shows; not a row whose
@@ -140,10 +143,12 @@ def read_json_file(path: Path, reader: Callable[[Path], Any] = read_json_object)
         raise BatchFolderError(f"cannot read record {path}: {exc}") from None
 
 
-def read_batch(folder: Path, refuse_damaged_runs: bool = False) -> BatchRecords:
+def read_batch(folder: Path, refuse_damaged_runs: bool = False,
+               step_readers: StepReaders = no_step_readers) -> BatchRecords:
     """The batch's records; a record that cannot be read is a BatchFolderError naming it, unless
     `refuse_damaged_runs` (what is published: the report, the leaderboard): then that run alone is left out,
-    in `refused`, and the rest is read."""
+    in `refused`, and the rest is read. `step_readers` decode the step records of a run's scaffold (the
+    scaffolds' registry hands them down; the default reads none, and a run that has some is then an error)."""
     layout = BatchLayout(Path(folder))
     folder = layout.folder
     if not layout.is_batch():
@@ -153,7 +158,7 @@ def read_batch(folder: Path, refuse_damaged_runs: bool = False) -> BatchRecords:
     ordered = list(batch.order)
     present = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     run_ids = [r for r in ordered if r in present] + [r for r in present if r not in ordered]
-    runs, refused = _read_runs(runs_dir, run_ids, refuse_damaged_runs, _planned_scaffolds(batch.plan))
+    runs, refused = _read_runs(runs_dir, run_ids, refuse_damaged_runs, _planned_scaffolds(batch.plan), step_readers)
     corpus_files = _corpus_file(folder, batch.plan, "manifest.json")
     manifest = read_json_file(corpus_files) if corpus_files else None
     return BatchRecords(folder, batch, runs, _calibration(folder, batch.plan), _reviews(folder), manifest, refused)
@@ -166,13 +171,14 @@ def _planned_scaffolds(plan: Plan) -> Callable[[str], str]:
 
 
 def _read_runs(runs_dir: Path, run_ids: list[str], refuse_damaged: bool,
-               scaffold_of: Callable[[str], str]) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
+               scaffold_of: Callable[[str], str],
+               step_readers: StepReaders) -> tuple[tuple[RunRecords, ...], tuple[RefusedRun, ...]]:
     """The runs that read, and (`refuse_damaged`) the damaged ones refused by name: one bad run then never
     hides the rest of a batch; a batch none of whose runs reads is a BatchFolderError either way."""
     runs, refused = [], []
     for run_id in run_ids:
         try:
-            runs.append(read_run(runs_dir / run_id, scaffold_of(run_id)))
+            runs.append(read_run(runs_dir / run_id, scaffold_of(run_id), step_readers))
         except BatchFolderError as exc:
             if not refuse_damaged:
                 raise
@@ -198,27 +204,38 @@ def _stage_files(layout: RunLayout) -> list[tuple[int, str, Path]]:
     return sorted(found)
 
 
-def _read_steps(layout: RunLayout) -> tuple[StepRecord, ...]:
+def _read_steps(layout: RunLayout, scaffold: str, step_readers: StepReaders) -> tuple[LoopStep, ...]:
+    """The run's step records through its scaffold's decoder; steps with no decoder handed down are an error
+    (left unread, a loop's calls and tokens would vanish from every number without a word)."""
     if not layout.steps.is_dir():
         return ()
     paths = sorted(p for p in layout.steps.glob("*.json") if p.stem.isdigit())
-    return tuple(read_json_file(path, lambda p: read_typed(p, StepRecord.from_json)) for path in paths)
+    if not paths:
+        return ()
+    reader = step_readers(scaffold)
+    if reader is None:
+        raise BatchFolderError(f"{layout.steps} holds step records and no reader of scaffold {scaffold!r}'s steps "
+                               f"was given (bakeoff.scaffolds.registry.step_readers)")
+    return tuple(read_json_file(path, partial(read_typed, parse=reader)) for path in paths)
 
 
-def read_run(folder: Path, planned_scaffold: str = DEFAULT_SCAFFOLD) -> RunRecords:
-    """A run's records; `planned_scaffold` is what an unfinished run's plan gives it (read_batch knows it)."""
+def read_run(folder: Path, planned_scaffold: str = DEFAULT_SCAFFOLD,
+             step_readers: StepReaders = no_step_readers) -> RunRecords:
+    """A run's records; `planned_scaffold` is what an unfinished run's plan gives it (read_batch knows it),
+    `step_readers` decode its steps (read_batch's)."""
     layout = RunLayout(folder)
     stages: dict[str, StageRecord] = {}
     for _, stage, path in _stage_files(layout):
         stages[stage] = read_json_file(path, _read_stage)
+    run = read_json_file(layout.record, read_run_record) if layout.record.is_file() else None
     return RunRecords(
         run_id=folder.name,
         folder=folder,
-        run=read_json_file(layout.record, read_run_record) if layout.record.is_file() else None,
+        run=run,
         stages=stages,
         analysis=read_json_file(layout.analysis, read_analysis_record) if layout.analysis.is_file() else None,
         design_text=_design_text(layout, stages),
-        steps=_read_steps(layout),
+        steps=_read_steps(layout, run.scaffold if run is not None else planned_scaffold, step_readers),
         planned_scaffold=planned_scaffold,
     )
 
@@ -227,7 +244,7 @@ def _design_text(layout: RunLayout, stages: Mapping[str, StageRecord]) -> str | 
     design = workspace_text(layout.repo, "DESIGN.md")  # a capped head, never through a link sandboxed code left
     if design is not None:
         return design
-    decide = stages.get("decide")
+    decide = stages.get(Stage.DECIDE)
     return decide.completion.text if decide is not None and decide.completion is not None else None
 
 

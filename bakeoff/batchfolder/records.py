@@ -22,13 +22,15 @@ from bakeoff.records import (
     Attribution,
     BatchRecord,
     DamagedRecord,
+    LoopStep,
     RunRecord,
     RunStatus,
     StageRecord,
-    StepRecord,
 )
+from bakeoff.records.codec import TopRecord
 
 R = TypeVar("R")
+S = TypeVar("S", bound=LoopStep)
 
 __all__ = ["STAGE_NAMES", "finished_stages", "finished_steps", "is_finished", "load_stage_record",
            "read_analysis_record", "read_batch_record", "read_run_record", "read_stage_record", "read_typed",
@@ -90,17 +92,20 @@ def stages_with_failure(run_dir: Path, names: Sequence[str] = STAGE_NAMES) -> di
     return stages
 
 
-def finished_steps(run_dir: Path) -> list[StepRecord]:
-    """An agent's steps already done, in order: a gap or a damaged record ends the list (later ones are run
-    again, from the last good step's commit); a step the harness failed ends it too."""
-    steps: list[StepRecord] = []
+def finished_steps(run_dir: Path, reader: Callable[[Mapping[str, Any], str], S] | None) -> list[S]:
+    """A loop's steps already done, in order, through its scaffold's `reader` (None: it writes none): a gap or
+    a damaged record ends the list (later ones are run again, from the last good step's commit); a step the
+    harness failed ends it too."""
+    steps: list[S] = []
+    if reader is None:
+        return steps
     layout = RunLayout(run_dir)
     while True:
         path = layout.step_record(len(steps) + 1)
         if not path.is_file():
             return steps
         try:
-            record = read_typed(path, StepRecord.from_json)
+            record = read_typed(path, reader)
         except DamagedRecord:
             return steps
         if record.harness_error is not None:
@@ -108,8 +113,9 @@ def finished_steps(run_dir: Path) -> list[StepRecord]:
         steps.append(record)
 
 
-def write_step_record(run_dir: Path, record: StepRecord, counter: WriteCounter | None) -> None:
-    write_json(RunLayout(run_dir).step_record(record.step), record.to_json(), counter)
+def write_step_record(run_dir: Path, step: int, record: TopRecord, counter: WriteCounter | None) -> None:
+    """Step `step` of a loop: its scaffold's own record (bakeoff.records.LoopStep as the readers see it)."""
+    write_json(RunLayout(run_dir).step_record(step), record.to_json(), counter)
 
 
 

@@ -29,9 +29,9 @@ def is_running(folder: Path) -> bool:
     if lock_held(folder):
         return True
     state = None
-    for entry in Journal(BatchLayout(folder).events).entries():
-        if entry.get("event") in ("batch_started", "batch_done"):
-            state = entry["event"]
+    for entry in Journal(BatchLayout(folder).events).events():
+        if entry.event in ("batch_started", "batch_done"):
+            state = entry.event
     return state == "batch_started"
 
 

@@ -77,7 +77,7 @@ def _batch_options(out: Path, plan, plugin, plan_text, wheelhouse: Path | None, 
 
     options = consent_settings(plan.sandbox, unsafe, UnsafeNotAcknowledged)
     wheelhouse = usable_wheelhouse(wheelhouse or default_wheelhouse())
-    # The task's probes (spam_classifier: the leak probe and seed retrains) run inside evaluate unless turned off.
+    # The task's probes (a leak probe, seed retrains: its evaluate hooks) run inside evaluate unless turned off.
     return BatchOptions(out_dir=out.resolve(), plan_text=plan_text, wheelhouse=wheelhouse, sandbox_options=options,
                         evaluate_hooks=plugin.evaluate_hooks(probes), scaffolds=scaffolds_for(plan.scaffolds))
 
@@ -172,7 +172,7 @@ def _print_scores(batch_dir: Path, plugin) -> None:
 @click.option("--parallel", type=click.IntRange(min=1, max=64), default=None,
               help="Local executor: runs in flight at once in this process (default 1).")
 @click.option("--scaffold", "scaffolds", multiple=True, type=click.Choice(scaffold_names()),
-              help="With --model: how each model is driven (repeatable; default staged; agent: a tool loop).")
+              help="With --model: how each model is driven, a scaffold (repeatable; default staged, its six fixed stages).")
 @click.option("--task", type=click.Choice(task_names()), default=None,
               help="With --model: the take-home, checked against the corpus's manifest (which decides it); without "
                    "--corpus, the default corpus of this task.")
@@ -227,7 +227,7 @@ def run_command(plan_file, models, runs, corpus, sandbox, seed, out, wheelhouse,
 
 
 def default_corpus(task: str) -> Path:
-    """`run --model` without --corpus: the task's default data, generated once (the spam corpus keeps its name)."""
+    """`run --model` without --corpus: the task's default data, generated once (the default task's keeps the name corpus-default)."""
     name = "corpus-default" if task == DEFAULT_TASK else f"corpus-{task}"
     return task_plugin(task).ensure_corpus(Path("runs") / name)
 
@@ -254,7 +254,7 @@ def status_command(batch_dir: Path) -> None:
     console.print(status_table(status))
     if status.last_event:
         event = status.last_event
-        line = f"last event: {event.get('at', '')} {event.get('event', '')} {event.get('run_id', '')} {event.get('stage', '')}"
+        line = f"last event: {event.at} {event.event} {event.run_id or ''} {event.stage or ''}"
         console.print(Text(printable(line)))
     left = status.seconds_left()  # none before a run has finished: said so, not "unknown"
     console.print(f"estimated time left: {format_seconds(left)}" if left is not None
@@ -287,7 +287,7 @@ def demo_expectation(model: str) -> str | None:
 @click.option("--task", type=click.Choice(task_names()), default=DEFAULT_TASK, show_default=True,
               help="Which take-home the demo runs (its own small data).")
 @click.option("--scaffold", type=click.Choice(scaffold_names()), default=DEFAULT_SCAFFOLD, show_default=True,
-              help="How the model is driven: the six fixed stages, or an agent with tools in its sandbox.")
+              help="How the model is driven: the six fixed stages (staged), or another scaffold, such as a tool loop.")
 def demo_command(out: Path, sandbox: str, model: str, probes: bool, task: str, scaffold: str) -> None:
     """The whole pipeline once: a small corpus with the same traps, one run of the default model, scored."""
     from bakeoff.runner.plan import plan_from_mapping

@@ -52,10 +52,11 @@ def published(folder: Path, refused: list[str], partial: dict[Path, str] | None 
     from bakeoff.analysis.admit import BatchRefused, admit, refusal_lines
     from bakeoff.batchfolder.read import BatchFolderError, read_batch
     from bakeoff.batchfolder.state import why_not_whole
+    from bakeoff.scaffolds.registry import step_readers
     from bakeoff.tasks.registry import DEFAULT_TASK, UnknownTask, task_plugin
 
     try:
-        records = read_batch(folder, refuse_damaged_runs=True)
+        records = read_batch(folder, refuse_damaged_runs=True, step_readers=step_readers)
         if why := why_not_whole(folder, records):
             if partial is None:
                 refused.append(f"refused batch {folder}: " + "; ".join(why) + " (add --partial to pool it, marked)")

@@ -157,7 +157,7 @@ def _print_record(record: dict, capture) -> None:
               help="Room to reason on top of --max-tokens (used only by models that reason).")
 @click.option("--server", default="", help="openai specs with --reasoning: llama.cpp, vllm or ollama.")
 @click.option("--tools", "tools_file", default=None,
-              help="Offer tools: a JSON file of OpenAI-shaped tools, or a scaffold's name (agent) for its own; the "
+              help="Offer tools: a JSON file of OpenAI-shaped tools, or a scaffold's name for its own; the "
                    "calls the model makes are printed as bakeoff reads them.")
 @click.option("--tool-choice", default="auto", show_default=True,
               help="With --tools: auto, required, or a tool's name (servers that take it are made to call that tool).")

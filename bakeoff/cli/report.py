@@ -43,6 +43,7 @@ def analyze(batch_dir: Path, sandbox, force: bool, wheelhouse: Path | None, unsa
     from rich.console import Console
 
     from bakeoff.batchfolder.read import read_batch
+    from bakeoff.scaffolds.registry import step_readers
     from bakeoff.taskapi.plugin import AnalysisNotAvailable, AnalyzeSettings
     from bakeoff.tasks import plugin_for_batch
     from sandbox.wheelhouse import default_wheelhouse
@@ -51,7 +52,7 @@ def analyze(batch_dir: Path, sandbox, force: bool, wheelhouse: Path | None, unsa
     if plugin.analysis is None:  # said before a sandbox is opened or a consent asked for
         raise AnalysisNotAvailable(f"bakeoff analyze cannot recompute the probes of this batch (task {plugin.name}); "
                                    "its probes ran in each run's evaluate stage (stages/5-evaluate.json extras)")
-    kind = sandbox or read_batch(batch_dir).plan.sandbox or DOCKER
+    kind = sandbox or read_batch(batch_dir, step_readers=step_readers).plan.sandbox or DOCKER
     consent = consent_settings(kind, unsafe, UnsafeAnalysisRefused)
     house = usable_wheelhouse(wheelhouse or default_wheelhouse())
     settings = AnalyzeSettings(sandbox=kind, sandbox_options=consent, wheelhouse=house, force=force,

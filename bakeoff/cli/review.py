@@ -90,11 +90,12 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
         return
     if model_spec is None:
         raise click.UsageError("Missing option '--model'.")
+    from bakeoff.batchfolder.files import utc_now
     from bakeoff.models.registry import BackendOptions
     from bakeoff.review.folder import open_review, resume_header
     from bakeoff.review.items import bank_digest, default_items_path, load_items
     from bakeoff.review.prompt import load_template
-    from bakeoff.review.runner import utc_now
+    from bakeoff.review.runner import REVIEW_TIMESPEC
     from bakeoff.review.settings import load_settings
 
     settings = load_settings().with_overrides(
@@ -110,7 +111,7 @@ def review(ctx, model_spec, samples, temperature, max_tokens, seed, items_file, 
     if families or limit:  # a subset resumes only itself
         items_sha256 = hashlib.sha256(f"{items_sha256}\nfamilies={sorted(families)} limit={limit}".encode()).hexdigest()
     # Before the model loads: an occupied folder, or a restart with other settings, is refused at once.
-    folder = open_review(out_dir, resume_header(reviewer, items_sha256, settings, utc_now()), items)
+    folder = open_review(out_dir, resume_header(reviewer, items_sha256, settings, utc_now(REVIEW_TIMESPEC)), items)
     with folder.writing():
         prior = folder.prior()
         result = _answer_all(model_spec, BackendOptions(reasoning=reasoning, server=server), items, settings, template,

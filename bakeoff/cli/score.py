@@ -15,8 +15,8 @@ from sandbox.kinds import DOCKER, ISOLATING_KINDS
 
 STAGE_WORDS = {
     "install": "installing requirements",
-    "train": "training (python train.py)",
-    "predict": "predicting on the holdout (python predict.py)",
+    "train": "training (the task's first script)",
+    "predict": "predicting on the hidden data (the task's second script)",
     "score": "scoring on the host",
 }
 

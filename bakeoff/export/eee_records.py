@@ -25,7 +25,7 @@ from bakeoff.export.inspect_common import safe_name, when
 from bakeoff.export.review_numbers import headline
 from bakeoff.export.source import ExportSource
 from bakeoff.models.kinds import kind_claiming
-from bakeoff.records import STAGE_NAMES, CodeVersion, Stage
+from bakeoff.records import STAGE_NAMES, CodeVersion, Stage, TokenCounts
 from bakeoff.report.transcript_review import ReviewRecords
 from bakeoff.review.records import AnswerRecord
 from bakeoff.taskapi.headline import HeadlineSpec
@@ -200,7 +200,7 @@ def _run_instance(evaluation_id: str, label: str, task: str, run: RunRecords, so
     spec, core = source.plugin.headline, source.runs[run.run_id]
     messages = _messages(run)
     raw = next((m["content"] for m in messages if m["role"] == "user"), task) or task
-    tokens = run.run.tokens.to_json() if run.run is not None else {}
+    tokens = run.run.tokens if run.run is not None else TokenCounts()
     score = core.counted(spec) or 0.0
     assistant_turns = [m["turn_idx"] for m in messages if m["role"] == "assistant"]
     return {
@@ -213,9 +213,9 @@ def _run_instance(evaluation_id: str, label: str, task: str, run: RunRecords, so
                                 "source": "the submission on the hidden data", "extracted_value": f"{score:.6f}",
                                 "extraction_method": "custom", "is_terminal": True}],
         "evaluation": {"score": float(score), "is_correct": bool(core.scored), "num_turns": max(1, len(assistant_turns))},
-        "token_usage": {"input_tokens": int(tokens.get("prompt") or 0), "output_tokens": int(tokens.get("completion") or 0),
-                        "total_tokens": int(tokens.get("prompt") or 0) + int(tokens.get("completion") or 0),
-                        "input_tokens_cache_read": tokens.get("cached_prompt")},
+        "token_usage": {"input_tokens": tokens.prompt, "output_tokens": tokens.completion,
+                        "total_tokens": tokens.prompt + tokens.completion,
+                        "input_tokens_cache_read": tokens.cached_prompt if run.run is not None else None},
         "metadata": strings({"run_id": run.run_id, "seed": core.seed, "outcome": core.outcome_status,
                              "crash_class": core.crash_class, **source.extras.get(run.run_id, {}),
                              "capture": run.run.capture.to_json() if run.run is not None else None,

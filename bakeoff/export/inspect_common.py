@@ -14,7 +14,7 @@ from typing import Any
 
 from bakeoff.export.errors import ExportExtraMissing, ExportOutputInvalid
 from bakeoff.models.tools import ToolCall
-from bakeoff.records import CompletionRecord, Prompt, ToolResult
+from bakeoff.records import CallResult, CompletionRecord, Prompt
 
 EXTRA = "inspect"
 SCORER = "bakeoff"
@@ -29,7 +29,7 @@ def require_inspect():
         import inspect_ai.log as log
         import inspect_ai.model as model
         import inspect_ai.scorer as scorer
-        import inspect_ai.tool  # noqa: F401 - an agent's calls (tool_call, tool_message) need it too
+        import inspect_ai.tool  # noqa: F401 - a loop's calls (tool_call, tool_message) need it too
     except ImportError as exc:
         raise ExportExtraMissing(
             f"the inspect format needs inspect-ai ({exc.name or exc} is missing): "
@@ -78,7 +78,7 @@ def chat_message(role: str, content: str, metadata: Mapping[str, Any] | None = N
 
 
 def tool_call(call: ToolCall, ident: str):
-    """An agent's call as Inspect's ToolCall: arguments that do not parse as a JSON object are its parse error."""
+    """A loop's tool call as Inspect's ToolCall: arguments that do not parse as a JSON object are its parse error."""
     import inspect_ai.tool as tool
 
     problem = call.error
@@ -91,7 +91,7 @@ def tool_call(call: ToolCall, ident: str):
     return tool.ToolCall(id=ident, function=call.name or "?", arguments=arguments, parse_error=problem)
 
 
-def tool_message(result: ToolResult, ident: str, metadata: Mapping[str, Any]):
+def tool_message(result: CallResult, ident: str, metadata: Mapping[str, Any]):
     """What a call returned, as the model was shown it; a call that was not run (the capture audit's reason) is
     Inspect's parsing error, a tool that ran and failed its own (unknown) error."""
     import inspect_ai.tool as tool
@@ -106,23 +106,22 @@ def tool_message(result: ToolResult, ident: str, metadata: Mapping[str, Any]):
                                  metadata=dict(metadata) or None)
 
 
-def prompt_messages(prompt: Mapping[str, Any] | None, metadata: Mapping[str, Any]) -> list:
-    return [chat_message(str(m.get("role") or "user"), str(m.get("content") or ""), metadata)
-            for m in (prompt or {}).get("messages") or []]
+def model_output(label: str, text: str, finish_reason: str, prompt_tokens: int, completion_tokens: int,
+                 error: str | None = None, reasoning: str = ""):
+    """An answer that is not a completion record (a review's) as Inspect's model output."""
+    return _output(label, text, reasoning or None, finish_reason, prompt_tokens, completion_tokens, None, None, error)
 
 
-def model_output(label: str, completion: Mapping[str, Any] | None):
+def _output(label: str, text: str, reasoning: str | None, finish_reason: str, prompt_tokens: int,
+            completion_tokens: int, cached: int | None, reasoning_tokens: int | None, error: str | None):
     _, model, _, _ = require_inspect()
-    completion = completion or {}
-    message = chat_message("assistant", completion.get("text") or "", None, completion.get("reasoning") or None)
-    usage = model.ModelUsage(input_tokens=int(completion.get("prompt_tokens") or 0),
-                             output_tokens=int(completion.get("completion_tokens") or 0),
-                             total_tokens=int(completion.get("prompt_tokens") or 0) + int(completion.get("completion_tokens") or 0),
-                             input_tokens_cache_read=completion.get("cached_prompt_tokens"),
-                             reasoning_tokens=completion.get("reasoning_tokens") or None)
-    stop = _STOP.get(str(completion.get("finish_reason")), "unknown")
-    return model.ModelOutput(model=model_name(label), choices=[model.ChatCompletionChoice(message=message, stop_reason=stop)],
-                             usage=usage, error=completion.get("error"))
+    usage = model.ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
+                             total_tokens=prompt_tokens + completion_tokens, input_tokens_cache_read=cached,
+                             reasoning_tokens=reasoning_tokens)
+    stop = _STOP.get(finish_reason, "unknown")
+    return model.ModelOutput(model=model_name(label), usage=usage, error=error,
+                             choices=[model.ChatCompletionChoice(message=chat_message("assistant", text, None, reasoning),
+                                                                 stop_reason=stop)])
 
 
 def record_messages(prompt: Prompt | None, metadata: Mapping[str, Any]) -> list:
@@ -132,18 +131,11 @@ def record_messages(prompt: Prompt | None, metadata: Mapping[str, Any]) -> list:
 
 def record_output(label: str, completion: CompletionRecord | None):
     """A stage's completion (a typed record) as Inspect's model output."""
-    _, model, _, _ = require_inspect()
-    text, reasoning = (completion.text, completion.reasoning or None) if completion is not None else ("", None)
-    prompt_tokens = int(completion.prompt_tokens or 0) if completion is not None else 0
-    completion_tokens = int(completion.completion_tokens or 0) if completion is not None else 0
-    usage = model.ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
-                             total_tokens=prompt_tokens + completion_tokens,
-                             input_tokens_cache_read=completion.cached_prompt_tokens if completion is not None else None,
-                             reasoning_tokens=(completion.reasoning_tokens or None) if completion is not None else None)
-    stop = _STOP.get(str(completion.finish_reason) if completion is not None else "", "unknown")
-    return model.ModelOutput(model=model_name(label), usage=usage, error=completion.error if completion is not None else None,
-                             choices=[model.ChatCompletionChoice(message=chat_message("assistant", text, None, reasoning),
-                                                                 stop_reason=stop)])
+    if completion is None:
+        return _output(label, "", None, "", 0, 0, None, None, None)
+    return _output(label, completion.text, completion.reasoning or None, str(completion.finish_reason),
+                   int(completion.prompt_tokens or 0), int(completion.completion_tokens or 0),
+                   completion.cached_prompt_tokens, completion.reasoning_tokens or None, completion.error)
 
 
 def metric(log, name: str, value: Any):

@@ -58,11 +58,11 @@ def _sample(review: ReviewRecords, answer: AnswerRecord):
         scores["correct"] = scorer.Score(value=1.0 if answer.correct else 0.0, answer=answer.verdict)
     metadata = {name: _plain(getattr(answer, name)) for name in METADATA_FIELDS}
     metadata["input_rebuilt"] = bool(prompt)
-    completion = {"text": answer.text, "finish_reason": answer.finish_reason, "prompt_tokens": answer.prompt_tokens,
-                  "completion_tokens": answer.completion_tokens, "error": answer.error, "reasoning": answer.reasoning}
+    output = model_output(review.model, answer.text, str(answer.finish_reason), int(answer.prompt_tokens or 0),
+                          int(answer.completion_tokens or 0), answer.error, answer.reasoning)
     return log.EvalSample(id=answer.item_id, epoch=answer.sample + 1, input=inputs, target=answer.expected,
                           messages=[*(inputs if isinstance(inputs, list) else []), reply],
-                          output=model_output(review.model, completion), scores=scores, metadata=metadata)
+                          output=output, scores=scores, metadata=metadata)
 
 
 def _plain(value: Any) -> Any:

@@ -37,7 +37,7 @@ from bakeoff.export.inspect_common import (
     write_and_check,
 )
 from bakeoff.export.source import ExportSource
-from bakeoff.records import Command, CompletionRecord, LadderCheck, Prompt, Stage, StepRecord
+from bakeoff.records import Command, CompletionRecord, LadderCheck, LoopStep, Prompt, Stage
 from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.scaffolds.steps import call_id
 from bakeoff.taskapi.task import Task
@@ -83,7 +83,7 @@ class _Stream:
                 error=completion.error if completion is not None else None, span_id=span, working_start=0.0, **_at(at)))
         return len(messages) + (1 if completion is not None else 0)
 
-    def step(self, step: StepRecord, stage: str, span: str, results_sent: bool) -> None:
+    def step(self, step: LoopStep, stage: str, span: str, results_sent: bool) -> None:
         """One step of the loop `stage`. `results_sent`: the previous step's results are in the messages already
         (as tool messages), so what this step sent beyond them (those results, as the model was shown them) is not
         repeated."""
@@ -122,9 +122,9 @@ class _Stream:
     def span(self, name: str, at, end: bool = False) -> str:
         ident = f"stage-{name}"
         kind = self.ev.SpanEndEvent(id=ident) if end else self.ev.SpanBeginEvent(id=ident, name=name, type="stage")
-        kind.working_start, stamp = 0.0, _at(at).get("timestamp")
-        if stamp is not None:
-            kind.timestamp = stamp
+        kind.working_start = 0.0
+        if at is not None:
+            kind.timestamp = at
         self.events.append(kind)
         return ident
 

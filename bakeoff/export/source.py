@@ -22,6 +22,7 @@ from bakeoff.report.build import core_summary
 from bakeoff.report.review import typed_reviews
 from bakeoff.report.transcript_review import ReviewRecords, read_review
 from bakeoff.review.records import summary_from
+from bakeoff.scaffolds.registry import step_readers
 from bakeoff.taskapi.task import Task
 
 
@@ -51,7 +52,7 @@ def load_source(folder: Path, plugin: Task | None, *, partial: bool, bootstrap_s
         if summary is not None:
             review = read_review(folder, folder.name, summary)
             return ExportSource(folder, None, None, None, {}, {}, (review,), False, ())
-    records = read_batch(folder)
+    records = read_batch(folder, step_readers=step_readers)
     if plugin is None:
         raise ExportRefused(f"{folder} is a batch folder: exporting it needs its task's plug-in")
     core = core_summary(records, plugin, bootstrap_seed)

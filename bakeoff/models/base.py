@@ -18,7 +18,7 @@ from bakeoff.models.tools import ToolCall, ToolSpec
 class Message:
     role: str  # "system", "user", "assistant" or "tool"
     content: str
-    tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn's calls (an agent's)
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn's tool calls
     tool_call_id: str = ""  # a "tool" turn: the call it answers
     name: str = ""  # a "tool" turn: the tool that answered
 
@@ -44,7 +44,7 @@ class GenerationSettings:
     # Room for reasoning on top of max_tokens (the answer's budget). A backend adds
     # it to what it asks for when the model may reason, so thinking never eats the answer's share.
     reasoning_tokens: int = 0
-    # Tools offered for this turn (an agent's step); the backend renders them its model's way and reads the calls.
+    # Tools offered for this turn (a tool loop's step); the backend renders them its model's way and reads the calls.
     tools: tuple[ToolSpec, ...] = ()
     tool_choice: str = "auto"  # "auto", "required", or a tool's name (a server may be made to call it)
 

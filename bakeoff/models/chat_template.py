@@ -98,7 +98,7 @@ class ChatTemplate:
 
     def render(self, messages: Sequence[Mapping[str, Any]], add_generation_prompt: bool = True, **kwargs: Any) -> str:
         """The prompt text for `messages`, ending with the assistant's opening when `add_generation_prompt`
-        (an agent's turn passes `tools`, the OpenAI-shaped list templates read, and messages with tool calls)."""
+        (a tool loop's turn passes `tools`, the OpenAI-shaped list templates read, and messages with tool calls)."""
         import jinja2
 
         try:

@@ -190,7 +190,7 @@ class Engine:
 
     def _render(self, messages, tools=()) -> str:
         """The prompt; tools offered go into the template's `tools` where it writes a syntax bakeoff reads (the
-        text protocol's tools are in the system prompt the agent wrote)."""
+        text protocol's tools are in the system prompt the scaffold wrote)."""
         extra: dict[str, Any] = dict(self._kwargs)
         if tools and self._tool_syntax in NATIVE_SYNTAXES:
             extra["tools"] = [t.to_openai() for t in tools]

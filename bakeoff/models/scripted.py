@@ -13,7 +13,7 @@ script can replay a server that cut the prompt. A line's
 `reasoning` is replayed as the model's reasoning; a line without one is read
 as raw output, its leading reasoning markup split off (bakeoff.models.reasoning).
 When tools are offered, a line's `tool_calls` are the calls (a transcript replays them); a line without
-them is read in the text protocol (bakeoff.models.tools), so a hand-written agent script may write either.
+them is read in the text protocol (bakeoff.models.tools), so a hand-written script of tool calls may write either.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class LlamaServerBackend:
 
     @property
     def tool_syntax(self) -> str:
-        """An agent's tools go to the server as the request's `tools`, its calls come back as `tool_calls` (read
+        """A turn's tools go to the server as the request's `tools`, its calls come back as `tool_calls` (read
         by the server from the model's own syntax), as from any OpenAI-compatible server."""
         return ToolSyntax.OPENAI.value
 

@@ -89,7 +89,7 @@ class TemplateProcess:
 
     def render(self, messages: Sequence[Mapping[str, Any]], add_generation_prompt: bool = True,
                **kwargs: Any) -> str:
-        """The prompt the template makes of `messages` (with the reasoning switch's `kwargs`, and an agent's
+        """The prompt the template makes of `messages` (with the reasoning switch's `kwargs`, and a tool loop's
         `tools` in the OpenAI shape: everything the template reads travels to its process as JSON)."""
         prompt = self._ask({"op": "render", "messages": [dict(m) for m in messages], "kwargs": kwargs,
                             "add_generation_prompt": add_generation_prompt})

@@ -7,7 +7,7 @@ and the parent stops it at a deadline. It dies with its parent (PR_SET_PDEATHSIG
 
 Protocol, one JSON object a line. In: the template first ({"source", "bos", "eos", "today", "memory_bytes"}),
 then requests ({"op": "check", "reasoning": MODE}, answered with the template's facts, its tool syntax among
-them, or {"op": "render", "messages", "kwargs", "add_generation_prompt"}, an agent's `tools` in the kwargs).
+them, or {"op": "render", "messages", "kwargs", "add_generation_prompt"}, a tool loop's `tools` in the kwargs).
 Out: {"ready": true} once the limit is set, then one reply a request: {"ok": VALUE} or
 {"error": CLASS, "limit": LIMIT_OR_NULL, "message": TEXT}.
 """

@@ -9,7 +9,7 @@ A model that is trained for tools writes its calls in its family's markup, and i
   `[TOOL_CALLS]NAME[ARGS]{...}` (one pair a call);
 - `harmony` (gpt-oss): a message on the commentary channel addressed `to=functions.NAME`, its JSON arguments
   ending at `<|call|>`;
-- `text`: our own plain-text protocol, for a template that has no tool support (stated in the agent's system
+- `text`: our own plain-text protocol, for a template that has no tool support (stated in the loop's system
   prompt, `TEXT_PROTOCOL`): a fenced block whose info string is `tool`, holding `{"name": ..., "arguments": {...}}`.
 
 An OpenAI-compatible server parses calls itself and returns them as `tool_calls` (`openai`); the scripted
@@ -121,7 +121,7 @@ class ParsedReply:
     calls: tuple[ToolCall, ...] = ()
 
 
-MAX_CALLS = 8  # calls read from one reply; more is not an agent step, it is a flood
+MAX_CALLS = 8  # calls read from one reply; more is not a step, it is a flood
 
 
 def json_text(value: Any) -> str:

@@ -1,7 +1,7 @@
 """The transcript line format: what a run writes and the scripted backend replays.
 
 One JSON object a line. Replay reads `key`, `text`, `reasoning`
-(with `reasoning_unfinished` and `token_budget`), `tool_calls` (an agent's calls: `[{"name", "arguments",
+(with `reasoning_unfinished` and `token_budget`), `tool_calls` (a tool loop's calls: `[{"name", "arguments",
 "call_id", "error"}]`, arguments as JSON text or, hand-written, an object), `finish_reason`, `error`, `error_kind` and
 `reported_prompt_tokens` (the prompt tokens a server says it read: a line with fewer than the words sent replays a
 server that cut the prompt, bakeoff.models.truncation); every

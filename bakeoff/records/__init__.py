@@ -1,6 +1,6 @@
 """bakeoff's records, typed: what a batch folder holds (docs/records.md), as frozen dataclasses.
 
-Each record (batch, stage, step, run, analysis, and each of their parts) has `to_json()`, the object written to
+Each record (batch, stage, run, analysis, and each of their parts) has `to_json()`, the object written to
 disk, and `from_json(data)`; both come from its declared fields through one library (bakeoff.records.codec, msgspec).
 A top-level record's `from_json` checks the `schema` tag first (UnknownRecordSchema for one it does not know); a
 missing key, a value of the wrong type or outside its enum is a DamagedRecord naming its path. Unknown extra keys
@@ -31,6 +31,15 @@ from bakeoff.records.enums import (
 )
 from bakeoff.records.errors import DamagedRecord, UnknownRecordSchema
 from bakeoff.records.ladder import RUNG_NAMES, TOP_RUNG, Headline, LadderCheck, Requirement, Rung, turn_effect
+from bakeoff.records.loop import (
+    CallResult,
+    LoopStep,
+    LoopSummary,
+    LoopUsage,
+    StepReader,
+    StepReaders,
+    no_step_readers,
+)
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -67,7 +76,6 @@ from bakeoff.records.run import (
     TokenCounts,
 )
 from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
-from bakeoff.records.step import STEP_SCHEMA, AgentLoop, LoopUsage, StepRecord, ToolResult
 
 __all__ = [
     "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
@@ -80,6 +88,6 @@ __all__ = [
     "Prompt", "PromptCut", "PromptMessage", "RepairEffect", "RepairGrant", "RepairTurn", "Requirement", "Resources",
     "RunRecord", "RunStatus", "SkippedPath", "StageRecord", "StageSummary", "Timings", "TokenCounts",
     "UnknownRecordSchema",
-    "DEFAULT_SCAFFOLD", "STEP_SCHEMA", "TOOL_CALL_REASONS", "AgentLoop", "LoopEnd", "LoopUsage", "StepRecord",
-    "ToolResult", "environment_failure", "row_label",
+    "DEFAULT_SCAFFOLD", "TOOL_CALL_REASONS", "CallResult", "LoopEnd", "LoopStep", "LoopSummary", "LoopUsage",
+    "StepReader", "StepReaders", "environment_failure", "no_step_readers", "row_label",
 ]

@@ -10,8 +10,8 @@ from enum import StrEnum
 
 
 class Stage(StrEnum):
-    """A stage record's `stage`: the six stages of the staged scaffold in their order, and the agent
-    scaffold's loop (`agent`, followed by the same `evaluate`)."""
+    """A stage record's `stage`: the six stages of the staged scaffold in their order, and the tool loop's
+    stage (followed by the same `evaluate`), the names each scaffold's `stages` use."""
 
     EXPLORE = "explore"
     DECIDE = "decide"
@@ -66,7 +66,7 @@ class CaptureReason(StrEnum):
     NO_ANSWER = "no_answer"
     NO_CODE = "no_code"
     NO_VERDICT = "no_verdict"
-    # unusable, an agent's step: what was wrong with its tool calls
+    # unusable, a loop's step: what was wrong with its tool calls
     NO_TOOL_CALL = "no_tool_call"  # an answer with no call in it
     MALFORMED_CALL = "malformed_call"  # call markup whose JSON does not parse, or that names no tool
     UNKNOWN_TOOL = "unknown_tool"
@@ -148,13 +148,13 @@ class RepairEffect(StrEnum):
 
 
 class LoopEnd(StrEnum):
-    """What ended an agent's loop (its budgets, each recorded when it is the one that ends it)."""
+    """What ended a tool loop (its budgets, each recorded when it is the one that ends it)."""
 
-    SUBMIT = "submit"  # the agent called submit
+    SUBMIT = "submit"  # the model called submit
     STEPS = "steps"
     TOKENS = "tokens"  # answer and reasoning tokens together
     WALL = "wall"  # wall-clock seconds of the loop
-    CPU = "cpu"  # sandbox CPU seconds of the agent's commands
+    CPU = "cpu"  # sandbox CPU seconds of the model's commands
     UNCAPTURED = "uncaptured"  # no answer came back (timeout, a dead engine...): the loop cannot go on
 
 

@@ -50,7 +50,7 @@ class Capture(JsonRecord):
 
 @dataclass(frozen=True)
 class PromptMessage(JsonRecord):
-    """One message sent; an agent's turns also carry their tool calls, or the call they answer (written
+    """One message sent; a tool loop's turns also carry their tool calls, or the call they answer (written
     only when set)."""
 
     role: str
@@ -100,7 +100,7 @@ class CompletionRecord(JsonRecord):
     reasoning_tokens: int = 0
     reasoning_unfinished: bool = False
     token_budget: int | None = None
-    tool_calls: tuple[ToolCall, ...] = ()  # an agent's step: the calls read from the answer (written when any)
+    tool_calls: tuple[ToolCall, ...] = ()  # a loop's step: the calls read from the answer (written when any)
     prompt_floor: int | None = None  # bakeoff's own count of the prompt sent (a floor; None: not counted)
     context_filled: bool = False  # the server's context filled before the answer's budget ran out
     # Written when set: a record of the old code writes back the same.

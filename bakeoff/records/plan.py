@@ -131,7 +131,7 @@ class Plan(JsonRecord):
     task_settings: Mapping[str, Any] = field(default_factory=dict)
     model_options: Mapping[str, Any] = field(default_factory=dict)
     # How each model is driven through the task, an axis like the reasoning modes: every (model, scaffold) is a
-    # row of runs. Its scaffolds' own settings by scaffold name ([scaffold_settings.agent]: budgets...).
+    # row of runs. Its scaffolds' own settings by scaffold name ([scaffold_settings.NAME]: a loop's budgets...).
     scaffolds: tuple[str, ...] = (DEFAULT_SCAFFOLD,)
     scaffold_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 

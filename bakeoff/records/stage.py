@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from bakeoff.records.codec import JsonObject, JsonRecord, TopRecord, decode
 from bakeoff.records.enums import Attribution, LadderStatus, RepairEffect, RepairGrant, Stage
 from bakeoff.records.ladder import LadderCheck, Rung
+from bakeoff.records.loop import LoopSummary
 from bakeoff.records.parts import (
     Capture,
     Claim,
@@ -20,7 +21,6 @@ from bakeoff.records.parts import (
     Resources,
     Timings,
 )
-from bakeoff.records.step import AgentLoop
 
 STAGE_SCHEMA = "bakeoff.stage/2"  # /1: before the task-neutral ladder (bakeoff.batchfolder.upgrade reads it)
 # The order of a stage record's keys, as docs/records.md lists them (the fields' order puts the required first).
@@ -73,7 +73,7 @@ class StageRecord(TopRecord):
     claim: Claim | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)  # evaluate: measurements by hook name
     resources: MaybeResources = None  # None (written {}) for a stage that was not sampled
-    loop: AgentLoop | None = None  # the agent scaffold's `agent` stage: how its loop ended (written only then)
+    loop: LoopSummary | None = None  # a loop's stage (Scaffold.step_stage): how its loop ended (written only then)
     SCHEMA = STAGE_SCHEMA
     READ_DEFAULTS = {"run_id": "", "index": 0}
     WRITTEN_WHEN_SET = ("loop",)

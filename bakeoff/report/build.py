@@ -31,6 +31,7 @@ from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.tables import Table
 from bakeoff.report.transcript_pages import link_transcripts, write_transcripts
 from bakeoff.report.trust import transcript_notes, trust_of, trust_section
+from bakeoff.scaffolds.registry import step_readers
 from bakeoff.taskapi.plugin import CoreSection
 from bakeoff.taskapi.task import Task
 
@@ -52,7 +53,7 @@ __all__ = ["REPORT_DIR", "ReportFiles", "batch_board", "core_summary", "publishe
 def published_batch(batch_dir: Path, plugin: Task) -> BatchRecords:
     """The batch's records as far as they may be published: a damaged run, or one whose records do not fit its
     task (another task, a value its grader cannot give), left out by name (bakeoff.analysis.admit)."""
-    return admit(read_batch(batch_dir, refuse_damaged_runs=True), plugin.headline, plugin.name)
+    return admit(read_batch(batch_dir, refuse_damaged_runs=True, step_readers=step_readers), plugin.headline, plugin.name)
 
 
 def core_summary(records: BatchRecords, plugin: Task, bootstrap_seed: int = 0) -> CoreSummary:

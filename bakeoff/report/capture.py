@@ -11,15 +11,15 @@ from collections.abc import Mapping, Sequence
 
 from bakeoff.analysis.stats import rate
 from bakeoff.batchfolder.read import BatchRecords, run_model_label, stage_calls
-from bakeoff.records import Capture, CaptureStatus, StageRecord, StepRecord
+from bakeoff.records import Capture, CaptureStatus, LoopStep, StageRecord
 from bakeoff.report.tables import Column, Table
 
 COLUMNS = (Column("model"), Column("status"), Column("reason"), Column("calls", "int"), Column("share_of_calls", "pct"))
 
 
-def _captures(stages: Mapping[str, StageRecord], steps: Sequence[StepRecord] = ()) -> list[Capture]:
+def _captures(stages: Mapping[str, StageRecord], steps: Sequence[LoopStep] = ()) -> list[Capture]:
     """The capture audit of every model call of a run: its stages' (a stage's own answer and each of its turns)
-    and an agent's steps'."""
+    and a loop's steps'."""
     found = [call.capture for record in stages.values() for call in stage_calls(record) if call.capture is not None]
     return found + [step.capture for step in steps if step.capture is not None]
 

@@ -1,6 +1,6 @@
 """The report's scaffold part, in a batch where a model ran under more than the six fixed stages: per (model,
-scaffold) row the headline with its interval, the rung reached and the steps and tokens used, how the agent's
-loops ended and whether the agent ran its own code before the end; per agent run its loop; and each model's
+scaffold) row the headline with its interval, the rung reached and the steps and tokens used, how the loops
+ended and whether the model ran its own code before the end; per run of a loop its steps; and each model's
 staged row against its other scaffolds, paired on shared seeds (bakeoff.analysis.core)."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def scaffolds_table(summary: CoreSummary) -> Table:
     return Table("scaffolds", "Scaffolds: each model under each scaffold", columns, tuple(rows))
 
 
-def agent_runs_table(summary: CoreSummary) -> Table:
+def loop_runs_table(summary: CoreSummary) -> Table:
     rows = []
     for run in summary.runs:
         loop = run.loop
@@ -104,4 +104,4 @@ def scaffold_findings(summary: CoreSummary) -> list[str]:
 
 
 def scaffold_tables(summary: CoreSummary) -> tuple[Table, ...]:
-    return scaffolds_table(summary), agent_runs_table(summary), scaffold_pairs_table(summary)
+    return scaffolds_table(summary), loop_runs_table(summary), scaffold_pairs_table(summary)

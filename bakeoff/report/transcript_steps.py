@@ -9,7 +9,7 @@ from typing import Any
 
 import durable
 from bakeoff.models.tools import ARGUMENT_LIMITS
-from bakeoff.records import Command, StageRecord, StepRecord, ToolResult
+from bakeoff.records import CallResult, Command, LoopStep, StageRecord
 from bakeoff.report.transcript_html import Raw, esc, fold, kv, number
 
 
@@ -40,7 +40,7 @@ def _call_title(name: str, arguments: str) -> str:
     return name or "(no tool named)"
 
 
-def _result(result: ToolResult, command: Callable[[int, Command], str], index: int) -> str:
+def _result(result: CallResult, command: Callable[[int, Command], str], index: int) -> str:
     css = "good" if result.ok else "bad"
     parts = [kv([("result", Raw(f'<span class="{css}">{"ok" if result.ok else "failed"}</span>')),
                  ("not run because", result.problem.value if result.problem is not None else None),
@@ -52,7 +52,7 @@ def _result(result: ToolResult, command: Callable[[int, Command], str], index: i
     return "".join(parts)
 
 
-def _step(step: StepRecord, command: Callable[[int, Command], str]) -> str:
+def _step(step: LoopStep, command: Callable[[int, Command], str]) -> str:
     completion, capture = step.completion, step.capture
     calls = completion.tool_calls if completion is not None else ()
     title = "; ".join(_call_title(c.name, c.arguments) for c in calls) or (
@@ -88,7 +88,7 @@ def _step(step: StepRecord, command: Callable[[int, Command], str]) -> str:
             + "".join(parts) + "</section>")
 
 
-def loop_steps_html(record: StageRecord, steps: Sequence[StepRecord], command: Callable[[int, Command], str]) -> str:
+def loop_steps_html(record: StageRecord, steps: Sequence[LoopStep], command: Callable[[int, Command], str]) -> str:
     """The loop's summary and its steps (`command` renders a sandbox command as the stages' do)."""
     loop = record.loop
     summary = kv([

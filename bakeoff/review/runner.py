@@ -14,10 +14,10 @@ by this start of the review).
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bakeoff.batchfolder.files import utc_now
 from bakeoff.models.base import Completion, ModelBackend, turn_key
 from bakeoff.review.grading import ItemAnswer, grade
 from bakeoff.review.items import ReviewItem
@@ -26,6 +26,7 @@ from bakeoff.review.prompt import PromptTemplate
 from bakeoff.review.settings import ReviewSettings
 
 REASONING_TOKENS = 2048  # room to reason, on top of the answer's max_tokens (used only by models that reason)
+REVIEW_TIMESPEC = "seconds"  # a review records its times to the second (utc_now), as it always has
 OnAnswer = Callable[[ItemAnswer], None]
 OnAsked = Callable[[ItemAnswer, dict], None]  # a freshly asked answer, with the model_info known so far
 
@@ -66,10 +67,6 @@ def ask(
     return grade(item, sample, key, completion), completion
 
 
-def utc_now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
 def run_review(
     backend: ModelBackend,
     items: Sequence[ReviewItem],
@@ -84,7 +81,7 @@ def run_review(
 
     Answers in `prior` are reused, not asked again; `on_asked` sees each one that is asked.
     """
-    started = (prior and prior.started_at) or utc_now()
+    started = (prior and prior.started_at) or utc_now(REVIEW_TIMESPEC)
     answers = []
     model_info: dict = dict(prior.model_info) if prior else {}
     recorded = prior.answers if prior else {}
@@ -111,7 +108,7 @@ def run_review(
         answers=tuple(answers),
         metrics=compute_metrics(items, answers),
         started_at=started,
-        finished_at=utc_now(),
+        finished_at=utc_now(REVIEW_TIMESPEC),
         model_info={**model_info, "reasoning": thinking} if thinking["with_reasoning"] else model_info,
     )
 

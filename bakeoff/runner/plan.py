@@ -164,11 +164,11 @@ def _corpus_path(raw: Any) -> str:
 
 
 def _scaffolds_from(raw: Any) -> tuple[str, ...]:
-    """`scaffolds = ["staged", "agent"]`: names, each once (the command line says whether it knows them)."""
+    """`scaffolds = ["staged", ...]`: names, each once (the command line says whether it knows them)."""
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(name, str) for name in raw):
-        raise PlanError(f"scaffolds must be a list of scaffold names, e.g. [\"staged\", \"agent\"], got {_short(raw)}")
+        raise PlanError(f"scaffolds must be a list of scaffold names, e.g. [\"staged\"], got {_short(raw)}")
     bad = [name for name in raw if not SCAFFOLD_NAME.fullmatch(name)]
     if bad:
         raise PlanError(f"scaffold name {_short(bad[0])} is not a name (lower-case letters, digits, '_')")
@@ -178,7 +178,7 @@ def _scaffolds_from(raw: Any) -> tuple[str, ...]:
 
 
 def _check_rows(models: tuple[ModelEntry, ...], scaffolds: tuple[str, ...]) -> None:
-    """Every (model, scaffold) names its runs: two may not share a name (a model labelled x-agent beside x)."""
+    """Every (model, scaffold) names its runs: two may not share a name (a model labelled x-<scaffold> beside x under it)."""
     rows = [row_label(m.label, scaffold) for m in models for scaffold in scaffolds]
     clashes = sorted({row for row in rows if rows.count(row) > 1})
     if clashes:

@@ -20,6 +20,7 @@ from typing import Any
 
 from bakeoff.batchfolder.files import Journal
 from bakeoff.records import STAGE_NAMES, RunRecord
+from bakeoff.records.journal import JournalEvent
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.status import describe_outcome, format_seconds, plural, stage_position
 from bakeoff.taskapi.headline import HeadlineSpec
@@ -43,8 +44,8 @@ class RunRow:
     run_id: str
     model: str
     state: str = "waiting"  # waiting, running, done, kept (finished before this start), failed
-    stage: str = ""  # as the batch says it: a stage, or an agent's loop at its step ("agent step 3")
-    stage_since: float | None = None  # the clock when the stage started (an agent's loop: not each step)
+    stage: str = ""  # as the batch says it: a stage, or a loop at its step ("<stage> step 3")
+    stage_since: float | None = None  # the clock when the stage started (a loop's: not each step)
     stages: tuple[str, ...] = STAGE_NAMES  # its scaffold's, in order (BatchStart.stages)
     tokens: int = 0  # generated so far (reasoning included)
     generation_s: float = 0.0
@@ -147,27 +148,26 @@ class LiveProgress:
             if from_journal and row.state == "running" and told <= was and told >= 0:
                 return False  # the journal's stage_started of the stage (or an earlier one) the batch already said
             if row.state != "running" or told != was or row.stage_since is None:
-                row.stage_since = self.clock()  # a new stage (an agent's next step is the same stage)
+                row.stage_since = self.clock()  # a new stage (a loop's next step is the same stage)
             row.state, row.stage = "running", stage
             row.heard_at = self.clock()
             return True
 
-    def stage_done(self, run_id: str, stage: str, fields: dict) -> None:
+    def stage_done(self, run_id: str, stage: str, fields: JournalEvent) -> None:
         with self._lock:
             row = self._row(run_id)
-            wall = fields.get("wall_s")
-            if isinstance(wall, int | float):
-                self._stage_seconds.setdefault(stage, []).append(float(wall))
+            if fields.wall_s is not None:
+                self._stage_seconds.setdefault(stage, []).append(fields.wall_s)
             self._heard(row, fields)
 
-    def step_done(self, run_id: str, fields: dict) -> None:
+    def step_done(self, run_id: str, fields: JournalEvent) -> None:
         with self._lock:
             self._heard(self._row(run_id), fields)
 
-    def _heard(self, row: RunRow, fields: dict) -> None:
-        """An answer's tokens came in (a stage's or an agent step's)."""
-        row.tokens += int(fields.get("completion_tokens") or 0)
-        row.generation_s += float(fields.get("generation_s") or 0.0)
+    def _heard(self, row: RunRow, fields: JournalEvent) -> None:
+        """An answer's tokens came in (a stage's or a loop step's)."""
+        row.tokens += fields.completion_tokens
+        row.generation_s += fields.generation_s
         row.heard_at = self.clock()
 
     def run_finished(self, slot: RunSlot, record: RunRecord) -> None:
@@ -199,16 +199,16 @@ class LiveProgress:
             return
         with self._lock:
             # A damaged line is passed over: the batch names it when it reads the journal again, not the display.
-            entries, self._offset = Journal(self.journal).entries_from(self._offset, pass_over_damage=True)
+            entries, self._offset = Journal(self.journal).events_from(self._offset, pass_over_damage=True)
         for entry in entries:
-            run_id, stage = entry.get("run_id"), entry.get("stage")
-            if not isinstance(run_id, str) or not isinstance(stage, str):
+            run_id, stage = entry.run_id, entry.stage
+            if run_id is None or stage is None:
                 continue
-            if entry.get("event") == "stage_started":
+            if entry.event == "stage_started":
                 self._set_stage(run_id, stage, from_journal=True)  # quietly: this runs inside a redraw
-            elif entry.get("event") == "stage_done":
+            elif entry.event == "stage_done":
                 self.stage_done(run_id, stage, entry)
-            elif entry.get("event") == "step_done":  # an agent's step: its tokens count, its time is the loop's
+            elif entry.event == "step_done":  # a loop's step: its tokens count, its time is the loop's
                 self.step_done(run_id, entry)
 
     # -- estimates -------------------------------------------------------------------------------

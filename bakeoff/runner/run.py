@@ -2,7 +2,7 @@
 
 Resume rule: a stage whose record exists is never executed again; an unfinished
 stage restarts from its beginning after the repo is reset to the last finished
-stage's commit (an agent's loop, from the commit of its last recorded step: bakeoff.scaffolds.agent).
+stage's commit (a loop's, from the commit of its last recorded step: Scaffold.step_reader).
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ from bakeoff.records import (
     CrashClass,
     LadderCheck,
     LadderStatus,
+    LoopStep,
     Resources,
     Rung,
     RunRecord,
     Stage,
     StageRecord,
-    StepRecord,
     Timings,
 )
 from bakeoff.runner.conversation import shared_system_message
@@ -112,7 +112,7 @@ def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, whee
     The corpus's mounts are its task's (bakeoff.tasks: the visible data and the hidden inputs); the truth
     (the answer key) is never among them. With a `gate`, the hidden inputs are its folder, filled only while
     the harness grades (bakeoff.taskapi.hidden_inputs). `visible_only`: the visible data alone, no hidden
-    input ever (where an agent's own commands run). `settings` are the driver's own (an image; the unsafe
+    input ever (where a scaffold's own tool commands run). `settings` are the driver's own (an image; the unsafe
     consent).
     """
     from sandbox.base import MIB, Limits
@@ -135,8 +135,8 @@ def run_sandbox(workspace: Path, corpus: CorpusFiles, seed: int, kind: str, whee
 
 
 def _prepare_repo(env: BatchEnv, run_dir: Path, done: Mapping[str, StageRecord],
-                  steps: Sequence[StepRecord] = ()) -> RunRepo:
-    """The run's repository at its last finished stage (or an agent's last recorded step), or a new one."""
+                  steps: Sequence[LoopStep] = ()) -> RunRepo:
+    """The run's repository at its last finished stage (or a loop's last recorded step), or a new one."""
     repo_dir = RunLayout(run_dir).repo
     if not done and not steps:
         return RunRepo.create(repo_dir, env.task.template_dir, env.corpus.excerpt)
@@ -181,7 +181,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
     error: str | None = None
     isolation = env.plan.sandbox
     try:
-        repo = _prepare_repo(env, run_dir, done, finished_steps(run_dir))
+        repo = _prepare_repo(env, run_dir, done, finished_steps(run_dir, scaffold.step_reader()))
         gate = env.corpus.hidden_gate(RunLayout(run_dir).hidden_inputs)
         gate.prepare()
         box = run_sandbox(repo.path, env.corpus, slot.seed, env.plan.sandbox, env.wheelhouse, env.plan.limits,
@@ -209,7 +209,7 @@ def execute_run(env: BatchEnv, slot: RunSlot, backend: ModelBackend,
             raise out_of_disk(run_dir, exc) from exc
         error = f"{type(exc).__name__}: {exc}"
     stages = finished_stages(run_dir, names) if error is None else stages_with_failure(run_dir, names)
-    steps = finished_steps(run_dir)
+    steps = finished_steps(run_dir, scaffold.step_reader())
     if stages or steps:  # a kill between a stage record and its transcript write left the transcript behind
         write_transcript(RunLayout(run_dir).transcript, stages.values(), env.counter, steps)
     record = run_summary(env, slot, stages, started_at, error, isolation, backend.identity, steps)
@@ -235,7 +235,7 @@ def _record_disk_full(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRe
 
 
 def _sandbox_cpu(ctx: RunContext) -> float | None:
-    """CPU seconds of the run's sandboxes so far, the agent's tool sandbox with the run's (sandbox.base.Sandbox.
+    """CPU seconds of the run's sandboxes so far, the scaffold's tool sandbox with the run's (sandbox.base.Sandbox.
     cpu_seconds; None: neither reported them)."""
     # A stand-in sandbox of a test may not count them.
     counted = [getattr(box, "cpu_seconds", None) for box in (ctx.sandbox, ctx.tool_sandbox) if box is not None]
@@ -289,7 +289,8 @@ def _run_stages(env: BatchEnv, slot: RunSlot, ctx: RunContext, repo: RunRepo, do
                 raise
             record = _record_disk_full(env, slot, ctx, repo, index, stage, last_sha, exc, clock, started_at)
         done[stage] = record
-        write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter, finished_steps(ctx.run_dir))
+        write_transcript(RunLayout(ctx.run_dir).transcript, done.values(), env.counter,
+                         finished_steps(ctx.run_dir, scaffold.step_reader()))
         env.journal.append("stage_done", run_id=slot.run_id, stage=stage, **stage_done_fields(record))
         if record.attribution == Attribution.HARNESS_ERROR:
             return f"stage {stage}: {record.attribution_reason}"

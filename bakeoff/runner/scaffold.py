@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from bakeoff.errors import BakeoffError
+from bakeoff.records import StepReader
 from bakeoff.runner.scaffold_kit import StageFunction
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class EventLog(Protocol):
 @dataclass(frozen=True)
 class StageServices:
     """What a scaffold's stages get beyond the run context: the batch's journal and write counter (a stage that
-    writes its own records, an agent's steps, writes them durably through the batch folder's door), the plan's
+    writes its own records, a loop's steps, writes them durably through the batch folder's door), the plan's
     settings for this scaffold, the task's evaluate hooks, and where to say what the run is doing."""
 
     journal: EventLog
@@ -63,15 +64,19 @@ class Scaffold(ABC):
     tool_sandbox: ClassVar[bool] = False
     # Its settings for `bakeoff demo` (the 135M default model in a 4K context).
     demo_settings: ClassVar[Mapping[str, Any]] = {}
-    # The stage that writes its work step by step (runs/<id>/steps/NNN.json, bakeoff.records.StepRecord) before its
-    # stage record: a loop's. None: its stages write stage records alone. The readers of a run (status, transcript,
-    # export, loops, the Ray executor's hand-back) ask this, never a scaffold's name.
+    # The stage that writes its work step by step (runs/<id>/steps/NNN.json, read as bakeoff.records.LoopStep)
+    # before its stage record: a loop's. None: its stages write stage records alone. The readers of a run (status,
+    # transcript, export, loops, the Ray executor's hand-back) ask this, never a scaffold's name.
     step_stage: ClassVar[str | None] = None
     # The stage whose answer is the submission's code (an uncaptured answer there leaves nothing to grade, a harness
     # error there fails the run). None: its first stage.
     code_stage: ClassVar[str | None] = None
     # The tools its stages offer the model (`bakeoff models ask --tools NAME` offers them alone).
     tools: ClassVar[tuple[ToolSpec, ...]] = ()
+
+    def step_reader(self) -> StepReader | None:
+        """The decoder of its step records (its own class's), handed to the readers of a run; None: it writes none."""
+        return None
 
     def stage_of_code(self) -> str:
         """The stage whose answer is the code (`code_stage`, else the first)."""

@@ -14,7 +14,6 @@ from typing import Any
 
 from bakeoff.records import (
     TOP_RUNG,
-    AgentLoop,
     Attribution,
     Capture,
     Claim,
@@ -22,6 +21,7 @@ from bakeoff.records import (
     CompletionRecord,
     FileWritten,
     LadderCheck,
+    LoopSummary,
     Prompt,
     RepairTurn,
     StageRecord,
@@ -55,7 +55,7 @@ class StageOutcome:
     turns: tuple[RepairTurn, ...] = ()
     claim: Claim | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
-    loop: AgentLoop | None = None  # a stage that ran a loop of steps: how it ended and what it used
+    loop: LoopSummary | None = None  # a stage that ran a loop of steps: how it ended and what it used
 
 
 StageFunction = Callable[[RunContext, StageClock, Done], StageOutcome]

@@ -11,6 +11,7 @@ from bakeoff.batchfolder.layout import BatchLayout
 from bakeoff.batchfolder.records import read_batch_record, read_run_record
 from bakeoff.errors import BakeoffError
 from bakeoff.records import DEFAULT_SCAFFOLD, STAGE_NAMES, LadderStatus, Outcome, RunStatus
+from bakeoff.records.journal import JournalEvent
 from bakeoff.runner.plan import run_order
 from bakeoff.taskapi.headline import HeadlineSpec
 
@@ -52,7 +53,7 @@ class RunState:
 class BatchStatus:
     folder: Path
     runs: tuple[RunState, ...]
-    last_event: dict | None
+    last_event: JournalEvent | None
 
     @property
     def finished(self) -> int:
@@ -80,7 +81,7 @@ def describe_outcome(outcome: Outcome, headline: HeadlineSpec | None = None) -> 
 
 def stage_position(stages: Sequence[str], activity: str) -> str:
     """A run in flight among its scaffold's stages, as the live display and `bakeoff status` both word it:
-    '4/6 repair', an agent's '1/2 agent step 3' (the loop at its third step), '2/2 evaluate'."""
+    '4/6 repair', a loop's '1/2 <stage> step 3' (at its third step), '2/2 evaluate'."""
     stage = activity.split(" ", 1)[0]
     return f"{list(stages).index(stage) + 1}/{len(stages)} {activity}" if stage in stages else activity
 
@@ -90,25 +91,26 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _current_stages(journal: Journal) -> dict[str, str]:
+def _current_stages(events: list[JournalEvent]) -> dict[str, str]:
     current: dict[str, str] = {}
-    for entry in journal.entries():
-        if entry.get("event") == "run_started":  # started, no stage named yet: at its first stage not recorded
-            current[str(entry.get("run_id"))] = ""
-        elif entry.get("event") == "stage_started":
-            current[str(entry.get("run_id"))] = str(entry.get("stage"))
-        elif entry.get("event") == "step_started":  # an agent's loop: which step
-            current[str(entry.get("run_id"))] = f"{entry.get('stage')} step {entry.get('step')}"
-        elif entry.get("event") == "stage_done":
-            current[str(entry.get("run_id"))] = ""
-        elif entry.get("event") in ("run_done", "run_failed"):
-            current.pop(str(entry.get("run_id")), None)
+    for entry in events:
+        run_id = str(entry.run_id)
+        if entry.event == "run_started":  # started, no stage named yet: at its first stage not recorded
+            current[run_id] = ""
+        elif entry.event == "stage_started":
+            current[run_id] = str(entry.stage)
+        elif entry.event == "step_started":  # a loop: which step
+            current[run_id] = f"{entry.stage} step {entry.step}"
+        elif entry.event == "stage_done":
+            current[run_id] = ""
+        elif entry.event in ("run_done", "run_failed"):
+            current.pop(run_id, None)
     return current
 
 
-def _nodes(entries: list[dict]) -> dict[str, str]:
+def _nodes(events: list[JournalEvent]) -> dict[str, str]:
     """The node each run was last placed on (the Ray executor journals `run_placed`)."""
-    return {e["run_id"]: e["node"] for e in entries if e.get("event") == "run_placed" and e.get("node")}
+    return {str(e.run_id): e.node for e in events if e.event == "run_placed" and e.node}
 
 
 def read_status(folder: Path, headline: HeadlineSpec | None = None, stages_of: StagesOf = staged_stages) -> BatchStatus:
@@ -118,10 +120,9 @@ def read_status(folder: Path, headline: HeadlineSpec | None = None, stages_of: S
     if not layout.is_batch():
         raise NotABatch(f"{folder} is not a batch folder (no batch.json); start one with `bakeoff run`")
     batch = read_batch_record(layout.record)  # a damaged batch.json is refused here as the report refuses it
-    journal = Journal(layout.events)
-    current = _current_stages(journal)
-    entries = journal.entries()
-    nodes = _nodes(entries)
+    events = Journal(layout.events).events()
+    current = _current_stages(events)
+    nodes = _nodes(events)
     scaffolds = {slot.run_id: slot.scaffold for slot in run_order(batch.plan)}
     runs = []
     for run_id in batch.order:
@@ -138,7 +139,7 @@ def read_status(folder: Path, headline: HeadlineSpec | None = None, stages_of: S
             # between two stages the journal names none: the run stands at its first stage not recorded
             now = current.get(run_id) or (names[done] if state == "in_progress" and done < len(names) else None)
             runs.append(RunState(run_id, state, done, now, None, None, nodes.get(run_id), names))
-    return BatchStatus(folder, tuple(runs), entries[-1] if entries else None)
+    return BatchStatus(folder, tuple(runs), events[-1] if events else None)
 
 
 def status_headline(status: BatchStatus) -> str:

@@ -14,6 +14,7 @@ from bakeoff.records import (
     Claim,
     CompletionRecord,
     CorpusRef,
+    LoopStep,
     ModelRef,
     Outcome,
     RunRecord,
@@ -21,7 +22,6 @@ from bakeoff.records import (
     Stage,
     StageRecord,
     StageSummary,
-    StepRecord,
     Timings,
     TokenCounts,
 )
@@ -50,8 +50,8 @@ class SummaryEnv(Protocol):
 __all__ = ["RUN_SCHEMA", "run_summary"]
 
 
-def _model_calls(stages: Mapping[str, StageRecord], steps: Sequence[StepRecord] = ()) -> list[tuple[CompletionRecord | None, Capture]]:
-    """Every model call of the run: its stages' (repair turns included), then an agent's steps'."""
+def _model_calls(stages: Mapping[str, StageRecord], steps: Sequence[LoopStep] = ()) -> list[tuple[CompletionRecord | None, Capture]]:
+    """Every model call of the run: its stages' (repair turns included), then a loop's steps'."""
     calls = [(completion, capture) for record in stages.values() for _, completion, capture in record.model_calls()]
     return calls + [(step.completion, step.capture) for step in steps if step.capture is not None]
 
@@ -94,8 +94,8 @@ def _summed_timings(stages: Mapping[str, StageRecord], started_at: str) -> Timin
 
 
 def run_summary(env: SummaryEnv, slot: RunSlot, stages: Mapping[str, StageRecord], started_at: str, error: str | None,
-                isolation: str, identity: str | None, steps: Sequence[StepRecord] = ()) -> RunRecord:
-    """The run record from the run's stage records (and an agent's step records); `identity` is its backend's
+                isolation: str, identity: str | None, steps: Sequence[LoopStep] = ()) -> RunRecord:
+    """The run record from the run's stage records (and a loop's step records); `identity` is its backend's
     (None when none was opened)."""
     check = final_check(stages)
     claim = _claim(stages)

@@ -12,13 +12,13 @@ from pathlib import Path
 import durable
 from bakeoff.batchfolder.files import WriteCounter, write_atomic_text
 from bakeoff.models.base import Completion, Message
-from bakeoff.records import CompletionRecord, PromptMessage, StageRecord, StepRecord
+from bakeoff.records import CompletionRecord, LoopStep, PromptMessage, StageRecord
 
 
-def model_turns(stage_records: Iterable[StageRecord], steps: Sequence[StepRecord] = ()
+def model_turns(stage_records: Iterable[StageRecord], steps: Sequence[LoopStep] = ()
                 ) -> list[tuple[str, CompletionRecord, tuple[PromptMessage, ...]]]:
     """(key, completion, messages) of every model call that has an answer, in the order they were made (an
-    agent's steps come before its stages' records: the loop ran first)."""
+    loop's steps come before its stages' records: the loop ran first)."""
     stepped = [(step.prompt.key, step.completion, step.prompt.messages) for step in steps if step.completion is not None]
     staged = [(prompt.key, completion, prompt.messages)
               for record in stage_records for prompt, completion, _ in record.model_calls() if completion is not None]
@@ -34,7 +34,7 @@ def message_of(message: PromptMessage) -> Message:
     return Message(message.role, message.content, message.tool_calls, message.tool_call_id, message.name)
 
 
-def transcript_text(stage_records: Iterable[StageRecord], steps: Sequence[StepRecord] = ()) -> str:
+def transcript_text(stage_records: Iterable[StageRecord], steps: Sequence[LoopStep] = ()) -> str:
     from bakeoff.models.transcript import transcript_line
 
     lines = []
@@ -45,6 +45,6 @@ def transcript_text(stage_records: Iterable[StageRecord], steps: Sequence[StepRe
 
 
 def write_transcript(path: Path, stage_records: Iterable[StageRecord], counter: WriteCounter | None,
-                     steps: Sequence[StepRecord] = ()) -> None:
+                     steps: Sequence[LoopStep] = ()) -> None:
     write_atomic_text(path, transcript_text(stage_records, steps), counter)
 

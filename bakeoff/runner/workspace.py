@@ -101,7 +101,7 @@ class RunRepo:
             shutil.copyfile(excerpt, copy)
 
     def changed_in_last_commit(self) -> list[str]:
-        """The paths the last commit added, changed or removed (an agent's step)."""
+        """The paths the last commit added, changed or removed (a loop's step)."""
         head = hostgit.head(self.path)
         parent = hostgit.head_parent(self.path)
         if head is None or parent is None:

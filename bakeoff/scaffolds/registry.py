@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from importlib import import_module
 
 from bakeoff.errors import BakeoffError
-from bakeoff.records import DEFAULT_SCAFFOLD
+from bakeoff.records import DEFAULT_SCAFFOLD, StepReader
 from bakeoff.runner.scaffold import Scaffold
 
-__all__ = ["DEFAULT_SCAFFOLD", "UnknownScaffold", "scaffold_names", "scaffold_plugin", "scaffolds_for"]
+__all__ = ["DEFAULT_SCAFFOLD", "UnknownScaffold", "scaffold_names", "scaffold_plugin", "scaffolds_for", "step_readers"]
 
 # name -> "module:Class". A third scaffold adds one line here (docs/tasks.md, "Adding a scaffold").
 _PLUGINS: dict[str, str] = {
@@ -36,6 +36,12 @@ def scaffold_plugin(name: str) -> Scaffold:
     if not isinstance(plugin, Scaffold) or plugin.name != name:
         raise UnknownScaffold(f"{target} is not the plug-in of scaffold {name!r}")
     return plugin
+
+
+def step_readers(name: str) -> StepReader | None:
+    """The decoder of scaffold `name`'s step records, for the readers of a batch (bakeoff.batchfolder.read); None
+    for a scaffold that writes none, or one this bakeoff does not know (its steps then refuse the run, by name)."""
+    return scaffold_plugin(name).step_reader() if name in _PLUGINS else None
 
 
 def scaffolds_for(names: Iterable[str]) -> dict[str, Scaffold]:

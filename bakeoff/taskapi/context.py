@@ -78,7 +78,7 @@ class RunContext:
     wheelhouse: Path | None = None
     temperature: float = 0.0
     hidden: HiddenInputs = field(default_factory=AlwaysMounted)  # the gate: opened around hidden steps alone
-    # Where a scaffold's own commands run when it is not the grading sandbox (an agent's: the visible data
+    # Where a scaffold's own commands run when it is not the grading sandbox (a tool loop's: the visible data
     # only, no hidden input, not even while the harness grades); None: `sandbox`.
     tool_sandbox: Sandbox | None = None
 

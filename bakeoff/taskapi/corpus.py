@@ -96,7 +96,7 @@ class CorpusFiles:
         return tuple(Mount(self.path(part), target, read_only=True) for part, target in self.layout.mounts)
 
     def visible_mounts(self) -> tuple[Any, ...]:
-        """The mounts of the parts that are not hidden inputs (what an agent's own commands see)."""
+        """The mounts of the parts that are not hidden inputs (what a scaffold's own tool commands see)."""
         from sandbox.base import Mount
 
         return tuple(Mount(self.path(part), target, read_only=True) for part, target in self.layout.mounts

@@ -20,7 +20,7 @@ MAX_MAGNITUDE = 1e12
 @dataclass(frozen=True)
 class HeadlineSpec:
     name: str  # the key in the records (and the name of its columns: `<name>`, `<name>_low`...)
-    label: str  # how pages and sentences name it ("Winkler score")
+    label: str  # how pages and sentences name it (a few words, as a sentence's middle has them)
     higher_is_better: bool
     tolerance: float  # a change within it is noise, not an effect of a repair turn
     failed_value: float | None = None  # what a graded but unscored run counts for; None: it is left out

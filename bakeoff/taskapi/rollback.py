@@ -3,7 +3,7 @@
 While the hidden-input gate is open (bakeoff.taskapi.hidden_inputs), the submission's code can read the hidden
 inputs and write whatever it likes into the folders the sandbox keeps between commands (the workspace, /deps).
 What it wrote there would reach the model's next prompt (a later train.py prints it), the run's git history and
-the agent's tools. So the gate copies those folders aside before it opens and, once it has closed, replaces
+a tool loop's calls. So the gate copies those folders aside before it opens and, once it has closed, replaces
 their content with the copies: every file created, changed or removed while the inputs were visible is undone.
 Only what changed is put back (an entry is unchanged when it is the same inode with the same ctime, which every
 write, rename, chmod or link moves and no process can set back). The points where a sandbox mounts the visible

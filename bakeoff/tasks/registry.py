@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.errors import BakeoffError, did_you_mean
+from bakeoff.records.manifest import ManifestHead
 from bakeoff.taskapi.corpus import CorpusFolderMissing
 from bakeoff.taskapi.spec import DEFAULT_TASK
 from bakeoff.taskapi.task import Task
@@ -102,13 +103,13 @@ def _manifest_task(folder: Path) -> str | None:
         return None
     except (OSError, durable.UntrustedJSON) as exc:
         raise CorpusTaskUnknown(f"cannot read {path} to learn the corpus's task ({exc}); give --task") from None
-    named = manifest.get("task") if isinstance(manifest, dict) else None
-    if isinstance(named, str) and named in _PLUGINS:
-        return named
-    version = manifest.get("generator_version") if isinstance(manifest, dict) else None
+    head = ManifestHead.of(manifest)
+    if head.task in _PLUGINS:
+        return head.task
+    version = head.generator_version
     for name in task_names():
         generator = task_plugin(name).generator
-        if generator and isinstance(version, str) and version.startswith(f"{generator}-"):
+        if generator and version is not None and version.startswith(f"{generator}-"):
             return name
     raise CorpusTaskUnknown(f"{path} names no task bakeoff knows (generator {version!r}); give --task "
                             f"({', '.join(task_names())})")

@@ -17,7 +17,8 @@ from string import Template
 import durable
 from bakeoff.models.base import Message
 from bakeoff.models.tools import ARGUMENT_LIMITS, TEXT_FENCE, ToolCall, ToolSpec, ToolSyntax, describe_tools, json_text
-from bakeoff.records import CaptureStatus, PromptCut, StepRecord
+from bakeoff.records import CaptureStatus, PromptCut
+from bakeoff.scaffolds.agent.records import StepRecord
 from bakeoff.scaffolds.agent.settings import AGENT_PROMPT, AgentSettings
 from bakeoff.scaffolds.steps import call_id
 from bakeoff.taskapi.context import shorten

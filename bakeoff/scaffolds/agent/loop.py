@@ -20,18 +20,16 @@ from bakeoff.batchfolder.records import finished_steps, write_step_record
 from bakeoff.models.base import Completion, GenerationSettings, Message, turn_key
 from bakeoff.models.tools import ToolSyntax
 from bakeoff.records import (
-    AgentLoop,
     Attribution,
     CaptureStatus,
     Commit,
     CompletionRecord,
     LoopEnd,
+    LoopSummary,
     LoopUsage,
     Prompt,
     PromptMessage,
     StageRecord,
-    StepRecord,
-    ToolResult,
 )
 from bakeoff.runner.scaffold import StageServices
 from bakeoff.runner.scaffold_kit import StageOutcome, check_attribution, find_claim, ladder_check
@@ -39,6 +37,7 @@ from bakeoff.runner.transcript import write_transcript
 from bakeoff.runner.workspace import RunRepo
 from bakeoff.scaffolds.agent.conversation import conversation, native, opening, result_messages
 from bakeoff.scaffolds.agent.own_code import runs_own_code
+from bakeoff.scaffolds.agent.records import StepRecord, ToolResult
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.scaffolds.agent.tools import RUN, SUBMIT, TOOLS, WRITE, Workplace, call_tool, refused
 from bakeoff.taskapi.context import RunContext, StageClock
@@ -105,7 +104,7 @@ class Loop:
         return len(durable.dumps([t.to_openai() for t in TOOLS])) if native(self.syntax) else 0
 
     def run(self) -> StageOutcome:
-        steps = finished_steps(self.ctx.run_dir)
+        steps = finished_steps(self.ctx.run_dir, StepRecord.from_json)
         try:
             while True:
                 usage = steps[-1].usage if steps else LoopUsage()
@@ -117,7 +116,7 @@ class Loop:
             return StageOutcome(Attribution.HARNESS_ERROR, str(exc))
         check, commands = ladder_check(self.ctx, self.clock, CHECK_LABEL)
         own, first = own_code_runs(steps)
-        loop = AgentLoop(ended, usage, self.settings.budgets(), own, first, self.syntax)
+        loop = LoopSummary(ended, usage, self.settings.budgets(), own, first, self.syntax)
         claim = find_claim(self.ctx, check, include_readme=True)
         attribution, reason = self._attribution(steps, check, ended)
         return StageOutcome(attribution, reason, commands=tuple(commands), check=check, claim=claim, loop=loop)
@@ -182,7 +181,7 @@ class Loop:
         )
         for name in ("model_s", "sandbox_s", "scoring_s"):
             setattr(self.clock, name, getattr(self.clock, name) + getattr(clock, name))
-        write_step_record(ctx.run_dir, record, services.counter)
+        write_step_record(ctx.run_dir, number, record, services.counter)
         write_transcript(RunLayout(ctx.run_dir).transcript, self.done.values(), services.counter, [*steps, record])
         services.journal.append("step_done", run_id=ctx.run_id, stage=STAGE, step=number,
                                 capture=capture.status.value, completion_tokens=int(completion.completion_tokens or 0),

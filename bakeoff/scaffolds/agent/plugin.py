@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bakeoff.records import Stage
+from bakeoff.records import Stage, StepReader
 from bakeoff.runner.scaffold import Scaffold, StageFunction, StageServices
 from bakeoff.runner.scaffold_kit import make_evaluate
 from bakeoff.scaffolds.agent.loop import make_agent_stage
+from bakeoff.scaffolds.agent.records import StepRecord
 from bakeoff.scaffolds.agent.settings import agent_settings, check_agent
 from bakeoff.scaffolds.agent.tools import TOOLS
 from bakeoff.taskapi.spec import TaskSpec
@@ -18,13 +19,16 @@ from bakeoff.taskapi.spec import TaskSpec
 class Agent(Scaffold):
     name = "agent"
     stages = (Stage.AGENT.value, Stage.EVALUATE.value)  # its loop, then the evaluate every run has
-    step_stage = Stage.AGENT.value  # the loop writes a step record per step (bakeoff.records.StepRecord)
+    step_stage = Stage.AGENT.value  # the loop writes a step record per step (scaffolds.agent.records.StepRecord)
     code_stage = Stage.AGENT.value  # the loop writes the code
     tools = TOOLS
     tool_sandbox = True  # its commands see the visible data alone; the hidden inputs are the check's
     # The demo's 4K context: answers the default model can fill, no room to reason, a short loop.
     demo_settings = {"max_steps": 6, "step_tokens": 700, "step_reasoning_tokens": 0, "max_tokens": 5000,
                      "wall_s": 1800.0, "cpu_s": 600.0}
+
+    def step_reader(self) -> StepReader:
+        return StepRecord.from_json
 
     def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:
         settings = agent_settings(services.settings)

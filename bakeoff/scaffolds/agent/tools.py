@@ -18,9 +18,10 @@ from typing import Any
 import durable
 from bakeoff.batchfolder.files import is_disk_full
 from bakeoff.models.tools import ToolSpec
-from bakeoff.records import CaptureReason, ToolResult
+from bakeoff.records import CaptureReason
 from bakeoff.runner.modelcall import write_files
 from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, encoded_text, path_failure
+from bakeoff.scaffolds.agent.records import ToolResult
 from bakeoff.scaffolds.agent.settings import AgentSettings
 from bakeoff.taskapi.context import RunContext, StageClock, command_record, crash_of, output_for_model, shorten
 from bakeoff.textsafe import valid_text

@@ -35,8 +35,8 @@ class IntervalGraded(Graded):
     shown: ClassVar[str]  # the visible command as the model is told it ran
 
     def __post_init__(self) -> None:
-        self.sandbox_s = self.outcome.seconds.get("sandbox", 0.0)
-        self.scoring_s = self.outcome.seconds.get("score", 0.0)
+        self.sandbox_s = self.outcome.sandbox_s
+        self.scoring_s = self.outcome.score_s or 0.0
 
     @abstractmethod
     def metrics(self) -> dict[str, Any] | None:

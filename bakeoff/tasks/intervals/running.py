@@ -95,7 +95,12 @@ class IntervalOutcome(Ending):
     groups: Mapping[str, Any] = field(default_factory=dict)  # group -> IntervalScore of its items (where asked)
     requirements: RequirementsReport | None = None
     steps: tuple[Step, ...] = ()
-    seconds: Mapping[str, float] = field(default_factory=dict)  # sandbox, score
+    sandbox_s: float = 0.0  # in the sandbox, every step
+    score_s: float | None = None  # scoring on the host (None: it never scored)
+
+    def timings(self) -> dict[str, float]:
+        """The seconds as `bakeoff score --json` writes them: sandbox, and score once it scored."""
+        return {"sandbox": self.sandbox_s, **({"score": self.score_s} if self.score_s is not None else {})}
 
     @property
     def visible_step(self) -> Step | None:
@@ -159,7 +164,7 @@ def grade_in_sandbox(script: Script, sandbox: Sandbox, workspace: Path, request:
     from scorer.intervals import grade_one, read_truth, score_experiments, score_groups
 
     runner = _Runner(sandbox, request)
-    done = lambda **fields: IntervalOutcome(steps=tuple(runner.steps), seconds={"sandbox": runner.sandbox_s}, **fields)  # noqa: E731
+    done = lambda **fields: IntervalOutcome(steps=tuple(runner.steps), sandbox_s=runner.sandbox_s, **fields)  # noqa: E731
     if not (workspace / script.file).is_file():
         return done(status=LadderStatus.CRASHED, stage=script.verb, rung=Rung.NOTHING,
                     crash_class=CrashClass.FILE_NOT_FOUND, detail=f"{script.file} is missing")
@@ -203,10 +208,10 @@ def grade_in_sandbox(script: Script, sandbox: Sandbox, workspace: Path, request:
     score = score_experiments(graded, request.level, relative=script.relative, point=script.keys[0])
     found = score_groups(score, groups) if groups else {}
     ordered = {group: found[group] for group in (*group_order, *sorted(found)) if group in found}
-    seconds = {"sandbox": runner.sandbox_s, "score": time.monotonic() - started}
+    score_s = time.monotonic() - started
     outcome = IntervalOutcome(status=LadderStatus.SCORED, stage=SCORE, rung=Rung.SCORED, visible_result=visible_result,
                               visible_error=visible_error, score=score, groups=ordered, requirements=requirements,
-                              steps=tuple(runner.steps), seconds=seconds)
+                              steps=tuple(runner.steps), sandbox_s=runner.sandbox_s, score_s=score_s)
     failure = stop or first_failure
     if failure is not None:
         return dataclasses.replace(outcome, stage=script.verb, rung=Rung.VISIBLE_STEP_RAN, **failure)

@@ -76,7 +76,7 @@ class IntervalScoreReport(ScoreReport):
             "steps": [{"purpose": s.purpose, "argv": list(s.result.argv), "exit_code": s.result.exit_code,
                        "timed_out": s.result.timed_out, "oom_killed": s.result.oom_killed,
                        "duration_s": s.result.duration_s} for s in o.steps],
-            "timings": dict(o.seconds),
+            "timings": o.timings(),
         }
 
     def format_text(self) -> str:
@@ -107,6 +107,6 @@ class IntervalScoreReport(ScoreReport):
         if o.traceback_tail:
             lines.append("traceback (end):")
             lines.extend("  " + text for text in o.traceback_tail.splitlines()[-8:])
-        lines.append(f"time: sandbox {o.seconds.get('sandbox', 0.0):.1f}s  score {o.seconds.get('score', 0.0):.2f}s")
+        lines.append(f"time: sandbox {o.sandbox_s:.1f}s  score {o.score_s or 0.0:.2f}s")
         lines.append(f"isolation: {self.isolation if self.isolation != UNSAFE else f'{UNSAFE} (UNSAFE: no isolation)'}")
         return "\n".join(lines)

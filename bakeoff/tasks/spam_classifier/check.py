@@ -21,7 +21,7 @@ from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam_classifier.grade import GradingRequest, grade_in_sandbox
 from bakeoff.tasks.spam_classifier.layout import ANSWERS_PART, HOLDOUT_IN_SANDBOX, TRAIN_PART
-from bakeoff.tasks.spam_classifier.outcome import SpamGrade, StepRecord, SubmissionOutcome
+from bakeoff.tasks.spam_classifier.outcome import GradingStep, SpamGrade, SubmissionOutcome
 from bakeoff.tasks.spam_classifier.words import HEADLINE
 
 SMOKE_INPUT = f"{SCRATCH_DIR}/smoke_input.csv"
@@ -55,8 +55,8 @@ def write_smoke_files(train_csv: Path, workspace: Path, answers: Path, rows: int
         key.writerows([row["id"], row["label"]] for row in picked)
 
 
-def grading_command(step: StepRecord, purpose: str, outcome: SubmissionOutcome, failed: bool) -> Command:
-    """One grading step (a StepRecord) as a stage record's command; `outcome` gives isolation and the crash."""
+def grading_command(step: GradingStep, purpose: str, outcome: SubmissionOutcome, failed: bool) -> Command:
+    """One grading step (a GradingStep) as a stage record's command; `outcome` gives isolation and the crash."""
     crash = None
     if failed:
         # a failure with no crash class (bad_output, dependency_unavailable...) is named by its status
@@ -75,7 +75,7 @@ def grading_commands(outcome: SubmissionOutcome, purposes: dict[str, str]) -> li
     ]
 
 
-def printed(step: StepRecord | None, limit: int) -> str:
+def printed(step: GradingStep | None, limit: int) -> str:
     """What a step printed, stdout then stderr, shortened for the model (head and tail kept)."""
     if step is None:
         return ""

@@ -18,7 +18,15 @@ import durable
 from bakeoff.errors import BakeoffError
 from bakeoff.records import CrashClass, LadderStatus, Rung
 from bakeoff.taskapi.grading import command_failure
-from bakeoff.tasks.spam_classifier.outcome import INSTALL, PREDICT, SCORE, TRAIN, StepRecord, SubmissionOutcome, Timings
+from bakeoff.tasks.spam_classifier.outcome import (
+    INSTALL,
+    PREDICT,
+    SCORE,
+    TRAIN,
+    GradingStep,
+    SubmissionOutcome,
+    Timings,
+)
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
 from scorer import AnswerKeyError, Score, failed_score, score_files
@@ -61,7 +69,7 @@ class _Progress:
 
     isolation: str
     started: float
-    steps: list[StepRecord]
+    steps: list[GradingStep]
     seconds: dict[str, float]
     requirements: RequirementsReport | None = None
 
@@ -86,7 +94,7 @@ class _Progress:
 
     def run(self, sandbox: Sandbox, stage: str, argv: list[str], timeout_s: float) -> ExecResult:
         result = sandbox.exec(argv, timeout_s=timeout_s)
-        self.steps.append(StepRecord.from_result(stage, result))
+        self.steps.append(GradingStep.from_result(stage, result))
         self.seconds[stage] = result.duration_s
         return result
 

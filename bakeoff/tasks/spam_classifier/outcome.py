@@ -56,7 +56,7 @@ class SpamGrade(Grade):
 
 
 @dataclass(frozen=True)
-class StepRecord:
+class GradingStep:
     """One command the grader ran in the sandbox, with the end of its output."""
 
     stage: str
@@ -73,7 +73,7 @@ class StepRecord:
     disk_cap_bytes: int | None = None
 
     @classmethod
-    def from_result(cls, stage: str, result: ExecResult) -> StepRecord:
+    def from_result(cls, stage: str, result: ExecResult) -> GradingStep:
         return cls(
             stage=stage,
             **execution_fields(result),
@@ -132,12 +132,12 @@ class SubmissionOutcome(Ending):
     metrics: Score | None = None  # the scorer's full result once the output was read
     requirements: RequirementsReport | None = None
     timings: Timings = field(default_factory=Timings)
-    steps: tuple[StepRecord, ...] = ()
+    steps: tuple[GradingStep, ...] = ()
     claimed_f1: float | None = None  # the submission's own EXPECTED_F1, kept beside the real one
     claim_source: str | None = None  # "train_output", "design" or "readme"
     workspace_notes: tuple[str, ...] = ()  # what the scratch copy left out or kept as a link (bakeoff score)
 
-    def step(self, stage: str) -> StepRecord | None:
+    def step(self, stage: str) -> GradingStep | None:
         """The record of the command run for `stage`, if one ran."""
         return next((step for step in self.steps if step.stage == stage), None)
 

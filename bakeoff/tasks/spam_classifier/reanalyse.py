@@ -20,6 +20,7 @@ from bakeoff.batchfolder.layout import RunLayout
 from bakeoff.batchfolder.read import RunRecords, read_batch
 from bakeoff.errors import BakeoffError
 from bakeoff.records import AnalysisRecord, Plan, RunRecord, RunStatus
+from bakeoff.scaffolds.registry import step_readers
 from bakeoff.taskapi.plugin import AnalyzeSettings, RunAnalysis
 from bakeoff.tasks.spam_classifier.design import analyse_design
 from bakeoff.tasks.spam_classifier.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
@@ -42,7 +43,7 @@ def analysis_options(settings: AnalyzeSettings) -> AnalysisOptions:
 def analyze_batch(
     batch_dir: Path, settings: AnalyzeSettings, progress: Callable[[str], None] = lambda _: None
 ) -> list[RunAnalysis]:
-    records = read_batch(batch_dir)
+    records = read_batch(batch_dir, step_readers=step_readers)
     plan = records.plan
     kind = settings.sandbox or plan.sandbox or "docker"
     judge = _open_judge(settings.options.get("judge"))

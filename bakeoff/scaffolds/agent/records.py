@@ -1,5 +1,6 @@
-"""An agent's records: one per step of its loop (runs/<run_id>/steps/<NNN>.json, schema bakeoff.step/1), and the
-loop's summary on its `agent` stage record.
+"""The agent's step records: one per step of its loop (runs/<run_id>/steps/<NNN>.json, schema bakeoff.step/1). The
+loop's summary on its `agent` stage record is the neutral bakeoff.records.LoopSummary; the readers below the
+scaffolds see a step as bakeoff.records.LoopStep and get `StepRecord.from_json` handed down (Agent.read_step).
 
 A step is one model turn and the tool calls it made: what was sent (the messages added since the previous
 step: the conversation is the steps' messages in order), the answer and its capture audit, each call with its
@@ -9,11 +10,10 @@ record exists is never run again: a killed batch continues at the next one, from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from bakeoff.records import CaptureReason, LoopEnd, LoopUsage
 from bakeoff.records.codec import JsonRecord, TopRecord
-from bakeoff.records.enums import CaptureReason, LoopEnd
 from bakeoff.records.parts import Capture, Command, Commit, CompletionRecord, FileWritten, Prompt, Timings
 
 STEP_SCHEMA = "bakeoff.step/1"
@@ -37,16 +37,6 @@ class ToolResult(JsonRecord):
 
 
 @dataclass(frozen=True)
-class LoopUsage(JsonRecord):
-    """What the loop has used so far, against its budgets."""
-
-    steps: int = 0
-    tokens: int = 0  # generated: answer and reasoning
-    wall_s: float = 0.0
-    cpu_s: float = 0.0
-
-
-@dataclass(frozen=True)
 class StepRecord(TopRecord):
     run_id: str
     step: int  # 1-based
@@ -67,14 +57,3 @@ class StepRecord(TopRecord):
     def submitted(self) -> bool:
         return self.ended_by == LoopEnd.SUBMIT
 
-
-@dataclass(frozen=True)
-class AgentLoop(JsonRecord):
-    """The loop's summary, on its `agent` stage record: how it ended, what it used, and its budgets."""
-
-    ended_by: LoopEnd
-    usage: LoopUsage
-    budgets: Mapping[str, float] = field(default_factory=dict)  # steps, tokens, wall_s, cpu_s
-    own_code_runs: int = 0  # `run` calls, before the end, of a file the agent had written
-    first_own_run: int | None = None  # the step that first ran the agent's own code
-    tool_syntax: str = ""  # how the model's calls were read (bakeoff.models.tools.ToolSyntax)
