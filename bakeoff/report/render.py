@@ -110,11 +110,13 @@ def render_markdown(page: Page) -> str:
 
 
 def _scores_notes_html(page: Page) -> str:
-    notes = "".join(f"<p><small>{escape(note)}</small></p>" for note in page.score_notes)
+    """Under the scores table: the why lines first, then the notes on how to read the table. The scores part
+    is one screen's height, so what comes first is what the first screen shows."""
+    why = ""
     if page.why:
-        notes += f"<p>{escape(WHY_HEADING)}</p><ul class=\"why\">" + "".join(
+        why = f"<p>{escape(WHY_HEADING)}</p><ul class=\"why\">" + "".join(
             f"<li>{escape(line)}</li>" for line in page.why) + "</ul>"
-    return notes
+    return why + "".join(f"<p><small>{escape(note)}</small></p>" for note in page.score_notes)
 
 
 def html_table(table: Table) -> str:
