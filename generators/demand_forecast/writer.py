@@ -4,7 +4,7 @@ What the model and the sandbox see: history/sales.csv (one row per series and da
 columns end_of_day_stock and units_returned), horizon_calendar.csv (the next 28 days' holidays, prices and
 planned promotions, nothing recorded after a close), and backtest/ (the same cut 28 days earlier, for the
 visible step and the probe; backtest/blind/ without the after-close columns). What only the grader reads:
-future_truth.csv (the horizon's units, from the seed and the secret) and secret.hex. manifest.json holds every
+future_truth.csv (the horizon's units, from the seed and the secret), backtest_truth.csv and secret.hex. manifest.json holds every
 parameter, the secret's id, the files' hashes and the planted rates as measured.
 """
 
@@ -27,6 +27,7 @@ from generators.spam_classifier.writer import _check_target, _sha256, new_stagin
 
 HISTORY, CALENDAR, BACKTEST, BLIND = "history", "horizon_calendar.csv", "backtest", "backtest/blind"
 SALES, TRUTH, MANIFEST, EXCERPT = "sales.csv", "future_truth.csv", "manifest.json", "excerpt.txt"
+BACKTEST_TRUTH = "backtest_truth.csv"  # the history's last 28 days, as the backtest's truth (visible anyway)
 CALENDAR_COLUMNS = ("series", "date", "holiday", "price", "promotion")
 SALES_COLUMNS = (*CALENDAR_COLUMNS, "units", "end_of_day_stock", "units_returned")
 AFTER_CLOSE = ("end_of_day_stock", "units_returned")
@@ -123,6 +124,9 @@ def generate_forecast_data(params: ForecastParams, out_dir: Path, force: bool = 
         truth = [[name, series.days[days + h].isoformat(), h + 1, int(future.units[i, h]), kinds[i],
                   int(future.shocked[i])] for i, name in enumerate(series.names) for h in range(HORIZON)]
         _write_csv(staging / TRUTH, TRUTH_COLUMNS, truth)
+        held = [[name, series.days[days - HORIZON + h].isoformat(), h + 1, int(recorded.units[i, days - HORIZON + h]),
+                 kinds[i], 0] for i, name in enumerate(series.names) for h in range(HORIZON)]
+        _write_csv(staging / BACKTEST_TRUTH, TRUTH_COLUMNS, held)
         secret.write(staging)
         names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file() and p.name != SECRET_FILE)
         manifest = ForecastManifest(params, secret.identity, {name: _sha256(staging / name) for name in names},
