@@ -21,7 +21,15 @@ import numpy as np
 
 import durable
 from generators.demand_forecast.params import GENERATOR_VERSION, HORIZON, ForecastParams
-from generators.demand_forecast.series import Future, Recorded, Series, draw_future, draw_series, holiday_of, record_history
+from generators.demand_forecast.series import (
+    Future,
+    Recorded,
+    Series,
+    draw_future,
+    draw_series,
+    holiday_of,
+    record_history,
+)
 from generators.secret import SECRET_FILE, Secret
 from generators.spam_classifier.writer import _check_target, _sha256, new_staging
 
@@ -113,7 +121,7 @@ def generate_forecast_data(params: ForecastParams, out_dir: Path, force: bool = 
         _write_csv(staging / HISTORY / SALES, SALES_COLUMNS, full)
         _write_csv(staging / CALENDAR, CALENDAR_COLUMNS, _rows(series, range(days, days + HORIZON), CALENDAR_COLUMNS, None))
         progress("the backtest cut")
-        cut = [row for row in full if row[1] <= series.days[days - HORIZON - 1].isoformat()]
+        cut = [row for row in full if str(row[1]) <= series.days[days - HORIZON - 1].isoformat()]
         _write_csv(staging / BACKTEST / HISTORY / SALES, SALES_COLUMNS, cut)
         _write_csv(staging / BLIND / SALES, SALES_COLUMNS[:-2], [row[:-2] for row in cut])
         _write_csv(staging / BACKTEST / CALENDAR, CALENDAR_COLUMNS,
