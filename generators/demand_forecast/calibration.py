@@ -16,8 +16,10 @@ from typing import Any
 
 from generators.common.intervals import PassFail, check_data_folder
 from generators.common.paired import PairedInterval, paired_mean_margin
-from generators.demand_forecast.running import BACKTEST_CUT, REAL, REFERENCES, run_forecast
+from generators.demand_forecast.probe import ProbeFigures, Thresholds, findings, forecast_move
+from generators.demand_forecast.running import BACKTEST_CUT, BLIND_CUT, REAL, REFERENCES, Forecasted, run_forecast
 from generators.demand_forecast.writer import BACKTEST, CALENDAR, HISTORY, MANIFEST, TRUTH
+from generators.errors import ReferenceFailed
 
 FC_REFERENCES = ("fc_careless", "fc_half", "fc_careful")
 FC_CHEATERS = ("fc_seasonal_naive", "fc_last_value", "fc_series_mean", "fc_last28_mean", "fc_hardcoded")
@@ -34,6 +36,7 @@ class FcRow:
     backtest_mase: float | None
     per_series: dict[str, float]
     margin: PairedInterval | None  # careful's margin over this row (None for careful)
+    probe: tuple[str, ...] = ()  # the probe's findings from the backtest runs (references only)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -65,10 +68,17 @@ class FcCalibration:
 
 def _run(corpus: Path, variant: str, scratch: Path) -> dict[str, Any]:
     real = run_forecast(REFERENCES / variant, corpus, REAL, scratch / f"{variant}.csv")
-    backtest = None
+    backtest, probe = None, tuple[str, ...]()
     if variant in FC_REFERENCES:
         backtest = run_forecast(REFERENCES / variant, corpus, BACKTEST_CUT, scratch / f"{variant}_backtest.csv")
-    return {"real": real, "backtest": backtest}
+        try:
+            blind: Forecasted | None = run_forecast(REFERENCES / variant, corpus, BLIND_CUT, scratch / f"{variant}_blind.csv")
+        except ReferenceFailed:  # it needs the after-close columns: the probe's leak
+            blind = None
+        figures = ProbeFigures(backtest.score.mase, backtest.score.weeks["week_1"], backtest.score.weeks["week_4"],
+                               forecast_move(backtest.output, blind.output) if blind else None, blind is None)
+        probe = tuple(b.value for b in findings(figures, real.claimed, Thresholds()))
+    return {"real": real, "backtest": backtest, "probe": probe}
 
 
 def calibrate_forecast(corpus: Path, progress=lambda _: None, jobs: int = 2) -> FcCalibration:
@@ -90,7 +100,7 @@ def calibrate_forecast(corpus: Path, progress=lambda _: None, jobs: int = 2) -> 
             [careful[s] for s in sorted(careful)], [real.score.series[s] for s in sorted(careful)], lower_is_better=True)
         rows.append(FcRow(variant, "reference" if variant in FC_REFERENCES else "cheater", real.score.mase,
                           dict(real.score.kinds), dict(real.score.weeks), real.claimed,
-                          backtest.score.mase if backtest else None, dict(real.score.series), margin))
+                          backtest.score.mase if backtest else None, dict(real.score.series), margin, runs["probe"]))
     return FcCalibration(str(corpus), tuple(rows), targets_of(rows))
 
 
