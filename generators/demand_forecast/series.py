@@ -1,10 +1,12 @@
 """The demand model: what each series is (level, trend, weekly and yearly seasonality, promotion lift,
 holiday sensitivity, smooth or intermittent), its daily demand, and what the shop recorded of it.
 
-Everything visible (the series' parameters, the history's noise and stock-outs, the promotion calendar of
-history and horizon) is drawn from the seed alone. The horizon's demand (the random walk of the level going
-on, the noise, the unannounced shocks) is drawn from the seed and the secret: the public code and a searched
-seed reproduce the history, never the future.
+Every draw comes from the seed and the secret together (generators.secret), each part with its own purpose:
+the series' parameters and both promotion calendars, the history's noise and stock-outs, and the horizon's
+demand (the level's random walk going on, new noise, unannounced shocks). Unlike the other tasks' visible
+parts, the history is keyed by the secret too: the hidden future is the same series' continuation, so a history
+the seed alone reproduced would hand a seed-searching submission every series' true parameters (an oracle
+forecast); here the public code and a searched seed reproduce neither the history nor the future.
 """
 
 from __future__ import annotations
@@ -72,9 +74,9 @@ class Series:
         return np.round(self.base_price[:, None] * (1 - self.discount), 2)
 
 
-def draw_series(params: ForecastParams) -> Series:
-    """The series and both calendars (promotions are planned ahead: the horizon's come from the seed too)."""
-    rng = np.random.default_rng(np.random.SeedSequence([params.seed, 0xFC01]))
+def draw_series(params: ForecastParams, seeds: np.random.SeedSequence) -> Series:
+    """The series and both calendars (promotions are planned ahead: the horizon's are drawn with the history's)."""
+    rng = np.random.default_rng(seeds)
     n, total = params.series, params.days + HORIZON
     first = LAST_DAY - dt.timedelta(days=params.days - 1)
     days = tuple(first + dt.timedelta(days=d) for d in range(total))
@@ -127,9 +129,9 @@ class Recorded:
     demand: np.ndarray  # what would have sold with stock (kept for the manifest's measured rates)
 
 
-def record_history(series: Series, params: ForecastParams) -> tuple[Recorded, np.ndarray]:
+def record_history(series: Series, params: ForecastParams, seeds: np.random.SeedSequence) -> tuple[Recorded, np.ndarray]:
     """The history's sales and the log level's random walk up to the last day (the future goes on from it)."""
-    rng = np.random.default_rng(np.random.SeedSequence([params.seed, 0xFC02]))
+    rng = np.random.default_rng(seeds)
     n, days = series.n, params.days
     walk = np.cumsum(rng.normal(0, LEVEL_STEP, (n, days)), axis=1)
     mean = np.exp(log_mean(series)[:, :days] + walk)
@@ -151,7 +153,7 @@ class Future:
 
 
 def draw_future(series: Series, params: ForecastParams, last_walk: np.ndarray, seeds: np.random.SeedSequence) -> Future:
-    """The horizon's units, from the seed and the secret (`seeds`): the level's walk goes on, new noise, shocks."""
+    """The horizon's units (`seeds`: the seed and the secret): the level's walk goes on, new noise, shocks."""
     rng = np.random.default_rng(seeds)
     n = series.n
     walk = last_walk[:, None] + np.cumsum(rng.normal(0, LEVEL_STEP, (n, HORIZON)), axis=1)

@@ -53,8 +53,9 @@ class ForecastManifest:
         return {"generator_version": GENERATOR_VERSION, "task": "demand_forecast", "seed": self.params.seed,
                 "params": self.params.to_dict(), "secret_id": self.secret_id,
                 "hidden_part": "the horizon's units (the level's walk going on, the noise, the shocks) drawn from "
-                               "the seed and the secret (secret.hex, never mounted); the history and both "
-                               "calendars from the seed alone",
+                               "the seed and the secret (secret.hex, never mounted); the series, the history and "
+                               "both calendars from the seed and the secret too (the same series go on into the "
+                               "horizon: a history from the seed alone would give their true parameters away)",
                 "sha256": dict(self.sha256), "measured": self.measured}
 
 
@@ -105,7 +106,7 @@ def _share(mask: np.ndarray) -> float | None:
 
 def generate_forecast_data(params: ForecastParams, out_dir: Path, force: bool = False, secret: Secret | None = None,
                            progress: Callable[[str], None] = lambda _: None) -> ForecastManifest:
-    """History and calendars (seed alone), the hidden future (seed and secret: a fresh one unless given),
+    """History and calendars, the hidden future (all from the seed and the secret: a fresh one unless given),
     the backtest cut, the truth and the manifest, into `out_dir`."""
     out_dir = Path(out_dir).absolute()
     secret = secret if secret is not None else Secret.fresh()
@@ -113,8 +114,8 @@ def generate_forecast_data(params: ForecastParams, out_dir: Path, force: bool = 
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):
         progress("the series and their history")
-        series = draw_series(params)
-        recorded, last_walk = record_history(series, params)
+        series = draw_series(params, secret.seed_sequence(params.seed, "demand_forecast series"))
+        recorded, last_walk = record_history(series, params, secret.seed_sequence(params.seed, "demand_forecast history"))
         future = draw_future(series, params, last_walk, secret.seed_sequence(params.seed, "demand_forecast future"))
         days = params.days
         full = _rows(series, range(days), SALES_COLUMNS, recorded)
