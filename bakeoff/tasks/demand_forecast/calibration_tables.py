@@ -15,8 +15,8 @@ def calibration_tables(calibration: Any) -> list[Any]:
         table.add_column(column, justify="left" if column == "submission" else "right")
     for r in calibration.rows:
         m = r.margin
-        table.add_row(r.variant, f"{r.mase:.4f}", _f(r.kinds.get("smooth")), _f(r.kinds.get("intermittent")),
-                      _f(r.weeks.get("week_1")), _f(r.weeks.get("week_4")), _f(r.claimed), _f(r.backtest_mase),
+        table.add_row(r.variant, f"{r.mase:.4f}", _f(r.kinds["smooth"]), _f(r.kinds["intermittent"]),
+                      _f(r.weeks["week_1"]), _f(r.weeks["week_4"]), _f(r.claimed), _f(r.backtest_mase),
                       f"{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]" if m else "-")
     return [table, *(f"  {'ok  ' if ok else 'FAIL'} {name}" for name, ok in calibration.targets.to_dict().items())]
 

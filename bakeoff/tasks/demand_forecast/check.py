@@ -48,8 +48,7 @@ class ForecastGraded(Graded):
     limit: int
 
     def __post_init__(self) -> None:
-        self.sandbox_s = self.outcome.seconds.get("sandbox", 0.0)
-        self.scoring_s = self.outcome.seconds.get("score", 0.0)
+        self.sandbox_s, self.scoring_s = self.outcome.sandbox_s, self.outcome.score_s
 
     def visible_failure(self) -> str | None:
         """What the model is told when install or the backtest forecast failed (never anything of the horizon's)."""

@@ -92,7 +92,7 @@ def run_metadata(run: RunRecords) -> JsonMapping:
     from bakeoff.tasks.demand_forecast.report import probe_of
 
     probe = probe_of(run)
-    return {"behaviour": probe.get("behaviour"), "divergence": probe.get("divergence")} if probe else {}
+    return {"behaviour": probe.behaviour, "divergence": probe.divergence} if probe else {}
 
 
 OPTIONS = TaskOptions(

@@ -6,7 +6,6 @@ declared metrics and breakdowns: bakeoff.tasks.demand_forecast.grade)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any
 
 from bakeoff.batchfolder.read import BatchRecords, RunRecords, run_model_label
@@ -14,15 +13,15 @@ from bakeoff.report.sections import ReportSection
 from bakeoff.report.tables import Table, cols
 from bakeoff.taskapi.grade import final_grade
 from bakeoff.tasks.demand_forecast.grade import ForecastGrade
-from bakeoff.tasks.demand_forecast.probe import PROBE_KEY
+from bakeoff.tasks.demand_forecast.probe import PROBE_KEY, ForecastProbe
 from bakeoff.tasks.intervals.signals import probe_record
 
 RUN_COLUMNS = cols("run_id model status mase:f4 claimed:f4 optimism:f3 backtest_mase:f4 week_1:f4 week_4:f4 "
                    "blind_move:f3 behaviour findings stated_validation stated_features divergence")
 
 
-def probe_of(run: RunRecords) -> Mapping[str, Any] | None:
-    return probe_record(run, PROBE_KEY, "behaviour", dict)
+def probe_of(run: RunRecords) -> ForecastProbe | None:
+    return probe_record(run, PROBE_KEY, "behaviour", ForecastProbe.from_dict)
 
 
 def _row(run: RunRecords) -> tuple[Any, ...]:
@@ -30,11 +29,11 @@ def _row(run: RunRecords) -> tuple[Any, ...]:
     outcome = run.run.outcome if run.run is not None else None
     claimed = outcome.claim.claimed if outcome is not None else None
     real = grade.mase if grade is not None else None
-    probe = probe_of(run) or {}
+    probe = probe_of(run) or ForecastProbe.none("no probe was recorded")
     return (run.run_id, run_model_label(run), outcome.status.value if outcome is not None else None, real, claimed,
-            real / claimed if real is not None and claimed else None, probe.get("backtest_mase"), probe.get("week_1"),
-            probe.get("week_4"), probe.get("blind_move"), probe.get("behaviour"), " ".join(probe.get("findings") or ()),
-            probe.get("stated_validation"), probe.get("stated_features"), probe.get("divergence"))
+            real / claimed if real is not None and claimed else None, probe.backtest_mase, probe.week_1,
+            probe.week_4, probe.blind_move, probe.behaviour, " ".join(probe.findings), probe.stated_validation,
+            probe.stated_features, probe.divergence)
 
 
 def forecast_section(batch: BatchRecords) -> ReportSection:

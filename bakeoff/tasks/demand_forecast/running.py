@@ -51,7 +51,8 @@ class ForecastOutcome(Ending):
     forecasts: Mapping[str, Path] = field(default_factory=dict)  # kept on the host, for the probe
     requirements: RequirementsReport | None = None
     steps: tuple[Step, ...] = ()
-    seconds: Mapping[str, float] = field(default_factory=dict)
+    sandbox_s: float = 0.0  # seconds its commands ran in the sandbox
+    score_s: float = 0.0  # seconds of grading on the host
 
     def step(self, purpose: str) -> Step | None:
         return next((s for s in self.steps if s.purpose == purpose), None)
@@ -71,10 +72,10 @@ def forecast_in_sandbox(sandbox: Sandbox, workspace: Path, request: ForecastRequ
                         on_stage: Callable[[str], None] = lambda _: None,
                         hidden: Callable[[], AbstractContextManager[None]] = nullcontext) -> ForecastOutcome:
     steps: list[Step] = []
-    spent = {"sandbox": 0.0}
+    spent = [0.0, 0.0]  # sandbox, score
 
     def done(**fields: Any) -> ForecastOutcome:
-        return ForecastOutcome(steps=tuple(steps), seconds=dict(spent), **fields)
+        return ForecastOutcome(steps=tuple(steps), sandbox_s=spent[0], score_s=spent[1], **fields)
 
     def run(purpose: str) -> ExecResult:
         output = f"{SCRATCH_DIR}/{purpose}.csv"
@@ -84,7 +85,7 @@ def forecast_in_sandbox(sandbox: Sandbox, workspace: Path, request: ForecastRequ
         try:
             result = sandbox.exec(command(CUTS[purpose], output), timeout_s=request.forecast_timeout_s, env=dict(request.env))
         finally:
-            spent["sandbox"] += time.monotonic() - started
+            spent[0] += time.monotonic() - started
         steps.append(Step(purpose, result))
         if result.ok:
             keep_output(workspace, output, request.results_dir / f"{purpose}.csv", limit=MAX_BYTES)
@@ -101,7 +102,7 @@ def forecast_in_sandbox(sandbox: Sandbox, workspace: Path, request: ForecastRequ
         started = time.monotonic()
         requirements = install_requirements(sandbox, workspace / REQUIREMENTS_FILE, request.wheelhouse or default_wheelhouse(),
                                             timeout_s=request.install_timeout_s)
-        spent["sandbox"] += time.monotonic() - started
+        spent[0] += time.monotonic() - started
         if not requirements.ok:
             return done(status=LadderStatus.DEPENDENCY_UNAVAILABLE, stage=INSTALL, rung=Rung.NOTHING,
                         detail=requirements.summary(), requirements=requirements)
@@ -130,7 +131,7 @@ def forecast_in_sandbox(sandbox: Sandbox, workspace: Path, request: ForecastRequ
             scores[purpose], kept[purpose] = grade_cut(request.corpus, cut, path), path
         except ForecastFileError as exc:
             errors[purpose] = f"{exc.name}: {exc}"
-    spent["score"] = time.monotonic() - started
+    spent[1] = time.monotonic() - started
     if HIDDEN not in scores:
         return done(status=LadderStatus.BAD_OUTPUT, stage=VERB, rung=Rung.HIDDEN_STEP_RAN, requirements=requirements,
                     detail=f"unusable forecast: {errors.get(HIDDEN)}", scores=scores, errors=errors, forecasts=kept)

@@ -30,8 +30,9 @@ class ForecastScoreReport(ScoreReport):
                 "metrics": self.metrics, "claimed_mase": self.claimed,
                 "claim_source": self.source.value if self.source else None,
                 "optimism": real / self.claimed if real is not None and self.claimed else None,
-                "probe": self.probe, "errors": dict(o.errors), "isolation": self.isolation,
-                "workspace_notes": list(self.notes), "seconds": dict(o.seconds)}
+                "probe": self.probe.to_dict() if self.probe else None, "errors": dict(o.errors),
+                "isolation": self.isolation, "workspace_notes": list(self.notes),
+                "seconds": {"sandbox": o.sandbox_s, "score": o.score_s}}
 
     def format_text(self) -> str:
         o, data = self.outcome, self.to_dict()
@@ -45,12 +46,11 @@ class ForecastScoreReport(ScoreReport):
             lines.append(f"claimed MASE (EXPECTED_MASE in its {data['claim_source']}): {self.claimed:.4f}  "
                          f"optimism {_f(data['optimism'])}")
         if self.probe:
-            found = self.probe.get("findings")
-            lines.append(f"probe: {self.probe['behaviour']}  ({', '.join(found) if isinstance(found, list) else ''})")
+            lines.append(f"probe: {self.probe.behaviour}  ({', '.join(self.probe.findings)})")
         lines += [f"unusable forecast ({k}): {v}" for k, v in o.errors.items()]
         lines += [f"workspace copy: {note}" for note in self.notes]
         isolation = self.isolation if self.isolation != UNSAFE else f"{UNSAFE} (UNSAFE: no isolation)"
-        lines.append(f"time: sandbox {o.seconds.get('sandbox', 0.0):.1f}s  score {o.seconds.get('score', 0.0):.2f}s")
+        lines.append(f"time: sandbox {o.sandbox_s:.1f}s  score {o.score_s:.2f}s")
         lines.append(f"isolation: {isolation}")
         return "\n".join(lines)
 
