@@ -14,7 +14,6 @@ from generators.demand_forecast.probe import (
     Thresholds,
     divergence,
     findings,
-    forecast_move,
     stated_features,
     stated_validation,
     thresholds_of,
@@ -31,11 +30,9 @@ def probe_figures(outcome: ForecastOutcome) -> dict[str, object]:
     from bakeoff.tasks.demand_forecast.running import BLIND, VISIBLE
 
     visible = outcome.scores[VISIBLE] if VISIBLE in outcome.scores else None
-    seen, blind = (outcome.forecasts[k] if k in outcome.forecasts else None for k in (VISIBLE, BLIND))
-    move = forecast_move(seen, blind) if seen is not None and blind is not None else None
     return ProbeFigures(visible.mase if visible else None, visible.weeks["week_1"] if visible else None,
-                        visible.weeks["week_4"] if visible else None, move,
-                        blind_failed=visible is not None and blind is None).to_dict()
+                        visible.weeks["week_4"] if visible else None, outcome.blind_move,
+                        blind_failed=visible is not None and BLIND not in outcome.scores).to_dict()
 
 
 def _number(data: Mapping[str, Any], key: str) -> float | None:

@@ -19,6 +19,7 @@ from bakeoff.taskapi.grading import Ending, command_failure
 from bakeoff.taskapi.workspace import DATA_DIR, SCRATCH_DIR, keep_output, real_folder
 from bakeoff.tasks.intervals.running import REQUIREMENTS_FILE, fresh
 from generators.demand_forecast.mase import MAX_BYTES, ForecastFileError, ForecastScore
+from generators.demand_forecast.probe import forecast_move
 from generators.demand_forecast.running import BACKTEST_CUT, BLIND_CUT, REAL, SCRIPT, Cut, grade_cut
 from sandbox.base import ExecResult, Sandbox
 from sandbox.requirements import RequirementsReport, install_requirements
@@ -48,7 +49,8 @@ class ForecastOutcome(Ending):
 
     scores: Mapping[str, ForecastScore] = field(default_factory=dict)  # visible, blind, hidden forecasts graded
     errors: Mapping[str, str] = field(default_factory=dict)  # a run's unusable forecast: why
-    forecasts: Mapping[str, Path] = field(default_factory=dict)  # kept on the host, for the probe
+    forecasts: Mapping[str, Path] = field(default_factory=dict)  # kept on the host (a `bakeoff score` removes them)
+    blind_move: float | None = None  # the probe's: how far the blind forecast lies from the backtest's
     requirements: RequirementsReport | None = None
     steps: tuple[Step, ...] = ()
     sandbox_s: float = 0.0  # seconds its commands ran in the sandbox
@@ -131,12 +133,13 @@ def forecast_in_sandbox(sandbox: Sandbox, workspace: Path, request: ForecastRequ
             scores[purpose], kept[purpose] = grade_cut(request.corpus, cut, path), path
         except ForecastFileError as exc:
             errors[purpose] = f"{exc.name}: {exc}"
+    move = forecast_move(kept[VISIBLE], kept[BLIND]) if VISIBLE in kept and BLIND in kept else None
     spent[1] = time.monotonic() - started
     if HIDDEN not in scores:
         return done(status=LadderStatus.BAD_OUTPUT, stage=VERB, rung=Rung.HIDDEN_STEP_RAN, requirements=requirements,
                     detail=f"unusable forecast: {errors.get(HIDDEN)}", scores=scores, errors=errors, forecasts=kept)
     return done(status=LadderStatus.SCORED, stage=SCORE, rung=Rung.SCORED, requirements=requirements, scores=scores,
-                errors=errors, forecasts=kept)
+                errors=errors, forecasts=kept, blind_move=move)
 
 
 def _ran(steps: list[Step], purpose: str) -> bool:
