@@ -82,9 +82,9 @@ def test_every_run_is_graded_on_every_hidden_series(batch):
 
 def test_the_crash_is_rescued_under_both_scaffolds(batch):
     folder, _ = batch
-    implement = json.loads(next((folder / "runs" / "crashing-r01" / "stages").glob("*-implement.json")).read_text())
-    assert implement["check"]["status"] == "crashed"
-    assert [t["effect"] for t in implement["repair_turns"]] == ["rescued"]
+    stages = folder / "runs" / "crashing-r01" / "stages"
+    assert json.loads(next(stages.glob("*-implement.json")).read_text())["check"]["status"] == "crashed"
+    assert [t["effect"] for t in json.loads(next(stages.glob("*-repair.json")).read_text())["turns"]] == ["rescued"]
     steps = [json.loads(p.read_text()) for p in sorted((folder / "runs" / "crashing-agent-r01" / "steps").glob("*.json"))]
     runs = [r for s in steps for r in s["results"] if r["tool"] == "run"]
     assert any(r["command"]["exit_code"] not in (0, None) for r in runs) and runs[-1]["command"]["exit_code"] == 0
@@ -110,4 +110,6 @@ def test_the_report_carries_the_forecasting_tables(batch):
     assert rows["careless-r01"]["behaviour"] != "honest" and rows["careful-r01"]["behaviour"] == "honest"
     assert float(rows["careless-r01"]["optimism"]) > float(rows["careful-r01"]["optimism"])
     assert (tables / "fc_kinds.csv").is_file() and (tables / "fc_weeks.csv").is_file()
-    assert "Demand forecasting" in (folder / "report" / "report.md").read_text(encoding="utf-8")
+    markdown = (folder / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Per run: real against claimed MASE, the backtest probe and the design's lines" in markdown
+    assert "## Per model and horizon week: mean MASE" in markdown
