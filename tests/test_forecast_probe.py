@@ -58,3 +58,14 @@ def test_divergence_names_a_design_the_probe_contradicts():
     assert divergence([Behaviour.LEAK, Behaviour.OPTIMISTIC], "random_kfold", "uses_post_day") == "consistent"
     assert divergence([Behaviour.HONEST], "unstated", "unstated") == "unstated"
     assert divergence([Behaviour.FAILED], "rolling_origin", "no_post_day") is None
+
+
+def test_the_probe_record_reads_back_as_it_was_written():
+    from bakeoff.tasks.demand_forecast.probe import ForecastProbe, figures_of, verdict
+
+    record = verdict(figures(mase=1.5, move=0.2), 0.5, "VALIDATION: random k-fold\nFEATURES: end_of_day_stock", LIMITS)
+    assert ForecastProbe.from_dict(record.to_dict()) == record
+    assert record.findings == ("post_day_leak", "optimistic") and record.optimism == 3.0
+    assert figures_of({"probe": figures(move=None, failed=True).to_dict()}) == figures(move=None, failed=True)
+    assert figures_of(None) is None and verdict(None, 0.5, None, LIMITS).behaviour is None
+    assert ForecastProbe.from_dict({"behaviour": 3, "findings": "x"}).findings == ()
