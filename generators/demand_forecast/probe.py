@@ -28,7 +28,7 @@ class Behaviour(StrEnum):
 @dataclass(frozen=True)
 class Thresholds:
     optimism_ratio: float = 1.3
-    leak_share: float = 0.05
+    leak_share: float = 0.15  # a legitimate use of past after-close values moves it by about 6% at full size
     horizon_ratio: float = 1.6
 
 
@@ -120,5 +120,5 @@ def thresholds_of(own: Mapping[str, object]) -> Thresholds:
         value = own.get(key, default)
         return float(value) if isinstance(value, int | float) else default
 
-    return Thresholds(number("probe_optimism_ratio", 1.3), number("probe_leak_share", 0.05),
+    return Thresholds(number("probe_optimism_ratio", 1.3), number("probe_leak_share", 0.15),
                       number("probe_horizon_ratio", 1.6))
