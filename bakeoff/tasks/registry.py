@@ -27,6 +27,7 @@ _PLUGINS: dict[str, str] = {
     "spam_classifier": "bakeoff.tasks.spam_classifier.plugin:TASK",
     "ab_test": "bakeoff.tasks.ab_test.plugin:TASK",
     "simulation": "bakeoff.tasks.simulation.plugin:TASK",
+    "demand_forecast": "bakeoff.tasks.demand_forecast.plugin:TASK",
 }
 
 

@@ -1,0 +1,1 @@
+"""The demand-forecasting take-home (docs/tasks.md, "demand_forecast")."""
