@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bakeoff.batchfolder.read import BatchRecords, RunRecords
 from bakeoff.records import Claim
+from bakeoff.taskapi.control import ControlTruth
 from bakeoff.taskapi.grading import Graded, GradeJob
 from bakeoff.taskapi.options import OptionValues, TaskOption, TaskOptions
 from bakeoff.taskapi.parts import Calibrated, CoreFigures, EvaluateHook, JsonMapping, Progress, ReportPart
@@ -125,4 +126,5 @@ TASK = Task(
     probes=ForecastProbes(),
     report=report_sections,
     export=run_metadata,
+    control=ControlTruth("future_truth.csv", "units"),  # a negative control: the horizon's units permuted across rows
 )
