@@ -157,3 +157,43 @@ def test_a_probe_input_under_a_name_grading_never_shows_is_refused(tmp_path):
         with pytest.raises(ValueError, match="not a hidden input"), gate.opened(box, {name: holdout}):
             pass
         assert list(gate.folder.iterdir()) == []
+
+
+SIM_SWITCHER = '''"""Simulates carelessly where it is graded (under /holdout) and carefully anywhere else."""
+import runpy
+import sys
+
+i = sys.argv.index("--config")
+graded = sys.argv[i + 1].startswith("/holdout/")
+runpy.run_path("half.py" if graded else "careful.py", run_name="__main__")
+'''
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_simulation_that_switches_off_the_hidden_folder_is_judged_by_what_it_does_when_graded(sim_corpus,
+                                                                                                 tmp_path):
+    """Issue 34: on the old probe (configurations under .bakeoff/behaviour_probe/) this submission was `sound`."""
+    from bakeoff.tasks.simulation.analysis import SimRequest, hidden_budgets
+    from bakeoff.tasks.simulation.check import truth_table
+    from bakeoff.tasks.simulation.layout import HOLDOUT_IN_SANDBOX, HOLDOUT_PART
+    from bakeoff.tasks.simulation.probe import probe_in_sandbox
+    from generators.simulation.calibration import materialize_sim
+    from generators.simulation.probe import Behaviour
+    from sandbox.base import SandboxSpec
+    from sandbox.factory import open_sandbox
+
+    workspace = tmp_path / "switcher"
+    workspace.mkdir()
+    for variant, name in (("sim_half", "half.py"), ("sim_careful", "careful.py")):
+        (materialize_sim(variant, tmp_path / variant) / "simulate.py").rename(workspace / name)
+    (workspace / "simulate.py").write_text(SIM_SWITCHER, encoding="utf-8")
+    files = task_plugin("simulation").corpus_files(sim_corpus)
+    gate = files.hidden_gate(tmp_path / "hidden_inputs")
+    gate.prepare()
+    holdout = files.path(HOLDOUT_PART)
+    request = SimRequest("unused", 1, HOLDOUT_IN_SANDBOX, hidden_budgets(holdout), Path("unused"), Path("unused"), None)
+
+    with open_sandbox("docker", SandboxSpec(workspace=workspace, mounts=(gate.mount(),))) as sandbox:
+        record = probe_in_sandbox(sandbox, holdout, truth_table(files), gate=gate, request=request)
+    assert record.behaviour is Behaviour.INDEPENDENT, record
