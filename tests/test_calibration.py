@@ -145,3 +145,23 @@ def test_sweep_through_the_cli_regenerates_and_reuses_the_corpus_point(tmp_path)
     assert saved["sweep"][1]["results"] == [own_text_only], "the corpus's own setting is not regenerated"
     assert [r["variant"] for r in saved["sweep"][0]["results"]] == ["text_only"]
     assert isinstance(saved["sweep_text_only_falls_monotonically"], bool)
+
+
+def test_the_envelope_reader_must_be_beaten_at_full_size_and_the_rules_at_any_size():
+    """Issue 34: sender_metadata can match careful on a small corpus (its features saturate early), so the
+    ordering checks (any size) hold careful to the rules alone, and every cheater counts in all_hold."""
+    from generators.common.paired import PairedInterval
+    from generators.spam_classifier.calibration.checks import evaluate
+
+    def row(variant, f1, local, margin=None, kind=RowKind.REFERENCE):
+        return ReferenceResult(variant, local, f1, 0.0, 0.0, 0.0, 0.0, 0.0, kind, margin)
+
+    above, around = PairedInterval(0.3, 0.2, 0.4), PairedInterval(-0.01, -0.05, 0.03)
+    references = [row("careless", 0.01, 0.99), row("text_only", 0.767, 0.70), row("careful", 0.801, 0.73)]
+    rules = [row(name, 0.3, 0.3, above, RowKind.CHEATER) for name in RULES]
+    small = evaluate([*references, *rules, row("sender_metadata", 0.81, 0.7, around, RowKind.CHEATER)])
+    assert small.ordering_holds and small.careful_beats_every_rule
+    assert not small.careful_beats_every_cheater and not small.all_hold
+    full = evaluate([*references, *rules, row("sender_metadata", 0.73, 0.67, above, RowKind.CHEATER)])
+    assert full.careful_beats_every_cheater and full.all_hold
+    assert set(CHEATERS) == {*RULES, "sender_metadata"}
