@@ -197,3 +197,38 @@ def test_a_simulation_that_switches_off_the_hidden_folder_is_judged_by_what_it_d
     with open_sandbox("docker", SandboxSpec(workspace=workspace, mounts=(gate.mount(),))) as sandbox:
         record = probe_in_sandbox(sandbox, holdout, truth_table(files), gate=gate, request=request)
     assert record.behaviour is Behaviour.INDEPENDENT, record
+
+
+def test_the_leak_probes_inputs_look_like_the_graded_holdout(tmp_path):
+    """Issue 34: the unchanged input is the graded file byte for byte; each changed one differs from it only in
+    moderator_flagged, which holds what moderation writes (the rate and the agreement with the label that the
+    training file shows), once in place and once shuffled across the rows: no constant, no random draw."""
+    import numpy as np
+    import pandas as pd
+
+    from bakeoff.tasks.spam_classifier.probes import BASELINE, MODERATED, SHUFFLED, write_probe_inputs
+    from generators.secret import Secret
+    from generators.spam_classifier import generate_corpus
+    from generators.spam_classifier.params import CorpusParams
+
+    corpus, folder = tmp_path / "corpus", tmp_path / "inputs"
+    folder.mkdir()
+    generate_corpus(CorpusParams(seed=5, rows=3000, holdout_rows=2000), corpus, secret=Secret.fresh())
+    ids = write_probe_inputs(corpus, folder, None, np.random.default_rng(3))
+    graded = (corpus / "holdout.csv").read_bytes()
+    assert (folder / f"{BASELINE}.csv").read_bytes() == graded
+    holdout = pd.read_csv(corpus / "holdout.csv", dtype=str, keep_default_na=False)
+    assert ids == list(holdout["id"])
+    train = pd.read_csv(corpus / "train.csv", usecols=["moderator_flagged", "label"])
+    truth = pd.read_csv(corpus / "holdout_answers.csv", dtype={"id": str}).set_index("id").loc[ids, "label"].to_numpy()
+    flags = {}
+    for name in (MODERATED, SHUFFLED):
+        changed = pd.read_csv(folder / f"{name}.csv", dtype=str, keep_default_na=False)
+        assert (folder / f"{name}.csv").stat().st_size == len(graded)
+        assert changed.drop(columns="moderator_flagged").equals(holdout.drop(columns="moderator_flagged"))
+        flags[name] = changed["moderator_flagged"].astype(int).to_numpy()
+    assert sorted(flags[SHUFFLED]) == sorted(flags[MODERATED])  # a permutation of the same values
+    assert flags[MODERATED].mean() == pytest.approx(train["moderator_flagged"].mean(), abs=0.03)
+    agreement = (train["moderator_flagged"] == train["label"]).mean()
+    assert (flags[MODERATED] == truth).mean() == pytest.approx(agreement, abs=0.02)
+    assert (flags[SHUFFLED] == truth).mean() < 0.8  # in place of no row in particular
