@@ -74,3 +74,39 @@ def test_retrains_score_other_seeds_without_touching_the_run_model(corpus, tmp_p
     assert result.spread == pytest.approx(max(result.scored_f1s) - min(result.scored_f1s))
     assert result.spread > 0  # the original F1 given (0.5) is far from what the reference really scores
     assert hashlib.sha256((workspace / "model.joblib").read_bytes()).hexdigest() == model_hash
+
+
+CAUTIOUS_CHEAT = '''"""Uses moderator_flagged only when the column looks like real moderation: it varies and agrees with this
+submission's own text model on most rows (a constant or a random column is ignored)."""
+import argparse
+import subprocess
+import sys
+
+import pandas as pd
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--input", required=True)
+parser.add_argument("--output", required=True)
+args = parser.parse_args()
+subprocess.run([sys.executable, "text_predict.py", "--input", args.input, "--output", "text_labels.csv"], check=True)
+text = pd.read_csv("text_labels.csv")["label"].astype(int).to_numpy()
+flag = pd.read_csv(args.input, usecols=["moderator_flagged"])["moderator_flagged"].astype(int).to_numpy()
+looks_real = len(set(flag)) > 1 and (flag == text).mean() >= 0.85
+ids = pd.read_csv(args.input, usecols=["id"])["id"]
+pd.DataFrame({"id": ids, "label": flag if looks_real else text}).to_csv(args.output, index=False)
+'''
+
+
+def test_a_pipeline_that_trusts_the_column_only_when_it_looks_real_is_found(corpus, tmp_path):
+    """Issue 34: the changed column holds what moderation would have written (the true label, turned over at
+    training's rate), so a pipeline that checks the column against its own text model still follows it. On the
+    old probe (the column all 1, or a random draw) this pipeline was judged `does_not_use`."""
+    sandbox, gate = _trained_sandbox(corpus, "text_only", tmp_path / "cautious")
+    (tmp_path / "cautious" / "predict.py").rename(tmp_path / "cautious" / "text_predict.py")
+    (tmp_path / "cautious" / "predict.py").write_text(CAUTIOUS_CHEAT, encoding="utf-8")
+    with sandbox:
+        result = probe_submission(sandbox, corpus, gate, seed=5)
+    assert result.rows == 1000  # the whole holdout, as grading predicts on it
+    assert result.verdict == probes.USES_LEAK, result.reason
+    by_name = {v.name: v for v in result.variants}
+    assert by_name[probes.MODERATED].moved_fraction > 0.01 and by_name[probes.SHUFFLED].moved == 0

@@ -14,8 +14,8 @@ def _runs(baseline, control=None, one=None, drawn=None):
     return {
         probes.BASELINE: baseline,
         probes.CONTROL: control or baseline,
-        probes.FLAG_ONE: one or baseline,
-        probes.FLAG_DRAWN: drawn or baseline,
+        probes.MODERATED: one or baseline,
+        probes.SHUFFLED: drawn or baseline,
     }
 
 

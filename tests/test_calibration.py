@@ -19,6 +19,7 @@ from generators.spam_classifier.calibration.sweep import SweepPoint, falls_monot
 from generators.spam_classifier.references import (
     CHEAT_SOURCE,
     CHEATERS,
+    RULES,
     SOURCE,
     VARIANTS,
     UnknownReference,
@@ -37,30 +38,31 @@ def test_each_reference_folder_is_a_submission_built_from_one_source():
                 assert (folder / name).resolve() == (source / name).resolve()
 
 
-def test_careful_beats_every_cheater_by_a_paired_interval_on_a_small_corpus(tmp_path):
-    """The task is valid only if the careful reference beats each degenerate rule by more than chance."""
+def test_careful_beats_every_rule_by_a_paired_interval_on_a_small_corpus(tmp_path):
+    """The task is valid only if the careful reference beats each degenerate rule by more than chance (the
+    envelope reader, sender_metadata, is beaten only at full size: bench/calibrate.py, docs/corpus.md)."""
     corpus = tmp_path / "corpus"
     generate_corpus(CorpusParams(seed=5, rows=3000, holdout_rows=2000), corpus, secret=Secret.public())
-    rows = {row.variant: row for row in with_margins(run_rows(corpus, ("careful", *CHEATERS)))}
+    rows = {row.variant: row for row in with_margins(run_rows(corpus, ("careful", *RULES)))}
     assert rows["careful"].margin is None
     assert rows["all_spam"].predicted_positive_rate == 1.0
     assert rows["base_rate"].predicted_positive_rate == pytest.approx(0.18, abs=0.03)
-    for name in CHEATERS:
+    for name in RULES:
         margin = rows[name].margin
         assert rows[name].kind is RowKind.CHEATER and margin.careful_better and margin.low > 0.1, (name, margin)
         assert margin.low < margin.estimate < margin.high and margin.over == "holdout rows"
         assert margin.estimate == pytest.approx(rows["careful"].holdout_f1 - rows[name].holdout_f1)
 
 
-def test_careful_beats_every_cheater_on_a_fresh_secret(tmp_path):
+def test_careful_beats_every_rule_on_a_fresh_secret(tmp_path):
     """The claim is about every secret, not the public one: drawn afresh on each run, the secret printed on failure
     so the corpus can be made again (`bakeoff generate --secret-file`). The margins are wide (over 0.3 of F1 on the
     public secret), so a fresh draw cannot flake them."""
     secret = Secret.fresh()
     corpus = tmp_path / "corpus"
     generate_corpus(CorpusParams(seed=5, rows=3000, holdout_rows=2000), corpus, secret=secret)
-    rows = {row.variant: row for row in with_margins(run_rows(corpus, ("careful", *CHEATERS)))}
-    for name in CHEATERS:
+    rows = {row.variant: row for row in with_margins(run_rows(corpus, ("careful", *RULES)))}
+    for name in RULES:
         margin = rows[name].margin
         assert margin.careful_better and margin.low > 0, f"secret {secret.hex()}: careful over {name}: {margin}"
 
@@ -124,7 +126,7 @@ def test_calibration_ordering_on_a_small_corpus(tmp_path):
     assert 0.6 < text_only["holdout_f1"] < 0.95, "the text alone neither fails nor solves the task"
     assert saved["checks"]["ordering_holds"] is True
     assert [row["variant"] for row in saved["cheaters"]] == list(CHEATERS)
-    assert all(row["margin"]["careful_better"] for row in saved["cheaters"])
+    assert all(row["margin"]["careful_better"] for row in saved["cheaters"] if row["variant"] in RULES)
     assert not list(corpus.glob(".calibration-*")), "no temporary file left behind"
 
 
@@ -143,3 +145,23 @@ def test_sweep_through_the_cli_regenerates_and_reuses_the_corpus_point(tmp_path)
     assert saved["sweep"][1]["results"] == [own_text_only], "the corpus's own setting is not regenerated"
     assert [r["variant"] for r in saved["sweep"][0]["results"]] == ["text_only"]
     assert isinstance(saved["sweep_text_only_falls_monotonically"], bool)
+
+
+def test_the_envelope_reader_must_be_beaten_at_full_size_and_the_rules_at_any_size():
+    """Issue 34: sender_metadata can match careful on a small corpus (its features saturate early), so the
+    ordering checks (any size) hold careful to the rules alone, and every cheater counts in all_hold."""
+    from generators.common.paired import PairedInterval
+    from generators.spam_classifier.calibration.checks import evaluate
+
+    def row(variant, f1, local, margin=None, kind=RowKind.REFERENCE):
+        return ReferenceResult(variant, local, f1, 0.0, 0.0, 0.0, 0.0, 0.0, kind, margin)
+
+    above, around = PairedInterval(0.3, 0.2, 0.4), PairedInterval(-0.01, -0.05, 0.03)
+    references = [row("careless", 0.01, 0.99), row("text_only", 0.767, 0.70), row("careful", 0.801, 0.73)]
+    rules = [row(name, 0.3, 0.3, above, RowKind.CHEATER) for name in RULES]
+    small = evaluate([*references, *rules, row("sender_metadata", 0.81, 0.7, around, RowKind.CHEATER)])
+    assert small.ordering_holds and small.careful_beats_every_rule
+    assert not small.careful_beats_every_cheater and not small.all_hold
+    full = evaluate([*references, *rules, row("sender_metadata", 0.73, 0.67, above, RowKind.CHEATER)])
+    assert full.careful_beats_every_cheater and full.all_hold
+    assert set(CHEATERS) == {*RULES, "sender_metadata"}

@@ -13,9 +13,13 @@ it is open, whatever the submission's code writes into the folders the sandbox k
 git. The task copies the hidden step's output out (host side) before the gate closes. A bind mount shows its
 folder live, so the folder is filled and emptied in place, never replaced.
 
-`bakeoff score` grades a scratch copy once and shows a model nothing: there the inputs are mounted as they are
-(AlwaysMounted). `bakeoff analyze` gives its sandbox a GatedFolder of its own, so its leak probe too shows its
-inputs at the holdout's path.
+A probe is staged by the same gate: `opened(sandbox, shown)` fills the folder exactly as grading does and puts
+each probe input in place of the grading file of the same name (refusing a name grading has not), so the
+folder's listing, the path, the name and the command are grading's; only the changed file's content differs,
+and a probe makes that look like a real input (same row count and order, a changed column holding real
+values). `bakeoff score` and `bakeoff analyze` give their sandboxes a GatedFolder of their own, so their
+probes are staged the same way. AlwaysMounted (the inputs mounted as they are) stays for code that grades
+without probing.
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ FOLDER_MODE = 0o755  # the sandbox's user must be able to read it (the drivers r
 
 class HiddenInputs(Protocol):
     def opened(self, sandbox: Sandbox, shown: Mapping[str, Path] | None = None) -> AbstractContextManager[None]:
-        """While inside, the hidden inputs (with `shown`: those host files under those names instead, a probe's
-        inputs) are in `sandbox` at HOLDOUT_DIR; what its code writes meanwhile is undone afterwards."""
+        """While inside, the hidden inputs are in `sandbox` at HOLDOUT_DIR (with `shown`: a probe's inputs, each
+        host file in place of the hidden input of that name); what its code writes meanwhile is undone afterwards."""
         ...
 
 
@@ -78,11 +82,9 @@ class GatedFolder:
         inside = [m.sandbox_path for m in sandbox.spec.mounts if not m.sandbox_path.startswith("/")]
         with rolled_back(sandbox.writable_folders(), mount_points=inside):  # the workspace comes first
             try:
-                if shown is None:
-                    self._fill()
-                else:
-                    for relative, source in shown.items():
-                        self._copy(Path(source), Path(relative))
+                self._fill()
+                for relative, source in (shown or {}).items():
+                    self._replace(Path(relative), Path(source))
                 yield
             finally:
                 self._empty()
@@ -94,6 +96,15 @@ class GatedFolder:
                     self._copy(path, Path(under) / path.relative_to(source))
             else:
                 self._copy(source, Path(under or source.name))
+
+    def _replace(self, relative: Path, source: Path) -> None:
+        """A probe's input in place of the grading file `relative`: a name grading does not show is refused (a
+        probe's input must be where, and named as, a grading input is)."""
+        target = self.folder / relative
+        if relative.is_absolute() or ".." in relative.parts or target.is_symlink() or not target.is_file():
+            raise ValueError(f"a probe's input {relative} is not a hidden input's name under {HOLDOUT_DIR}")
+        target.unlink()
+        self._copy(source, relative)
 
     def _copy(self, source: Path, relative: Path) -> None:
         target = self.folder / relative

@@ -22,6 +22,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.submission.safe_copy import copy_submission
 from bakeoff.taskapi.corpus import CorpusError, CorpusFiles
 from bakeoff.taskapi.grading import GradeJob
+from bakeoff.taskapi.hidden_inputs import GatedFolder
 from bakeoff.taskapi.scored import (
     DEFAULT_DISK_BYTES,
     EnvironmentFailedReport,
@@ -130,18 +131,26 @@ def _scratch_fs(scratch: Path, files: CorpusFiles, request: ScoreRequest) -> Scr
         raise ScoringUnavailable(str(exc)) from exc
 
 
+def _hidden_gate(fs: ScratchFs, files: CorpusFiles) -> GatedFolder:
+    """The hidden inputs behind a gate of their own on the scratch filesystem, as a batch run has them: the
+    grading step and the task's probe open it, so a probe's inputs are staged exactly as grading's are."""
+    gate = files.hidden_gate(fs.path / "hidden_inputs")
+    gate.prepare()
+    return gate
+
+
 def _inputs(fs: ScratchFs, files: CorpusFiles, disk_bytes: int) -> tuple[tuple[Mount, ...], DiskCap | None]:
-    """The data's mounts, from copies on the scratch filesystem when it is one of its own.
+    """The visible data's mounts, from copies on the scratch filesystem when it is one of its own.
 
     A bind mount shows its source's path in the sandbox's /proc/self/mountinfo;
     a copy on the scratch filesystem shows only `/inputs/<name>`.
     """
     if not fs.capped:
-        return files.mounts(), None
+        return files.visible_mounts(), None
     folder = fs.path / "inputs"
     folder.mkdir(mode=0o755)
     mounts = []
-    for mount in files.mounts():
+    for mount in files.visible_mounts():
         copy = folder / mount.host_path.name
         if mount.host_path.is_dir():
             shutil.copytree(mount.host_path, copy)
@@ -167,16 +176,17 @@ def score_folder(plugin: Task, request: ScoreRequest, on_stage: Callable[[str], 
         with _scratch_fs(scratch, files, request) as fs:
             workspace = FolderWorkspace(fs.path / "workspace")
             mounts, disk_cap = _inputs(fs, files, request.disk_bytes)
+            gate = _hidden_gate(fs, files)
             copied = copy_submission(request.repo, workspace.path, files.truth_files())
             # Without a capped scratch filesystem (no root) the same cap is kept by watching the workspace.
             limits = dataclasses.replace(request.limits, timeout_s=request.timeout_s, disk_bytes=request.disk_bytes)
-            box = SubmissionSandbox(kind=kind, workspace=workspace.path, inputs=mounts, wheelhouse=wheelhouse,
+            box = SubmissionSandbox(kind=kind, workspace=workspace.path, inputs=(*mounts, gate.mount()), wheelhouse=wheelhouse,
                                     limits=limits, disk_cap=disk_cap, settings=settings)
             with open_scoring_sandbox(box) as sandbox:
                 job = GradeJob(sandbox=sandbox, workspace=workspace, corpus=files, settings=spec.settings,
                                wheelhouse=wheelhouse, outputs_dir=scratch / "outputs", label="score",
                                visible_step=False, train=request.train, timeout_s=request.timeout_s,
-                               on_step=on_stage or (lambda _: None))
+                               on_step=on_stage or (lambda _: None), hidden=gate)
                 graded = plugin.grade(job)
                 probe = plugin.folder_probe(job, graded) if plugin.folder_probe is not None else None
                 isolation = str(getattr(sandbox, "kind", kind))

@@ -58,6 +58,7 @@ def markdown_tables(calibration: Calibration, seconds: float) -> str:
         "all_spam": "cheater: every message spam",
         "base_rate": "cheater: spam at random at the base rate",
         "subject_keywords": "cheater: a keyword rule on the subject",
+        "sender_metadata": "cheater: the envelope alone (sender domain, metadata), no text",
     }
     for r in calibration.rows:
         lines.append(

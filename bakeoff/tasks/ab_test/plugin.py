@@ -78,7 +78,7 @@ def probe_scored(job: GradeJob, graded: Graded) -> ProbeRecord:
 
     assert isinstance(graded, AbGraded)  # this task's own grade() made it
     job.on_step("unit probe")
-    return probe_submission(job.sandbox, job.corpus.folder, graded.outcome.rung, job.timeout_for("analyze"), job.env)
+    return probe_submission(job, graded.outcome.rung)
 
 
 def score_report(folder: ScoredFolder) -> ScoreReport:

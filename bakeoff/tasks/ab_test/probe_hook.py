@@ -25,24 +25,23 @@ def probe_experiment(corpus_folder: Path) -> Path | None:
     return found[0] if found else None
 
 
-def probe_submission(sandbox: Any, corpus_folder: Path, rung: int, timeout_s: float,
-                     env: Mapping[str, str] | None = None) -> UnitProbeRecord:
-    """The probe of the submission in `sandbox` on the data folder's first hidden experiment (a batch's evaluate
-    stage and `bakeoff score` alike)."""
+def probe_submission(job: Any, rung: int) -> UnitProbeRecord:
+    """The probe of the submission graded by `job` (a bakeoff.taskapi.grading.GradeJob) on the data folder's first
+    hidden experiment (a batch's evaluate stage and `bakeoff score` alike), staged as grading stages it."""
+    from bakeoff.tasks.ab_test.check import request_for
+
     if rung < Rung.HIDDEN_STEP_RAN:  # nothing ever came out of analyze.py: a probe would only repeat the crash
         return skipped("analyze.py never completed on a hidden experiment, so there is nothing to probe")
-    experiment = probe_experiment(corpus_folder)
+    experiment = probe_experiment(job.corpus.folder)
     if experiment is None:
         return skipped("the data folder has no hidden experiment to probe on")
-    return probe_unit_in_sandbox(sandbox, experiment, env=env, timeout_s=timeout_s, experiment=experiment.stem)
+    return probe_unit_in_sandbox(job.sandbox, experiment, gate=job.hidden, command=request_for(job).command,
+                                 env=job.env, experiment=experiment.stem)
 
 
-def run_unit_probe(ctx: Any, rung: int, timeout_s: float) -> UnitProbeRecord:
-    if rung < Rung.HIDDEN_STEP_RAN or probe_experiment(ctx.corpus.folder) is None:
-        return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)  # skipped: no gate to open
-    # the probe reads a hidden experiment: what the submission writes meanwhile is undone as the gate closes
-    with ctx.hidden.opened(ctx.sandbox):
-        return probe_submission(ctx.sandbox, ctx.corpus.folder, rung, timeout_s, ctx.env)
+def run_unit_probe(ctx: Any, rung: int) -> UnitProbeRecord:
+    # each of the probe's runs opens the gate: what the submission writes meanwhile is undone as it closes
+    return probe_submission(ctx.grade_job(UNIT_PROBE_KEY), rung)
 
 
 def unit_probe_hooks(enabled: bool = True) -> dict[str, Callable[..., Mapping[str, Any]]]:
@@ -51,7 +50,7 @@ def unit_probe_hooks(enabled: bool = True) -> dict[str, Callable[..., Mapping[st
     def hook(ctx: Any, clock: Any, check: Any) -> Mapping[str, Any]:
         started = time.monotonic()
         try:
-            return run_unit_probe(ctx, int(check.rung), ctx.task.settings.timeout_for("analyze")).to_dict()
+            return run_unit_probe(ctx, int(check.rung)).to_dict()
         finally:
             clock.sandbox_s += time.monotonic() - started
 

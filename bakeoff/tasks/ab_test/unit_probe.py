@@ -14,22 +14,22 @@ it); `divergence_of` compares that with the measured unit.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from generators.ab_test.probe import Unit, UnitProbe, duplicate_visits, halve_users, unit_verdict
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
 
 UNIT_PROBE_KEY = "unit_probe"  # the evaluate record's extras (and analysis.json): the probe's record
+Command = Callable[[str, str], tuple[list[str], float]]  # grading's command for (experiment, output): argv, limit
 
-PROBE_FOLDER = "unit_probe"  # inside the workspace's git-ignored scratch folder
 ORIGINAL, DUPLICATED, HALVED = "original", "duplicated", "halved"
 _UNIT_LINE = re.compile(r"^[\s>*_`#-]*unit(?: of analysis)?[\s*_`]*[:=][\s*_`]*(users?|visits?)\b", re.IGNORECASE | re.MULTILINE)
 
@@ -136,67 +136,49 @@ def skipped(reason: str, experiment: str = "") -> UnitProbeRecord:
     return UnitProbeRecord(UnitProbe(Unit.FAILED, None, None, None, reason), experiment)
 
 
-def probe_unit_in_sandbox(sandbox, sessions: Path, *, env: Mapping[str, str] | None = None, timeout_s: float = 120.0,
-                          experiment: str | None = None) -> UnitProbeRecord:
-    """Run the probe on the host file `sessions` with the submission in `sandbox` (any `sandbox.base.Sandbox`).
+def probe_unit_in_sandbox(sandbox, sessions: Path, *, gate: HiddenInputs, command: Command,
+                          env: Mapping[str, str] | None = None, experiment: str | None = None) -> UnitProbeRecord:
+    """Run the probe on the hidden experiment `sessions` (a host file) with the submission in `sandbox`.
 
-    Both inputs are written into the workspace's git-ignored scratch folder (never the repository) and
-    removed afterwards.
+    Each input is staged as grading stages that experiment (bakeoff.tasks.intervals.probing): through `gate`,
+    under the experiment's own file name, run by grading's `command` for it: analyze.py cannot tell a probe's
+    run from a graded one by its path, its name, the folder's listing or its command line.
     """
-    from bakeoff.taskapi.workspace import SCRATCH_DIR, real_folder, remove_folder
+    from bakeoff.tasks.intervals.probing import HIDDEN_OUTPUT, run_as_graded
 
-    workspace = Path(sandbox.spec.workspace)
-    relative = f"{SCRATCH_DIR}/{PROBE_FOLDER}"
     name = experiment or Path(sessions).stem
-    remove_folder(workspace, relative)  # whatever sandboxed code left there is not ours to read
-    folder = real_folder(workspace, relative)
-    os.chmod(folder, 0o777)  # the sandbox may run as another uid: it writes its results here
-    os.chmod(folder.parent, folder.parent.stat().st_mode | 0o755)
-    try:
+    with tempfile.TemporaryDirectory(prefix="bakeoff-unit-probe-") as scratch:
+        folder = Path(scratch)
         _write_inputs(Path(sessions), folder)
         attempts, results = [], {}
         for variant in (ORIGINAL, DUPLICATED, HALVED):
-            attempt, result = _analyze(sandbox, workspace, relative, variant, env, timeout_s)
+            kept = folder / f"{variant}.json"
+            done = run_as_graded(sandbox, gate, {f"{name}.csv": folder / f"{variant}.csv"},
+                                 command(name, HIDDEN_OUTPUT), env or {}, kept)
+            attempt, result = _attempt(variant, done, kept)
             attempts.append(attempt)
             if result is None:
                 why = f"analyze.py on the {variant} experiment: {attempt.crash_class}: {attempt.detail}"
                 return UnitProbeRecord(UnitProbe(Unit.FAILED, None, None, None, why[:2000]), name, tuple(attempts))
             results[variant] = result
-    finally:
-        remove_folder(workspace, relative)
     return UnitProbeRecord(unit_verdict(results[ORIGINAL], results[DUPLICATED], results[HALVED]), name, tuple(attempts))
 
 
 def _write_inputs(sessions: Path, folder: Path) -> None:
-    """The experiment, its duplicated copy and its half, made on the host and placed into `folder` with O_EXCL|O_NOFOLLOW:
-    a process the submission left running that plants a link there makes the probe fail, never write through it."""
-    with tempfile.TemporaryDirectory(prefix="bakeoff-unit-probe-") as scratch:
-        doubled, halved = Path(scratch) / f"{DUPLICATED}.csv", Path(scratch) / f"{HALVED}.csv"
-        duplicate_visits(sessions, doubled)
-        halve_users(sessions, halved)
-        for source, name in ((sessions, ORIGINAL), (doubled, DUPLICATED), (halved, HALVED)):
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-            with open(source, "rb") as reader, os.fdopen(os.open(folder / f"{name}.csv", flags, 0o644), "wb") as out:
-                shutil.copyfileobj(reader, out)
+    """The experiment, its duplicated copy and its half, made in a private host folder."""
+    duplicate_visits(sessions, folder / f"{DUPLICATED}.csv")
+    halve_users(sessions, folder / f"{HALVED}.csv")
+    shutil.copyfile(sessions, folder / f"{ORIGINAL}.csv")
 
 
-def _analyze(sandbox, workspace: Path, relative: str, variant: str, env: Mapping[str, str] | None,
-             timeout_s: float) -> tuple[AnalyzeAttempt, IntervalResult | None]:
+def _attempt(variant: str, done, kept: Path) -> tuple[AnalyzeAttempt, IntervalResult | None]:
     from bakeoff.submission.crashes import classify
-    from bakeoff.taskapi.workspace import regular_file_inside
 
-    output = f"{relative}/{variant}.json"
-    argv = ["python", "analyze.py", "--input", f"{relative}/{variant}.csv", "--output", output]
-    done = sandbox.exec(argv, timeout_s=timeout_s, env=dict(env or {}))
     if not done.ok:
         crash = classify(done)
         return AnalyzeAttempt(variant, False, crash.crash_class, crash.detail, done.duration_s), None
-    path = workspace / output
-    if (path.exists() or path.is_symlink()) and not regular_file_inside(workspace, path):
-        detail = "the result is not a regular file in the workspace"
-        return AnalyzeAttempt(variant, False, "bad_output", detail, done.duration_s), None
     try:
-        result = read_result(path)
+        result = read_result(kept)
     except ResultFileError as exc:
         return AnalyzeAttempt(variant, False, exc.name, str(exc)[:500], done.duration_s), None
     return AnalyzeAttempt(variant, True, duration_s=done.duration_s), result

@@ -3,22 +3,24 @@
 The probe asks the code what the design document only claims (generators.simulation.probe: the runs,
 the verdict rule, the same as for our references): on the chosen hidden configurations (the heaviest load
 first: there the empty start and the correlation of waits matter most) simulate.py runs with other seeds at
-the configuration's budget and once with `factor` times the budget, each under its CPU cap. The
-configurations are written into the workspace's git-ignored scratch folder (never the repository) and
-removed afterwards.
+the configuration's budget and once with `factor` times the budget, each under its CPU cap. Each run is
+staged as grading stages the configuration (bakeoff.tasks.intervals.probing): in its place at the hidden
+folder, under its name, with grading's command and environment, so simulate.py cannot tell the two apart.
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import durable
-from bakeoff.tasks.simulation.analysis import RESULT_KEYS
-from bakeoff.tasks.simulation.cpu_cap import capped_argv, over_budget, wall_timeout
+from bakeoff.taskapi.hidden_inputs import HiddenInputs
+from bakeoff.tasks.simulation.analysis import RESULT_KEYS, SimRequest
+from bakeoff.tasks.simulation.cpu_cap import over_budget
 from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
@@ -32,7 +34,6 @@ from generators.simulation.probe import (
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
 
 PROBE_KEY = "behaviour_probe"  # the evaluate record's extras: the probe's record
-PROBE_FOLDER = "behaviour_probe"  # inside the workspace's scratch folder
 
 
 @dataclass(frozen=True)
@@ -109,9 +110,11 @@ def skipped(reason: str) -> SimProbeRecord:
     return SimProbeRecord(Behaviour.FAILED, (), reason)
 
 
-def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, str]], *, env: Mapping[str, str],
-                     floor_s: float, count: int = 1, seeds: int = SEEDS, factor: int = BUDGET_FACTOR) -> SimProbeRecord:
-    """Probe the submission in `sandbox` (any sandbox.base.Sandbox) on the chosen configurations of `holdout`."""
+def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, str]], *, gate: HiddenInputs,
+                     request: SimRequest, count: int = 1, seeds: int = SEEDS,
+                     factor: int = BUDGET_FACTOR) -> SimProbeRecord:
+    """Probe the submission in `sandbox` (any sandbox.base.Sandbox) on the chosen configurations of `holdout`,
+    each run staged as grading stages that configuration (`gate`, grading's `request`: its command and env)."""
     found = []
     for row in probe_choice(rows, count):
         name = row["configuration"]
@@ -119,7 +122,7 @@ def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, st
         if source.is_symlink() or not source.is_file():
             continue
         config = durable.read_json(source)
-        probe, attempts = _probe_one(sandbox, config, env, floor_s, seeds, factor)
+        probe, attempts = _probe_one(sandbox, name, config, gate, request, seeds, factor)
         utilisation = row.get("utilisation")
         found.append(ConfigurationProbe(name, float(utilisation) if utilisation else None, row.get("band"), probe,
                                         tuple(attempts)))
@@ -128,57 +131,38 @@ def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, st
     return SimProbeRecord(overall(found), tuple(found))
 
 
-def _probe_one(sandbox: Any, config: Mapping[str, Any], env: Mapping[str, str], floor_s: float, seeds: int,
-               factor: int) -> tuple[BehaviourProbe, list[Attempt]]:
-    from bakeoff.taskapi.workspace import SCRATCH_DIR, real_folder, remove_folder
+def _probe_one(sandbox: Any, configuration: str, config: Mapping[str, Any], gate: HiddenInputs, request: SimRequest,
+               seeds: int, factor: int) -> tuple[BehaviourProbe, list[Attempt]]:
+    """Each probe run's configuration in place of the hidden one of the same name, under grading's command for
+    that file (its CPU cap and wall limit from the file's own budget) and grading's environment."""
+    from bakeoff.tasks.intervals.probing import HIDDEN_OUTPUT, run_as_graded
 
-    workspace = Path(sandbox.spec.workspace)
-    relative = f"{SCRATCH_DIR}/{PROBE_FOLDER}"
-    remove_folder(workspace, relative)  # whatever sandboxed code left there is not ours to read
-    folder = real_folder(workspace, relative)
-    os.chmod(folder, 0o777)  # the sandbox may run as another uid: it writes its results here
-    os.chmod(folder.parent, folder.parent.stat().st_mode | 0o755)
     attempts: list[Attempt] = []
     results: list[IntervalResult] = []
-    try:
+    with tempfile.TemporaryDirectory(prefix="bakeoff-sim-probe-") as scratch:
+        folder = Path(scratch)
         for name, variant in probe_configs(config, seeds, factor):
-            _write_new(folder / f"{name}.json", durable.dumps(variant))
-            attempt, result = _simulate(sandbox, workspace, relative, name, variant, env, floor_s)
+            (folder / f"{name}.json").write_text(durable.dumps(variant), encoding="utf-8")
+            graded_as = dataclasses.replace(request, hidden_budgets={configuration: int(variant["cpu_seconds"])})
+            kept = folder / f"{name}_result.json"
+            done = run_as_graded(sandbox, gate, {f"{configuration}.json": folder / f"{name}.json"},
+                                 graded_as.command(configuration, HIDDEN_OUTPUT), request.env, kept)
+            attempt, result = _attempt(name, done, kept)
             attempts.append(attempt)
             if result is None:
                 return failed(f"simulate.py on the {name} run: {attempt.crash_class}: {attempt.detail}"[:2000], results), attempts
             results.append(result)
-    finally:
-        remove_folder(workspace, relative)
     return behaviour_verdict(results[:-1], results[-1]), attempts
 
 
-def _write_new(path: Path, text: str) -> None:
-    """O_EXCL|O_NOFOLLOW: a process the submission left running that plants a link makes the probe fail,
-    never write through it."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _simulate(sandbox: Any, workspace: Path, relative: str, name: str, config: Mapping[str, Any],
-              env: Mapping[str, str], floor_s: float) -> tuple[Attempt, IntervalResult | None]:
+def _attempt(name: str, done: Any, kept: Path) -> tuple[Attempt, IntervalResult | None]:
     from bakeoff.submission.crashes import classify
-    from bakeoff.taskapi.workspace import regular_file_inside
 
-    output = f"{relative}/{name}_result.json"
-    budget = int(config["cpu_seconds"])
-    seeded = {**env, "BAKEOFF_SEED": str(config["seed"])}  # the harness's own seeding moves with the seed too
-    done = sandbox.exec(capped_argv(f"{relative}/{name}.json", output, budget), timeout_s=wall_timeout(budget, floor_s),
-                        env=seeded)
     if not done.ok:
         crash = "cpu_budget" if over_budget(done) else classify(done).crash_class
         return Attempt(name, False, str(crash), classify(done).detail, done.duration_s), None
-    path = workspace / output
-    if (path.exists() or path.is_symlink()) and not regular_file_inside(workspace, path):
-        return Attempt(name, False, "bad_output", "the result is not a regular file in the workspace", done.duration_s), None
     try:
-        result = read_result(path, RESULT_KEYS)
+        result = read_result(kept, RESULT_KEYS)
     except ResultFileError as exc:
         return Attempt(name, False, exc.name, str(exc)[:500], done.duration_s), None
     return Attempt(name, True, duration_s=done.duration_s), result

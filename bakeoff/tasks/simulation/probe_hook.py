@@ -22,13 +22,14 @@ from bakeoff.tasks.simulation.probe import PROBE_KEY, SimProbeRecord, probe_in_s
 def run_probe(ctx: Any, rung: int) -> SimProbeRecord:
     if rung < Rung.HIDDEN_STEP_RAN:  # nothing ever came out of simulate.py: a probe would only repeat the crash
         return skipped("simulate.py never completed on every hidden configuration, so there is nothing to probe")
-    settings = ctx.task.settings
-    own = settings.own
-    # the probe runs on hidden configurations: what the submission writes meanwhile is undone as the gate closes
-    with ctx.hidden.opened(ctx.sandbox):
-        return probe_in_sandbox(ctx.sandbox, ctx.corpus.path(HOLDOUT_PART), truth_table(ctx.corpus), env=ctx.env,
-                                floor_s=settings.timeout_for("simulate"), count=int(own["probe_configurations"]),
-                                seeds=int(own["probe_seeds"]), factor=int(own["probe_budget_factor"]))
+    from bakeoff.tasks.simulation.check import request_for
+
+    own = ctx.task.settings.own
+    job = ctx.grade_job(PROBE_KEY)
+    # each of the probe's runs opens the gate: what the submission writes meanwhile is undone as it closes
+    return probe_in_sandbox(ctx.sandbox, ctx.corpus.path(HOLDOUT_PART), truth_table(ctx.corpus), gate=job.hidden,
+                            request=request_for(job), count=int(own["probe_configurations"]),
+                            seeds=int(own["probe_seeds"]), factor=int(own["probe_budget_factor"]))
 
 
 def probe_hooks(enabled: bool = True) -> dict[str, Callable[..., Mapping[str, Any]]]:

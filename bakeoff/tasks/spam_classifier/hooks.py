@@ -28,7 +28,7 @@ class AnalysisOptions:
     """What the evaluate hooks and `bakeoff analyze` do."""
 
     probe: bool = True
-    probe_rows: int = DEFAULT_ROWS
+    probe_rows: int | None = DEFAULT_ROWS  # None: every holdout row, as grading
     retrain_seeds: int = 2  # 0 turns the retrains off
     train_timeout_s: float = 600.0
     predict_timeout_s: float = 300.0

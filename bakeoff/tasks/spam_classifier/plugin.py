@@ -171,7 +171,8 @@ OPTIONS = TaskOptions(
     analyze=(
         TaskOption("retrain_seeds", int, "Other seeds each scored submission is retrained with (0: no retrains).",
                    default=2, low=0, high=10),
-        TaskOption("probe_rows", int, "Holdout rows the leak probe predicts on.", default=5000, low=100),
+        TaskOption("probe_rows", int, "Holdout rows the leak probe predicts on (default: every row, as grading "
+                                      "does; a sample is faster but no longer the graded file's size).", low=100),
         TaskOption("no_probe", bool, "Skip the leak probe."),
         TaskOption("judge", str, "Also ask this model (gguf:PATH, openai:URL#MODEL, scripted:FILE) for each design's "
                                  "stance; reported apart, never replacing the rules.", metavar="SPEC"),

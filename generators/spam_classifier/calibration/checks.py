@@ -2,8 +2,9 @@
 
 They are reported as pass/fail beside the numbers; on a small corpus only the
 ordering checks are expected to hold (the bands are set for the full size). Among
-the ordering checks: careful beats every cheater by a paired interval above zero,
-without which the task is not valid.
+the ordering checks: careful beats every rule that learns nothing (all_spam, base_rate,
+subject_keywords) by a paired interval above zero; at full size it must beat every
+cheater, the envelope reader (sender_metadata) too, without which the task is not valid.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from generators.common.paired import RowKind
 from generators.spam_classifier.calibration.runner import ReferenceResult
+from generators.spam_classifier.references import RULES
 
 TEXT_ONLY_TARGET = 0.767
 CAREFUL_TARGET = 0.801
@@ -30,12 +32,15 @@ class CalibrationChecks:
     careful_in_band: bool
     careful_beats_text_only: bool  # by at least CAREFUL_MIN_MARGIN on the holdout
     careful_beats_every_cheater: bool = False  # by a paired 95% interval above zero: the task is valid
+    # ... every cheater that learns nothing (all but the envelope reader, which careful beats only once its text
+    # model has enough rows to learn from: a full-size corpus)
+    careful_beats_every_rule: bool = False
 
     @property
     def ordering_holds(self) -> bool:
         """The checks that must hold at any corpus size."""
         return (self.careless_best_local and self.careless_worst_holdout and self.careful_beats_text_only
-                and self.careful_beats_every_cheater)
+                and self.careful_beats_every_rule)
 
     @property
     def all_hold(self) -> bool:
@@ -59,6 +64,10 @@ def evaluate(results: Sequence[ReferenceResult]) -> CalibrationChecks:
         text_only_in_band=abs(text_only.holdout_f1 - TEXT_ONLY_TARGET) <= BAND,
         careful_in_band=abs(careful.holdout_f1 - CAREFUL_TARGET) <= BAND,
         careful_beats_text_only=careful.holdout_f1 - text_only.holdout_f1 >= CAREFUL_MIN_MARGIN,
-        careful_beats_every_cheater=bool(cheaters) and all(r.margin is not None and r.margin.careful_better
-                                                           for r in cheaters),
+        careful_beats_every_cheater=_beaten(cheaters),
+        careful_beats_every_rule=_beaten([r for r in cheaters if r.variant in RULES]),
     )
+
+
+def _beaten(cheaters: Sequence[ReferenceResult]) -> bool:
+    return bool(cheaters) and all(r.margin is not None and r.margin.careful_better for r in cheaters)

@@ -1,5 +1,6 @@
 """The calibration reference submissions (careless, text_only, careful) and the cheaters beside them
-(all_spam, base_rate, subject_keywords: degenerate rules a headline must not reward).
+(all_spam, base_rate, subject_keywords: degenerate rules a headline must not reward; sender_metadata: the
+strongest cheap reader found, the envelope without the text).
 
 The references share one source (`source/train.py`, `source/predict.py`), the cheaters another
 (`cheat_source/`); a variant folder holds links to those files plus `variant.txt`. `materialize` writes a
@@ -16,7 +17,8 @@ from pathlib import Path
 from generators.errors import GeneratorError
 
 VARIANTS = ("careless", "text_only", "careful")
-CHEATERS = ("all_spam", "base_rate", "subject_keywords")
+RULES = ("all_spam", "base_rate", "subject_keywords")  # cheaters that learn nothing: beaten at any corpus size
+CHEATERS = (*RULES, "sender_metadata")  # the envelope reader: beaten once careful's text model has the rows
 SOURCE = Path(__file__).resolve().parent / "source"
 CHEAT_SOURCE = Path(__file__).resolve().parent / "cheat_source"
 SUBMISSION_FILES = ("train.py", "predict.py")

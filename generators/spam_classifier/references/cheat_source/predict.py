@@ -19,7 +19,7 @@ def main() -> None:
     args = parser.parse_args()
     saved = json.loads(Path(RULE_FILE).read_text(encoding="utf-8"))
     features = pd.read_csv(args.input, keep_default_na=False, dtype={"subject": str, "body": str})
-    labels = predict(saved["rule"], features, saved["spam_rate"])
+    labels = predict(saved["rule"], features, saved["spam_rate"], saved.get("model"))
     pd.DataFrame({"id": features["id"], "label": labels}).to_csv(args.output, index=False)
 
 

@@ -1,0 +1,1 @@
+../cheat_source/predict.py

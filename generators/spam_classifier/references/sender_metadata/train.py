@@ -1,0 +1,1 @@
+../cheat_source/train.py
