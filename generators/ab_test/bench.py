@@ -32,6 +32,9 @@ TARGETS = {
     "ab_hardcoded": "the visible experiment's careful answer, hard-coded",
     "ab_band": "careful estimate +-0.01, no variance",
     "ab_per_user": "mean of per-user rates + Welch: right unit, wrong estimand",
+    "ab_size_width": "careful estimate, half-width K / sqrt(users) fitted on the visible experiment",
+    "ab_fixed_inflation": "visit-level interval times the visible experiment's design effect",
+    "ab_shrink": "careful shrunk toward zero under the public distribution of effects",
 }
 
 
