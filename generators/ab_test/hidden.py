@@ -16,8 +16,8 @@ generator's distribution of distributions (`public_effect_draws`) tells a submis
 the one its corpus was drawn with.
 
 Each corpus also draws its centre: base rate, cluster sizes and engagement moved together away from the
-visible experiment's, so that a width per user or a design effect measured on the visible experiment is off for the
-hidden ones in one direction, by a factor the secret decides.
+visible experiment's (lighter), so that a width per user or a design effect measured on the visible experiment
+is off for the hidden ones by a factor the secret decides.
 
 `condition_spread` scales every range (0: the parameters' own conditions in every experiment, with effects
 drawn as before 3.0: a share `zero_effect_share` at zero, the rest uniform in [-max_effect, max_effect]).
@@ -36,12 +36,13 @@ from generators.ab_test.sessions import Conditions, conditions_of
 
 SHAPES = ("uniform", "normal", "laplace")
 # The corpus's centre: base rate, visits (cluster sizes) and engagement moved together away from the visible
-# experiment's, by a load log-uniform in this range, up or down (a coin drawn with the secret): the base rate
-# times the load, the visits tail divided by load ** CENTRE_TAIL_POWER (heavier clusters), engagement times
-# load ** CENTRE_ENGAGEMENT_POWER. Moving them together puts a width per user or a design effect measured on the
-# visible experiment off in the same direction for every hidden one (at a load of 2: about 1.3 times too
-# narrow up, 2 times too wide down).
-CENTRE_LOAD_RANGE = (1.5, 2.5)
+# experiment's, always lighter, by a load log-uniform in this range (drawn with the secret): the base rate
+# divided by the load, the visits tail multiplied by load ** CENTRE_TAIL_POWER (smaller clusters), engagement
+# divided by load ** CENTRE_ENGAGEMENT_POWER. A width per user or a design effect measured on the visible
+# experiment is then too wide for every hidden one, by a factor (about 1.5 to 2.5) only the secret knows.
+# Lighter, not heavier, because the propensity cap and engagement's ceiling leave little room above the
+# visible experiment (a heavier centre moved the design effect by a factor of 1.2 at most).
+CENTRE_LOAD_RANGE = (1.5, 3.0)
 CENTRE_TAIL_POWER = 0.3
 CENTRE_ENGAGEMENT_POWER = 0.9
 # Multiplicative ranges (log-uniform between) of each experiment's knobs around the centre at condition_spread 1.
@@ -113,10 +114,9 @@ class Centre:
 
 
 def draw_centre(rng: np.random.Generator, params: AbParams) -> Centre:
-    direction = 1 if rng.random() < 0.5 else -1
-    load = _log_uniform(rng, CENTRE_LOAD_RANGE, params.condition_spread) ** direction
-    return Centre(params.base_rate * load, params.visits_tail / load**CENTRE_TAIL_POWER,
-                  min(1.0, params.engagement * load**CENTRE_ENGAGEMENT_POWER))
+    load = _log_uniform(rng, CENTRE_LOAD_RANGE, params.condition_spread)
+    return Centre(params.base_rate / load, params.visits_tail * load**CENTRE_TAIL_POWER,
+                  params.engagement / load**CENTRE_ENGAGEMENT_POWER)
 
 
 def draw_conditions(rng: np.random.Generator, params: AbParams, centre: Centre) -> Conditions:
