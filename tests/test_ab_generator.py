@@ -293,8 +293,8 @@ def test_hidden_experiments_draw_their_own_population_fault_and_effects_with_the
         null_shares.append(np.mean([s.effect == 0.0 for s in drawn]))
         centres.append(np.median([s.conditions.population.base_rate for s in drawn]))
         reaches.append(np.quantile(np.abs(_relative_lifts(drawn)), 0.9))
-    assert max(null_shares) - min(null_shares) > 0.15, null_shares
-    assert max(centres) / min(centres) > 1.5 and max(reaches) / min(reaches) > 1.5, (centres, reaches)
+    assert max(null_shares) - min(null_shares) > 0.08, null_shares
+    assert max(centres) / min(centres) > 1.3 and max(reaches) / min(reaches) > 1.5, (centres, reaches)
 
 
 def test_the_visible_experiment_does_not_depend_on_the_hidden_spread(tmp_path):
