@@ -307,3 +307,11 @@ def test_the_visible_experiment_does_not_depend_on_the_hidden_spread(tmp_path):
     assert written[0.0]["holdout/exp_000.csv"] != written[1.0]["holdout/exp_000.csv"]
     truth = read_holdout_truth(tmp_path / "1.0")
     assert {"drawn_base_rate", "drawn_concentration", "drawn_fault_days"} <= set(truth.columns)
+
+
+def test_a_2_0_manifest_reads_as_the_2_0_hidden_part():
+    from generators.ab_test.params import params_of_manifest
+
+    old = {k: v for k, v in AbParams().to_dict().items() if k != "condition_spread"}
+    assert params_of_manifest(old).condition_spread == 0.0
+    assert params_of_manifest(AbParams(condition_spread=0.5).to_dict()).condition_spread == 0.5

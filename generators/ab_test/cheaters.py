@@ -38,6 +38,7 @@ import durable
 from generators.ab_test import AbParams
 from generators.ab_test.hidden import public_effect_draws
 from generators.ab_test.measure import refired_purchases
+from generators.ab_test.params import params_of_manifest
 from generators.ab_test.writer import MANIFEST_FILE, SESSIONS_FILE
 from generators.common.child import child_env
 from generators.errors import GeneratorError, ReferenceFailed
@@ -140,7 +141,7 @@ def materialize_ab(variant: str, dest: Path, corpus: Path | None = None, python:
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(REFERENCES / variant / "analyze.py", dest / "analyze.py")
-    params = AbParams(**json.loads((corpus / MANIFEST_FILE).read_text())["params"]) if corpus else AbParams()
+    params = params_of_manifest(json.loads((corpus / MANIFEST_FILE).read_text())["params"]) if corpus else AbParams()
     if variant == "ab_constant":
         _carry(dest / "constant.json", constant_interval(params))
     if variant == "ab_shrink":

@@ -59,6 +59,12 @@ class AbParams:
                           self.bot_share, self.bot_min_visits, self.bot_max_visits)
 
 
+def params_of_manifest(params: dict[str, object]) -> AbParams:
+    """The parameters a manifest records; one written before 3.0 has no condition_spread, and its hidden part is
+    what condition_spread 0 draws."""
+    return AbParams(**{"condition_spread": 0.0, **params})  # type: ignore[arg-type]
+
+
 def validate(p: AbParams) -> None:
     """Raise InvalidParameter naming the first bad field."""
     _whole("seed", p.seed, 0)
