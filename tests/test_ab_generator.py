@@ -4,6 +4,7 @@ traffic, and a fault that re-fires purchases with new timestamps."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -206,10 +207,8 @@ def test_default_holdout_has_96_experiments_of_many_sizes_and_signed_effects_fro
     params = AbParams()
     specs = holdout_specs(params, Secret.public())
     assert len(specs) >= 96
-    assert sum(spec.effect == 0.0 for spec in specs) == 24
     effects = [spec.effect for spec in specs]
-    assert min(effects) < -0.6 * params.max_effect and max(effects) > 0.6 * params.max_effect
-    assert all(abs(effect) <= params.max_effect for effect in effects)
+    assert min(effects) < 0 < max(effects)
     sizes = [spec.users for spec in specs]
     assert min(sizes) >= params.holdout_users and max(sizes) / min(sizes) >= 10
     seeds = {spec.seed for spec in specs}
@@ -257,3 +256,62 @@ def test_invalid_parameters_are_named():
         AbParams(days=5, fault_days=4)
     with pytest.raises(InvalidParameter, match="effect"):
         AbParams(effect=-0.1)
+
+
+def test_without_spread_the_hidden_part_is_drawn_as_in_2_0():
+    """condition_spread 0: the parameters' conditions everywhere, a quarter of the effects at zero and the rest
+    uniform in [-max_effect, max_effect] (the first draws below are 2.0's, checked against its code)."""
+    params = AbParams(condition_spread=0.0)
+    specs = holdout_specs(params, Secret.public())
+    assert all(spec.conditions is None for spec in specs)
+    assert sum(spec.effect == 0.0 for spec in specs) == 24
+    assert all(abs(spec.effect) <= params.max_effect for spec in specs)
+    small = holdout_specs(AbParams(experiments=5, holdout_users=300, condition_spread=0.0), Secret.public())
+    assert [(s.seed % 1000, s.users, s.effect) for s in small] == [
+        (347, 1911, 0.01225), (799, 1799, -0.01609), (422, 904, 0.04785), (529, 571, 0.0), (106, 964, 0.03276)]
+
+
+def _relative_lifts(specs) -> np.ndarray:
+    return np.array([s.effect / population_rates(s.conditions.population).visit_weighted for s in specs])
+
+
+def test_hidden_experiments_draw_their_own_population_fault_and_effects_with_the_secret():
+    """3.0: the variance of an estimate is not a function of the size, and the effect distribution is the secret's."""
+    params = AbParams()
+    specs = holdout_specs(params, Secret.public())
+    populations = [s.conditions.population for s in specs]
+    for knob, least_ratio in (("base_rate", 3.0), ("concentration", 4.0), ("visits_tail", 1.3), ("bot_share", 4.0)):
+        values = [getattr(p, knob) for p in populations]
+        assert max(values) / min(values) > least_ratio, knob
+    assert len({s.conditions.fault_days for s in specs}) >= 3
+    assert len({round(s.conditions.fault_other_share, 3) for s in specs}) > 50
+    assert np.all(np.abs(_relative_lifts(specs)) <= 0.8 + 1e-3)
+    # The same parameters with other secrets: other centres and other effect distributions.
+    null_shares, centres, reaches = [], [], []
+    for index in range(6):  # fixed secrets: the figures are the same on every run
+        drawn = holdout_specs(params, Secret(hashlib.sha256(f"ab secret {index}".encode()).digest()))
+        null_shares.append(np.mean([s.effect == 0.0 for s in drawn]))
+        centres.append(np.median([s.conditions.population.base_rate for s in drawn]))
+        reaches.append(np.quantile(np.abs(_relative_lifts(drawn)), 0.9))
+    assert max(null_shares) - min(null_shares) > 0.08, null_shares
+    assert max(centres) / min(centres) > 1.3 and max(reaches) / min(reaches) > 1.5, (centres, reaches)
+
+
+def test_the_visible_experiment_does_not_depend_on_the_hidden_spread(tmp_path):
+    written = {}
+    for spread in (0.0, 1.0):
+        manifest = generate_ab_data(AbParams(seed=7, condition_spread=spread, **SMALL), tmp_path / str(spread),
+                                    secret=Secret.public())
+        written[spread] = manifest.sha256
+    assert written[0.0]["sessions.csv"] == written[1.0]["sessions.csv"]
+    assert written[0.0]["holdout/exp_000.csv"] != written[1.0]["holdout/exp_000.csv"]
+    truth = read_holdout_truth(tmp_path / "1.0")
+    assert {"drawn_base_rate", "drawn_concentration", "drawn_fault_days"} <= set(truth.columns)
+
+
+def test_a_2_0_manifest_reads_as_the_2_0_hidden_part():
+    from generators.ab_test.params import params_of_manifest
+
+    old = {k: v for k, v in AbParams().to_dict().items() if k != "condition_spread"}
+    assert params_of_manifest(old).condition_spread == 0.0
+    assert params_of_manifest(AbParams(condition_spread=0.5).to_dict()).condition_spread == 0.5

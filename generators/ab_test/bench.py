@@ -32,6 +32,9 @@ TARGETS = {
     "ab_hardcoded": "the visible experiment's careful answer, hard-coded",
     "ab_band": "careful estimate +-0.01, no variance",
     "ab_per_user": "mean of per-user rates + Welch: right unit, wrong estimand",
+    "ab_size_width": "careful estimate, half-width K / sqrt(users) fitted on the visible experiment",
+    "ab_fixed_inflation": "visit-level interval times the visible experiment's design effect",
+    "ab_shrink": "careful shrunk toward zero under the public distribution of effects",
 }
 
 
@@ -58,10 +61,12 @@ def markdown_table(calibration: cal.AbCalibration, seconds: dict[str, float]) ->
     p = calibration.params
     zero = round(p.zero_effect_share * p.experiments)
     largest = round(p.holdout_users * p.holdout_size_spread)
+    effects = (f"{zero} with no effect, the others uniform in [-{p.max_effect}, {p.max_effect}]" if p.condition_spread == 0
+               else f"conditions and effect distribution drawn per corpus, condition_spread {p.condition_spread}")
     lines = [
         f"Data: seed {p.seed}, public secret (id {calibration.secret_id}), {p.experiments} hidden experiments of "
-        f"{p.holdout_users:,} to {largest:,} users (log-uniform; {zero} with no effect, the others uniform in "
-        f"[-{p.max_effect}, {p.max_effect}]), base rate {p.base_rate}, engagement {p.engagement}, bots "
+        f"{p.holdout_users:,} to {largest:,} users (log-uniform; {effects}), visible experiment: base rate "
+        f"{p.base_rate}, engagement {p.engagement}, bots "
         f"{p.bot_share:.1%} of visitors, visits tail {p.visits_tail}, a {p.fault_days}-day fault per experiment "
         f"({p.refire_share:.0%} of its doubled purchases re-fired with a new timestamp). "
         f"Generation {seconds['generate']:.0f} s, calibration {seconds['calibrate']:.0f} s.",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from generators.ab_test import AbParams
 from generators.ab_test.cheaters import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, materialize_ab
+from generators.ab_test.params import params_of_manifest
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE
 from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
 from generators.common.paired import PairedInterval, RowKind, paired_mean_margin, wilson_interval
@@ -168,7 +169,7 @@ def calibrate_ab(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = 
     corpus = Path(corpus).absolute()
     check_ab_corpus(corpus)
     manifest = read_manifest(corpus)
-    params = AbParams(**manifest["params"])
+    params = params_of_manifest(manifest["params"])
     results = []
     for variant in variants:
         progress(f"running {variant}")

@@ -7,30 +7,50 @@ missed), careful (by user, the fault removed). Cheaters, which a headline must n
   generator's public parameters make them (the best constant a reader of the public code can pick);
 - ab_hardcoded: the visible experiment's careful answer, the same for every experiment;
 - ab_band: a sound (careful) estimate with a fixed band of +-0.01, no variance;
-- ab_per_user: the mean of per-user rates with a Welch interval: the right unit, the wrong estimand.
+- ab_per_user: the mean of per-user rates with a Welch interval: the right unit, the wrong estimand;
+- ab_size_width: the careful estimate, a half-width K / sqrt(users) with K fitted on the visible experiment;
+- ab_fixed_inflation: a visit-level interval (fault removed) inflated by the design effect measured once on the
+  visible experiment;
+- ab_shrink: careful's estimate and standard error shrunk toward zero under the effect distribution the public
+  parameters state (a quarter at zero, the rest uniform in [-0.05, 0.05] at the defaults).
 
-`materialize_ab` writes one as a self-contained folder (analyze.py and, for the first two, the data they carry).
+Each of the last three would tie careful on 2.0 data, where every hidden experiment shared the visible one's
+population and the effects the parameters' distribution; 3.0 draws both with the secret (generators.ab_test.hidden).
+`materialize_ab` writes one as a self-contained folder (analyze.py and the data it carries).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 import durable
 from generators.ab_test import AbParams
+from generators.ab_test.hidden import public_effect_draws
+from generators.ab_test.measure import refired_purchases
+from generators.ab_test.params import params_of_manifest
 from generators.ab_test.writer import MANIFEST_FILE, SESSIONS_FILE
 from generators.common.child import child_env
 from generators.errors import GeneratorError, ReferenceFailed
 
 AB_VARIANTS = ("ab_careless", "ab_half", "ab_careful")
-AB_CHEATERS = ("ab_constant", "ab_hardcoded", "ab_band", "ab_per_user")
+AB_CHEATERS = ("ab_constant", "ab_hardcoded", "ab_band", "ab_per_user", "ab_size_width", "ab_fixed_inflation",
+               "ab_shrink")
+FITTED_ON_VISIBLE = ("ab_hardcoded", "ab_size_width", "ab_fixed_inflation")  # they need the corpus's visible log
+PRIOR_CELL = 0.0005  # the width of ab_shrink's histogram cells (a tenth of the smallest careful half-width or so)
 REFERENCES = Path(__file__).resolve().parent / "references"
 LEVEL = 0.95
+Z95 = 1.959963984540054
 
 
 class UnknownAbReference(GeneratorError):
@@ -38,12 +58,61 @@ class UnknownAbReference(GeneratorError):
 
 
 def constant_interval(params: AbParams, level: float = LEVEL) -> dict[str, float]:
-    """The central `level` range of the hidden true effects: a share `zero_effect_share` at 0, the rest
-    uniform in [-max_effect, max_effect]. Symmetric, so the constant's estimate is 0."""
+    """The central `level` range of the hidden true effects as the public code makes them. With condition_spread
+    0 (2.0's effects): a share `zero_effect_share` at 0, the rest uniform in [-max_effect, max_effect], exactly;
+    otherwise the quantiles of the public draws. Symmetric, so the constant's estimate is 0."""
     tail = (1 - level) / 2
+    if params.condition_spread > 0:
+        reach = float(np.quantile(np.abs(_public_draws(params)), level))
+        return {"effect": 0.0, "ci_low": -reach, "ci_high": reach}
     spread = 1 - params.zero_effect_share
     reach = params.max_effect * max(0.0, 1 - 2 * tail / spread) if spread > 0 else 0.0
     return {"effect": 0.0, "ci_low": -reach, "ci_high": reach}
+
+
+@functools.lru_cache(maxsize=4)
+def _public_draws(params: AbParams) -> np.ndarray:
+    return public_effect_draws(params)
+
+
+def stated_prior(params: AbParams) -> dict[str, object]:
+    """What ab_shrink carries: the effect distribution the parameters state (a share `zero_effect_share` at zero,
+    the rest uniform in [-max_effect, max_effect]), the one every hidden experiment followed before 3.0, as a
+    point mass and a histogram."""
+    edges = np.arange(-params.max_effect, params.max_effect + PRIOR_CELL / 2, PRIOR_CELL)
+    return _prior(params.zero_effect_share, edges, np.full(len(edges) - 1, 1.0))
+
+
+def pooled_prior(params: AbParams) -> dict[str, object]:
+    """The same from the public code's draws pooled over corpora drawn with a public seed: the most a reader of
+    the public generator can know of a 3.0 corpus's effects without its secret (a measurement, not a row: on
+    average over secrets a posterior under it must do at least as well as careful, see docs/tasks.md)."""
+    draws = _public_draws(params)
+    others = draws[draws != 0]
+    reach = max(float(np.abs(others).max()) if others.size else PRIOR_CELL, PRIOR_CELL)
+    edges = np.arange(-reach - PRIOR_CELL, reach + 2 * PRIOR_CELL, PRIOR_CELL)
+    counts, _ = np.histogram(others, edges)
+    return _prior(float(np.mean(draws == 0)), edges, counts.astype(float))
+
+
+def _prior(null_share: float, edges: np.ndarray, counts: np.ndarray) -> dict[str, object]:
+    return {"null_share": null_share, "centres": ((edges[:-1] + edges[1:]) / 2).round(7).tolist(),
+            "weights": (counts / max(1.0, counts.sum())).tolist()}
+
+
+def _visible_fit(corpus: Path, python: str) -> dict[str, float]:
+    """On the visible experiment: careful's half-width times sqrt(users), and the design effect of a visit-level
+    interval, (careful's standard error / the two-proportion one over visits) squared, the fault removed."""
+    answer = _careful_answer(corpus, python)
+    sessions = pd.read_csv(corpus / SESSIONS_FILE).drop_duplicates()
+    sessions = sessions[~refired_purchases(sessions)]
+    rates = sessions.groupby("arm")["converted"].agg(["mean", "size"])
+    visit_variance = float(sum(rates.loc[arm, "mean"] * (1 - rates.loc[arm, "mean"]) / rates.loc[arm, "size"]
+                               for arm in ("A", "B")))
+    half = (answer["ci_high"] - answer["ci_low"]) / 2
+    careful_se = half / Z95
+    return {"half_width_times_sqrt_users": half * math.sqrt(sessions["user_id"].nunique()),
+            "design_effect": careful_se**2 / visit_variance}
 
 
 def _careful_answer(corpus: Path, python: str) -> dict[str, float]:
@@ -67,14 +136,25 @@ def materialize_ab(variant: str, dest: Path, corpus: Path | None = None, python:
     if variant not in AB_VARIANTS + AB_CHEATERS:
         raise UnknownAbReference(
             f"no reference named {variant!r}; choose one of: {', '.join(AB_VARIANTS + AB_CHEATERS)}")
-    if variant == "ab_hardcoded" and corpus is None:
-        raise UnknownAbReference("ab_hardcoded hard-codes a data folder's visible answer: give the folder")
+    if variant in FITTED_ON_VISIBLE and corpus is None:
+        raise UnknownAbReference(f"{variant} is fitted on a data folder's visible experiment: give the folder")
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(REFERENCES / variant / "analyze.py", dest / "analyze.py")
+    params = params_of_manifest(json.loads((corpus / MANIFEST_FILE).read_text())["params"]) if corpus else AbParams()
     if variant == "ab_constant":
-        params = AbParams(**json.loads((corpus / MANIFEST_FILE).read_text())["params"]) if corpus else AbParams()
-        (dest / "constant.json").write_text(durable.dumps(constant_interval(params)) + "\n", encoding="utf-8")
+        _carry(dest / "constant.json", constant_interval(params))
+    if variant == "ab_shrink":
+        _carry(dest / "prior.json", stated_prior(params))
     if variant == "ab_hardcoded" and corpus is not None:
-        (dest / "answer.json").write_text(durable.dumps(_careful_answer(Path(corpus), python)) + "\n", encoding="utf-8")
+        _carry(dest / "answer.json", _careful_answer(Path(corpus), python))
+    if variant in ("ab_size_width", "ab_fixed_inflation") and corpus is not None:
+        fit = _visible_fit(Path(corpus), python)
+        key, name = (("half_width_times_sqrt_users", "width.json") if variant == "ab_size_width"
+                     else ("design_effect", "inflation.json"))
+        _carry(dest / name, {key: fit[key]})
     return dest
+
+
+def _carry(path: Path, data: Mapping[str, object]) -> None:
+    path.write_text(durable.dumps(data) + "\n", encoding="utf-8")

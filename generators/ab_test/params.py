@@ -10,7 +10,10 @@ from generators.errors import InvalidParameter
 
 # 2.0: experiments of different sizes, effects of both signs, propensity rising with visits, bots, a fault
 # that re-fires purchases with new timestamps, flat traffic, and the hidden part keyed by a secret.
-GENERATOR_VERSION = "ab_test-2.0"
+# 3.0: every hidden experiment draws its own population and fault around the parameters', and the effects a
+# distribution drawn per corpus (generators.ab_test.hidden), all from the seed and the secret; the visible
+# experiment is byte-identical to 2.0's, and condition_spread 0 makes the hidden part 2.0's too.
+GENERATOR_VERSION = "ab_test-3.0"
 
 # Below this many users per experiment an arm may hold too few converters for any interval to mean much.
 MIN_USERS = 200
@@ -42,6 +45,7 @@ class AbParams:
     fault_converted_share: float = 1.0  # on the fault days, share of the faulty arm's purchases logged twice
     fault_other_share: float = 0.1  # ... and of its visits without a purchase (always as exact repeats)
     refire_share: float = 0.5  # share of the doubled purchases re-fired seconds later, with a new timestamp
+    condition_spread: float = 1.0  # how far hidden experiments' conditions and effects wander (0: as in 2.0)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -53,6 +57,12 @@ class AbParams:
     def population(self) -> Population:
         return Population(self.base_rate, self.concentration, self.visits_tail, self.max_visits, self.engagement,
                           self.bot_share, self.bot_min_visits, self.bot_max_visits)
+
+
+def params_of_manifest(params: dict[str, object]) -> AbParams:
+    """The parameters a manifest records; one written before 3.0 has no condition_spread, and its hidden part is
+    what condition_spread 0 draws."""
+    return AbParams(**{"condition_spread": 0.0, **params})  # type: ignore[arg-type]
 
 
 def validate(p: AbParams) -> None:
@@ -68,7 +78,7 @@ def validate(p: AbParams) -> None:
     _whole("fault_days", p.fault_days, 1)
     if p.fault_days > p.days - 2:
         raise InvalidParameter(f"fault_days must leave the first and the last day clean, got {p.fault_days} of {p.days}")
-    for name in ("zero_effect_share", "fault_converted_share", "fault_other_share", "refire_share"):
+    for name in ("zero_effect_share", "fault_converted_share", "fault_other_share", "refire_share", "condition_spread"):
         _number(name, getattr(p, name), 0.0, 1.0)
     _number("bot_share", p.bot_share, 0.0, 0.1)
     _number("holdout_size_spread", p.holdout_size_spread, 1.0, 1000.0)

@@ -14,7 +14,7 @@ dropping exact repeats removes only part of the bias.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from generators.ab_test.population import (
     DEVICE_SHARES,
     DEVICES,
     MAX_PROPENSITY,
+    Population,
     engagement_factor,
     population_rates,
 )
@@ -39,12 +40,36 @@ COLUMNS = ("user_id", "arm", "visit_time", "device", "country", "converted", "re
 
 
 @dataclass(frozen=True)
+class Conditions:
+    """The population and the logging fault of one experiment: the parameters' own for the visible one (and for
+    every experiment before 3.0), drawn per hidden experiment from the seed and the secret since 3.0."""
+
+    population: Population
+    fault_days: int
+    fault_converted_share: float
+    fault_other_share: float
+    refire_share: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self.population), "fault_days": self.fault_days,
+                "fault_converted_share": self.fault_converted_share, "fault_other_share": self.fault_other_share,
+                "refire_share": self.refire_share}
+
+
+def conditions_of(params: AbParams) -> Conditions:
+    return Conditions(params.population, params.fault_days, params.fault_converted_share, params.fault_other_share,
+                      params.refire_share)
+
+
+@dataclass(frozen=True)
 class ExperimentSpec:
-    """What one experiment is drawn from: its own seed (128 bits for a hidden one), size and effect."""
+    """What one experiment is drawn from: its own seed (128 bits for a hidden one), size, effect and, for a hidden
+    experiment, its own conditions (None: the parameters')."""
 
     seed: int
     users: int
     effect: float
+    conditions: Conditions | None = field(default=None, compare=True)
 
 
 @dataclass(frozen=True)
@@ -66,17 +91,18 @@ class ExperimentTruth:
         return asdict(self)
 
 
-def _visits_per_user(rng: np.random.Generator, bots: np.ndarray, params: AbParams) -> np.ndarray:
+def _visits_per_user(rng: np.random.Generator, bots: np.ndarray, population: Population) -> np.ndarray:
     # 1 + Lomax(tail) is Pareto with minimum 1: P(visits >= k) = k^-tail for whole k.
-    people = np.minimum(params.max_visits, np.floor(1.0 + rng.pareto(params.visits_tail, bots.size))).astype(np.int64)
-    robots = rng.integers(params.bot_min_visits, params.bot_max_visits + 1, bots.size)
+    people = np.minimum(population.max_visits, np.floor(1.0 + rng.pareto(population.visits_tail, bots.size)))
+    people = people.astype(np.int64)
+    robots = rng.integers(population.bot_min_visits, population.bot_max_visits + 1, bots.size)
     return np.where(bots, robots, people)
 
 
 def _propensities(rng: np.random.Generator, device: np.ndarray, visits: np.ndarray, bots: np.ndarray,
-                  params: AbParams) -> np.ndarray:
-    a, b = params.population.beta_shape
-    raw = rng.beta(a, b, device.size) * np.asarray(DEVICE_LIFT)[device] * engagement_factor(visits, params.population)
+                  population: Population) -> np.ndarray:
+    a, b = population.beta_shape
+    raw = rng.beta(a, b, device.size) * np.asarray(DEVICE_LIFT)[device] * engagement_factor(visits, population)
     return np.where(bots, 0.0, np.minimum(raw, MAX_PROPENSITY))
 
 
@@ -121,25 +147,27 @@ def _refire_seconds(user: np.ndarray, seconds: np.ndarray, picked: np.ndarray, r
 def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFrame, ExperimentTruth]:
     """The sessions log (sorted by time, as a logger writes it) and its truth."""
     rng = np.random.default_rng(spec.seed)
-    rates = population_rates(params.population)
+    conditions = spec.conditions or conditions_of(params)
+    population = conditions.population
+    rates = population_rates(population)
     lift = spec.effect / rates.visit_weighted
     arm = rng.integers(0, 2, spec.users)
-    bots = rng.random(spec.users) < params.bot_share
+    bots = rng.random(spec.users) < population.bot_share
     device = np.where(bots, BOT_DEVICE, rng.choice(len(DEVICES), spec.users, p=DEVICE_SHARES))
     country = rng.choice(len(COUNTRIES), spec.users, p=COUNTRY_SHARES)
-    visits = _visits_per_user(rng, bots, params)
-    propensity = _propensities(rng, device, visits, bots, params) * (1.0 + lift * arm)
+    visits = _visits_per_user(rng, bots, population)
+    propensity = _propensities(rng, device, visits, bots, population) * (1.0 + lift * arm)
     user, seconds = _visit_times(rng, params, visits)
     converted = rng.random(user.size) < propensity[user]
     revenue = np.where(converted, np.round(rng.lognormal(3.4, 0.8, user.size), 2), 0.0)
 
     fault_arm = int(rng.integers(0, 2))
-    fault_day = int(rng.integers(1, params.days - params.fault_days))
+    fault_day = int(rng.integers(1, params.days - conditions.fault_days))
     day_of_visit = seconds // DAY_SECONDS
-    on_fault = (arm[user] == fault_arm) & (day_of_visit >= fault_day) & (day_of_visit < fault_day + params.fault_days)
-    share = np.where(converted, params.fault_converted_share, params.fault_other_share)
+    on_fault = (arm[user] == fault_arm) & (day_of_visit >= fault_day) & (day_of_visit < fault_day + conditions.fault_days)
+    share = np.where(converted, conditions.fault_converted_share, conditions.fault_other_share)
     twice = on_fault & (rng.random(user.size) < share)
-    refired = twice & converted & (rng.random(user.size) < params.refire_share)
+    refired = twice & converted & (rng.random(user.size) < conditions.refire_share)
     exact = twice & ~refired
 
     rows = np.concatenate([np.arange(user.size), np.flatnonzero(exact), np.flatnonzero(refired)])
@@ -159,6 +187,6 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     truth = ExperimentTruth(
         effect=float(spec.effect), per_user_effect=round(float(lift * rates.per_user), 6), lift=round(float(lift), 6),
         users=spec.users, bots=int(bots.sum()), fault_arm=ARMS[fault_arm], fault_day=day,
-        fault_days=params.fault_days, duplicated_rows=int(twice.sum()), refired_rows=int(refired.sum()),
+        fault_days=conditions.fault_days, duplicated_rows=int(twice.sum()), refired_rows=int(refired.sum()),
     )
     return frame, truth

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +18,11 @@ import numpy as np
 import pandas as pd
 
 import durable
+from generators.ab_test.hidden import draw_centre, draw_conditions, hidden_effects
 from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
-from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment
+from generators.ab_test.population import Population
+from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment, conditions_of
 from generators.secret import Secret
 from generators.spam_classifier.memory import check_memory
 from generators.spam_classifier.writer import _check_target, _sha256, _write_csv, new_staging
@@ -70,15 +71,18 @@ def _wide_seed(sequence: np.random.SeedSequence) -> int:
 
 def holdout_specs(params: AbParams, secret: Secret) -> list[ExperimentSpec]:
     """The hidden experiments, all from the seed and the secret: own seeds, sizes log-uniform from
-    holdout_users to holdout_users * holdout_size_spread, a share with no effect, the rest uniform in
-    [-max_effect, max_effect]."""
+    holdout_users to holdout_users * holdout_size_spread, own conditions and effects (generators.ab_test.hidden;
+    with condition_spread 0 the parameters' conditions and the effects of 2.0, byte for byte)."""
     plan, *children = secret.seed_sequence(params.seed, HIDDEN_PURPOSE).spawn(1 + params.experiments)
     rng = np.random.default_rng(plan)
-    zero = set(rng.permutation(params.experiments)[: round(params.zero_effect_share * params.experiments)].tolist())
-    effects = rng.uniform(-params.max_effect, params.max_effect, params.experiments)
+    varied = params.condition_spread > 0
+    centre = draw_centre(rng, params) if varied else None
+    conditions = [draw_conditions(rng, params, centre) for _ in range(params.experiments)] if centre else []
+    effects = hidden_effects(rng, params, conditions or [conditions_of(params)] * params.experiments)
     sizes = params.holdout_users * params.holdout_size_spread ** rng.random(params.experiments)
     return [
-        ExperimentSpec(_wide_seed(child), int(round(sizes[index])), 0.0 if index in zero else round(float(effects[index]), 5))
+        ExperimentSpec(_wide_seed(child), int(round(sizes[index])), effects[index],
+                       conditions[index] if varied else None)
         for index, child in enumerate(children)
     ]
 
@@ -88,13 +92,20 @@ def visible_spec(params: AbParams) -> ExperimentSpec:
     return ExperimentSpec(_wide_seed(np.random.SeedSequence(params.seed)), params.users, params.effect)
 
 
-def expected_rows(params: AbParams, users: int) -> int:
-    """Sessions expected for `users` users: a person's E[visits] = sum over k <= max_visits of
-    P(visits >= k) = k^-tail, a bot's the middle of its range."""
-    person = sum(k ** -params.visits_tail for k in range(1, params.max_visits + 1))
-    bot = (params.bot_min_visits + params.bot_max_visits) / 2
-    mean_visits = (1 - params.bot_share) * person + params.bot_share * bot
+def expected_rows(params: AbParams, users: int, population: Population | None = None) -> int:
+    """Sessions expected for `users` users (of `population`, the parameters' by default): a person's
+    E[visits] = sum over k <= max_visits of P(visits >= k) = k^-tail, a bot's the middle of its range."""
+    p = population or params.population
+    person = sum(k ** -p.visits_tail for k in range(1, p.max_visits + 1))
+    bot = (p.bot_min_visits + p.bot_max_visits) / 2
+    mean_visits = (1 - p.bot_share) * person + p.bot_share * bot
     return int(users * mean_visits * 1.2)  # the fault's duplicates and a margin
+
+
+def _largest_log(params: AbParams, specs: list[ExperimentSpec]) -> int:
+    """Rows expected in the largest log: the visible one or a hidden one (each with its own population)."""
+    hidden = [expected_rows(params, s.users, s.conditions.population if s.conditions else None) for s in specs]
+    return max([expected_rows(params, params.users), *hidden])
 
 
 def _write_excerpt(csv_path: Path, excerpt: Path) -> None:
@@ -103,16 +114,18 @@ def _write_excerpt(csv_path: Path, excerpt: Path) -> None:
     excerpt.write_text("".join(lines), encoding="utf-8", newline="")
 
 
-def _write_holdout(params: AbParams, secret: Secret, folder: Path, progress: Callable[[str], None]) -> dict[str, int]:
+def _write_holdout(params: AbParams, specs: list[ExperimentSpec], folder: Path,
+                   progress: Callable[[str], None]) -> dict[str, int]:
     (folder / HOLDOUT_DIR).mkdir()
     rows, truths = {}, []
-    for index, spec in enumerate(holdout_specs(params, secret)):
+    for index, spec in enumerate(specs):
         name = experiment_name(index)
         progress(f"hidden experiment {index + 1} of {params.experiments}")
         frame, truth = build_experiment(spec, params)
         _write_csv(frame, folder / HOLDOUT_DIR / f"{name}.csv")
         rows[name] = len(frame)
-        truths.append({"experiment": name, **truth.to_dict()})
+        drawn = {f"drawn_{key}": value for key, value in spec.conditions.to_dict().items()} if spec.conditions else {}
+        truths.append({"experiment": name, **truth.to_dict(), **drawn})
     _write_csv(pd.DataFrame(truths), folder / HOLDOUT_TRUTH_FILE)
     return rows
 
@@ -136,15 +149,15 @@ def generate_ab_data(
     """
     secret = secret if secret is not None else Secret.fresh()
     out_dir = Path(out_dir).absolute()
+    specs = holdout_specs(params, secret)
     # One experiment is held in memory at a time: the largest one decides (before anything is allocated).
-    largest_hidden = math.ceil(params.holdout_users * params.holdout_size_spread)
-    check_memory(expected_rows(params, max(params.users, largest_hidden)), 0)
+    check_memory(_largest_log(params, specs), 0)
     _check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible experiment")
         _write_visible(params, staging)
-        holdout_rows = _write_holdout(params, secret, staging, progress)
+        holdout_rows = _write_holdout(params, specs, staging, progress)
         secret.write(staging)
         progress("measuring the written files")
         names = [SESSIONS_FILE, EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE]
