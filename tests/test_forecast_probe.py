@@ -69,3 +69,22 @@ def test_the_probe_record_reads_back_as_it_was_written():
     assert figures_of({"probe": figures(move=None, failed=True).to_dict()}) == figures(move=None, failed=True)
     assert figures_of(None) is None and verdict(None, 0.5, None, LIMITS).behaviour is None
     assert ForecastProbe.from_dict({"behaviour": 3, "findings": "x"}).findings == ()
+
+
+def test_the_forecast_tripwire_reaches_careful_mase_with_its_sampling_error_and_headroom():
+    """A run below this MASE did what careful cannot on this corpus: the report asks to check it first."""
+    import math
+    import statistics
+
+    import pytest
+
+    from bakeoff.tasks.registry import task_plugin
+
+    per_series = {"s1": 0.6, "s2": 0.8, "s3": 0.7, "s4": 0.9}
+    calibration = {"rows": [{"variant": "fc_half", "mase": 0.9, "per_series": {"s1": 1.0, "s2": 0.8}},
+                            {"variant": "fc_careful", "mase": 0.75, "per_series": per_series}]}
+    reach = task_plugin("demand_forecast").tripwire.reach(calibration)
+    half = 1.959964 * statistics.stdev(per_series.values()) / math.sqrt(4)
+    assert reach.careful_low == pytest.approx(0.75 - half - 0.05, abs=1e-4)
+    assert reach.careful_high == pytest.approx(0.75 + half + 0.05, abs=1e-4) and reach.thinnest_width is None
+    assert task_plugin("demand_forecast").tripwire.reach(None).careful_low is None  # never calibrated: no reach

@@ -25,6 +25,7 @@ from bakeoff.taskapi.task import Task
 from bakeoff.tasks.demand_forecast.check import grade
 from bakeoff.tasks.demand_forecast.grade import ForecastGrade
 from bakeoff.tasks.demand_forecast.layout import LAYOUT
+from bakeoff.tasks.demand_forecast.tripwire import TRIPWIRE
 from bakeoff.tasks.demand_forecast.words import HEADLINE, WORDS
 from generators.demand_forecast.params import SMALL
 from generators.demand_forecast.running import SCRIPT, parse_claim
@@ -126,5 +127,6 @@ TASK = Task(
     probes=ForecastProbes(),
     report=report_sections,
     export=run_metadata,
+    tripwire=TRIPWIRE,
     control=ControlTruth("future_truth.csv", "units"),  # a negative control: the horizon's units permuted across rows
 )
