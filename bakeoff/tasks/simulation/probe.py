@@ -18,7 +18,7 @@ from typing import Any
 
 import durable
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS
-from bakeoff.tasks.simulation.cpu_cap import capped_argv, over_budget, wall_timeout
+from bakeoff.tasks.simulation.cpu_cap import capped_argv, outer_timeout, over_budget, wall_timeout
 from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
@@ -169,7 +169,8 @@ def _simulate(sandbox: Any, workspace: Path, relative: str, name: str, config: M
     output = f"{relative}/{name}_result.json"
     budget = int(config["cpu_seconds"])
     seeded = {**env, "BAKEOFF_SEED": str(config["seed"])}  # the harness's own seeding moves with the seed too
-    done = sandbox.exec(capped_argv(f"{relative}/{name}.json", output, budget), timeout_s=wall_timeout(budget, floor_s),
+    wall = wall_timeout(budget, floor_s)
+    done = sandbox.exec(capped_argv(f"{relative}/{name}.json", output, budget, wall), timeout_s=outer_timeout(wall),
                         env=seeded)
     if not done.ok:
         crash = "cpu_budget" if over_budget(done) else classify(done).crash_class
