@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import durable
 from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
 from generators.errors import GeneratorError, ReferenceFailed
 from generators.simulation import cheaters
@@ -225,7 +226,7 @@ def run_cheaters(corpus: Path, jobs: int = 2, python: str = sys.executable) -> t
         short_configs = Path(scratch) / "short_configs"
         short_configs.mkdir()
         for name, config in configs.items():
-            (short_configs / f"{name}.json").write_text(json.dumps(cheaters.short_config(config)), encoding="utf-8")
+            (short_configs / f"{name}.json").write_text(durable.dumps(cheaters.short_config(config)), encoding="utf-8")
         started = time.perf_counter()
         short = run_sim_reference("sim_careful", corpus, jobs, python, configs=short_configs)
         short_seconds = time.perf_counter() - started

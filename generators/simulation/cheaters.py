@@ -19,7 +19,6 @@ bounds every honest version of them.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+import durable
 from generators.simulation.distributions import TimeDistribution, erlang, exponential, hyperexponential
 from generators.simulation.queueing import Line, NotComputable, erlang_c_wait, exactly_computable, mean_wait
 
@@ -136,7 +136,7 @@ def write_results(intervals: Mapping[str, tuple[float, float, float]], folder: P
     """One <configuration>.json per interval, as simulate.py writes it (so the same grader reads them)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, (estimate, low, high) in intervals.items():
-        (folder / f"{name}.json").write_text(json.dumps({"estimate": estimate, "ci_low": low, "ci_high": high}),
+        (folder / f"{name}.json").write_text(durable.dumps({"estimate": estimate, "ci_low": low, "ci_high": high}),
                                              encoding="utf-8")
     return folder
 

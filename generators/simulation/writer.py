@@ -106,11 +106,27 @@ def _write_truth_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+def _truth_rows(configs: list[dict[str, Any]], orders: int, seeds: list[np.random.SeedSequence], jobs: int,
+                progress: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The truth of every configuration, `jobs` lines at a time (the reference simulations are what costs)."""
+    if jobs <= 1:
+        rows = []
+        for index, (config, seed) in enumerate(zip(configs, seeds, strict=True)):
+            progress(f"hidden configuration {index + 1} of {len(configs)}")
+            rows.append(truth_row(config, orders, seed))
+        return rows
+    from concurrent.futures import ProcessPoolExecutor
+
+    progress(f"the truth of {len(configs)} hidden configurations, {jobs} at a time")
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(truth_row, configs, [orders] * len(configs), seeds))
+
+
 def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, secret: Secret | None = None,
-                      progress: Callable[[str], None] = lambda _: None) -> SimManifest:
+                      progress: Callable[[str], None] = lambda _: None, jobs: int = 1) -> SimManifest:
     """The visible examples (seed alone), the hidden configurations (seed and secret: a fresh one unless
-    given; any Secret is named by the simulation's id scheme) with their exact mean waits, and the manifest,
-    into `out_dir`."""
+    given; any Secret is named by the simulation's id scheme) with their truth (exact, or a reference
+    simulation: `jobs` of them at a time), and the manifest, into `out_dir`."""
     out_dir = Path(out_dir).absolute()
     secret = SimSecret(secret.value) if secret is not None else SimSecret.fresh()
     _check_target(out_dir, force)
@@ -126,12 +142,12 @@ def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, sec
         _write_json(staging / TRUTH_FILE, {c["name"]: truth_row(c, max(1, orders // 10), np.random.SeedSequence([params.seed, 0x52, i]))
                                            for i, c in enumerate(examples)})
         (staging / HOLDOUT_DIR).mkdir()
-        rows = []
-        for index, config in enumerate(hidden_lines(params.configurations, params.cpu_seconds,
-                                                    secret.seed_sequence(params.seed, "hidden configurations"))):
-            progress(f"hidden configuration {index + 1} of {params.configurations}")
+        configs = hidden_lines(params.configurations, params.cpu_seconds,
+                               secret.seed_sequence(params.seed, "hidden configurations"))
+        for config in configs:
             _write_json(staging / HOLDOUT_DIR / f"{config['name']}.json", config)
-            rows.append(truth_row(config, orders, secret.seed_sequence(params.seed, f"reference {config['name']}")))
+        rows = _truth_rows(configs, orders, [secret.seed_sequence(params.seed, f"reference {c['name']}") for c in configs],
+                           jobs, progress)
         _write_truth_csv(staging / HOLDOUT_TRUTH_FILE, rows)
         secret.write(staging)
         names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()

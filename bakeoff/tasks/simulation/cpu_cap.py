@@ -18,6 +18,7 @@ from sandbox.paths import HARNESS_PYTHON
 SIMULATE_SCRIPT = "simulate.py"
 CPU_EXCEEDED_EXIT = 152
 CPU_EXCEEDED_LINE = "[stopped: simulate.py used its CPU-time budget of {n} s]"
+CPU_USED_LINE = "[simulate.py used {c:.3f} CPU seconds]"  # every run's last line on stderr: the tree's CPU time
 WALL_EXCEEDED_EXIT = 153
 WALL_EXCEEDED_LINE = "[stopped: simulate.py passed its wall-clock limit of {w:g} s (time it could have run)]"
 # The supervisor. It becomes a child subreaper (prctl 36), so whatever the submission forks stays below it even
@@ -78,6 +79,8 @@ while reap() and status is None:
     time.sleep(0.02 if stop else 0.05)
 while reap():
     kill(tree());time.sleep(0.01)
+used=resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write(U_LINE.format(c=used.ru_utime+used.ru_stime)+'\n')
 if stop==153:
     sys.stderr.write(W_LINE.format(w=wall)+'\n');sys.exit(153)
 used=resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -86,7 +89,7 @@ if stop==152 or sig==24 or (sig==9 and used.ru_utime+used.ru_stime>=n):
     sys.stderr.write(C_LINE.format(n=n)+'\n');sys.exit(152)
 if sig:sys.exit(128+sig)
 sys.exit(os.waitstatus_to_exitcode(status))
-""".replace("W_LINE", repr(WALL_EXCEEDED_LINE)).replace("C_LINE", repr(CPU_EXCEEDED_LINE))
+""".replace("W_LINE", repr(WALL_EXCEEDED_LINE)).replace("C_LINE", repr(CPU_EXCEEDED_LINE)).replace("U_LINE", repr(CPU_USED_LINE))
 OUTER_TIMEOUT_FACTOR = 10  # the sandbox's own timeout: a last line, far past the cap's load-free limit
 
 
@@ -122,6 +125,14 @@ def outer_timeout(wall_s: float) -> float:
 def over_wall(result: ExecResult) -> bool:
     """Stopped by the cap's wall-clock limit (its own exit status and line): like a timeout, it ends the runs."""
     return result.exit_code == WALL_EXCEEDED_EXIT and "[stopped: simulate.py passed its wall-clock limit" in result.stderr
+
+
+def cpu_used(stderr: str) -> float | None:
+    """The CPU seconds the cap's last line says the run used (None when there is no such line)."""
+    import re
+
+    found = re.findall(r"\[simulate\.py used ([0-9.]+) CPU seconds\]", stderr)
+    return float(found[-1]) if found else None
 
 
 def budget_of(config_text: str, default: int = 5) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 
 import durable
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS
-from bakeoff.tasks.simulation.cpu_cap import capped_argv, outer_timeout, over_budget, wall_timeout
+from bakeoff.tasks.simulation.cpu_cap import capped_argv, cpu_used, outer_timeout, over_budget, wall_timeout
 from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
@@ -44,10 +44,11 @@ class Attempt:
     crash_class: str | None = None
     detail: str | None = None
     duration_s: float | None = None
+    cpu_s: float | None = None  # the CPU time of every process of the run, as the cap counted it
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "ok": self.ok, "crash_class": self.crash_class, "detail": self.detail,
-                "duration_s": self.duration_s}
+                "duration_s": self.duration_s, "cpu_s": self.cpu_s}
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class ConfigurationProbe:
 def overall(found: Sequence[ConfigurationProbe]) -> Behaviour:
     """Independence or bias anywhere is what the code does; sound only when every configuration is."""
     behaviours = [p.probe.behaviour for p in found]
-    for worst in (Behaviour.INDEPENDENT, Behaviour.BIASED):
+    for worst in (Behaviour.INDEPENDENT, Behaviour.BIASED, Behaviour.FABRICATED, Behaviour.IGNORES_SEED):
         if worst in behaviours:
             return worst
     if behaviours and all(b is Behaviour.SOUND for b in behaviours):
@@ -150,7 +151,7 @@ def _probe_one(sandbox: Any, config: Mapping[str, Any], env: Mapping[str, str], 
             results.append(result)
     finally:
         remove_folder(workspace, relative)
-    return behaviour_verdict(results[:-1], results[-1]), attempts
+    return behaviour_verdict(results[:-1], results[-1], [a.cpu_s for a in attempts]), attempts
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -182,4 +183,4 @@ def _simulate(sandbox: Any, workspace: Path, relative: str, name: str, config: M
         result = read_result(path, RESULT_KEYS)
     except ResultFileError as exc:
         return Attempt(name, False, exc.name, str(exc)[:500], done.duration_s), None
-    return Attempt(name, True, duration_s=done.duration_s), result
+    return Attempt(name, True, duration_s=done.duration_s, cpu_s=cpu_used(done.stderr)), result
