@@ -22,10 +22,10 @@ class SimParams:
     configurations: int = 48  # hidden configurations
     cpu_seconds: int = 5  # the CPU-time budget of one simulate.py run, written into every configuration
     # Orders (millions) of the reference simulation that gives the truth of a line with no exact method: about
-    # 30 ns an order, so 3000 is about 90 CPU seconds a line, its error a tenth of careful's half-width at a
-    # 5-second budget (docs/tasks.md); its standard error is written beside the truth. Small test corpora
-    # pass a few millions (a truth as uncertain as careful's interval, which is all their tests need).
-    reference_millions: int = 3000
+    # 30 ns an order, so 5000 is about 150 CPU seconds a line, its 95% half-width a tenth of careful's at a
+    # 5-second budget (measured: 0.49 at 200 millions, so 0.098 at 5000; docs/tasks.md); its standard error is
+    # written beside the truth. Small test corpora pass a few millions (all their tests need).
+    reference_millions: int = 5000
 
     def __post_init__(self) -> None:
         _whole("seed", self.seed, 0, 2**63 - 1)

@@ -108,7 +108,7 @@ OPTIONS = TaskOptions(
         TaskOption("configurations", int, "simulation: hidden line configurations (default: 48)."),
         TaskOption("cpu_seconds", int, "simulation: CPU-time budget of one simulate.py run, seconds (default: 5)."),
         TaskOption("reference_millions", int, "simulation: orders (millions) of the reference simulation giving the "
-                   "truth of a line with no exact method (default: 3000, about 90 CPU seconds a line)."),
+                   "truth of a line with no exact method (default: 5000, about 150 CPU seconds a line)."),
     ),
     demo=DEMO_SIZES,
     demo_words="4 example lines, {configurations} hidden configurations of {cpu_seconds} CPU seconds".format(**DEMO_SIZES),
