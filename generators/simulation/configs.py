@@ -4,8 +4,8 @@ seed and the secret), spread over load bands, station counts and time distributi
 A configuration is what simulate.py reads: stations, an interarrival and a service distribution
 (generators.simulation.distributions), a seed for the submission's random numbers and its CPU-time budget.
 Families say which distributions a line has; the bands and the families are dealt in turn, so that light,
-medium and heavy loads all mix exponential, less variable (Erlang) and more variable (hyperexponential,
-lognormal) times, one station and several, cases with a closed form and cases without one.
+medium and heavy loads all mix regular, exponential and bursty arrivals, lognormal and constant-plus-noise
+service, one station and several; most lines have no cheap exact method (version 2, issue 34).
 """
 
 from __future__ import annotations
