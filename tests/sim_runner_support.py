@@ -13,7 +13,7 @@ from pathlib import Path
 from interval_runner_support import implementation_answer, reference_script, stage_answers
 from runner_support import fenced
 
-TINY_SIM = {"seed": 3, "configurations": 4, "cpu_seconds": 1}
+TINY_SIM = {"seed": 3, "configurations": 4, "cpu_seconds": 1, "reference_millions": 2}
 # The tests' fixed secret (a real corpus draws its own): the hidden configurations are the same on every run.
 TINY_SECRET_HEX = "5e" * 32
 

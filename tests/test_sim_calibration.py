@@ -20,7 +20,7 @@ def calibrated(tmp_path_factory):
     from bakeoff.cli import main
 
     folder = tmp_path_factory.mktemp("sim-cal") / "data"
-    generate_sim_data(SimParams(seed=2, configurations=12, cpu_seconds=1), folder, secret=Secret.from_hex("33" * 32))
+    generate_sim_data(SimParams(seed=2, configurations=12, cpu_seconds=1, reference_millions=60), folder, secret=Secret.from_hex("33" * 32))
     done = CliRunner().invoke(main, ["calibrate", "--task", "simulation", "--corpus", str(folder)])
     assert done.exit_code == 0, done.output
     return folder, json.loads((folder / "calibration.json").read_text()), done.output

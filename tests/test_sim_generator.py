@@ -67,7 +67,7 @@ def test_a_hyperexponential_has_the_mean_and_variability_it_was_asked_for():
 
 
 def test_examples_come_from_the_seed_alone_and_the_hidden_part_from_the_secret(tmp_path):
-    params = SimParams(seed=4, configurations=6, cpu_seconds=2)
+    params = SimParams(seed=4, configurations=6, cpu_seconds=2, reference_millions=1)
     one, same, other = Secret.from_hex("11" * 32), Secret.from_hex("11" * 32), Secret.fresh()
     generate_sim_data(params, tmp_path / "a", secret=one)
     generate_sim_data(params, tmp_path / "b", secret=same)
@@ -86,7 +86,7 @@ def test_examples_come_from_the_seed_alone_and_the_hidden_part_from_the_secret(t
 
 def test_the_secret_lives_only_in_its_file_and_the_manifest_names_it_by_hash(tmp_path):
     secret = Secret.fresh()
-    manifest = generate_sim_data(SimParams(configurations=3, cpu_seconds=1), tmp_path / "d", secret=secret)
+    manifest = generate_sim_data(SimParams(configurations=3, cpu_seconds=1, reference_millions=1), tmp_path / "d", secret=secret)
     folder = tmp_path / "d"
     assert Secret.read(folder / "secret.hex") == secret
     assert stat.S_IMODE((folder / "secret.hex").stat().st_mode) == 0o600
@@ -101,19 +101,21 @@ def test_the_secret_lives_only_in_its_file_and_the_manifest_names_it_by_hash(tmp
 
 
 def test_the_default_configurations_span_the_loads_stations_and_distributions(tmp_path):
-    generate_sim_data(SimParams(), tmp_path / "full", secret=Secret.from_hex("22" * 32))
+    # the default drawing at its full count; the reference simulation kept short (its size changes no configuration)
+    generate_sim_data(SimParams(reference_millions=1), tmp_path / "full", secret=Secret.from_hex("22" * 32))
     rows = read_truth_rows(tmp_path / "full")
     assert len(rows) == 48
     loads = [float(r["utilisation"]) for r in rows]
     assert 0.5 <= min(loads) < 0.6 and 0.94 < max(loads) <= 0.97
     assert {r["band"] for r in rows} == {"light", "medium", "heavy"}
     assert all(sum(r["band"] == b for r in rows) >= 14 for b in ("light", "medium", "heavy"))
-    assert {r["method"] for r in rows} == {"erlang_c", "pollaczek_khinchine", "ctmc"}
-    assert sum(r["method"] == "ctmc" for r in rows) >= 16  # many without a closed form
+    assert {r["method"] for r in rows} == {"erlang_c", "pollaczek_khinchine", "ctmc", "reference_simulation"}
+    # no exact method is cheap on most lines: the closed forms and the phase-type chain are a minority
+    assert sum(r["method"] == "reference_simulation" for r in rows) >= 30
     assert {int(r["stations"]) for r in rows} == {1, 2, 3, 4}
     services = {json.loads((tmp_path / "full" / "holdout" / f"{r['configuration']}.json").read_text())["service"]["distribution"]
                 for r in rows}
-    assert services == {"exponential", "erlang", "hyperexponential", "lognormal"}
+    assert services == {"exponential", "hyperexponential", "lognormal", "deterministic_plus_noise"}
     for r in rows:  # each truth is what the configuration file, as written, implies
         config = json.loads((tmp_path / "full" / "holdout" / f"{r['configuration']}.json").read_text())
         assert config["cpu_seconds"] == 5 and config["name"] == r["configuration"]
@@ -137,7 +139,8 @@ def test_the_cli_secret_file_reproduces_the_hidden_part_and_the_ids_are_as_befor
     assert Secret.from_hex("11" * 32).identity == SECRET_IDS_BEFORE["11" * 32]
     assert Secret.public().identity == SECRET_IDS_BEFORE["public"]
     first, again = tmp_path / "first", tmp_path / "again"
-    args = ["generate", "--task", "simulation", "--configurations", "3", "--cpu-seconds", "1", "--seed", "5"]
+    args = ["generate", "--task", "simulation", "--configurations", "3", "--cpu-seconds", "1", "--seed", "5",
+            "--reference-millions", "1"]
     assert CliRunner().invoke(main, [*args, "--out", str(first)]).exit_code == 0
     result = CliRunner().invoke(main, [*args, "--out", str(again), "--secret-file", str(first / "secret.hex")])
     assert result.exit_code == 0, result.output
@@ -146,5 +149,5 @@ def test_the_cli_secret_file_reproduces_the_hidden_part_and_the_ids_are_as_befor
             assert path.read_bytes() == (again / path.relative_to(first)).read_bytes(), path.name
     secret = CorpusSecret.read(first / "secret.hex")  # the one file format; the manifest keeps the simulation's id
     assert json.loads((first / "manifest.json").read_text())["secret_id"] == Secret(secret.value).identity
-    generate_sim_data(SimParams(configurations=3, cpu_seconds=1), tmp_path / "given", secret=secret)
+    generate_sim_data(SimParams(configurations=3, cpu_seconds=1, reference_millions=1), tmp_path / "given", secret=secret)
     assert json.loads((tmp_path / "given" / "manifest.json").read_text())["secret_id"] == Secret(secret.value).identity

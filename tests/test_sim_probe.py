@@ -54,9 +54,9 @@ def test_an_honest_width_whose_centre_moves_with_the_budget_is_biased():
     assert probe.behaviour is Behaviour.BIASED and probe.shift > 1
 
 
-def test_the_same_answer_for_every_seed_or_no_shrinking_is_unclear():
-    same = [around(10.0, 1.0)] * 4
-    assert behaviour_verdict(same, around(10.0, 0.5)).behaviour is Behaviour.UNCLEAR
+def test_the_same_answer_for_every_seed_ignores_the_seed_and_no_shrinking_is_unclear():
+    same = [around(10.0, 1.0)] * 4  # issue 34: classified (it ignores the seed), no longer unclear
+    assert behaviour_verdict(same, around(10.0, 0.5)).behaviour is Behaviour.IGNORES_SEED
     base = [around(c, 1.96 * 0.816) for c in SPREAD_OF_ONE]
     assert behaviour_verdict(base, around(10.0, 1.96 * 0.816)).behaviour is Behaviour.UNCLEAR
 

@@ -82,10 +82,10 @@ def test_generate_builds_its_options_from_the_plug_in(tmp_path):
 
     out = tmp_path / "sim"
     done = CliRunner().invoke(main, ["generate", "--task", "simulation", "--out", str(out), "--configurations", "3",
-                                     "--cpu-seconds", "2", "--seed", "9"])
+                                     "--cpu-seconds", "2", "--seed", "9", "--reference-millions", "1"])
     assert done.exit_code == 0, done.output
     assert "3 hidden configurations" in done.output and "2 CPU seconds each" in done.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["params"] == {"seed": 9, "configurations": 3, "cpu_seconds": 2}
+    assert manifest["params"] == {"seed": 9, "configurations": 3, "cpu_seconds": 2, "reference_millions": 1}
     refused = CliRunner().invoke(main, ["generate", "--task", "simulation", "--out", str(tmp_path / "x"), "--users", "9"])
     assert refused.exit_code != 0 and "OptionNotForTask" in refused.output

@@ -21,6 +21,7 @@ import durable
 from generators.common.calibration_file import CALIBRATION_FILE
 from generators.simulation import Secret, SimParams, generate_sim_data
 from generators.simulation import calibration as cal
+from generators.simulation.cheaters import APPROXIMATIONS, CHEATERS
 from generators.simulation.probe import host_runner, probe_choice, run_behaviour_probe
 from generators.simulation.writer import HOLDOUT_DIR, read_truth_rows
 
@@ -31,6 +32,8 @@ TARGETS = {
     "sim_mm1": "careful better, interval > 0",
     "sim_erlang_c": "careful better, interval > 0",
     "sim_constant": "careful better, interval > 0",
+    **{name: "careful better, interval > 0" + ("; half better" if name in APPROXIMATIONS else "")
+       for name in CHEATERS},
 }
 
 
@@ -38,14 +41,17 @@ def cell(value: float | None, fmt: str = "{:.3f}") -> str:
     return "-" if value is None else fmt.format(value)
 
 
-def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], probes: dict[str, str]) -> str:
+def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], probes: dict[str, str],
+                   secret_words: str = "the public calibration secret") -> str:
     p = calibration.params
     careful = calibration.references[-1]
     bands = [b.band for b in careful.bands]
     counts = ", ".join(f"{b.configurations} {b.band}" for b in careful.bands)
     lines = [
-        f"Data: seed {p.seed}, the public calibration secret, {p.configurations} hidden configurations ({counts}), "
-        f"{p.cpu_seconds} CPU seconds each. Generation {seconds['generate']:.0f} s, calibration "
+        f"Data: seed {p.seed}, {secret_words}, {p.configurations} hidden configurations ({counts}), "
+        f"{p.cpu_seconds} CPU seconds each, reference simulation {p.reference_millions} million orders a line "
+        f"(its 95% half-width over careful's: largest {calibration.truth_error.get('max', 0):.3f}, median "
+        f"{calibration.truth_error.get('median', 0):.3f}). Generation {seconds['generate']:.0f} s, calibration "
         f"{seconds['calibrate']:.0f} s" + (f", probe {seconds['probe']:.0f} s." if "probe" in seconds else "."),
         "",
         "| submission | coverage | " + " | ".join(f"coverage {b}" for b in bands)
@@ -53,7 +59,7 @@ def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], p
         "| --- | ---: | " + " | ".join("---:" for _ in bands) + " | ---: | ---: | ---: | --- | --- |",
     ]
     margins = {m.variant: m for m in calibration.margins}
-    for r in (*calibration.references, *calibration.baselines):
+    for r in (*calibration.references, *calibration.baselines, *calibration.cheaters):
         m = margins.get(r.variant)
         band_cells = " | ".join(cell(score.coverage if (score := r.band(b)) else None) for b in bands)
         lines.append(f"| {r.variant} | {r.coverage:.3f} | {band_cells} | {r.mean_rel_error:.4f} | "
@@ -81,14 +87,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--configurations", type=int, default=SimParams().configurations)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--cpu-seconds", type=int, default=SimParams().cpu_seconds)
+    parser.add_argument("--reference-millions", type=int, default=SimParams().reference_millions)
+    parser.add_argument("--fresh", action="store_true", help="a fresh secret (printed) instead of the public one")
     parser.add_argument("--no-probe", action="store_true", help="skip the behavioural probe of the references")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bakeoff-sim-bench-") as scratch:
         out = args.out or Path(scratch) / "data"
         seconds = {}
         started = time.perf_counter()
-        generate_sim_data(SimParams(seed=args.seed, configurations=args.configurations), out, force=True,
-                          secret=Secret.public())
+        secret = Secret.fresh() if args.fresh else Secret.public()
+        words = f"the fresh secret {secret.hex()}" if args.fresh else "the public calibration secret"
+        generate_sim_data(SimParams(seed=args.seed, configurations=args.configurations, cpu_seconds=args.cpu_seconds,
+                                    reference_millions=args.reference_millions), out, force=True, secret=secret,
+                          jobs=args.jobs)
         seconds["generate"] = time.perf_counter() - started
         started = time.perf_counter()
         calibration = cal.calibrate_sim(out, jobs=args.jobs, progress=lambda step: print(step, file=sys.stderr))
@@ -99,5 +111,5 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             probes = probe_references(out, Path(scratch))
             seconds["probe"] = time.perf_counter() - started
-        print(markdown_table(calibration, seconds, probes))
+        print(markdown_table(calibration, seconds, probes, words))
     return 0

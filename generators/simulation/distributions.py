@@ -9,9 +9,11 @@ key. Four kinds exist:
 - `hyperexponential`: `branches`, each `{"probability", "mean"}`: with that probability the time is
   exponential with that mean (more variable than an exponential, a heavier tail);
 - `lognormal`: `log_mu` and `log_sigma`, the mean and standard deviation of the time's logarithm
-  (`mean` and `sd` of the time itself are written beside them for reading).
+  (`mean` and `sd` of the time itself are written beside them for reading);
+- `deterministic_plus_noise`: `constant` plus a gamma-distributed `noise` of mean `noise_mean` and shape
+  `noise_shape` (a fixed handling time and a variable part; `mean` and `sd` written beside them).
 
-Every kind but the lognormal is phase-type: a continuous-time Markov chain over a few phases, which is what
+Every kind but the last two is phase-type: a continuous-time Markov chain over a few phases, which is what
 makes the queue's long-run behaviour exactly computable (generators.simulation.queueing).
 """
 
@@ -27,7 +29,8 @@ import numpy as np
 from generators.errors import InvalidParameter
 
 EXPONENTIAL, ERLANG, HYPEREXPONENTIAL, LOGNORMAL = "exponential", "erlang", "hyperexponential", "lognormal"
-KINDS = (EXPONENTIAL, ERLANG, HYPEREXPONENTIAL, LOGNORMAL)
+DETERMINISTIC_PLUS_NOISE = "deterministic_plus_noise"
+KINDS = (EXPONENTIAL, ERLANG, HYPEREXPONENTIAL, LOGNORMAL, DETERMINISTIC_PLUS_NOISE)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class TimeDistribution:
             return float(s["mean"])
         if self.kind == HYPEREXPONENTIAL:
             return sum(float(b["probability"]) * float(b["mean"]) for b in s["branches"])
+        if self.kind == DETERMINISTIC_PLUS_NOISE:
+            return float(s["constant"]) + float(s["noise_mean"])
         return math.exp(float(s["log_mu"]) + float(s["log_sigma"]) ** 2 / 2)
 
     @property
@@ -76,6 +81,9 @@ class TimeDistribution:
             return float(s["mean"]) ** 2 * (k + 1) / k
         if self.kind == HYPEREXPONENTIAL:
             return sum(2 * float(b["probability"]) * float(b["mean"]) ** 2 for b in s["branches"])
+        if self.kind == DETERMINISTIC_PLUS_NOISE:
+            noise_var = float(s["noise_mean"]) ** 2 / float(s["noise_shape"])
+            return self.mean**2 + noise_var
         return math.exp(2 * float(s["log_mu"]) + 2 * float(s["log_sigma"]) ** 2)
 
     @property
@@ -84,7 +92,7 @@ class TimeDistribution:
         return self.second_moment / self.mean**2 - 1
 
     def phase_type(self) -> PhaseType | None:
-        """The distribution as a phase-type one; None for the lognormal (which is not)."""
+        """The distribution as a phase-type one; None for the lognormal and a constant plus noise (not phase-type)."""
         s = self.spec
         if self.kind == EXPONENTIAL:
             return PhaseType(np.array([1.0]), np.array([[-1.0 / float(s["mean"])]]))
@@ -128,6 +136,16 @@ def lognormal(mean: float, sd: float) -> TimeDistribution:
     log_mu, log_sigma = math.log(mean) - sigma2 / 2, math.sqrt(sigma2)
     return TimeDistribution({"distribution": LOGNORMAL, "log_mu": log_mu, "log_sigma": log_sigma,
                              "mean": mean, "sd": sd})
+
+
+def deterministic_plus_noise(constant: float, noise_mean: float, noise_shape: float) -> TimeDistribution:
+    """A fixed time plus gamma noise (shape below 1: a few long delays; above: a milder spread)."""
+    if constant <= 0 or noise_mean <= 0 or noise_shape <= 0:
+        raise InvalidParameter("a deterministic-plus-noise time needs a positive constant, noise mean and shape")
+    spec = {"distribution": DETERMINISTIC_PLUS_NOISE, "constant": constant, "noise_mean": noise_mean,
+            "noise_shape": noise_shape}
+    time = TimeDistribution(spec)
+    return TimeDistribution({**spec, "mean": round(time.mean, 6), "sd": round(math.sqrt(time.scv) * time.mean, 6)})
 
 
 def read_distribution(spec: Mapping[str, Any]) -> TimeDistribution:

@@ -6,9 +6,12 @@ from dataclasses import dataclass, fields
 
 from generators.errors import InvalidParameter
 
-GENERATOR_VERSION = "simulation-1.0"
+# 2.0 (issue 34): families mostly without an exact method, their truth a secret-seeded reference simulation.
+# A 1.0 folder still reads: its configurations and truth file have the same fields (truth_se is new, optional).
+GENERATOR_VERSION = "simulation-2.0"
 MAX_CONFIGURATIONS = 1000
 MAX_CPU_SECONDS = 600
+MAX_REFERENCE_MILLIONS = 100_000
 
 
 @dataclass(frozen=True)
@@ -18,11 +21,17 @@ class SimParams:
     seed: int = 0
     configurations: int = 48  # hidden configurations
     cpu_seconds: int = 5  # the CPU-time budget of one simulate.py run, written into every configuration
+    # Orders (millions) of the reference simulation that gives the truth of a line with no exact method: about
+    # 30 ns an order, so 5000 is about 150 CPU seconds a line, its 95% half-width a tenth of careful's at a
+    # 5-second budget (measured: 0.49 at 200 millions, so 0.098 at 5000; docs/tasks.md); its standard error is
+    # written beside the truth. Small test corpora pass a few millions (all their tests need).
+    reference_millions: int = 5000
 
     def __post_init__(self) -> None:
         _whole("seed", self.seed, 0, 2**63 - 1)
         _whole("configurations", self.configurations, 1, MAX_CONFIGURATIONS)
         _whole("cpu_seconds", self.cpu_seconds, 1, MAX_CPU_SECONDS)
+        _whole("reference_millions", self.reference_millions, 1, MAX_REFERENCE_MILLIONS)
 
     def to_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

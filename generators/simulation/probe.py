@@ -12,8 +12,16 @@ at `factor` times the budget with yet another. Three ways an output analysis can
   moves beyond its own interval, by more than three times the noise of the move: the estimate depends on the
   run length, as it does when the empty start is not deleted.
 
-`unclear` is what fits none (the same answer for every seed, an interval that does not shrink with more
-budget); `failed` when a run failed. `behaviour_verdict` is a pure function of the intervals;
+Two more are told apart (issue 34):
+
+- ignores_seed: the same estimate for every seed (a formula, or a simulation that seeds itself): it does not
+  simulate what it is asked to, whatever its interval says;
+- fabricated: its interval shrinks with the longer budget although the longer run did not work for it (its
+  CPU time grew by less than `FABRICATED_MAX_WORK` times): a real simulation's width can only shrink by doing
+  more work, while an answer dressed with made-up seed noise can read the budget and narrow its band for free.
+
+`unclear` is what fits none (an interval that does not shrink with more budget); `failed` when a run failed.
+`behaviour_verdict` is a pure function of the intervals (and the runs' CPU times);
 `run_behaviour_probe` takes the way to run simulate.py as a callable (`host_runner` for our references; the
 simulation plug-in runs it in the run's sandbox, bakeoff.tasks.simulation.probe).
 """
@@ -42,9 +50,12 @@ BIAS_NOISE_MULTIPLE = 3.0
 Z_95 = 1.959963984540054
 RESULT_KEYS = ("estimate", "ci_low", "ci_high")
 SEED_STEP = 7919  # probe seeds: the configuration's seed plus multiples of this
+FABRICATED_MAX_WORK = 1.5  # the longer run's CPU time over the base runs' mean below this: no more work done
+EXACT_METHODS = ("erlang_c", "pollaczek_khinchine", "ctmc")  # truth methods a formula reproduces: probed last
 
-# (configuration file, result file, seed for the harness's own seeding) -> None; raises on failure
-Runner = Callable[[Path, Path, int], None]
+# (configuration file, result file, seed for the harness's own seeding) -> the CPU seconds the run used (None:
+# not measured); raises on failure
+Runner = Callable[[Path, Path, int], float | None]
 
 
 class Behaviour(StrEnum):
@@ -53,6 +64,8 @@ class Behaviour(StrEnum):
     INDEPENDENT = "independent"  # independence assumed: far narrower than its own spread across seeds
     UNCLEAR = "unclear"
     FAILED = "failed"
+    IGNORES_SEED = "ignores_seed"  # the same estimate for every seed
+    FABRICATED = "fabricated"  # narrower with more budget without more work: a spread made up, not simulated
 
 
 @dataclass(frozen=True)
@@ -94,8 +107,20 @@ def failed(message: str, base: Sequence[IntervalResult] = ()) -> BehaviourProbe:
     return BehaviourProbe(Behaviour.FAILED, tuple(base), None, None, None, None, message)
 
 
-def behaviour_verdict(base: Sequence[IntervalResult], longer: IntervalResult) -> BehaviourProbe:
-    """The verdict from the intervals at the configuration's budget (one per seed) and the longer run's."""
+def did_no_more_work(cpu: Sequence[float | None] | None) -> bool:
+    """The longer run (last) used under FABRICATED_MAX_WORK times the base runs' mean CPU time (False when
+    any run's CPU time is unknown)."""
+    if not cpu or len(cpu) < 2 or any(c is None for c in cpu):
+        return False
+    measured = [float(c) for c in cpu if c is not None]
+    base = statistics.mean(measured[:-1])
+    return measured[-1] < FABRICATED_MAX_WORK * max(base, 1e-3)
+
+
+def behaviour_verdict(base: Sequence[IntervalResult], longer: IntervalResult,
+                      cpu: Sequence[float | None] | None = None) -> BehaviourProbe:
+    """The verdict from the intervals at the configuration's budget (one per seed) and the longer run's; `cpu`:
+    the CPU seconds of each run, the longer last (None: not measured, and fabrication is not judged)."""
     estimates = [r.effect for r in base]
     half = statistics.mean((r.ci_high - r.ci_low) / 2 for r in base)
     spread = statistics.stdev(estimates) if len(estimates) > 1 else 0.0
@@ -104,7 +129,7 @@ def behaviour_verdict(base: Sequence[IntervalResult], longer: IntervalResult) ->
     keep = lambda behaviour, message="", ratio=None, shift=None: BehaviourProbe(  # noqa: E731
         behaviour, tuple(base), longer, ratio, shift, width_ratio, message)
     if spread == 0:
-        return keep(Behaviour.UNCLEAR, "the same estimate for every seed: the seed is not used")
+        return keep(Behaviour.IGNORES_SEED, "the same estimate for every seed: the seed is not used")
     ratio = (half / Z_95) / spread
     if half <= 0:
         return keep(Behaviour.INDEPENDENT, "intervals of no width", ratio)
@@ -115,6 +140,9 @@ def behaviour_verdict(base: Sequence[IntervalResult], longer: IntervalResult) ->
     moved = abs(longer.effect - statistics.mean(estimates))
     if abs(shift) > 1 and moved > BIAS_NOISE_MULTIPLE * noise:
         return keep(Behaviour.BIASED, "with more budget the estimate moved beyond its own interval", ratio, shift)
+    if width_ratio is not None and width_ratio <= SHRINK_MAX_RATIO and did_no_more_work(cpu):
+        return keep(Behaviour.FABRICATED, "narrower with more budget, but the longer run did no more work", ratio,
+                    shift)
     if width_ratio is not None and width_ratio <= SHRINK_MAX_RATIO:
         return keep(Behaviour.SOUND, "", ratio, shift)
     return keep(Behaviour.UNCLEAR, "the interval did not shrink with more budget", ratio, shift)
@@ -140,16 +168,17 @@ def run_behaviour_probe(run: Runner, config: Mapping[str, Any], seeds: int = SEE
                         factor: int = BUDGET_FACTOR) -> BehaviourProbe:
     """Write each probe configuration to a scratch folder, run it, read the results, give the verdict."""
     results: list[IntervalResult] = []
+    cpu: list[float | None] = []
     with tempfile.TemporaryDirectory(prefix="bakeoff-sim-probe-") as scratch:
         for name, variant in probe_configs(config, seeds, factor):
             path, output = Path(scratch) / f"{name}.json", Path(scratch) / f"{name}_result.json"
             path.write_text(json.dumps(variant, allow_nan=False), encoding="utf-8")
             try:
-                run(path, output, int(variant["seed"]))
+                cpu.append(run(path, output, int(variant["seed"])))
                 results.append(read_result(output, RESULT_KEYS))
             except (ResultFileError, OSError, subprocess.CalledProcessError) as exc:
                 return failed(f"simulate.py on the {name} run: {exc}"[:2000], results)
-    return behaviour_verdict(results[:-1], results[-1])
+    return behaviour_verdict(results[:-1], results[-1], cpu)
 
 
 def host_runner(submission: Path, python: str = sys.executable) -> Runner:
@@ -157,21 +186,29 @@ def host_runner(submission: Path, python: str = sys.executable) -> Runner:
     from generators.common.child import child_env
     from generators.simulation.calibration import cpu_capped
 
-    def run(config: Path, output: Path, seed: int) -> None:
+    def run(config: Path, output: Path, seed: int) -> float:
+        import resource
+
         budget = int(json.loads(config.read_text(encoding="utf-8"))["cpu_seconds"])
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([python, "simulate.py", "--config", str(config), "--output", str(output)], cwd=submission,
                        check=True, capture_output=True, env={**child_env(), "BAKEOFF_SEED": str(seed)},
                        preexec_fn=cpu_capped(budget))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
     return run
 
 
 def probe_choice(rows: Sequence[Mapping[str, str]], count: int) -> list[Mapping[str, str]]:
-    """The hidden configurations the probe runs on: the `count` heaviest loads (ties by name)."""
+    """The hidden configurations the probe runs on: the `count` heaviest loads (ties by name) among those whose
+    truth no formula gives (a submission may rightly answer those exactly, the same for every seed); lines
+    with an exact method only where too few others exist (a 1.0 corpus has none)."""
     def load(row: Mapping[str, str]) -> float:
         try:
             return float(row.get("utilisation") or 0)
         except ValueError:
             return 0.0
 
-    return sorted(rows, key=lambda row: (-load(row), row.get("configuration", "")))[:count]
+    return sorted(rows, key=lambda row: (row.get("method", "") in EXACT_METHODS, -load(row),
+                                         row.get("configuration", "")))[:count]

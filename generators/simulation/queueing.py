@@ -234,6 +234,14 @@ def ctmc_wait(line: Line) -> ExactWait:
         previous, top = wait, top * 2
 
 
+def exactly_computable(line: Line) -> bool:
+    """Whether `mean_wait` computes this line: a closed form applies, or both times are phase-type."""
+    poisson = line.interarrival.kind == EXPONENTIAL
+    if poisson and (line.service.kind == EXPONENTIAL or line.stations == 1):
+        return True
+    return line.interarrival.phase_type() is not None and line.service.phase_type() is not None
+
+
 def mean_wait(config: Mapping[str, Any]) -> ExactWait:
     """The exact long-run mean wait in queue of a configuration (the closed form where one applies)."""
     line = Line.of(config)

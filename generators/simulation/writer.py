@@ -15,19 +15,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import durable
 from generators.secret import SECRET_FILE, Secret
 from generators.simulation.configs import band_of, example_lines, hidden_lines
 from generators.simulation.params import GENERATOR_VERSION, SimParams
-from generators.simulation.queueing import Line, mean_wait
+from generators.simulation.queueing import Line, exactly_computable, mean_wait
+from generators.simulation.reference import simulate_wait
 from generators.simulation.secret import SimSecret
 from generators.spam_classifier.writer import _check_target, _sha256, new_staging
 
 EXAMPLES_DIR, HOLDOUT_DIR = "examples", "holdout"
 EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE, MANIFEST_FILE = "excerpt.txt", "truth.json", "holdout_truth.csv", "manifest.json"
 VISIBLE_EXAMPLE = "example_1"  # the one the visible step runs (and the excerpt shows)
-TRUTH_COLUMNS = ("configuration", "wait", "method", "utilisation", "band", "stations", "family", "levels")
-_LETTERS = {"exponential": "M", "erlang": "E2", "hyperexponential": "H2", "lognormal": "LN"}  # erlang: shape 2 here
+# truth_se: the standard error of a simulated truth (0 for an exact one); a 1.0 folder has no such column.
+TRUTH_COLUMNS = ("configuration", "wait", "method", "utilisation", "band", "stations", "family", "levels", "truth_se")
+_LETTERS = {"exponential": "M", "erlang": "E2", "hyperexponential": "H2", "lognormal": "LN",
+            "deterministic_plus_noise": "D+G"}  # erlang: shape 2 here
+SIMULATION = "reference_simulation"
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,9 @@ class SimManifest:
             "hidden_part": "configurations and their seeds drawn from the seed and the secret (secret.hex, never "
                            "mounted); the examples from the seed alone",
             "truth": "erlang_c (M/M/c), pollaczek_khinchine (M/G/1), ctmc: the queue's Markov chain truncated at "
-                     "`levels` orders, raised until Wq moved by under 1e-9 and the last levels held under 1e-13",
+                     "`levels` orders, raised until Wq moved by under 1e-9 and the last levels held under 1e-13; "
+                     f"{SIMULATION}: {self.params.reference_millions} million orders in replications seeded from "
+                     "the secret (generators.simulation.reference), its standard error in truth_se",
             "sha256": dict(self.sha256),
             "measured": self.measured(),
         }
@@ -72,12 +80,19 @@ def family_of(config: Mapping[str, Any]) -> str:
     return f"{arrival}/{service}/{config['stations']}"
 
 
-def truth_row(config: Mapping[str, Any]) -> dict[str, Any]:
-    exact = mean_wait(config)
-    utilisation = Line.of(config).utilisation
-    return {"configuration": config["name"], "wait": repr(exact.wait), "method": exact.method,
-            "utilisation": round(utilisation, 6), "band": band_of(utilisation), "stations": config["stations"],
-            "family": family_of(config), "levels": exact.levels if exact.levels is not None else ""}
+def truth_row(config: Mapping[str, Any], reference_orders: int, seeds: np.random.SeedSequence) -> dict[str, Any]:
+    """The line's long-run mean wait: exact where a method computes it, else a reference simulation of
+    `reference_orders` orders from `seeds` (the secret's: nothing public reproduces its noise)."""
+    line = Line.of(config)
+    row = {"configuration": config["name"], "utilisation": round(line.utilisation, 6),
+           "band": band_of(line.utilisation), "stations": config["stations"], "family": family_of(config)}
+    if exactly_computable(line):
+        exact = mean_wait(config)
+        return {**row, "wait": repr(exact.wait), "method": exact.method,
+                "levels": exact.levels if exact.levels is not None else "", "truth_se": 0.0}
+    simulated = simulate_wait(line, reference_orders, np.random.default_rng(seeds))
+    return {**row, "wait": repr(simulated.wait), "method": SIMULATION, "levels": "",
+            "truth_se": repr(simulated.standard_error)}
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -91,32 +106,48 @@ def _write_truth_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+def _truth_rows(configs: list[dict[str, Any]], orders: int, seeds: list[np.random.SeedSequence], jobs: int,
+                progress: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The truth of every configuration, `jobs` lines at a time (the reference simulations are what costs)."""
+    if jobs <= 1:
+        rows = []
+        for index, (config, seed) in enumerate(zip(configs, seeds, strict=True)):
+            progress(f"hidden configuration {index + 1} of {len(configs)}")
+            rows.append(truth_row(config, orders, seed))
+        return rows
+    from concurrent.futures import ProcessPoolExecutor
+
+    progress(f"the truth of {len(configs)} hidden configurations, {jobs} at a time")
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(truth_row, configs, [orders] * len(configs), seeds))
+
+
 def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, secret: Secret | None = None,
-                      progress: Callable[[str], None] = lambda _: None) -> SimManifest:
+                      progress: Callable[[str], None] = lambda _: None, jobs: int = 1) -> SimManifest:
     """The visible examples (seed alone), the hidden configurations (seed and secret: a fresh one unless
-    given; any Secret is named by the simulation's id scheme) with their exact mean waits, and the manifest,
-    into `out_dir`."""
+    given; any Secret is named by the simulation's id scheme) with their truth (exact, or a reference
+    simulation: `jobs` of them at a time), and the manifest, into `out_dir`."""
     out_dir = Path(out_dir).absolute()
     secret = SimSecret(secret.value) if secret is not None else SimSecret.fresh()
     _check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible examples")
-        import numpy as np
-
+        orders = params.reference_millions * 1_000_000  # the examples' truth (a visible figure only) from a tenth
         (staging / EXAMPLES_DIR).mkdir()
         examples = example_lines(params.cpu_seconds, np.random.SeedSequence([params.seed, 0x51]))
         for config in examples:
             _write_json(staging / EXAMPLES_DIR / f"{config['name']}.json", config)
         (staging / EXCERPT_FILE).write_bytes((staging / EXAMPLES_DIR / f"{VISIBLE_EXAMPLE}.json").read_bytes())
-        _write_json(staging / TRUTH_FILE, {c["name"]: truth_row(c) for c in examples})
+        _write_json(staging / TRUTH_FILE, {c["name"]: truth_row(c, max(1, orders // 10), np.random.SeedSequence([params.seed, 0x52, i]))
+                                           for i, c in enumerate(examples)})
         (staging / HOLDOUT_DIR).mkdir()
-        rows = []
-        for index, config in enumerate(hidden_lines(params.configurations, params.cpu_seconds,
-                                                    secret.seed_sequence(params.seed, "hidden configurations"))):
-            progress(f"hidden configuration {index + 1} of {params.configurations}")
+        configs = hidden_lines(params.configurations, params.cpu_seconds,
+                               secret.seed_sequence(params.seed, "hidden configurations"))
+        for config in configs:
             _write_json(staging / HOLDOUT_DIR / f"{config['name']}.json", config)
-            rows.append(truth_row(config))
+        rows = _truth_rows(configs, orders, [secret.seed_sequence(params.seed, f"reference {c['name']}") for c in configs],
+                           jobs, progress)
         _write_truth_csv(staging / HOLDOUT_TRUTH_FILE, rows)
         secret.write(staging)
         names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()

@@ -43,6 +43,7 @@ class Script:
     truth_columns: tuple[str, str]  # the truth file's item and true value columns
     relative: bool = False  # graded relative to the truth too (scale-free scores)
     failure: Callable[[ExecResult], dict[str, Any]] = command_failure
+    ends_runs: Callable[[ExecResult], bool] = lambda result: result.timed_out or result.oom_killed  # stop the hidden runs
 
     @property
     def visible_purpose(self) -> str:
@@ -201,7 +202,7 @@ def grade_in_sandbox(script: Script, sandbox: Sandbox, workspace: Path, request:
                 else:
                     failed = script.failure(result)
                     first_failure = first_failure or failed
-                    stop = failed if (result.timed_out or result.oom_killed) else None
+                    stop = failed if script.ends_runs(result) else None
             graded.append(grade_one(name, value, kept, script.keys))
     on_stage(SCORE)
     started = time.monotonic()

@@ -4,8 +4,9 @@ every hidden configuration, each under its CPU-time budget; the intervals graded
 
 The one code path of the run's ladder check (bakeoff.tasks.simulation.check) and of `bakeoff score --task
 simulation`; the work is the interval tasks' (bakeoff.tasks.intervals.running). Every way the submission fails
-is an outcome; only the grader's own failures raise. A hidden run that passes the wall-clock timeout or runs
-out of memory ends the hidden runs (the rest count as missing); one that crashes, or is stopped by its CPU
+is an outcome; only the grader's own failures raise. A hidden run that passes the wall-clock limit (the CPU
+cap's, which leaves out the machine's other load, or the sandbox's outer one) or runs out of memory ends the
+hidden runs (the rest count as missing); one that crashes, or is stopped by its CPU
 budget (which costs no more than the budget), does not.
 """
 
@@ -20,7 +21,15 @@ from typing import Any
 from bakeoff.records import LadderStatus
 from bakeoff.taskapi.grading import command_failure
 from bakeoff.tasks.intervals.running import VISIBLE_OUTPUT, IntervalOutcome, Script, grade_in_sandbox
-from bakeoff.tasks.simulation.cpu_cap import SIMULATE_SCRIPT, budget_of, capped_argv, over_budget, wall_timeout
+from bakeoff.tasks.simulation.cpu_cap import (
+    SIMULATE_SCRIPT,
+    budget_of,
+    capped_argv,
+    outer_timeout,
+    over_budget,
+    over_wall,
+    wall_timeout,
+)
 from generators.simulation.configs import BANDS
 from sandbox.base import ExecResult, Sandbox
 
@@ -38,11 +47,20 @@ def failure_of(result: ExecResult) -> dict[str, Any]:
     if over_budget(result):
         return {"status": LadderStatus.TIMEOUT, "crash_class": None, "detail": "simulate.py used its CPU-time budget",
                 "traceback_tail": command_failure(result)["traceback_tail"]}
+    if over_wall(result):
+        return {"status": LadderStatus.TIMEOUT, "crash_class": None,
+                "detail": "simulate.py passed its wall-clock limit (the machine's other load not counted)",
+                "traceback_tail": command_failure(result)["traceback_tail"]}
     return command_failure(result)
 
 
+def ends_runs(result: ExecResult) -> bool:
+    """A wall-clock stop (the sandbox's or the cap's) or out of memory ends the hidden runs."""
+    return result.timed_out or result.oom_killed or over_wall(result)
+
+
 SCRIPT = Script(SIMULATE_SCRIPT, SIMULATE, "visible simulation", "hidden simulations", RESULT_KEYS, TRUTH_COLUMNS,
-                relative=True, failure=failure_of)
+                relative=True, failure=failure_of, ends_runs=ends_runs)
 
 
 @dataclass(frozen=True)
@@ -64,7 +82,8 @@ class SimRequest:
     def command(self, item: str | None, output: str) -> tuple[list[str], float]:
         config = self.visible_config if item is None else f"{self.hidden_dir}/{item}.json"
         budget = self.visible_budget if item is None else self.hidden_budgets.get(item, self.visible_budget)
-        return capped_argv(config, output, budget), wall_timeout(budget, self.simulate_timeout_s)
+        wall = wall_timeout(budget, self.simulate_timeout_s)
+        return capped_argv(config, output, budget, wall), outer_timeout(wall)
 
 
 def hidden_budgets(holdout: Path) -> dict[str, int]:

@@ -9,7 +9,7 @@ from typing import Any
 def calibration_tables(calibration: Any) -> list[Any]:
     from rich.table import Table
 
-    rows = [*calibration.references, *calibration.baselines]
+    rows = [*calibration.references, *calibration.baselines, *calibration.cheaters]
     bands = [b.band for b in calibration.references[-1].bands]
     table = Table(title=f"calibration of {calibration.corpus} ({rows[0].configurations} hidden configurations)")
     for column in ("submission", "coverage", *(f"coverage {b}" for b in bands), "mean rel. error",

@@ -29,7 +29,7 @@ from bakeoff.tasks.simulation.layout import LAYOUT
 from bakeoff.tasks.simulation.tripwire import TRIPWIRE
 from bakeoff.tasks.simulation.words import HEADLINE, WORDS
 
-DEMO_SIZES = {"configurations": 6, "cpu_seconds": 2}
+DEMO_SIZES = {"configurations": 6, "cpu_seconds": 2, "reference_millions": 20}
 _NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 _ESTIMATE = re.compile(rf"ESTIMATE:\s*{_NUMBER}\s*\[\s*{_NUMBER}\s*,\s*{_NUMBER}\s*\]")
 
@@ -109,6 +109,8 @@ OPTIONS = TaskOptions(
     generate=(
         TaskOption("configurations", int, "simulation: hidden line configurations (default: 48)."),
         TaskOption("cpu_seconds", int, "simulation: CPU-time budget of one simulate.py run, seconds (default: 5)."),
+        TaskOption("reference_millions", int, "simulation: orders (millions) of the reference simulation giving the "
+                   "truth of a line with no exact method (default: 5000, about 150 CPU seconds a line)."),
     ),
     demo=DEMO_SIZES,
     demo_words="4 example lines, {configurations} hidden configurations of {cpu_seconds} CPU seconds".format(**DEMO_SIZES),

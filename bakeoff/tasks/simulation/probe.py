@@ -20,7 +20,7 @@ from typing import Any
 import durable
 from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS, SimRequest
-from bakeoff.tasks.simulation.cpu_cap import over_budget
+from bakeoff.tasks.simulation.cpu_cap import cpu_used, over_budget
 from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
@@ -45,10 +45,11 @@ class Attempt:
     crash_class: str | None = None
     detail: str | None = None
     duration_s: float | None = None
+    cpu_s: float | None = None  # the CPU time of every process of the run, as the cap counted it
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "ok": self.ok, "crash_class": self.crash_class, "detail": self.detail,
-                "duration_s": self.duration_s}
+                "duration_s": self.duration_s, "cpu_s": self.cpu_s}
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class ConfigurationProbe:
 def overall(found: Sequence[ConfigurationProbe]) -> Behaviour:
     """Independence or bias anywhere is what the code does; sound only when every configuration is."""
     behaviours = [p.probe.behaviour for p in found]
-    for worst in (Behaviour.INDEPENDENT, Behaviour.BIASED):
+    for worst in (Behaviour.INDEPENDENT, Behaviour.BIASED, Behaviour.FABRICATED, Behaviour.IGNORES_SEED):
         if worst in behaviours:
             return worst
     if behaviours and all(b is Behaviour.SOUND for b in behaviours):
@@ -152,7 +153,7 @@ def _probe_one(sandbox: Any, configuration: str, config: Mapping[str, Any], gate
             if result is None:
                 return failed(f"simulate.py on the {name} run: {attempt.crash_class}: {attempt.detail}"[:2000], results), attempts
             results.append(result)
-    return behaviour_verdict(results[:-1], results[-1]), attempts
+    return behaviour_verdict(results[:-1], results[-1], [a.cpu_s for a in attempts]), attempts
 
 
 def _attempt(name: str, done: Any, kept: Path) -> tuple[Attempt, IntervalResult | None]:
@@ -165,4 +166,4 @@ def _attempt(name: str, done: Any, kept: Path) -> tuple[Attempt, IntervalResult 
         result = read_result(kept, RESULT_KEYS)
     except ResultFileError as exc:
         return Attempt(name, False, exc.name, str(exc)[:500], done.duration_s), None
-    return Attempt(name, True, duration_s=done.duration_s), result
+    return Attempt(name, True, duration_s=done.duration_s, cpu_s=cpu_used(done.stderr)), result

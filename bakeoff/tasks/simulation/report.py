@@ -78,7 +78,7 @@ def runs_table(runs: Sequence[SimRunSignals], models: Sequence[str]) -> Table:
 def models_table(models: Sequence[SimModelSummary]) -> Table:
     columns = cols(
         f"{MODEL_HEAD} sound:int biased:int "
-        "independent:int unclear:int probe_failed:int divergent:int coverage:pct coverage_low:pct coverage_high:pct "
+        "independent:int unclear:int probe_failed:int ignores_seed:int fabricated:int divergent:int coverage:pct coverage_low:pct coverage_high:pct "
         "mean_rel_error:f4 relative_winkler:f4 relative_winkler_low:f4 relative_winkler_high:f4"
     )
     rows = []

@@ -26,6 +26,8 @@ def draw(spec, rng, size):
         means = np.array([b["mean"] for b in spec["branches"]], dtype=float)
         branch = rng.choice(len(means), p=probabilities / probabilities.sum(), size=size)
         return rng.exponential(1.0, size) * means[branch]
+    if kind == "deterministic_plus_noise":
+        return spec["constant"] + rng.gamma(spec["noise_shape"], spec["noise_mean"] / spec["noise_shape"], size)
     return rng.lognormal(spec["log_mu"], spec["log_sigma"], size)
 
 

@@ -1,0 +1,24 @@
+"""Careful beats the cheap formula methods on a fresh secret (issue 34), by a paired interval above zero; the
+secret is printed on failure so the corpus can be made again (`bakeoff generate --secret-file`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from generators.simulation import Secret, SimParams, generate_sim_data
+from generators.simulation.calibration import paired_margin, run_cheaters, run_sim_reference
+from generators.simulation.cheaters import FORMULA_CHEATERS
+
+pytestmark = pytest.mark.slow
+
+
+def test_careful_beats_every_formula_cheater_on_a_fresh_secret(tmp_path):
+    secret = Secret.fresh()
+    folder = tmp_path / "data"
+    generate_sim_data(SimParams(seed=1, configurations=9, cpu_seconds=1, reference_millions=20), folder, secret=secret)
+    careful = run_sim_reference("sim_careful", folder)
+    rows = {r.variant: r for r in run_cheaters(folder)}
+    for name in FORMULA_CHEATERS:
+        margin = paired_margin(rows[name], careful)
+        assert margin.low > 0, f"{name} vs careful {margin} on the secret {secret.hex()}"
+    assert careful.relative_winkler < min(rows[name].relative_winkler for name in FORMULA_CHEATERS), secret.hex()
