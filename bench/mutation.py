@@ -44,6 +44,10 @@ class Module:
     tests: tuple[str, ...]
     # Extra pytest arguments, to leave out the slow tests of those files (`-m "not slow"`): none when empty.
     pytest_args: tuple[str, ...] = ()
+    # mutmut's CPU-time limit per mutant is (its tests' clean time + 1 s) x this x 2; its default (15) lets each
+    # mutant that loops forever burn minutes of CPU (the answer parser's scanning loops have dozens of them).
+    # A loop is as stuck at 2x as at 15x: the limit counts CPU seconds, so a busy machine does not trip it.
+    timeout_multiplier: float | None = None
 
 
 MODULES: dict[str, Module] = {
@@ -70,6 +74,7 @@ MODULES: dict[str, Module] = {
         tests=("tests/test_answers.py", "tests/test_answers_audit.py", "tests/test_reasoning_audit.py",
                "tests/test_fuzz_answers.py", "tests/test_hostile_answers.py", "tests/test_tool_calls.py"),
         pytest_args=("-m", "not slow"),
+        timeout_multiplier=2.0,
     ),
     "records": Module(
         sources=("bakeoff/records/*.py",),
@@ -77,7 +82,7 @@ MODULES: dict[str, Module] = {
     ),
     "tool-calls": Module(
         sources=("bakeoff/models/tools.py",),
-        tests=("tests/test_tool_calls.py",),
+        tests=("tests/test_tool_calls.py", "tests/test_tool_calls_exact.py"),
     ),
     "secret": Module(
         sources=("generators/secret.py",),
@@ -147,6 +152,8 @@ def write_config(target: Path, module: Module) -> None:
     lines += [f"    {argument}" for argument in module.pytest_args]
     lines += ["pytest_add_cli_args_test_selection="] + [f"    {test}" for test in module.tests]
     lines += ["use_git_change_detection=false"]
+    if module.timeout_multiplier is not None:
+        lines += [f"timeout_multiplier={module.timeout_multiplier}"]
     (target / "setup.cfg").write_text("\n".join(lines) + "\n")
 
 
