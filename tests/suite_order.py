@@ -11,8 +11,8 @@ A file's cost is estimated from its tests' markers, which say what a test starts
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, TypeVar
 
 # Rough seconds a test costs for each marker it carries (summed), and for a test with none. Measured orders of
 # magnitude on the 2-core machine: an end-to-end batch or a real llama.cpp run takes tens of seconds, a
@@ -22,9 +22,11 @@ UNMARKED_SECONDS = 0.2
 
 
 class Marked(Protocol):
-    nodeid: str
+    @property
+    def nodeid(self) -> str: ...
 
-    def iter_markers(self, name: str | None = None): ...
+
+    def iter_markers(self, name: str | None = None) -> Iterator[Any]: ...
 
 
 Item = TypeVar("Item", bound=Marked)
