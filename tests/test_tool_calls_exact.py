@@ -127,6 +127,7 @@ def test_decoded_json_is_written_again_without_escaping_letters_and_with_non_fin
     assert json_text({"a": (float("inf"), {"b": float("-inf")}), "c": 1.5, "d": "x"}) == \
         '{"a": ["inf", {"b": "-inf"}], "c": 1.5, "d": "x"}'
     assert json_text([float("nan")]) == '["nan"]'
+    assert json_text({"à": float("inf")}) == '{"à": "inf"}'  # the fallback writes letters as they are too
 
 
 # -- Hermes ---------------------------------------------------------------------------------------------
@@ -151,6 +152,24 @@ def test_hermes_reads_each_shape_of_an_object_and_names_what_is_not_a_call():
         call("", '{"name": ""}', "", "the call names no tool"))
 
 
+def test_hermes_reads_a_block_to_its_close_tag_or_to_the_end_and_skips_only_blanks_before_the_json():
+    assert parse_hermes("<tool_call>{bad</tool_call> after") == ParsedReply(
+        "after", (call("", "{bad", "", "<tool_call>: the JSON does not parse"),))
+    assert parse_hermes("<tool_call>{bad") == ParsedReply(
+        "", (call("", "{bad", "", "<tool_call>: the JSON does not parse"),))
+    assert parse_hermes("<tool_call> \t\r\n</tool_call>").calls == (
+        call("", " \t\r\n", "", "<tool_call>: the JSON does not parse"),)
+    assert parse_hermes('<tool_call>X{"name": "run"}</tool_call>').calls[0].error == \
+        "<tool_call>: the JSON does not parse"
+
+
+def test_an_object_s_arguments_are_read_from_the_lowercase_key_alone():
+    value = '{"name": "a", "ARGUMENTS": {"x": 1}, "arguments": {"y": 2}}'
+    assert parse_hermes(f"<tool_call>{value}</tool_call>").calls == (call("a", '{"y": 2}'),)
+    assert parse_text_protocol(f"```tool\n{value}\n```").calls == (call("a", '{"y": 2}'),)
+    assert parse_mistral(f"[TOOL_CALLS] [{value}]").calls == (call("a", '{"y": 2}'),)
+
+
 def test_hermes_names_markup_whose_json_does_not_parse_and_keeps_at_most_2000_characters_of_it():
     body = '{"name": "run", "arguments": {"command": "' + "x" * 3000
     parsed = parse_hermes(f"<tool_call>{body}")
@@ -172,6 +191,10 @@ def test_llama3_reads_calls_separated_by_semicolons_and_blanks_and_leaves_what_f
     assert parse_llama3(reply) == ParsedReply("and then text", (call("a", '{"x": 1}'), call("b", '{"y": 2}')))
     both = '{"name": "c", "arguments": {"y": 2}, "parameters": {"x": 1}}'
     assert parse_llama3(both).calls == (call("c", '{"x": 1}'),)
+
+
+def test_llama3_separators_are_only_blanks_and_semicolons():
+    assert parse_llama3('{"name": "a"}X{"name": "b"}') == ParsedReply('X{"name": "b"}', (call("a", "{}"),))
 
 
 def test_llama3_tells_an_answer_that_is_json_from_a_call():
@@ -223,6 +246,12 @@ def test_mistral_s_name_and_args_form_reads_each_pair_and_names_what_is_not_one(
         call("x", ('{"a": [1,' + "2" * 3000)[:2000], "", "[ARGS]: the JSON does not parse"))
 
 
+def test_mistral_s_pairs_split_at_the_first_args_mark_and_a_bad_pair_does_not_end_the_reading():
+    assert parse_mistral('[TOOL_CALLS]run[ARGS]{"a": "[ARGS]"}').calls == (call("run", '{"a": "[ARGS]"}'),)
+    assert parse_mistral("[TOOL_CALLS]a[ARGS]{bad[TOOL_CALLS]b[ARGS]{}").calls == (
+        call("a", "{bad", "", "[ARGS]: the JSON does not parse"), call("b", "{}"))
+
+
 def test_mistral_names_are_at_most_128_letters_digits_and_marks():
     assert parse_mistral(f"[TOOL_CALLS]{'a' * 128}[ARGS]{{}}").calls == (call("a" * 128, "{}"),)
     assert parse_mistral(f"[TOOL_CALLS]{'a' * 129}[ARGS]{{}}").calls[0].error == \
@@ -263,9 +292,22 @@ def test_harmony_arguments_with_anything_after_the_json_do_not_parse_and_are_kep
     assert parse_harmony(f"to=functions.run<|message|>{fine}<|call|>").calls == (call("run", fine),)
 
 
-def test_harmony_a_call_that_stops_before_its_arguments_is_named():
-    assert parse_harmony("to=functions.run <|constrain|>json").calls == (
-        call("run", "", "", "the call stopped before its arguments"),)
+def test_harmony_a_call_that_stops_before_its_arguments_is_named_and_the_text_before_it_kept():
+    """The text before a call cut off ahead of its arguments was dropped with it (found by a mutant that kept it)."""
+    assert parse_harmony("to=functions.run <|constrain|>json") == ParsedReply(
+        "", (call("run", "", "", "the call stopped before its arguments"),))
+    assert parse_harmony("I will list the files.<|start|>assistant<|channel|>commentary to=functions.run") == \
+        ParsedReply("I will list the files.", (call("run", "", "", "the call stopped before its arguments"),))
+    first = 'to=functions.a<|message|>{}<|call|>Then to=functions.b json'
+    assert parse_harmony(first) == ParsedReply(
+        "Then", (call("a", "{}"), call("b", "", "", "the call stopped before its arguments")))
+
+
+def test_harmony_a_call_s_header_is_the_last_start_before_it_since_the_previous_call():
+    two = ('A<|start|>assistant to=functions.a<|message|>{}<|call|>B to=functions.b<|message|>{}<|call|>C')
+    assert parse_harmony(two) == ParsedReply("AB C", (call("a", "{}"), call("b", "{}")))
+    earlier = 'X<|start|>user<|message|>hi<|end|><|start|>assistant to=functions.run<|message|>{}<|call|>'
+    assert parse_harmony(earlier) == ParsedReply("X<|start|>user<|message|>hi<|end|>", (call("run", "{}"),))
 
 
 def test_harmony_reads_at_most_eight_calls_within_a_window_of_a_million_characters():
@@ -288,7 +330,7 @@ def test_the_text_protocol_reads_only_fences_whose_info_is_tool_and_keeps_the_ot
 
 
 def test_the_text_protocol_reads_an_open_block_to_the_end_and_names_bad_json():
-    assert parse_text_protocol('```tool\n{"name": "run"}').calls == (call("run", "{}"),)
+    assert parse_text_protocol('```tool\n{"name": "run"}') == ParsedReply("", (call("run", "{}"),))
     assert parse_text_protocol('```tool\n{"name": \n```\nrest') == ParsedReply(
         "rest", (call("", '{"name": ', "", "```tool: the JSON does not parse"),))
     # a fence on the last line, with no line after it, is not a block: the reply is read as Hermes
