@@ -48,6 +48,10 @@ class Module:
     # mutant that loops forever burn minutes of CPU (the answer parser's scanning loops have dozens of them).
     # A loop is as stuck at 2x as at 15x: the limit counts CPU seconds, so a busy machine does not trip it.
     timeout_multiplier: float | None = None
+    # Run every test in a folder of its own (in the copy only). mutmut runs the tests in its working folder, where
+    # its bookkeeping lives; a mutant of a no-follow remover that lists "." instead of the folder it was given
+    # (`_remove_folder` 4: `fd = None`) removed all of it, and mutmut 3.8.1 died on its missing .meta file.
+    private_cwd: bool = False
 
 
 MODULES: dict[str, Module] = {
@@ -68,6 +72,7 @@ MODULES: dict[str, Module] = {
     "durable-nofollow": Module(
         sources=("durable/nofollow.py",),
         tests=("tests/test_durable_nofollow.py", "tests/test_fuzz_paths.py"),
+        private_cwd=True,
     ),
     "answers": Module(
         sources=("bakeoff/answers.py",),
@@ -144,6 +149,15 @@ def copy_tree(target: Path) -> None:
         shutil.copy2(REPO / name, destination)
 
 
+PRIVATE_CWD = """
+
+@pytest.fixture(autouse=True)
+def _mutation_bench_private_cwd(tmp_path_factory, monkeypatch):
+    # bench/mutation.py: a mutant that removes "." removes this folder, not mutmut's bookkeeping.
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+"""
+
+
 def write_config(target: Path, module: Module) -> None:
     lines = ["[mutmut]", "source_paths="]
     lines += [f"    {package}" for package in PACKAGES]
@@ -156,6 +170,9 @@ def write_config(target: Path, module: Module) -> None:
     if module.timeout_multiplier is not None:
         lines += [f"timeout_multiplier={module.timeout_multiplier}"]
     (target / "setup.cfg").write_text("\n".join(lines) + "\n")
+    if module.private_cwd:
+        with open(target / "tests" / "conftest.py", "a", encoding="utf-8") as conftest:
+            conftest.write(PRIVATE_CWD)
 
 
 # Run inside the copy after `mutmut run`: every mutant's verdict, and the diff of each survivor, as JSON lines.
