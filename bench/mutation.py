@@ -77,7 +77,8 @@ MODULES: dict[str, Module] = {
     "answers": Module(
         sources=("bakeoff/answers.py",),
         tests=("tests/test_answers.py", "tests/test_answers_audit.py", "tests/test_reasoning_audit.py",
-               "tests/test_fuzz_answers.py", "tests/test_hostile_answers.py", "tests/test_tool_calls.py"),
+               "tests/test_fuzz_answers.py", "tests/test_hostile_answers.py", "tests/test_tool_calls.py",
+               "tests/test_answers_meter_exact.py"),
         pytest_args=("-m", "not slow"),
         timeout_multiplier=2.0,
     ),
