@@ -44,6 +44,14 @@ class Module:
     tests: tuple[str, ...]
     # Extra pytest arguments, to leave out the slow tests of those files (`-m "not slow"`): none when empty.
     pytest_args: tuple[str, ...] = ()
+    # mutmut's CPU-time limit per mutant is (its tests' clean time + 1 s) x this x 2; its default (15) lets each
+    # mutant that loops forever burn minutes of CPU (the answer parser's scanning loops have dozens of them).
+    # A loop is as stuck at 2x as at 15x: the limit counts CPU seconds, so a busy machine does not trip it.
+    timeout_multiplier: float | None = None
+    # Run every test in a folder of its own (in the copy only). mutmut runs the tests in its working folder, where
+    # its bookkeeping lives; a mutant of a no-follow remover that lists "." instead of the folder it was given
+    # (`_remove_folder` 4: `fd = None`) removed all of it, and mutmut 3.8.1 died on its missing .meta file.
+    private_cwd: bool = False
 
 
 MODULES: dict[str, Module] = {
@@ -63,21 +71,26 @@ MODULES: dict[str, Module] = {
     ),
     "durable-nofollow": Module(
         sources=("durable/nofollow.py",),
-        tests=("tests/test_durable_nofollow.py", "tests/test_fuzz_paths.py"),
+        tests=("tests/test_durable_nofollow.py", "tests/test_durable_nofollow_exact.py", "tests/test_fuzz_paths.py"),
+        private_cwd=True,
     ),
     "answers": Module(
         sources=("bakeoff/answers.py",),
         tests=("tests/test_answers.py", "tests/test_answers_audit.py", "tests/test_reasoning_audit.py",
-               "tests/test_fuzz_answers.py", "tests/test_hostile_answers.py", "tests/test_tool_calls.py"),
+               "tests/test_fuzz_answers.py", "tests/test_hostile_answers.py", "tests/test_tool_calls.py",
+               "tests/test_answers_meter_exact.py"),
         pytest_args=("-m", "not slow"),
+        timeout_multiplier=2.0,
     ),
     "records": Module(
-        sources=("bakeoff/records/*.py",),
-        tests=("tests/test_records.py", "tests/test_fuzz_records.py"),
+        # The one codec every record is read and written through (msgspec); the rest of the package declares fields.
+        sources=("bakeoff/records/codec.py",),
+        tests=("tests/test_records.py", "tests/test_fuzz_records.py", "tests/test_records_library.py",
+               "tests/test_records_codec_exact.py"),
     ),
     "tool-calls": Module(
         sources=("bakeoff/models/tools.py",),
-        tests=("tests/test_tool_calls.py",),
+        tests=("tests/test_tool_calls.py", "tests/test_tool_calls_exact.py"),
     ),
     "secret": Module(
         sources=("generators/secret.py",),
@@ -138,6 +151,15 @@ def copy_tree(target: Path) -> None:
         shutil.copy2(REPO / name, destination)
 
 
+PRIVATE_CWD = """
+
+@pytest.fixture(autouse=True)
+def _mutation_bench_private_cwd(tmp_path_factory, monkeypatch):
+    # bench/mutation.py: a mutant that removes "." removes this folder, not mutmut's bookkeeping.
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+"""
+
+
 def write_config(target: Path, module: Module) -> None:
     lines = ["[mutmut]", "source_paths="]
     lines += [f"    {package}" for package in PACKAGES]
@@ -147,7 +169,12 @@ def write_config(target: Path, module: Module) -> None:
     lines += [f"    {argument}" for argument in module.pytest_args]
     lines += ["pytest_add_cli_args_test_selection="] + [f"    {test}" for test in module.tests]
     lines += ["use_git_change_detection=false"]
+    if module.timeout_multiplier is not None:
+        lines += [f"timeout_multiplier={module.timeout_multiplier}"]
     (target / "setup.cfg").write_text("\n".join(lines) + "\n")
+    if module.private_cwd:
+        with open(target / "tests" / "conftest.py", "a", encoding="utf-8") as conftest:
+            conftest.write(PRIVATE_CWD)
 
 
 # Run inside the copy after `mutmut run`: every mutant's verdict, and the diff of each survivor, as JSON lines.

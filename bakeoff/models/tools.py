@@ -260,6 +260,9 @@ def parse_harmony(text: str) -> ParsedReply:
         found = _HARMONY_TO.search(text, position, min(len(text), position + 1_000_000))
         if found is None:
             break
+        # The text before the call's own header is the reply's, kept even where the call is cut off below.
+        header_start = text.rfind("<|start|>", position, found.start())
+        rest.append(text[position:header_start if header_start != -1 else found.start()])
         body_start = text.find("<|message|>", found.end())
         if body_start == -1:
             calls.append(ToolCall(found.group(1), "", "", "the call stopped before its arguments"))
@@ -268,8 +271,6 @@ def parse_harmony(text: str) -> ParsedReply:
         body_start += len("<|message|>")
         ends = [index for index in (text.find(end, body_start) for end in _HARMONY_ENDS) if index != -1]
         end = min(ends) if ends else len(text)
-        header_start = text.rfind("<|start|>", position, found.start())
-        rest.append(text[position:header_start if header_start != -1 else found.start()])
         arguments = text[body_start:end].strip()
         decoded = _decode(arguments)
         error = None if decoded is not None and decoded[1] == len(arguments) else "to=functions: the JSON does not parse"
