@@ -18,6 +18,7 @@ from bakeoff.tasks.simulation.design import (
 from bakeoff.tasks.simulation.probe import ConfigurationProbe, SimProbeRecord, overall, probe_choice
 from generators.simulation.calibration import materialize_sim
 from generators.simulation.probe import (
+    INDEPENDENT_MAX_RATIO,
     Behaviour,
     BehaviourProbe,
     behaviour_verdict,
@@ -45,7 +46,7 @@ def test_an_honest_interval_that_shrinks_with_more_budget_is_sound():
 def test_an_interval_far_narrower_than_its_own_spread_assumes_independence():
     base = [around(c, 0.1) for c in SPREAD_OF_ONE]
     probe = behaviour_verdict(base, around(10.0, 0.05))
-    assert probe.behaviour is Behaviour.INDEPENDENT and probe.spread_ratio < 1 / 3
+    assert probe.behaviour is Behaviour.INDEPENDENT and probe.spread_ratio < INDEPENDENT_MAX_RATIO
 
 
 def test_an_honest_width_whose_centre_moves_with_the_budget_is_biased():
