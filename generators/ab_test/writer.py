@@ -23,9 +23,10 @@ from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
 from generators.ab_test.population import Population
 from generators.ab_test.sessions import ExperimentSpec, ExperimentTruth, build_experiment, conditions_of
+from generators.common.output import check_target, file_sha256, new_staging
 from generators.secret import Secret
 from generators.spam_classifier.memory import check_memory
-from generators.spam_classifier.writer import _check_target, _sha256, _write_csv, new_staging
+from generators.spam_classifier.writer import _write_csv
 
 SESSIONS_FILE = "sessions.csv"
 EXCERPT_FILE = "excerpt.txt"
@@ -152,7 +153,7 @@ def generate_ab_data(
     specs = holdout_specs(params, secret)
     # One experiment is held in memory at a time: the largest one decides (before anything is allocated).
     check_memory(_largest_log(params, specs), 0)
-    _check_target(out_dir, force)
+    check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible experiment")
@@ -163,7 +164,7 @@ def generate_ab_data(
         names = [SESSIONS_FILE, EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE]
         names += [f"{HOLDOUT_DIR}/{name}.csv" for name in holdout_rows]
         manifest = AbManifest(
-            GENERATOR_VERSION, params, {name: _sha256(staging / name) for name in names},
+            GENERATOR_VERSION, params, {name: file_sha256(staging / name) for name in names},
             measure_file(staging / SESSIONS_FILE), holdout_rows, secret.identity,
         )
         text = json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n"

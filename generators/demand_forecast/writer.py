@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import durable
+from generators.common.output import check_target, file_sha256, new_staging
 from generators.demand_forecast.params import GENERATOR_VERSION, HORIZON, ForecastParams
 from generators.demand_forecast.series import (
     Future,
@@ -31,7 +32,6 @@ from generators.demand_forecast.series import (
     record_history,
 )
 from generators.secret import SECRET_FILE, Secret
-from generators.spam_classifier.writer import _check_target, _sha256, new_staging
 
 HISTORY, CALENDAR, BACKTEST, BLIND = "history", "horizon_calendar.csv", "backtest", "backtest/blind"
 SALES, TRUTH, MANIFEST, EXCERPT = "sales.csv", "future_truth.csv", "manifest.json", "excerpt.txt"
@@ -110,7 +110,7 @@ def generate_forecast_data(params: ForecastParams, out_dir: Path, force: bool = 
     the backtest cut, the truth and the manifest, into `out_dir`."""
     out_dir = Path(out_dir).absolute()
     secret = secret if secret is not None else Secret.fresh()
-    _check_target(out_dir, force)
+    check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):
         progress("the series and their history")
@@ -138,7 +138,7 @@ def generate_forecast_data(params: ForecastParams, out_dir: Path, force: bool = 
         _write_csv(staging / BACKTEST_TRUTH, TRUTH_COLUMNS, held)
         secret.write(staging)
         names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file() and p.name != SECRET_FILE)
-        manifest = ForecastManifest(params, secret.identity, {name: _sha256(staging / name) for name in names},
+        manifest = ForecastManifest(params, secret.identity, {name: file_sha256(staging / name) for name in names},
                                     measure(series, recorded, future, days))
         (staging / MANIFEST).write_text(json.dumps(manifest.to_dict(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return manifest

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 
 import durable
+from generators.common.output import check_target, file_sha256, new_staging
 from generators.secret import SECRET_FILE, Secret
 from generators.simulation.configs import band_of, example_lines, hidden_lines
 from generators.simulation.params import GENERATOR_VERSION, SimParams
 from generators.simulation.queueing import Line, exactly_computable, mean_wait
 from generators.simulation.reference import simulate_wait
 from generators.simulation.secret import SimSecret
-from generators.spam_classifier.writer import _check_target, _sha256, new_staging
 
 EXAMPLES_DIR, HOLDOUT_DIR = "examples", "holdout"
 EXCERPT_FILE, TRUTH_FILE, HOLDOUT_TRUTH_FILE, MANIFEST_FILE = "excerpt.txt", "truth.json", "holdout_truth.csv", "manifest.json"
@@ -129,7 +129,7 @@ def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, sec
     simulation: `jobs` of them at a time), and the manifest, into `out_dir`."""
     out_dir = Path(out_dir).absolute()
     secret = SimSecret(secret.value) if secret is not None else SimSecret.fresh()
-    _check_target(out_dir, force)
+    check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible examples")
@@ -152,7 +152,7 @@ def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, sec
         secret.write(staging)
         names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()
                        and p.name != SECRET_FILE)
-        manifest = SimManifest(params, secret.identity, {name: _sha256(staging / name) for name in names}, tuple(rows))
+        manifest = SimManifest(params, secret.identity, {name: file_sha256(staging / name) for name in names}, tuple(rows))
         _write_json(staging / MANIFEST_FILE, manifest.to_dict())
     return manifest
 

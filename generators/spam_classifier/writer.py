@@ -4,15 +4,13 @@ no folder that looks like a corpus."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import durable
-from generators.errors import OutputFolderNotEmpty, OutputFolderNotWritable
+from generators.common.output import check_target, file_sha256, new_staging
 from generators.secret import Secret
 from generators.spam_classifier.corpus import CorpusTables, Progress, build_tables, no_progress
 from generators.spam_classifier.measure import MeasuredRates, measure_corpus
@@ -49,12 +47,6 @@ class Manifest:
         }
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _write_csv(frame, path: Path) -> None:
@@ -75,24 +67,8 @@ def write_tables(tables: CorpusTables, folder: Path) -> None:
     _write_excerpt(folder / "train.csv", folder / "excerpt.txt")
 
 
-def _check_target(out_dir: Path, force: bool) -> None:
-    if out_dir.exists() and not out_dir.is_dir():
-        raise OutputFolderNotWritable(f"{out_dir} exists and is not a folder")
-    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
-        raise OutputFolderNotEmpty(f"{out_dir} is not empty; pass --force to replace it")
-    parent = out_dir.parent
-    if not parent.is_dir():
-        raise OutputFolderNotWritable(f"parent folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputFolderNotWritable(f"cannot write in {parent}")
 
 
-def new_staging(out_dir: Path) -> Path:
-    """The hidden folder beside `out_dir` that a corpus is built in (durable.new_staging: mode 0o755)."""
-    try:
-        return durable.new_staging(out_dir)
-    except OSError as exc:
-        raise OutputFolderNotWritable(f"cannot create a folder in {out_dir.parent}: {exc}") from exc
 
 
 def generate_corpus(
@@ -107,7 +83,7 @@ def generate_corpus(
     secret = secret if secret is not None else Secret.fresh()
     out_dir = Path(out_dir).absolute()
     check_memory(params.rows, params.holdout_rows)  # before anything is allocated
-    _check_target(out_dir, force)
+    check_target(out_dir, force)
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         tables = build_tables(params, secret, progress)
@@ -119,7 +95,7 @@ def generate_corpus(
         manifest = Manifest(
             generator_version=GENERATOR_VERSION,
             params=params,
-            sha256={name: _sha256(staging / name) for name in DATA_FILES},
+            sha256={name: file_sha256(staging / name) for name in DATA_FILES},
             measured=measure_corpus(staging),
             secret_id=secret.identity,
         )
