@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import durable
 from bakeoff.analysis.core import CoreSummary, PairedComparison, RunCore, run_core, summarise_core
@@ -219,7 +220,14 @@ class PooledBoard:
         return tuple(p for p in self.core.pairs if p.seeds)  # only rows whose runs share a batch and a seed
 
 
-RowKey = tuple[str, str, str, str, str]
+class RowKey(NamedTuple):
+    """What a pooled row is (one model file served one way, in one reasoning mode, under one scaffold)."""
+
+    identity: str
+    engine: str
+    quantization: str
+    reasoning: str
+    scaffold: str
 
 
 def served_as(records: BatchRecords, label: str) -> tuple[str, str]:
@@ -245,7 +253,7 @@ def _row_keys(records: BatchRecords) -> Callable[[RunRecords], RowKey]:
             entry = records.plan.model(model)
             known[model] = (identity_of(records, model), *served_as(records, model),
                             entry.reasoning if entry is not None else "default")
-        return (*known[model], run.scaffold)
+        return RowKey(*known[model], run.scaffold)
 
     return key
 
@@ -254,7 +262,7 @@ def _row_name(label: str, key: RowKey, named: Mapping[RowKey, str]) -> str:
     """A new row's name: its label, or, where another row already has it, the label and how this one was served."""
     if label not in named.values():
         return label
-    served = " ".join(part for part in key[1:3] if part) or "served otherwise"
+    served = " ".join(part for part in (key.engine, key.quantization) if part) or "served otherwise"
     return f"{label} ({served})"
 
 
@@ -312,8 +320,8 @@ def pooled_board(batches: Sequence[BatchRecords], spec: HeadlineSpec, default_ta
                  *later.get(first, ()),
                  *(f"{b}: partial ({unwhole[b]})" for b in in_batches if b in unwhole))
         rows.append(LeaderRow(model=name, headline=headline_of(core, name), runs=m.runs, graded=m.graded,
-                              scored=m.scored, crash_rate=m.crash_rate, cost=by_cost[name], identity=key[0],
-                              reasoning=key[1], scaffold=key[2], batches=in_batches, marks=marks))
+                              scored=m.scored, crash_rate=m.crash_rate, cost=by_cost[name], identity=key.identity,
+                              reasoning=key.reasoning, scaffold=key.scaffold, batches=in_batches, marks=marks))
     task = next(iter(facts.values())).task if facts else default_task
     return PooledBoard(task, spec, rank(rows, spec), core, tuple(names), found, tuple(costs))
 
