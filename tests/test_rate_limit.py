@@ -116,3 +116,79 @@ def test_a_recorded_rate_limited_answer_replays_as_one(tmp_path):
     answers.write_text('{"key": "a#1", "text": "", "error": "HTTP 429: rate limited", "error_kind": "rate_limited"}\n')
     completion = open_backend(f"scripted:{answers}").chat(HELLO, key="a#1", settings=GenerationSettings())
     assert audit(completion).reason == CaptureReason.RATE_LIMITED
+
+
+class LimitedForEver:
+    """Lists its model (GET /v1/models) and answers every chat with 429, Retry-After 30 s."""
+
+    def __init__(self) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.posts = 0
+        limited = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _send(self, status: int, body: dict, headers: dict) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                for name, value in {"content-type": "application/json", **headers}.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self) -> None:
+                listed = {"object": "list", "data": [{"id": "served-model", "object": "model"}]}
+                self._send(200, listed, {}) if self.path == "/v1/models" else self._send(404, {}, {})
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                limited.posts += 1
+                self._send(429, LIMITED, {"Retry-After": "30"})
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+@pytest.mark.docker
+def test_a_run_whose_endpoint_is_rate_limited_for_ever_ends_uncaptured_with_its_reason(tmp_path, monkeypatch):
+    """Issue 37's acceptance: a whole run against a replayed 429 (Retry-After past the plan's budget) is recorded
+    uncaptured, reason rate_limited, in its records and the report; never graded as the model's failure."""
+    import csv
+
+    from runner_support import SANDBOX_LIMITS, make_tiny_corpus
+
+    from bakeoff.batchfolder.read import read_batch
+    from bakeoff.report.build import write_report
+    from bakeoff.runner.batch import BatchOptions
+    from bakeoff.runner.plan import plan_from_mapping
+    from bakeoff.tasks import run_plan, task_plugin
+    from sandbox.wheelhouse import default_wheelhouse
+
+    monkeypatch.setenv("BAKEOFF_SKIP_CONTEXT_CHECK", "1")  # the context probe would meet the same 429
+    wheelhouse = default_wheelhouse()
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    server = LimitedForEver()
+    try:
+        plan = plan_from_mapping({
+            "models": [{"spec": f"openai:{server.base_url}#served-model", "label": "limited", "api_key_env": ""}],
+            "model_options": {"rate_limit_wait_s": 1}, "runs": 1, "sandbox": "docker", "limits": SANDBOX_LIMITS,
+            "seed": 5, "corpus": str(make_tiny_corpus(tmp_path / "corpus")), "task_settings": {"smoke_rows": 50},
+        }, tmp_path)
+        run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
+    finally:
+        server.server.shutdown()
+    (run,) = read_batch(tmp_path / "batch").runs
+    captures = [capture for record in run.stages.values() for _, _, capture in record.model_calls()]
+    assert server.posts and captures
+    assert all(c.status == CaptureStatus.UNCAPTURED and c.reason == CaptureReason.RATE_LIMITED for c in captures)
+    files = write_report(tmp_path / "batch", task_plugin("spam_classifier"))
+    with open(files.folder / "tables" / "capture_reasons.csv", newline="") as handle:
+        reasons = {(row["model"], row["reason"]) for row in csv.DictReader(handle)}
+    assert ("limited", "rate_limited") in reasons
