@@ -127,7 +127,7 @@ def _sim_fixing() -> list[dict]:
         call("write_file", path="simulate.py", content=sim.CRASHING),  # a package that does not exist
         call("write_file", path="requirements.txt", content="numpy\n"),
         call("run", command=SIM_RUN),
-        call("write_file", "No such package: numpy is enough.", path="simulate.py", content=sim.CAREFUL),
+        call("write_file", "No such package: numpy is enough.", path="simulate.py", content=sim.CAREFUL_FIXED),
         call("run", command=SIM_RUN),
         call("write_file", path="README.md", content=SIM_README),
         call("submit"),

@@ -59,6 +59,21 @@ CAREFUL = simulation("sim_careful")
 CARELESS = simulation("sim_careless")
 CRASHING = "import queue_magic_toolkit  # no such package\n" + CAREFUL
 
+# Careful stops on its own CPU clock (simulation v2: it uses its budget), so two runs of it with one seed differ.
+# The harness's tests compare two runs of one submission (resumed, re-run, staged against agent): they run careful
+# with a fixed run length instead, whose output depends on its seed alone.
+CPU_CLOCK_STOP = "if start + size > warmup and now + (now - before) > deadline:"
+FIXED_STEPS = 8_000
+
+
+def fixed_length(source: str, steps: int = FIXED_STEPS) -> str:
+    """`source` (careful's simulate.py) stopping after `steps` steps past its warm-up, not on its CPU clock."""
+    assert CPU_CLOCK_STOP in source, "careful's stopping rule changed: update tests/sim_runner_support.py"
+    return source.replace(CPU_CLOCK_STOP, f"if start + size > warmup + {steps}:")
+
+
+CAREFUL_FIXED = fixed_length(CAREFUL)
+
 
 def implementation(simulate: str) -> str:
     return implementation_answer("simulation", "simulate.py", simulate, "numpy")
