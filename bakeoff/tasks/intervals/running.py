@@ -44,6 +44,9 @@ class Script:
     relative: bool = False  # graded relative to the truth too (scale-free scores)
     failure: Callable[[ExecResult], dict[str, Any]] = command_failure
     ends_runs: Callable[[ExecResult], bool] = lambda result: result.timed_out or result.oom_killed  # stop the hidden runs
+    # The result without the lines a harness wrapper around the script added to its output (simulation's CPU cap
+    # says the CPU it counted): they are not the submission's, and they differ from run to run.
+    own_output: Callable[[ExecResult], ExecResult] = lambda result: result
 
     @property
     def visible_purpose(self) -> str:
@@ -109,8 +112,8 @@ class IntervalOutcome(Ending):
 
 
 class _Runner:
-    def __init__(self, sandbox: Sandbox, request: IntervalRequest) -> None:
-        self.sandbox, self.request = sandbox, request
+    def __init__(self, sandbox: Sandbox, request: IntervalRequest, own_output: Callable[[ExecResult], ExecResult]) -> None:
+        self.sandbox, self.request, self.own_output = sandbox, request, own_output
         self.steps: list[Step] = []
         self.sandbox_s = 0.0
 
@@ -118,7 +121,7 @@ class _Runner:
         argv, timeout_s = self.request.command(item, output)
         started = time.monotonic()
         try:
-            result = self.sandbox.exec(argv, timeout_s=timeout_s, env=dict(self.request.env))
+            result = self.own_output(self.sandbox.exec(argv, timeout_s=timeout_s, env=dict(self.request.env)))
         finally:
             self.sandbox_s += time.monotonic() - started
         self.steps.append(Step(purpose, result))
@@ -164,7 +167,7 @@ def grade_in_sandbox(script: Script, sandbox: Sandbox, workspace: Path, request:
     hidden-input gate (GradeJob.hidden_step) around the hidden runs alone, after the visible one."""
     from scorer.intervals import grade_one, read_truth, score_experiments, score_groups
 
-    runner = _Runner(sandbox, request)
+    runner = _Runner(sandbox, request, script.own_output)
     done = lambda **fields: IntervalOutcome(steps=tuple(runner.steps), sandbox_s=runner.sandbox_s, **fields)  # noqa: E731
     if not (workspace / script.file).is_file():
         return done(status=LadderStatus.CRASHED, stage=script.verb, rung=Rung.NOTHING,

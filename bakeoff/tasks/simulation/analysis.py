@@ -29,6 +29,7 @@ from bakeoff.tasks.simulation.cpu_cap import (
     over_budget,
     over_wall,
     wall_timeout,
+    without_cpu_line,
 )
 from generators.simulation.configs import BANDS
 from sandbox.base import ExecResult, Sandbox
@@ -60,7 +61,7 @@ def ends_runs(result: ExecResult) -> bool:
 
 
 SCRIPT = Script(SIMULATE_SCRIPT, SIMULATE, "visible simulation", "hidden simulations", RESULT_KEYS, TRUTH_COLUMNS,
-                relative=True, failure=failure_of, ends_runs=ends_runs)
+                relative=True, failure=failure_of, ends_runs=ends_runs, own_output=without_cpu_line)
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,17 @@ def cpu_used(stderr: str) -> float | None:
     return float(found[-1]) if found else None
 
 
+def without_cpu_line(result: ExecResult) -> ExecResult:
+    """The result without the cap's own "[simulate.py used N CPU seconds]" line: the harness's, not the
+    submission's output, and different on every run (records and the model's prompts keep what simulate.py wrote).
+    The probe reads the line before it is dropped (`cpu_used`)."""
+    import dataclasses
+    import re
+
+    kept = re.sub(r"(?m)^\[simulate\.py used [0-9.]+ CPU seconds\]\n?", "", result.stderr)
+    return result if kept == result.stderr else dataclasses.replace(result, stderr=kept)
+
+
 def budget_of(config_text: str, default: int = 5) -> int:
     """The `cpu_seconds` of a configuration file's text (the host's own copy: trusted data)."""
     import durable
@@ -147,4 +158,4 @@ def budget_of(config_text: str, default: int = 5) -> int:
 
 
 __all__ = ["CPU_CAP", "CPU_EXCEEDED_EXIT", "SIMULATE_SCRIPT", "WALL_EXCEEDED_EXIT", "budget_of", "capped_argv",
-           "outer_timeout", "over_budget", "over_wall", "shown_command", "wall_timeout"]
+           "outer_timeout", "over_budget", "over_wall", "shown_command", "wall_timeout", "without_cpu_line"]
