@@ -50,7 +50,7 @@ def test_the_references_are_graded_alone_and_ordered(corpus, tmp_path):
         assert set(report["visible_result"]) == {"estimate", "ci_low", "ci_high"}
         assert set(report["bands"]) <= {"light", "medium", "heavy"}
         argv = report["steps"][-1]["argv"]
-        assert argv[:4] == ["python", "-I", "-S", "-c"] and argv[5] == "1" and argv[6] == "simulate.py"  # CPU-capped at 1 s
+        assert argv[:4] == ["python", "-I", "-S", "-c"] and argv[5] == "1" and argv[7] == "simulate.py"  # CPU-capped at 1 s (argv[6]: the wall limit)
     winkler = {v: r["metrics"]["relative_winkler"] for v, r in graded.items()}
     assert winkler["sim_careful"] < winkler["sim_careless"] and winkler["sim_careful"] < winkler["sim_erlang_c"]
     assert graded["sim_careful"]["claim"]["claimed_wait"] == pytest.approx(graded["sim_careful"]["visible_result"]["estimate"], abs=1e-4)
