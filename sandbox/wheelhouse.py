@@ -30,6 +30,7 @@ from sandbox.errors import SandboxError
 STAMP_FOLDER = ".stamps"
 LOG_TAIL_CHARS = 4000
 POLL_S = 0.2  # how often a running download's clock and size are checked
+GROUP_EXIT_WAIT_S = 5.0  # how long a killed download's processes are given to disappear
 # Why a download was stopped before pip finished (DownloadResult.stopped).
 STOPPED_TIMEOUT = "timeout"
 STOPPED_TOO_LARGE = "too_large"
@@ -168,6 +169,22 @@ def _kill_session(proc: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     proc.wait()
+    _wait_for_group_gone(proc.pid)
+
+
+def _wait_for_group_gone(group: int) -> None:
+    """Return once no process of `group` is left (a killed child takes a moment to die), or after a bound.
+
+    The bound is there because an orphan's zombie is reaped by whatever runs as PID 1,
+    and a container's PID 1 may never reap it.
+    """
+    give_up = time.monotonic() + GROUP_EXIT_WAIT_S
+    while time.monotonic() < give_up:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(POLL_S / 10)
 
 
 def _folder_bytes(folder: Path) -> int:
