@@ -33,6 +33,7 @@ def test_the_demo_runs_the_simulation_end_to_end(tmp_path):
     assert "The first lines of data/examples/example_1.json:" in explore["prompt"]["messages"][0]["content"]
     assert explore["commands"][0]["exit_code"] == 0  # the examples are where the statement says
     evaluate = json.loads((run_dir / "stages" / "5-evaluate.json").read_text())
-    assert evaluate["extras"]["behaviour_probe"]["behaviour"] == "sound"
+    probe = evaluate["extras"]["behaviour_probe"]
+    assert probe["behaviour"] == "sound", json.dumps(probe, indent=1)  # the widths and CPU times say why
     markdown = (out / "report" / "report.md").read_text(encoding="utf-8")
     assert "## Per model and load band: coverage and relative Winkler score" in markdown
