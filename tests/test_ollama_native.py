@@ -153,7 +153,7 @@ def test_a_tool_call_with_object_arguments_reaches_bakeoff_as_json_text_and_goes
 def test_a_model_ollama_does_not_list_is_refused_naming_ollama_pull(fake):
     server = fake([chat_answer("x")])
     spec = parse_spec(f"ollama:{server.host}#llama3.1")
-    with pytest.raises(EndpointNotAnswering, match=r"no 'llama3.1:latest' \(`ollama pull llama3.1:latest`"):
+    with pytest.raises(EndpointNotAnswering, match=r"does not serve 'llama3.1:latest' \(`ollama pull llama3.1:latest`"):
         kind_of(spec).check_ready(spec, "m", BackendOptions(), None)
     listed = parse_spec(f"ollama:{server.host}#qwen3:8b")
     kind_of(listed).check_ready(listed, "m", BackendOptions(), None)  # listed: no error

@@ -162,6 +162,26 @@ class FileKind:
         return None
 
 
+def require_listed(spec: ModelSpec, label: str, lister: ModelLister, api_key_env: str, *, where: str, list_url: str,
+                   fetch_hint: str = "") -> None:
+    """The endpoint answers its model list (`list_url`) and lists `spec.model`; EndpointNotAnswering otherwise,
+    naming what it does list (and the nearest name)."""
+    import httpx
+
+    from bakeoff.errors import did_you_mean
+    from bakeoff.models.errors import EndpointNotAnswering
+
+    try:
+        names = lister(spec.target, api_key_env)
+    except (httpx.HTTPError, ValueError) as exc:
+        raise EndpointNotAnswering(f"model {label}: {where} does not answer its model list "
+                                   f"(GET {list_url}: {type(exc).__name__}: {exc})") from None
+    if spec.model not in names:
+        shown = ", ".join(names[:20]) or "none"
+        raise EndpointNotAnswering(f"model {label}: {where} does not serve {spec.model!r}{fetch_hint}; it lists "
+                                   f"{shown}" + did_you_mean(spec.model, names))
+
+
 def file_label(text: str) -> str:
     """A file's name without its model or answers suffix; a word without a path (`default`) as it is."""
     _, _, rest = text.partition(":")
@@ -178,4 +198,4 @@ def file_spec(text: str, kind: str, target: str) -> ModelSpec:
     return ModelSpec(text, kind, target, "", Path(target).expanduser())
 
 
-__all__ = ["BackendKind", "FileKind", "ModelLister", "ModelSpec", "file_label", "file_spec"]
+__all__ = ["BackendKind", "FileKind", "ModelLister", "ModelSpec", "file_label", "file_spec", "require_listed"]

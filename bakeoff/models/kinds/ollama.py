@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.models.errors import ModelSpecError
-from bakeoff.models.kind import ModelLister, ModelSpec
+from bakeoff.models.kind import ModelLister, ModelSpec, require_listed
 
 if TYPE_CHECKING:
     from bakeoff.models.api_key import KeyRoute
@@ -77,21 +77,10 @@ class OllamaKind:
 
     def check_ready(self, spec: ModelSpec, label: str, options: BackendOptions, list_models: ModelLister | None) -> None:
         """Ollama answers its model list and lists the model."""
-        import httpx
-
-        from bakeoff.errors import did_you_mean
-        from bakeoff.models.errors import EndpointNotAnswering
         from bakeoff.models.ollama_native import listed_models
 
-        try:
-            names = (list_models or listed_models)(spec.target, "")
-        except (httpx.HTTPError, ValueError) as exc:
-            raise EndpointNotAnswering(f"model {label}: Ollama at {spec.target} does not answer its model list "
-                                       f"(GET {spec.target}/api/tags: {type(exc).__name__}: {exc})") from None
-        if spec.model not in names:
-            shown = ", ".join(names[:20]) or "none"
-            raise EndpointNotAnswering(f"model {label}: Ollama at {spec.target} has no {spec.model!r} (`ollama pull "
-                                       f"{spec.model}` fetches it); it lists {shown}" + did_you_mean(spec.model, names))
+        require_listed(spec, label, list_models or listed_models, "", where=f"Ollama at {spec.target}",
+                       list_url=f"{spec.target}/api/tags", fetch_hint=f" (`ollama pull {spec.model}` fetches it)")
 
     def key_route(self, spec: ModelSpec, api_key_env: str) -> KeyRoute | None:
         return None  # Ollama takes no key

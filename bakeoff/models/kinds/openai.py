@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bakeoff.models.errors import ModelSpecError
-from bakeoff.models.kind import ModelLister, ModelSpec
+from bakeoff.models.kind import ModelLister, ModelSpec, require_listed
 
 if TYPE_CHECKING:
     from bakeoff.models.api_key import KeyRoute
@@ -69,21 +69,9 @@ class OpenAIKind:
 
     def check_ready(self, spec: ModelSpec, label: str, options: BackendOptions, list_models: ModelLister | None) -> None:
         """The endpoint answers its model list and lists the model (its key checked first: KeyNotSendable)."""
-        import httpx
-
-        from bakeoff.errors import did_you_mean
-        from bakeoff.models.errors import EndpointNotAnswering
-
         self.checked_route(spec, label, options.api_key_env)  # a key that may not go there is refused before any request
-        try:
-            names = (list_models or served_models)(spec.target, options.api_key_env)
-        except (httpx.HTTPError, ValueError) as exc:
-            raise EndpointNotAnswering(f"model {label}: {spec.target} does not answer its model list "
-                                       f"(GET {spec.target.rstrip('/')}/models: {type(exc).__name__}: {exc})") from None
-        if spec.model not in names:
-            shown = ", ".join(names[:20]) or "none"
-            raise EndpointNotAnswering(f"model {label}: {spec.target} does not serve {spec.model!r}; it lists "
-                                       f"{shown}" + did_you_mean(spec.model, names))
+        require_listed(spec, label, list_models or served_models, options.api_key_env, where=spec.target,
+                       list_url=f"{spec.target.rstrip('/')}/models")
 
     def key_route(self, spec: ModelSpec, api_key_env: str) -> KeyRoute:
         from bakeoff.models.api_key import key_route
