@@ -7,13 +7,11 @@ vLLM, which cannot be installed here, are loopback servers answering with the sh
 
 from __future__ import annotations
 
-import json
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from deadline import wait_until_answering
+from json_server import JsonServer, Reply, Request
 from test_models_openai import free_port, ok_body
 
 from bakeoff.models.base import GenerationSettings, Message
@@ -37,41 +35,23 @@ VLLM_MODELS = {"object": "list", "data": [{"id": "qwen", "object": "model", "cre
                                             "permission": []}]}
 
 
-class Replay:
+class Replay(JsonServer):
     """A loopback server answering GETs from `gets` (path -> body), chat POSTs with one answer, and `posts`."""
 
     def __init__(self, gets: dict[str, dict], posts: dict[str, dict] | None = None) -> None:
-        self.paths: list[tuple[str, str]] = []
-        replay = self
+        def route(request: Request) -> Reply:
+            if request.method == "GET":
+                body = gets.get(request.path)
+            else:
+                body = ok_body() if request.path.endswith("/chat/completions") else (posts or {}).get(request.path)
+            return Reply(body, 200 if body is not None else 404)
 
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self, body: dict | None) -> None:
-                payload = json.dumps(body).encode()
-                self.send_response(200 if body is not None else 404)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+        super().__init__(route)
+        self.url = f"{self.origin}/v1"
 
-            def do_GET(self) -> None:
-                replay.paths.append(("GET", self.path))
-                self._answer(gets.get(self.path))
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                replay.paths.append(("POST", self.path))
-                self._answer(ok_body() if self.path.endswith("/chat/completions") else (posts or {}).get(self.path))
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    @property
+    def paths(self) -> list[tuple[str, str]]:
+        return [(r.method, r.path) for r in self.requests]
 
 
 def chat_info(url: str, model: str) -> dict:

@@ -7,10 +7,9 @@ documentation gives for `GET /api/version`, `GET /api/tags`, `POST /api/show` an
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from json_server import JsonServer, Reply, Request
 from runner_support import SANDBOX_LIMITS, answers, implementation, make_tiny_corpus
 
 from bakeoff.models.base import GenerationSettings, Message
@@ -35,50 +34,26 @@ def chat_answer(content: str, **extra) -> dict:
             "prompt_eval_duration": 383_809_000, "eval_count": 298, "eval_duration": 4_799_921_000}
 
 
-class FakeOllama:
+class FakeOllama(JsonServer):
     """Answers /api/chat from `replies` in order (the last repeated), records every request body."""
 
     def __init__(self, replies: list[dict]) -> None:
-        self.requests: list[tuple[str, dict]] = []
-        fake = self
+        known = {"/api/tags": TAGS, "/api/version": {"version": "0.12.3"}}
 
-        class Handler(BaseHTTPRequestHandler):
-            def _send(self, body: dict, status: int = 200) -> None:
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+        def route(request: Request) -> Reply:
+            if request.method == "GET":
+                return Reply(known[request.path]) if request.path in known else Reply({"error": "not found"}, 404)
+            if request.path == "/api/show":
+                return Reply(SHOW)
+            if request.path == "/api/chat":
+                return Reply(replies[min(len(self.chats()), len(replies)) - 1])
+            return Reply({"error": "not found"}, 404)
 
-            def do_GET(self) -> None:
-                known = {"/api/tags": TAGS, "/api/version": {"version": "0.12.3"}}
-                self._send(known.get(self.path, {"error": "not found"}), 200 if self.path in known else 404)
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-                fake.requests.append((self.path, body))
-                if self.path == "/api/show":
-                    self._send(SHOW)
-                elif self.path == "/api/chat":
-                    chats = sum(1 for path, _ in fake.requests if path == "/api/chat")
-                    self._send(replies[min(chats, len(replies)) - 1])
-                else:
-                    self._send({"error": "not found"}, 404)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__(route)
+        self.host = self.origin
 
     def chats(self) -> list[dict]:
-        return [body for path, body in self.requests if path == "/api/chat"]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        return [r.body for r in self.posts("/api/chat")]
 
 
 @pytest.fixture

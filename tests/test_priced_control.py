@@ -11,11 +11,10 @@ from __future__ import annotations
 import csv
 import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from json_server import JsonServer, Reply, Request, not_found
 from runner_support import SANDBOX_LIMITS, answers, implementation, make_tiny_corpus, write_script
 
 from bakeoff.records.plan import Plan, Price
@@ -55,56 +54,39 @@ def test_a_price_is_kept_in_batch_json_and_read_back(tmp_path):
     assert "price" not in entry  # an unpriced plan keeps the hash it always had
 
 
-class OpenAIReplay:
+class OpenAIReplay(JsonServer):
     """Answers chat completions with a take-home's stage answers in order, each with OpenAI's usage fields: the
     prompt counted as a token per two characters, half of it cached, 40 reasoning tokens in the output."""
 
     def __init__(self, texts: list[str]) -> None:
         self.billed: list[tuple[int, int, int]] = []  # (prompt, cached, completion) of every answer
-        replay = self
+        listed = {"object": "list", "data": [{"id": "control", "object": "model", "owned_by": "x"}]}
 
-        class Handler(BaseHTTPRequestHandler):
-            def _send(self, body: dict, status: int = 200) -> None:
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+        def route(request: Request) -> Reply:
+            if request.method == "GET":
+                return Reply(listed) if request.path == "/v1/models" else not_found(request)
+            if not request.path.endswith("/chat/completions"):
+                return not_found(request)
+            return Reply(self._completion(texts[min(len(self.billed), len(texts) - 1)], request.body))
 
-            def do_GET(self) -> None:
-                if self.path == "/v1/models":
-                    self._send({"object": "list", "data": [{"id": "control", "object": "model", "owned_by": "x"}]})
-                else:
-                    self._send({"error": {"message": "not found"}}, 404)
+        super().__init__(route)
+        self.url = f"{self.origin}/v1"
 
-            def do_POST(self) -> None:
-                request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-                if not self.path.endswith("/chat/completions"):
-                    self._send({"error": {"message": "not found"}}, 404)
-                    return
-                text = texts[min(len(replay.billed), len(texts) - 1)]
-                prompt = sum(len(str(m.get("content") or "")) for m in request["messages"]) // 2
-                usage = (prompt, prompt // 2, len(text) // 4 + 40)
-                replay.billed.append(usage)
-                self._send({
-                    "id": "chatcmpl-1", "object": "chat.completion", "created": 1733000000, "model": "control-2026",
-                    "system_fingerprint": "fp_1",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
-                                 "logprobs": None, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[2], "total_tokens": usage[0] + usage[2],
-                              "prompt_tokens_details": {"cached_tokens": usage[1], "audio_tokens": 0},
-                              "completion_tokens_details": {"reasoning_tokens": 40, "audio_tokens": 0,
-                                                            "accepted_prediction_tokens": 0,
-                                                            "rejected_prediction_tokens": 0}},
-                })
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def _completion(self, text: str, request: dict) -> dict:
+        prompt = sum(len(str(m.get("content") or "")) for m in request["messages"]) // 2
+        usage = (prompt, prompt // 2, len(text) // 4 + 40)
+        self.billed.append(usage)
+        return {
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1733000000, "model": "control-2026",
+            "system_fingerprint": "fp_1",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
+                         "logprobs": None, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[2], "total_tokens": usage[0] + usage[2],
+                      "prompt_tokens_details": {"cached_tokens": usage[1], "audio_tokens": 0},
+                      "completion_tokens_details": {"reasoning_tokens": 40, "audio_tokens": 0,
+                                                    "accepted_prediction_tokens": 0,
+                                                    "rejected_prediction_tokens": 0}},
+        }
 
     def dollars(self) -> float:
         return sum((p - c) * 3.0 + c * 0.3 + out * 15.0 for p, c, out in self.billed) / 1e6
@@ -132,7 +114,7 @@ def test_a_priced_control_shows_money_in_the_cost_tables_and_its_own_pareto_plot
     try:
         run_plan(plan_from_mapping(mapping, tmp_path), BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
     finally:
-        replay.server.shutdown()
+        replay.close()
     files = write_report(tmp_path / "batch", task_plugin("spam_classifier"))
     with open(Path(files.folder) / "tables" / "cost_models.csv", newline="") as handle:
         rows = {row["model"]: row for row in csv.DictReader(handle)}

@@ -8,6 +8,7 @@ import time
 from email.utils import formatdate
 
 import pytest
+from json_server import JsonServer, Reply, Request
 from test_models_openai import HELLO, ScriptedServer, backend_for, ok_body
 
 from bakeoff.answers import audit
@@ -118,42 +119,16 @@ def test_a_recorded_rate_limited_answer_replays_as_one(tmp_path):
     assert audit(completion).reason == CaptureReason.RATE_LIMITED
 
 
-class LimitedForEver:
+def limited_for_ever() -> JsonServer:
     """Lists its model (GET /v1/models) and answers every chat with 429, Retry-After 30 s."""
+    listed = {"object": "list", "data": [{"id": "served-model", "object": "model"}]}
 
-    def __init__(self) -> None:
-        import json
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    def route(request: Request) -> Reply:
+        if request.method == "GET":
+            return Reply(listed) if request.path == "/v1/models" else Reply({}, 404)
+        return Reply(LIMITED, 429, {"Retry-After": "30"})
 
-        self.posts = 0
-        limited = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _send(self, status: int, body: dict, headers: dict) -> None:
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                for name, value in {"content-type": "application/json", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self) -> None:
-                listed = {"object": "list", "data": [{"id": "served-model", "object": "model"}]}
-                self._send(200, listed, {}) if self.path == "/v1/models" else self._send(404, {}, {})
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                limited.posts += 1
-                self._send(429, LIMITED, {"Retry-After": "30"})
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    return JsonServer(route)
 
 
 @pytest.mark.docker
@@ -174,19 +149,19 @@ def test_a_run_whose_endpoint_is_rate_limited_for_ever_ends_uncaptured_with_its_
     monkeypatch.setenv("BAKEOFF_SKIP_CONTEXT_CHECK", "1")  # the context probe would meet the same 429
     wheelhouse = default_wheelhouse()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    server = LimitedForEver()
+    server = limited_for_ever()
     try:
         plan = plan_from_mapping({
-            "models": [{"spec": f"openai:{server.base_url}#served-model", "label": "limited", "api_key_env": ""}],
+            "models": [{"spec": f"openai:{server.origin}/v1#served-model", "label": "limited", "api_key_env": ""}],
             "model_options": {"rate_limit_wait_s": 1}, "runs": 1, "sandbox": "docker", "limits": SANDBOX_LIMITS,
             "seed": 5, "corpus": str(make_tiny_corpus(tmp_path / "corpus")), "task_settings": {"smoke_rows": 50},
         }, tmp_path)
         run_plan(plan, BatchOptions(out_dir=tmp_path / "batch", wheelhouse=wheelhouse))
     finally:
-        server.server.shutdown()
+        server.close()
     (run,) = read_batch(tmp_path / "batch").runs
     captures = [capture for record in run.stages.values() for _, _, capture in record.model_calls()]
-    assert server.posts and captures
+    assert server.posts() and captures
     assert all(c.status == CaptureStatus.UNCAPTURED and c.reason == CaptureReason.RATE_LIMITED for c in captures)
     files = write_report(tmp_path / "batch", task_plugin("spam_classifier"))
     with open(files.folder / "tables" / "capture_reasons.csv", newline="") as handle:
