@@ -258,10 +258,11 @@ class OpenAICompatBackend:
 
     def _count_reasoning(self, reasoning: str, answer: str, completion_tokens: int, reported) -> tuple[int, str]:
         """Reasoning tokens, and how they were counted: "none", "server_usage", "server_tokenizer" or "share"."""
+        counted_by_server = isinstance(reported, int) and not isinstance(reported, bool) and reported >= 0
+        if counted_by_server and (reported > 0 or reasoning):
+            return reported, "server_usage"  # also when the text is hidden (OpenAI's reasoning models send none)
         if not reasoning:
             return 0, "none"
-        if isinstance(reported, int) and not isinstance(reported, bool) and reported >= 0:
-            return reported, "server_usage"
         counted = self._server_token_count(reasoning)
         if counted is not None:
             return counted, "server_tokenizer"
