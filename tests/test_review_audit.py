@@ -204,3 +204,9 @@ def test_check_fails_past_the_per_family_bound_naming_the_family_and_the_reader(
     assert "error: AuditOverBounds" in checked.output
     assert "mined n-gram rules (leave-one-template-out): " in checked.output
     assert "test_set_tuning J +1.00 (chance 0.0010)" in checked.output
+
+
+def test_a_row_without_its_chance_is_held_to_the_j_bound_alone():
+    items, verdicts = _family_of(10, 7)
+    row = audit_row("bank", _Contrastive(), "halves", items, verdicts)
+    assert row.families_over == () and dataclasses.replace(row, chance={}).families_over == ("test_set_tuning",)

@@ -62,6 +62,7 @@ class AuditRow:
     metrics: ReviewMetrics
     worst: tuple[float | None, float | None] = (None, None)  # halves: the highest accuracy and pair accuracy of one split
     # family -> the probability that a reader blind to which twin is flawed reaches this row's J on its pairs
+    # (a family missing here is held to FAMILY_J_BOUND alone)
     chance: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -72,7 +73,7 @@ class AuditRow:
             return ()
         return tuple(f.family for f in self.metrics.per_family
                      if f.youden_j is not None and f.youden_j > FAMILY_J_BOUND + _ROUNDING
-                     and self.chance[f.family] < FAMILY_CHANCE)
+                     and (self.chance[f.family] if f.family in self.chance else 0.0) < FAMILY_CHANCE)
 
     @property
     def within_bounds(self) -> bool:
