@@ -10,22 +10,25 @@ import pytest
 from click.testing import CliRunner
 
 from bakeoff.cli import main
+from bakeoff.review.audit.chance import chance_at_least, pair_terms
 from bakeoff.review.audit.compression import CompressionReader
 from bakeoff.review.audit.features import FeatureReader
 from bakeoff.review.audit.ngrams import MinedRulesReader
 from bakeoff.review.audit.run import (
     ACCURACY_BOUND,
+    FAMILY_CHANCE,
     FAMILY_J_BOUND,
     PAIR_BOUND,
     _held_out,
     audit_bank,
+    audit_row,
     halves,
     score,
     templates,
 )
 from bakeoff.review.audit.surface import AdjacentTwinReader, DeadCodeReader, FirstSeenReader, dead_code
 from bakeoff.review.audit.view import Example, Visible, visible
-from bakeoff.review.items import FAMILIES, group_pairs, load_items
+from bakeoff.review.items import FAMILIES, OK, PROBLEM, ReviewItem, group_pairs, load_items
 
 BANK = load_items()
 
@@ -35,17 +38,17 @@ def rows():
     return audit_bank(BANK)
 
 
-# (reader, protocol, family) cells of the shipped bank past the per-family bound, measured and not met yet. The
-# list is exact: a new cell fails, and so does a listed cell that comes within (then take it off). The one cell is
+# (reader, protocol, family) cells of the shipped bank whose J is above 0.3, each within what chance allows at its
+# family's pair count. The list is exact, so a new cell is seen even where chance still covers it. The one cell is
 # 7 of 10 test_set_tuning pairs told apart by the contrastive compression reader with one template held out; a
-# reader at chance does that one time in six (see docs/review.md, "The self-audit's figures").
-FAMILY_BOUND_NOT_MET = {("compression distance (zlib, twins contrasted)", "leave-one-template-out", "test_set_tuning")}
+# reader blind to the flaw does that 176 times in 1024 (see docs/review.md, "The self-audit's figures").
+ABOVE_J_BOUND_BY_CHANCE = {
+    ("compression distance (zlib, twins contrasted)", "leave-one-template-out", "test_set_tuning"): 176 / 1024}
 
 
 def test_no_reader_reads_the_shipped_bank_past_the_bounds(rows):
     shown = {(r.reader, r.protocol): (r.metrics.accuracy, r.metrics.pair_accuracy, r.families_over) for r in rows}
-    assert all(r.within_bounds or {(r.reader, r.protocol, f) for f in r.families_over} <= FAMILY_BOUND_NOT_MET
-               for r in rows), shown
+    assert all(r.within_bounds for r in rows), shown
     for row in rows:
         assert row.metrics.accuracy <= ACCURACY_BOUND
         assert row.contrastive or row.metrics.pair_accuracy <= PAIR_BOUND
@@ -71,11 +74,54 @@ def test_every_row_reports_youden_j_per_family_within_the_family_bound(rows):
         assert [f.family for f in row.metrics.per_family] == list(FAMILIES)
         assert all(f.youden_j is not None for f in row.metrics.per_family), row.reader
         assert set(row.to_dict()["youden_j_per_family"]) == set(FAMILIES)
-    over = {(r.reader, r.protocol, f.family): f.youden_j for r in rows for f in r.metrics.per_family
-            if f.family in r.families_over}
-    assert set(over) == FAMILY_BOUND_NOT_MET, over
-    assert all(f.youden_j <= FAMILY_J_BOUND + 1e-9 for r in rows for f in r.metrics.per_family
-               if (r.reader, r.protocol, f.family) not in FAMILY_BOUND_NOT_MET)
+        assert set(row.chance) == set(FAMILIES) and set(row.to_dict()["chance_per_family"]) == set(FAMILIES)
+    above = {(r.reader, r.protocol, f.family): r.chance[f.family] for r in rows for f in r.metrics.per_family
+             if f.youden_j > FAMILY_J_BOUND + 1e-9}
+    assert above == pytest.approx(ABOVE_J_BOUND_BY_CHANCE), above
+    assert all(chance >= FAMILY_CHANCE for chance in above.values())
+    assert not any(r.families_over for r in rows)
+
+
+def test_chance_is_the_exact_sign_flip_null_of_j():
+    assert chance_at_least([1] * 7 + [-1] * 3) == 176 / 1024  # a contrastive reader, 7 of 10 pairs: P(Bin(10, 1/2) >= 7)
+    assert chance_at_least([1] * 10) == 1 / 1024
+    assert chance_at_least([0, 0, 0]) == 1.0 and chance_at_least([]) == 1.0  # twins called alike say nothing
+    terms = [5, -3, 0, 2, 2, -1, 4]  # pooled samples: each pair's term is its flawed twin's calls less its sound twin's
+    flips = [sum(t if (mask >> i) & 1 else -t for i, t in enumerate(terms)) for mask in range(2 ** len(terms))]
+    assert chance_at_least(terms) == sum(total >= sum(terms) for total in flips) / len(flips)
+
+
+def _family_of(pairs: int, right: int) -> tuple[list[ReviewItem], dict[str, bool]]:
+    """`pairs` pairs of one family and a contrastive reader's verdicts telling `right` of them apart."""
+    items, verdicts = [], {}
+    for k in range(pairs):
+        for verdict in (OK, PROBLEM):
+            item = ReviewItem(f"{k}-{verdict}", f"claim {k}", "reported = 0.9\n", verdict,
+                              "test_set_tuning" if verdict == PROBLEM else None, (), "", f"p{k}", "injected")
+            items.append(item)
+            verdicts[item.id] = (verdict == PROBLEM) == (k < right)
+    return items, verdicts
+
+
+class _Contrastive:
+    name, contrastive = "a contrastive reader", True
+
+
+@pytest.mark.parametrize(("pairs", "right", "over"), [
+    (10, 7, False),   # J 0.4: chance gives it 17% of the time
+    (10, 9, False),   # J 0.8: 1.1%, still above 0.05 shared over six families
+    (10, 10, True),   # J 1.0: 0.1%
+    (40, 27, False),  # J 0.35: 1.9%
+    (40, 28, True),   # J 0.4: 0.8%; with enough pairs the bound comes down towards 0.3
+    (80, 52, False),  # J 0.3 itself is within, whatever the pairs
+])
+def test_a_family_fails_past_the_j_bound_only_where_chance_does_not_reach_it(pairs, right, over):
+    items, verdicts = _family_of(pairs, right)
+    row = audit_row("bank", _Contrastive(), "halves", items, verdicts)
+    j = next(f.youden_j for f in row.metrics.per_family if f.family == "test_set_tuning")
+    assert j == pytest.approx(2 * right / pairs - 1)
+    assert sum(pair_terms(items, [verdicts], "test_set_tuning")) == 2 * right - pairs
+    assert row.families_over == (("test_set_tuning",) if over else ())  # (overall, one family is past 0.62 anyway)
 
 
 def _giveaway(edit) -> tuple:
@@ -117,7 +163,8 @@ def test_bakeoff_review_audit_prints_the_rows_and_check_fails_a_bank_that_gives_
     result = CliRunner().invoke(main, ["review", "audit", "--items", str(subset), "--real", str(subset), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["bounds"] == {"accuracy": ACCURACY_BOUND, "pair_accuracy": PAIR_BOUND, "family_youden_j": FAMILY_J_BOUND}
+    assert report["bounds"] == {"accuracy": ACCURACY_BOUND, "pair_accuracy": PAIR_BOUND, "family_youden_j": FAMILY_J_BOUND,
+                                "family_chance": FAMILY_CHANCE}
     adjacent = next(r for r in report["bank"] if r["reader"] == "order: right after its twin")
     assert adjacent["accuracy"] == 1.0 and not adjacent["within_bounds"]
     assert {r["protocol"] for r in report["real"]} == {"trained on the bank", "as published"} and len(report["real"]) == 8
@@ -148,10 +195,18 @@ def test_check_fails_past_the_per_family_bound_naming_the_family_and_the_reader(
     bank.write_text("".join(json.dumps(i.to_dict()) + "\n" for i in planted))
     rows = {(r.reader, r.protocol): r for r in audit_bank(planted, seeds=(0,))}
     mined = rows[("mined n-gram rules", "halves (1 splits, both ways)")]
-    assert "test_set_tuning" in mined.families_over and not mined.within_bounds
+    assert mined.families_over == ("test_set_tuning",) and not mined.within_bounds
     assert mined.metrics.accuracy <= ACCURACY_BOUND  # the overall bound alone would let it through
+    assert mined.chance["test_set_tuning"] < FAMILY_CHANCE  # (10 pairs: all told apart, chance's 1 in 1024, or near)
+    assert {f for r in rows.values() for f in r.families_over} == {"test_set_tuning"}  # that family, no other
     checked = CliRunner().invoke(main, ["review", "audit", "--items", str(bank), "--real", str(bank), "--check"])
     assert checked.exit_code == 2, checked.output
     assert "error: AuditOverBounds" in checked.output
     assert "mined n-gram rules (leave-one-template-out): " in checked.output
-    assert "test_set_tuning J +1.00" in checked.output
+    assert "test_set_tuning J +1.00 (chance 0.0010)" in checked.output
+
+
+def test_a_row_without_its_chance_is_held_to_the_j_bound_alone():
+    items, verdicts = _family_of(10, 7)
+    row = audit_row("bank", _Contrastive(), "halves", items, verdicts)
+    assert row.families_over == () and dataclasses.replace(row, chance={}).families_over == ("test_set_tuning",)

@@ -9,8 +9,13 @@ Protocols:
   trained on the bank     real items, answered by readers that learned from the whole bank (the others: as published)
 
 A bank passes when every reader on it has accuracy <= ACCURACY_BOUND, pair
-accuracy <= PAIR_BOUND, and Youden's J <= FAMILY_J_BOUND on every family's pairs
-(a reader may not read one family even when the others hide it overall). A contrastive reader (one that gives the twins of a pair
+accuracy <= PAIR_BOUND, and on every family's pairs Youden's J <= FAMILY_J_BOUND or a J that chance
+reaches at the family's pair count (a reader may not read one family even when the others hide it overall).
+"Chance reaches" is judged by J's exact null (bakeoff.review.audit.chance): a family cell fails when its J is past
+FAMILY_J_BOUND and a reader blind to which twin is flawed reaches that J with probability below FAMILY_CHANCE.
+With 10 pairs a family's J at chance has standard deviation 0.32 for a contrastive reader, so 0.3 alone
+would fail a blind reader's cell one time in six; the chance test keeps 0.3 where the pairs are enough to
+tell it from noise and asks for more where they are not. A contrastive reader (one that gives the twins of a pair
 opposite verdicts by construction, like "the twin that comes first is sound")
 has pair accuracy equal to its accuracy, 0.5 at chance; it is held to the
 accuracy bound alone, and the bank is built so that it scores exactly 0.5.
@@ -20,21 +25,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bakeoff.models.base import Completion
+from bakeoff.review.audit.chance import chance_at_least, pair_terms
 from bakeoff.review.audit.compression import CompressionReader
 from bakeoff.review.audit.features import FeatureReader
 from bakeoff.review.audit.ngrams import MinedRulesReader
 from bakeoff.review.audit.surface import AdjacentTwinReader, DeadCodeReader, FirstSeenReader, ParityReader
 from bakeoff.review.audit.view import Example, Reader, Visible, examples, visible
 from bakeoff.review.grading import grade
-from bakeoff.review.items import OK, PROBLEM, ReviewItem
+from bakeoff.review.items import FAMILIES, OK, PROBLEM, ReviewItem
 from bakeoff.review.metrics import ReviewMetrics, compute_metrics
 
 ACCURACY_BOUND = 0.62
 PAIR_BOUND = 0.25
 FAMILY_J_BOUND = 0.3
+# 0.05 shared over the families a reader's row is judged on (Bonferroni): a clean bank fails one reader's row by
+# chance at most one time in twenty. Where the null moves in coarse steps a cell's real size is smaller (a
+# contrastive reader answering 10 pairs once fails only at 10 of 10, which chance gives 1 time in 1024).
+FAMILY_CHANCE = 0.05 / len(FAMILIES)
 _ROUNDING = 1e-9  # a J of exactly the bound, computed in floating point, is within it
 HALF_SEEDS = (0, 1, 2, 3, 4)
 LEARNING: tuple[Callable[[], Reader], ...] = (MinedRulesReader, FeatureReader, CompressionReader)
@@ -51,15 +61,19 @@ class AuditRow:
     contrastive: bool
     metrics: ReviewMetrics
     worst: tuple[float | None, float | None] = (None, None)  # halves: the highest accuracy and pair accuracy of one split
+    # family -> the probability that a reader blind to which twin is flawed reaches this row's J on its pairs
+    # (a family missing here is held to FAMILY_J_BOUND alone)
+    chance: dict[str, float] = field(default_factory=dict)
 
     @property
     def families_over(self) -> tuple[str, ...]:
-        """The families on whose pairs this reader's Youden's J passes FAMILY_J_BOUND (the bank only: the real
-        items hold 1 to 4 pairs of a family, where J moves in steps of 0.25 to 1)."""
+        """The families on whose pairs this reader's Youden's J passes FAMILY_J_BOUND by more than chance allows
+        (the bank only: the real items hold 1 to 4 pairs of a family, where J moves in steps of 0.25 to 1)."""
         if self.items != "bank":
             return ()
         return tuple(f.family for f in self.metrics.per_family
-                     if f.youden_j is not None and f.youden_j > FAMILY_J_BOUND + _ROUNDING)
+                     if f.youden_j is not None and f.youden_j > FAMILY_J_BOUND + _ROUNDING
+                     and (self.chance[f.family] if f.family in self.chance else 0.0) < FAMILY_CHANCE)
 
     @property
     def within_bounds(self) -> bool:
@@ -75,6 +89,7 @@ class AuditRow:
                 "ok_specificity": m.ok_specificity, "youden_j": m.youden_j,
                 "worst_split": {"accuracy": self.worst[0], "pair_accuracy": self.worst[1]},
                 "youden_j_per_family": {f.family: f.youden_j for f in m.per_family},
+                "chance_per_family": dict(self.chance),
                 "families_over": list(self.families_over)}
 
 
@@ -106,6 +121,13 @@ def score(items: Sequence[ReviewItem], *runs: dict[str, bool]) -> ReviewMetrics:
                                     prompt_seconds=0.0, generation_seconds=0.0, backend="audit")
             answers.append(grade(item, sample, f"audit/{item.id}#{sample + 1}", completion))
     return compute_metrics(items, answers)
+
+
+def audit_row(items_name: str, reader: Reader, protocol: str, items: Sequence[ReviewItem], *runs: dict[str, bool],
+        worst: tuple[float | None, float | None] = (None, None)) -> AuditRow:
+    """One reader's row: its metrics over the runs, and what chance allows it on each family."""
+    chance = {family: chance_at_least(pair_terms(items, runs, family)) for family in FAMILIES}
+    return AuditRow(items_name, reader.name, protocol, reader.contrastive, score(items, *runs), worst, chance)
 
 
 def _held_out(make: Callable[[], Reader], items: Sequence[ReviewItem], folds: Sequence[set[str]],
@@ -145,18 +167,15 @@ def audit_bank(bank: Sequence[ReviewItem], seeds: Sequence[int] = HALF_SEEDS) ->
     for reader in (CuesReader(bank), *(make() for make in FIXED)):
         protocol = "leave-pair-out" if isinstance(reader, CuesReader) else "as published"
         answered = dict(zip((i.id for i in bank), reader.answer([seen[i.id] for i in bank], file), strict=True))
-        rows.append(AuditRow("bank", reader.name, protocol, reader.contrastive, score(bank, answered)))
+        rows.append(audit_row("bank", reader, protocol, bank, answered))
     for make in (*LEARNING, *POSITIONAL):
         runs = [_held_out(make, bank, halves(bank, seed), seen)[1] for seed in seeds]
         each = [score(bank, run) for run in runs]
         worst = (max(m.accuracy or 0.0 for m in each), max(m.pair_accuracy or 0.0 for m in each))
-        reader = make()
-        rows.append(AuditRow("bank", reader.name, f"halves ({len(runs)} splits, both ways)", reader.contrastive,
-                             score(bank, *runs), worst))
+        rows.append(audit_row("bank", make(), f"halves ({len(runs)} splits, both ways)", bank, *runs, worst=worst))
         if make in LEARNING:
             reader, answered = _held_out(make, bank, templates(bank), seen)
-            rows.append(AuditRow("bank", reader.name, "leave-one-template-out", reader.contrastive,
-                                 score(bank, answered)))
+            rows.append(audit_row("bank", reader, "leave-one-template-out", bank, answered))
     return rows
 
 
@@ -170,6 +189,5 @@ def audit_real(bank: Sequence[ReviewItem], real: Sequence[ReviewItem]) -> list[A
         reader.fit(examples(bank, bank_seen))
         answered = dict(zip((i.id for i in real), reader.answer([real_seen[i.id] for i in real], file), strict=True))
         learns = type(reader) not in FIXED
-        rows.append(AuditRow("real", reader.name, "trained on the bank" if learns else "as published",
-                             reader.contrastive, score(real, answered)))
+        rows.append(audit_row("real", reader, "trained on the bank" if learns else "as published", real, answered))
     return rows
