@@ -15,6 +15,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from bakeoff.batchfolder.files import read_json_object, workspace_text
 from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
 from bakeoff.batchfolder.records import (
@@ -274,6 +276,19 @@ def _reviews(folder: Path) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         if base.is_dir():
             for path in sorted(base.rglob(REVIEW_SUMMARY_FILE)):
                 summary = read_json_file(path)
-                if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
+                if _summary_kind(summary) == REVIEW_KIND:
                     found.append((path.parent.relative_to(folder).as_posix(), summary))
     return tuple(found)
+
+
+class _SummaryKind(msgspec.Struct):
+    """The one field of a summary file read here: which kind it is (the review's own records read the rest)."""
+
+    kind: str = ""
+
+
+def _summary_kind(summary: Any) -> str:
+    try:
+        return msgspec.convert(summary, _SummaryKind).kind
+    except msgspec.ValidationError:  # not an object, or a kind that is not a name: no review's summary
+        return ""

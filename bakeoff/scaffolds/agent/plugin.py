@@ -22,6 +22,7 @@ class Agent(Scaffold):
     step_stage = Stage.AGENT.value  # the loop writes a step record per step (scaffolds.agent.records.StepRecord)
     code_stage = Stage.AGENT.value  # the loop writes the code
     tools = TOOLS
+    interaction = "agentic"  # a model that acts through tools, step by step
     tool_sandbox = True  # its commands see the visible data alone; the hidden inputs are the check's
     # The demo's 4K context: answers the default model can fill, no room to reason, a short loop.
     demo_settings = {"max_steps": 6, "step_tokens": 700, "step_reasoning_tokens": 0, "max_tokens": 5000,
