@@ -9,6 +9,7 @@ review's summary are not batch records: they stay mappings, read by their own re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -29,6 +30,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     ANALYSIS_SCHEMA,
     DEFAULT_SCAFFOLD,
+    STAGE_NAME_PATTERN,
     AnalysisRecord,
     BatchRecord,
     DamagedRecord,
@@ -194,6 +196,9 @@ def _read_stage(path: Path) -> StageRecord:
     return read_typed(path, StageRecord.from_json)
 
 
+STAGE_NAME = re.compile(STAGE_NAME_PATTERN)
+
+
 def _stage_files(layout: RunLayout) -> list[tuple[int, str, Path]]:
     """(index, stage, path) of every stage record file, in index order: a scaffold's own stages included."""
     if not layout.stages.is_dir():
@@ -201,7 +206,7 @@ def _stage_files(layout: RunLayout) -> list[tuple[int, str, Path]]:
     found = []
     for path in layout.stages.glob("*.json"):
         index, _, name = path.stem.partition("-")
-        if index.isdigit() and name in Stage._value2member_map_:
+        if index.isdigit() and STAGE_NAME.fullmatch(name):  # the core's stages, or a scaffold's own
             found.append((int(index), name, path))
     return sorted(found)
 
