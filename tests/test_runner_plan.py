@@ -26,7 +26,7 @@ def plan(**overrides):
 
 def test_defaults_and_relative_corpus():
     resolved = plan()
-    assert resolved.runs == 5 and resolved.task == "spam_classifier" and resolved.sandbox == "docker"
+    assert resolved.runs == 5 and resolved.task == "" and resolved.sandbox == "docker"
     assert resolved.corpus == "/base/c"
     assert [m.label for m in resolved.models] == ["a", "qwen"]
 

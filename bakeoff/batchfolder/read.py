@@ -9,11 +9,14 @@ review's summary are not batch records: they stay mappings, read by their own re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
+
+import msgspec
 
 from bakeoff.batchfolder.files import read_json_object, workspace_text
 from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
@@ -27,6 +30,7 @@ from bakeoff.errors import BakeoffError
 from bakeoff.records import (
     ANALYSIS_SCHEMA,
     DEFAULT_SCAFFOLD,
+    STAGE_NAME_PATTERN,
     AnalysisRecord,
     BatchRecord,
     DamagedRecord,
@@ -192,6 +196,9 @@ def _read_stage(path: Path) -> StageRecord:
     return read_typed(path, StageRecord.from_json)
 
 
+STAGE_NAME = re.compile(STAGE_NAME_PATTERN)
+
+
 def _stage_files(layout: RunLayout) -> list[tuple[int, str, Path]]:
     """(index, stage, path) of every stage record file, in index order: a scaffold's own stages included."""
     if not layout.stages.is_dir():
@@ -199,7 +206,7 @@ def _stage_files(layout: RunLayout) -> list[tuple[int, str, Path]]:
     found = []
     for path in layout.stages.glob("*.json"):
         index, _, name = path.stem.partition("-")
-        if index.isdigit() and name in Stage._value2member_map_:
+        if index.isdigit() and STAGE_NAME.fullmatch(name):  # the core's stages, or a scaffold's own
             found.append((int(index), name, path))
     return sorted(found)
 
@@ -274,6 +281,19 @@ def _reviews(folder: Path) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         if base.is_dir():
             for path in sorted(base.rglob(REVIEW_SUMMARY_FILE)):
                 summary = read_json_file(path)
-                if isinstance(summary, dict) and summary.get("kind") == REVIEW_KIND:
+                if _summary_kind(summary) == REVIEW_KIND:
                     found.append((path.parent.relative_to(folder).as_posix(), summary))
     return tuple(found)
+
+
+class _SummaryKind(msgspec.Struct):
+    """The one field of a summary file read here: which kind it is (the review's own records read the rest)."""
+
+    kind: str = ""
+
+
+def _summary_kind(summary: Any) -> str:
+    try:
+        return msgspec.convert(summary, _SummaryKind).kind
+    except msgspec.ValidationError:  # not an object, or a kind that is not a name: no review's summary
+        return ""

@@ -35,14 +35,16 @@ def _print_table(metrics, out_dir: Path, baseline: dict | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from bakeoff.review.records import BaselineSummary, ReviewNumbers, convert
+
     def show(value):
         return "n/a" if value is None else f"{value:.3f}"
 
     console = Console()
-    cues = (baseline or {}).get("metrics", {})
+    cues = convert(baseline, BaselineSummary, "the cues baseline").metrics if baseline else ReviewNumbers()
     table = Table("metric", "value", "baseline:cues (reading without understanding)", title="claim-versus-code review")
     for name, label in METRIC_ROWS:
-        table.add_row(label, show(getattr(metrics, name)), show(cues.get(name)))
+        table.add_row(label, show(getattr(metrics, name)), show(getattr(cues, name)))
     table.add_row("answers: captured / unusable / uncaptured",
                   f"{metrics.captured} / {metrics.unusable} / {metrics.uncaptured}")
     console.print(table)

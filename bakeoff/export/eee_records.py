@@ -28,6 +28,7 @@ from bakeoff.models.kinds import kind_claiming
 from bakeoff.records import STAGE_NAMES, CodeVersion, Stage, TokenCounts
 from bakeoff.report.transcript_review import ReviewRecords
 from bakeoff.review.records import AnswerRecord
+from bakeoff.scaffolds.registry import scaffold_plugin
 from bakeoff.taskapi.headline import HeadlineSpec
 
 SCHEMA_VERSION = "0.3.0"
@@ -207,7 +208,7 @@ def _run_instance(evaluation_id: str, label: str, task: str, run: RunRecords, so
         "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": f"{DEVELOPER}/{safe_name(label)}",
         "evaluation_name": task, "evaluation_result_id": spec.name if spec.counts_failures else f"{spec.name}_scored",
         "sample_id": f"{task}/{run.run_id.rsplit('-', 1)[-1]}",
-        "sample_hash": hashlib.sha256(raw.encode()).hexdigest(), "interaction_type": "agentic",
+        "sample_hash": hashlib.sha256(raw.encode()).hexdigest(), "interaction_type": scaffold_plugin(run.scaffold).interaction,
         "input": {"raw": raw, "reference": []}, "output": None, "messages": messages,
         "answer_attribution": [{"turn_idx": assistant_turns[-1] if assistant_turns else 0,
                                 "source": "the submission on the hidden data", "extracted_value": f"{score:.6f}",

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 from durable import JsonLimits, JSONUnwritable, UntrustedJSON, dumps, loads, loads_prefix
 
 
@@ -70,6 +72,17 @@ class ToolSpec:
         return cls(function["name"], str(function.get("description") or ""), dict(parameters))
 
 
+class TranscriptCall(msgspec.Struct):
+    """A call as a transcript line holds it. Its fields take any JSON value: a hand-written script is read as
+    leniently as it always was (a number as a name is its text, `id` stands for `call_id`)."""
+
+    name: Any = None
+    arguments: Any = ""
+    call_id: Any = None
+    id: Any = None
+    error: Any = None
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """One call as the model wrote it: the tool's name and its arguments as JSON text (not yet trusted).
@@ -97,12 +110,13 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
-        arguments = data.get("arguments", "")
+        """A call of a transcript line (to_dict's object, or a hand-written script's)."""
+        line = msgspec.convert(dict(data), TranscriptCall)
+        arguments = line.arguments
         if not isinstance(arguments, str):  # a hand-written script may give the arguments as an object
             arguments = json_text(arguments)
-        error = data.get("error")
-        return cls(str(data.get("name") or ""), arguments, str(data.get("call_id") or data.get("id") or ""),
-                   str(error) if error is not None else None)
+        return cls(str(line.name or ""), arguments, str(line.call_id or line.id or ""),
+                   str(line.error) if line.error is not None else None)
 
     def template_dict(self) -> dict[str, Any]:
         """The call as chat templates read it (arguments as an object where they parse, else the text)."""

@@ -13,9 +13,13 @@ docs/models.md documents it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
 
 import durable
 from bakeoff.models.base import ERROR_KINDS, Completion, Message
@@ -70,43 +74,70 @@ def append_transcript(path: Path, key: str, completion: Completion, messages: Se
     durable.Journal(Path(path)).append(transcript_line(key, completion, messages), ensure_ascii=False)
 
 
-def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
+class TranscriptLine(msgspec.Struct):
+    """The fields of a transcript line that replay reads, typed where a wrong type is refused; every other field
+    (messages, token counts, timings...) is for people and analysis, and ignored here. `text` is UNSET on a line
+    without it (an error's line)."""
+
+    text: str | msgspec.UnsetType = msgspec.UNSET
+    error: str | None = None
+    reasoning: str | None = None  # None: no `reasoning` field (a hand-written script's raw output)
+    error_kind: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    reported_prompt_tokens: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    # Read leniently, as they always were: a key is made text, a budget that is no whole number is no budget.
+    key: Any = None
+    token_budget: Any = None
+    finish_reason: Any = None
+    reasoning_unfinished: Any = False
+
+
+# What a line with a field of the wrong type is told, by field.
+_WRONG_TYPE = {"text": "'text', 'reasoning' and 'error' must be strings",
+               "reasoning": "'text', 'reasoning' and 'error' must be strings",
+               "error": "'text', 'reasoning' and 'error' must be strings",
+               "error_kind": f"error_kind must be one of {', '.join(ERROR_KINDS)}",
+               "tool_calls": "'tool_calls' must be a list of objects",
+               "reported_prompt_tokens": "'reported_prompt_tokens' must be a whole number of tokens"}
+_FIELD = re.compile(r"`\$\.(\w+)")
+
+
+def _decode_line(number: int, raw: str, source: Path) -> TranscriptLine:
     try:
         data = durable.loads(raw, what="the line")
     except durable.UntrustedJSON as exc:
         raise ModelFileInvalid(f"{source}:{number}: not a usable JSON line ({exc})") from None
     if not isinstance(data, dict):
         raise ModelFileInvalid(f"{source}:{number}: a line must be a JSON object")
-    error = data.get("error")
-    text = data.get("text", "")
-    reasoning = data.get("reasoning")
-    if not isinstance(text, str) or any(v is not None and not isinstance(v, str) for v in (error, reasoning)):
-        raise ModelFileInvalid(f"{source}:{number}: 'text', 'reasoning' and 'error' must be strings")
-    if error is None and "text" not in data:
+    try:
+        return msgspec.convert(data, TranscriptLine)
+    except msgspec.ValidationError as exc:
+        field = _FIELD.search(str(exc))
+        problem = _WRONG_TYPE.get(field.group(1), str(exc)) if field else str(exc)
+        raise ModelFileInvalid(f"{source}:{number}: {problem}") from None
+
+
+def _parse_line(number: int, raw: str, source: Path) -> ScriptedAnswer:
+    line = _decode_line(number, raw, source)
+    error = line.error
+    if error is None and line.text is msgspec.UNSET:
         raise ModelFileInvalid(f"{source}:{number}: a line needs 'text' or 'error'")
-    error_kind = data.get("error_kind") or ("backend_error" if error is not None else None)
+    error_kind = line.error_kind or ("backend_error" if error is not None else None)
     if error_kind is not None and error_kind not in ERROR_KINDS:
         raise ModelFileInvalid(f"{source}:{number}: error_kind must be one of {', '.join(ERROR_KINDS)}")
-    key = data.get("key")
-    budget = data.get("token_budget")
-    calls = data.get("tool_calls")
-    reported = data.get("reported_prompt_tokens")
-    if reported is not None and (not isinstance(reported, int) or isinstance(reported, bool) or reported < 0):
-        raise ModelFileInvalid(f"{source}:{number}: 'reported_prompt_tokens' must be a whole number of tokens")
-    if calls is not None and not (isinstance(calls, list) and all(isinstance(c, dict) for c in calls)):
-        raise ModelFileInvalid(f"{source}:{number}: 'tool_calls' must be a list of objects")
+    budget, calls = line.token_budget, line.tool_calls
     return ScriptedAnswer(
         line_number=number,
-        key=str(key) if key is not None else None,
-        text=text,
-        finish_reason=str(data.get("finish_reason") or ("error" if error is not None else "stop")),
+        key=str(line.key) if line.key is not None else None,
+        text=line.text if isinstance(line.text, str) else "",
+        finish_reason=str(line.finish_reason or ("error" if error is not None else "stop")),
         error=error,
         error_kind=error_kind,
-        reasoning=reasoning,
-        reasoning_unfinished=data.get("reasoning_unfinished") is True,
+        reasoning=line.reasoning,
+        reasoning_unfinished=line.reasoning_unfinished is True,
         token_budget=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
         tool_calls=tuple(ToolCall.from_dict(c) for c in calls) if calls is not None else None,
-        reported_prompt_tokens=reported,
+        reported_prompt_tokens=line.reported_prompt_tokens,
     )
 
 

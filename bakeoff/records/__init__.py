@@ -12,6 +12,7 @@ from bakeoff.records.analysis import ANALYSIS_SCHEMA, AnalysisRecord
 from bakeoff.records.batch import BATCH_SCHEMA, BatchRecord, CodeVersion, Extension
 from bakeoff.records.enums import (
     ENVIRONMENT_CRASHES,
+    STAGE_NAME_PATTERN,
     STAGE_NAMES,
     TOOL_CALL_REASONS,
     UNCAPTURED_REASONS,
@@ -27,6 +28,7 @@ from bakeoff.records.enums import (
     RepairGrant,
     RunStatus,
     Stage,
+    StageName,
     environment_failure,
 )
 from bakeoff.records.errors import DamagedRecord, UnknownRecordSchema
@@ -78,7 +80,7 @@ from bakeoff.records.run import (
 from bakeoff.records.stage import STAGE_SCHEMA, RepairTurn, StageRecord
 
 __all__ = [
-    "STAGE_NAMES", "ClaimSource", "CodeVersion", "Extension",
+    "STAGE_NAMES", "STAGE_NAME_PATTERN", "StageName", "ClaimSource", "CodeVersion", "Extension",
     "Headline", "ModelEntry", "Plan", "PlanChanged", "PlanError", "Rung", "RunLimits", "Stage",
     "turn_effect",
     "ANALYSIS_SCHEMA", "BATCH_SCHEMA", "ENVIRONMENT_CRASHES", "RUNG_NAMES", "RUN_SCHEMA", "STAGE_SCHEMA", "TOP_RUNG",

@@ -7,11 +7,14 @@ strings the records have always held, so code that still reads a dict sees no ch
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
+
+import msgspec
 
 
 class Stage(StrEnum):
-    """A stage record's `stage`: the six stages of the staged scaffold in their order, and the tool loop's
-    stage (followed by the same `evaluate`), the names each scaffold's `stages` use."""
+    """The six stages of the staged scaffold in their order, `evaluate` every scaffold ends with among them. A
+    scaffold may declare stages of its own (its `stages`): a stage record's `stage` is a StageName, any of them."""
 
     EXPLORE = "explore"
     DECIDE = "decide"
@@ -19,8 +22,12 @@ class Stage(StrEnum):
     REPAIR = "repair"
     EVALUATE = "evaluate"
     DOCS = "docs"
-    AGENT = "agent"
 
+
+# A stage's name as its record and its file (stages/<n>-<name>.json) hold it: the core's stages above, or one a
+# scaffold declares.
+STAGE_NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+StageName = Annotated[str, msgspec.Meta(pattern=STAGE_NAME_PATTERN)]
 
 # The staged scaffold's stages, in order (the stage record files of a run written before scaffolds).
 STAGE_NAMES = (Stage.EXPLORE.value, Stage.DECIDE.value, Stage.IMPLEMENT.value, Stage.REPAIR.value,

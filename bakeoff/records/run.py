@@ -8,7 +8,15 @@ from typing import Any
 
 from bakeoff.records.batch import CodeVersion
 from bakeoff.records.codec import JsonRecord, TopRecord
-from bakeoff.records.enums import Attribution, CaptureStatus, CrashClass, LadderStatus, RepairEffect, RunStatus, Stage
+from bakeoff.records.enums import (
+    Attribution,
+    CaptureStatus,
+    CrashClass,
+    LadderStatus,
+    RepairEffect,
+    RunStatus,
+    StageName,
+)
 from bakeoff.records.ladder import Headline, Rung
 from bakeoff.records.parts import Claim, Timings
 from bakeoff.records.plan import DEFAULT_SCAFFOLD, row_label
@@ -88,7 +96,7 @@ class Outcome(JsonRecord):
 
 @dataclass(frozen=True)
 class StageSummary(JsonRecord):
-    stage: Stage
+    stage: StageName
     attribution: Attribution
     capture: CaptureStatus | None  # None for a stage with no model call
 

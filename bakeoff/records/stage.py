@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bakeoff.records.codec import JsonObject, JsonRecord, TopRecord, decode
-from bakeoff.records.enums import Attribution, LadderStatus, RepairEffect, RepairGrant, Stage
+from bakeoff.records.enums import Attribution, LadderStatus, RepairEffect, RepairGrant, StageName
 from bakeoff.records.ladder import LadderCheck, Rung
 from bakeoff.records.loop import LoopSummary
 from bakeoff.records.parts import (
@@ -56,7 +56,7 @@ class StageRecord(TopRecord):
     """One finished (or harness-failed) stage of a run, as written to disk and read back on resume."""
 
     run_id: str
-    stage: Stage
+    stage: StageName
     index: int  # 1..6
     attribution: Attribution
     commit: Commit

@@ -8,6 +8,7 @@ from __future__ import annotations
 from bakeoff.analysis.core import CoreSummary, ModelCore, PairedComparison, RunCore
 from bakeoff.report.tables import Table, cols
 from bakeoff.report.transcript import transcript_path
+from bakeoff.scaffolds.registry import scaffold_names, scaffold_plugin
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -35,11 +36,18 @@ def scaffolds_table(summary: CoreSummary) -> Table:
     return Table("scaffolds", "Scaffolds: each model under each scaffold", columns, tuple(rows))
 
 
-def loop_runs_table(summary: CoreSummary) -> Table:
+def loop_stage(scaffold: str) -> str | None:
+    """The stage a scaffold runs its loop in (its `step_stage`), the word its loops go by on the page; None for
+    a scaffold without a loop, or one this bakeoff does not know."""
+    return scaffold_plugin(scaffold).step_stage if scaffold in scaffold_names() else None
+
+
+def loop_runs_table(summary: CoreSummary, scaffold: str) -> Table:
+    """Per run of the loop scaffold `scaffold`, its steps; the table is named after the loop's stage."""
     rows = []
     for run in summary.runs:
         loop = run.loop
-        if loop is None:
+        if loop is None or run.scaffold != scaffold:
             continue
         rows.append((run.run_id, run.base_model, run.grading, loop.steps, loop.ended_by or "", run.tokens,
                      loop.wall_s, loop.cpu_s, loop.own_code_runs, loop.first_own_run, _counts(loop.unusable_steps),
@@ -48,7 +56,15 @@ def loop_runs_table(summary: CoreSummary) -> Table:
     columns = cols(f"run model grading steps:int ended_by tokens:int wall_s:d1 cpu_s:d1 own_code_runs:int "
                    f"first_own_run:int unusable_steps rung:int {summary.headline.name}:{kind} crash_class tool_syntax "
                    "transcript")
-    return Table("agent_runs", "Agent runs: the loop, step by step in each transcript", columns, tuple(rows))
+    stage = loop_stage(scaffold) or scaffold
+    return Table(f"{stage}_runs", f"{stage.capitalize()} runs: the loop, step by step in each transcript", columns,
+                 tuple(rows))
+
+
+def loop_runs_tables(summary: CoreSummary) -> tuple[Table, ...]:
+    """One table per loop scaffold the batch ran, in the order the rows name them."""
+    ran = dict.fromkeys(row.scaffold for row in summary.rows)
+    return tuple(loop_runs_table(summary, scaffold) for scaffold in ran if loop_stage(scaffold))
 
 
 def scaffold_pairs_table(summary: CoreSummary) -> Table:
@@ -88,7 +104,8 @@ def _loop_line(row, runs: list[RunCore]) -> str | None:
     loops = [r.loop for r in runs if r.loop is not None and r.graded]
     if not loops:
         return None
-    return (f"{row.row}: {len(loops)} agent loops ended by {_counts(row.ended_by)}; {row.ran_own_code} ran their own "
+    word = loop_stage(row.scaffold) or row.scaffold
+    return (f"{row.row}: {len(loops)} {word} loops ended by {_counts(row.ended_by)}; {row.ran_own_code} ran their own "
             f"code before the end; {row.mean_steps or 0:.1f} steps and {row.mean_tokens or 0:,.0f} generated tokens "
             "on average.")
 
@@ -104,4 +121,4 @@ def scaffold_findings(summary: CoreSummary) -> list[str]:
 
 
 def scaffold_tables(summary: CoreSummary) -> tuple[Table, ...]:
-    return scaffolds_table(summary), loop_runs_table(summary), scaffold_pairs_table(summary)
+    return scaffolds_table(summary), *loop_runs_tables(summary), scaffold_pairs_table(summary)

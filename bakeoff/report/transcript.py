@@ -231,4 +231,4 @@ def _unfinished_loop(run: RunRecords, stage: str) -> StageRecord:
     """A stand-in record for a loop that has not ended (no summary yet: its steps alone are shown)."""
     from bakeoff.records import Attribution, Commit, Timings
 
-    return StageRecord(run.run_id, Stage(stage), 1, Attribution.OK, Commit("", "", ""), Timings("", ""))
+    return StageRecord(run.run_id, stage, 1, Attribution.OK, Commit("", "", ""), Timings("", ""))

@@ -230,6 +230,7 @@ def run_batch(plan: Plan, plugin: Task, options: BatchOptions, progress: Progres
     from bakeoff.runner.context_preflight import context_check_for
     from bakeoff.taskapi.spec import MODEL_STAGES
 
+    plan = plan if plan.task else dataclasses.replace(plan, task=plugin.name)  # the batch record names its task
     task, corpus = check_plan(plan, plugin, options.scaffolds)  # before anything is written
     identities: dict[str, str] = {}
     if options.preflight is not None:

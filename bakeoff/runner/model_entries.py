@@ -187,9 +187,10 @@ def check_context(models, model_options: Mapping[str, Any], settings, stages) ->
     from bakeoff.models.registry import check_reasoning_mode
 
     for model in models:
-        server = dict(model.options).get("server", model_options.get("server", ""))
-        check_reasoning_mode(spec_of(model), model.reasoning, server)  # a mode the model has no switch for
-        n_ctx = dict(model.options).get("n_ctx", model_options.get("n_ctx"))
+        # its own options over [model_options], typed (made where the plan was loaded, or here for a record's entry)
+        options = model.backend or backend_options(model_options, model.options, model.reasoning)
+        check_reasoning_mode(spec_of(model), model.reasoning, options.server)  # a mode the model has no switch for
+        n_ctx = options.n_ctx
         if n_ctx is not None and n_ctx < settings.context_tokens:
             raise PlanError(
                 f"model {model.label}: n_ctx = {n_ctx} is smaller than the task's context budget "

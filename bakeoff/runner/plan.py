@@ -19,7 +19,6 @@ import durable
 from bakeoff.errors import did_you_mean
 from bakeoff.records.plan import DEFAULT_SCAFFOLD, ModelEntry, Plan, PlanChanged, PlanError, RunLimits, row_label
 from bakeoff.runner.model_entries import ReviewOnlyReader, models_from
-from bakeoff.taskapi.spec import DEFAULT_TASK
 from sandbox.kinds import DOCKER, KINDS
 
 if TYPE_CHECKING:
@@ -152,7 +151,7 @@ def _task_from(raw: Mapping[str, Any], corpus: Path, task_of: TaskOfCorpus | Non
     if named is not None and not isinstance(named, str):
         raise PlanError(f"task must be the name of a task, a string, got {_short(named)}")
     if task_of is None or not corpus.is_dir():  # a folder that is not there is said by the corpus check, after
-        return DEFAULT_TASK if named is None else named  # the plan's own errors
+        return named or ""  # the plan's own errors; "" is the registry's default task, the runner names it
     return task_of(corpus, named)
 
 

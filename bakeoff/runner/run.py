@@ -38,7 +38,6 @@ from bakeoff.records import (
     Resources,
     Rung,
     RunRecord,
-    Stage,
     StageRecord,
     Timings,
 )
@@ -154,7 +153,7 @@ def _stage_record(slot: RunSlot, index: int, stage: str, outcome: StageOutcome, 
     and the sandbox's CPU seconds in the stage."""
     skipped = commit.skipped or {}
     return StageRecord(
-        run_id=slot.run_id, stage=Stage(stage), index=index, attribution=outcome.attribution,
+        run_id=slot.run_id, stage=stage, index=index, attribution=outcome.attribution,
         attribution_reason=outcome.attribution_reason, prompt=outcome.prompt, completion=outcome.completion,
         capture=outcome.capture, files_written=outcome.files_written, commands=outcome.commands,
         shown_to_model=outcome.shown_to_model, check=outcome.check, turns=outcome.turns, claim=outcome.claim,

@@ -71,6 +71,8 @@ class Scaffold(ABC):
     # The stage whose answer is the submission's code (an uncaptured answer there leaves nothing to grade, a harness
     # error there fails the run). None: its first stage.
     code_stage: ClassVar[str | None] = None
+    # Its kind of interaction in Every Eval Ever's words (their records' `interaction_type`): each scaffold says it.
+    interaction: ClassVar[str]
     # The tools its stages offer the model (`bakeoff models ask --tools NAME` offers them alone).
     tools: ClassVar[tuple[ToolSpec, ...]] = ()
 

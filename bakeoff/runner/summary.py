@@ -120,7 +120,7 @@ def run_summary(env: SummaryEnv, slot: RunSlot, stages: Mapping[str, StageRecord
             metrics=dict(check.metrics) if check.metrics is not None else None,
             headline=check.headline, claim=claim,
         ),
-        stages=tuple(StageSummary(Stage(name), r.attribution, r.capture.status if r.capture else None)
+        stages=tuple(StageSummary(name, r.attribution, r.capture.status if r.capture else None)
                      for name, r in stages.items()),
         repair_effects=tuple(t.effect for t in repair.turns) if repair is not None else (),
         capture=_capture_counts(calls),

@@ -14,7 +14,6 @@ from typing import Any
 from bakeoff.errors import BakeoffError, did_you_mean
 
 MODEL_STAGES = ("explore", "decide", "implement", "repair", "docs")
-DEFAULT_TASK = "spam_classifier"  # what a plan that names no task runs (bakeoff.tasks.registry has its value)
 
 
 class TaskSpecError(BakeoffError):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import msgspec
+
 from bakeoff.batchfolder.files import utc_now
 from bakeoff.batchfolder.records import finished_stages, write_run_record
 from bakeoff.models.base import ModelBackend
@@ -14,6 +16,13 @@ from bakeoff.records import ModelEntry, RunRecord
 from bakeoff.runner.plan import RunSlot
 from bakeoff.runner.run import BatchEnv
 from bakeoff.runner.summary import run_summary
+
+
+class StatedScheduling(msgspec.Struct):
+    """The scheduling option a plan's option tables may state (the rest are the backend's): None where none is."""
+
+    max_concurrent: int | None = None
+
 
 # Opens a plan's model: its parsed spec and the options made at plan load (the task's context filled in).
 Opener = Callable[[ModelSpec, BackendOptions], ModelBackend]
@@ -30,8 +39,8 @@ def default_open_backend(spec: ModelSpec, options: BackendOptions) -> ModelBacke
 
 def declared_max_concurrent(env: BatchEnv, model: ModelEntry) -> int | None:
     """The max_concurrent the plan states for the model (its own, else [model_options]); None where it states none."""
-    value = dict(model.options).get("max_concurrent", env.plan.model_options.get("max_concurrent"))
-    return int(value) if value is not None else None
+    stated = {**env.plan.model_options, **dict(model.options)}
+    return msgspec.convert(stated, StatedScheduling).max_concurrent  # checked where the plan was loaded
 
 
 def model_backend_options(env: BatchEnv, model: ModelEntry, in_flight: int = 1, cores: int | None = None,

@@ -17,6 +17,7 @@ class Staged(Scaffold):
     name = "staged"
     stages = STAGE_NAMES
     code_stage = Stage.IMPLEMENT.value
+    interaction = "agentic"  # its stages run the model's code and show it what came of it
 
     def stage_functions(self, services: StageServices) -> Mapping[str, StageFunction]:
         return stage_functions(services.evaluate_hooks)
