@@ -89,7 +89,6 @@ class AnalyzeAttempt:
                 "duration_s": self.duration_s}
 
 
-
 @dataclass(frozen=True)
 class UnitProbeRecord:
     """The probe's record: the verdict, the experiment it ran on, and each execution of analyze.py."""

@@ -69,7 +69,6 @@ class ProbeVariant:
         return dict(self.__dict__)
 
 
-
 @dataclass(frozen=True)
 class ProbeResult:
     """The probe's verdict: uses_leak, does_not_use, or inconclusive (prediction could not run)."""
