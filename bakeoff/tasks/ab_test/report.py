@@ -11,12 +11,13 @@ import math
 from collections.abc import Sequence
 
 from bakeoff.batchfolder.read import BatchRecords
+from bakeoff.records import RepairEffect
 from bakeoff.report.core import cells, count
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, y_axis
 from bakeoff.report.tables import Table, cols
 from bakeoff.tasks.ab_test.signals import AbModelSummary, AbRunSignals, ab_run_signals, summarise_models
-from bakeoff.tasks.ab_test.unit_probe import UnitDivergence
+from bakeoff.tasks.ab_test.unit_probe import StatedUnit, UnitDivergence
 from bakeoff.tasks.intervals.report import (
     MODEL_HEAD,
     RUN_HEAD,
@@ -79,7 +80,8 @@ def models_table(models: Sequence[AbModelSummary]) -> Table:
         figure = m.figures.metric
         rows.append((
             *model_head(m, m.probed), *(m.measured.get(u.value, 0) for u in Unit),
-            m.stated.get("user", 0), m.stated.get("visit", 0), m.stated.get("unstated", 0) + m.stated.get("both", 0),
+            m.stated.get(StatedUnit.USER, 0), m.stated.get(StatedUnit.VISIT, 0),
+            m.stated.get(StatedUnit.UNSTATED, 0) + m.stated.get(StatedUnit.BOTH, 0),
             m.divergent, *cells(figure("coverage")), *cells(figure("mean_abs_error"), False),
             *cells(figure("mean_width"), False), *cells(figure("winkler")),
         ))
@@ -106,8 +108,8 @@ def _findings_of(m: AbModelSummary) -> list[str]:
     unscored = unscored_finding(m, "experiment")
     if unscored is not None:
         lines.append(unscored)
-    if m.repair_effects.get("regressed"):
-        lines.append(f"{m.model}: {m.repair_effects['regressed']} repair turn(s) made the analysis worse.")
+    if m.repair_effects.get(RepairEffect.REGRESSED):
+        lines.append(f"{m.model}: {m.repair_effects[RepairEffect.REGRESSED]} repair turn(s) made the analysis worse.")
     if m.probed:
         by_user, by_visit = m.measured.get(Unit.USER.value, 0), m.measured.get(Unit.VISIT.value, 0)
         lines.append(

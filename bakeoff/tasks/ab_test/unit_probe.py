@@ -23,6 +23,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from bakeoff.records.codec import decode
 from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from generators.ab_test.probe import Unit, UnitProbe, duplicate_visits, halve_users, unit_verdict
 from scorer.interval_reading import IntervalResult, ResultFileError, read_result
@@ -87,11 +88,6 @@ class AnalyzeAttempt:
         return {"name": self.name, "ok": self.ok, "crash_class": self.crash_class, "detail": self.detail,
                 "duration_s": self.duration_s}
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AnalyzeAttempt:
-        return cls(str(data.get("name", "")), bool(data.get("ok")), data.get("crash_class"), data.get("detail"),
-                   data.get("duration_s"))
-
 
 @dataclass(frozen=True)
 class UnitProbeRecord:
@@ -111,24 +107,38 @@ class UnitProbeRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> UnitProbeRecord:
-        """Back from `to_dict`; ValueError when `unit` is not one of the verdicts."""
-        probe = UnitProbe(Unit(data["unit"]), _interval(data.get("original")), _interval(data.get("duplicated")),
-                          _ratio(data.get("width_ratio")), str(data.get("message") or ""),
-                          _interval(data.get("halved")), _ratio(data.get("halved_width_ratio")))
-        attempts = tuple(AnalyzeAttempt.from_dict(a) for a in data.get("attempts") or () if isinstance(a, Mapping))
-        return cls(probe, str(data.get("experiment") or ""), attempts)
+        """Back from `to_dict`; DamagedRecord when it is not one (a `unit` that is not one of the verdicts)."""
+        found = decode(UnitProbeJson, data)
+        probe = UnitProbe(found.unit, _interval(found.original), _interval(found.duplicated), found.width_ratio,
+                          found.message or "", _interval(found.halved), found.halved_width_ratio)
+        return cls(probe, found.experiment or "", found.attempts)
 
 
-def _interval(value: Any) -> IntervalResult | None:
+Pair = tuple[float, float]  # an interval as the record keeps it: [low, high]
+
+
+@dataclass(frozen=True)
+class UnitProbeJson:
+    """The probe's record as `UnitProbeRecord.to_dict` writes it: the verdict's fields (UnitProbe.to_dict) beside
+    the experiment and the attempts; read through the records' library (its types checked, a missing one named)."""
+
+    unit: Unit
+    original: Pair | None = None
+    duplicated: Pair | None = None
+    width_ratio: float | None = None
+    message: str | None = None
+    halved: Pair | None = None
+    halved_width_ratio: float | None = None
+    experiment: str | None = None
+    attempts: tuple[AnalyzeAttempt, ...] = ()
+
+
+def _interval(pair: Pair | None) -> IntervalResult | None:
     """A recorded [low, high] pair; the effect is not recorded, only the width matters to the verdict."""
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
+    if pair is None:
         return None
-    low, high = (float(v) for v in value)
+    low, high = pair
     return IntervalResult((low + high) / 2, low, high)
-
-
-def _ratio(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def skipped(reason: str, experiment: str = "") -> UnitProbeRecord:

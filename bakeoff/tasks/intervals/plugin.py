@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from bakeoff.records import Claim
 from bakeoff.taskapi.grading import Graded, GradeJob
+from bakeoff.tasks.intervals.claim import ClaimedInterval
 
 Estimate = tuple[float, float, float]  # point, low, high
 
@@ -29,4 +30,4 @@ class IntervalGrader:
         if found is None:
             return None
         point, low, high = found
-        return Claim(None, point, extra={"claimed_ci": [low, high]})
+        return Claim(None, point, extra=ClaimedInterval((low, high)).to_json())

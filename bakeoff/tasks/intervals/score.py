@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from bakeoff.records import Claim
 from bakeoff.taskapi.grading import Graded
 from bakeoff.taskapi.score import ScoredFolder, ScoreReport
+from bakeoff.tasks.intervals.claim import ClaimedInterval
 from bakeoff.tasks.intervals.grading import IntervalGraded
 from bakeoff.tasks.intervals.running import IntervalOutcome
 from sandbox.kinds import UNSAFE
@@ -21,7 +22,7 @@ def claim_record(claim: Claim, key: str) -> dict[str, Any]:
     """The claim as the report writes it: the ESTIMATE's point (under `key`) and interval, and where it was."""
     if claim.claimed is None:
         return {key: None, "claimed_ci": None, "source": None}
-    return {key: claim.claimed, "claimed_ci": list(claim.extra.get("claimed_ci") or ()),
+    return {key: claim.claimed, "claimed_ci": list(ClaimedInterval.from_json(claim.extra).claimed_ci or ()),
             "source": claim.source.value if claim.source is not None else None}
 
 

@@ -15,7 +15,7 @@ from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, run_core
 from bakeoff.analysis.grades import GradeEstimates, grade_estimates
 from bakeoff.analysis.stats import rate
 from bakeoff.batchfolder.read import RunRecords
-from bakeoff.records import LadderStatus, Stage
+from bakeoff.records import DamagedRecord, LadderStatus, Stage
 from bakeoff.taskapi.grade import final_grade
 from bakeoff.tasks.intervals.grade import IntervalGrade, IntervalPoint
 
@@ -33,7 +33,7 @@ def probe_record(records: RunRecords, key: str, marker: str, read: Callable[[Map
         if isinstance(found, Mapping) and marker in found:
             try:
                 return read(found)
-            except (ValueError, TypeError):
+            except (DamagedRecord, ValueError, TypeError):
                 return None
     return None
 

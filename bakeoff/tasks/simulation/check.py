@@ -4,6 +4,7 @@ bakeoff.tasks.simulation.analysis; a run's check and `bakeoff score --task simul
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,15 +21,8 @@ from bakeoff.tasks.simulation.layout import (
     TRUTH_PART,
     VISIBLE_CONFIG,
 )
+from bakeoff.tasks.simulation.truth import TruthRow, truth_table
 from sandbox.base import ExecResult
-
-
-def truth_table(corpus: Any) -> list[dict[str, str]]:
-    """The hidden configurations' truth rows (band, utilisation...) of a task's CorpusFiles, read on the host."""
-    import csv
-
-    with open(corpus.path(TRUTH_PART), encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
 
 
 def request_for(job: GradeJob) -> SimRequest:
@@ -47,38 +41,25 @@ def request_for(job: GradeJob) -> SimRequest:
     )
 
 
-def metrics_of(outcome: IntervalOutcome, rows: list[dict[str, str]]) -> dict[str, Any] | None:
+def metrics_of(outcome: IntervalOutcome, rows: Sequence[TruthRow]) -> dict[str, Any] | None:
     """The check's metrics: the relative interval score, each configuration's band, load and stations beside
     its row, the score of each band, and the visible result."""
     if outcome.score is None:
         return None
     metrics = outcome.score.to_dict()
-    about = {row["configuration"]: row for row in rows}
+    about = {row.configuration: row for row in rows}
     for row in metrics["experiments"]:
-        known = about.get(row["experiment"], {})
-        row.update(band=known.get("band"), utilisation=_float(known.get("utilisation")),
-                   stations=_int(known.get("stations")), family=known.get("family"))
+        known = about.get(row["experiment"], TruthRow(row["experiment"]))
+        row.update(band=known.band, utilisation=known.utilisation, stations=known.stations, family=known.family)
     metrics["bands"] = {band: {key: value for key, value in score.to_dict().items() if key != "experiments"}
                         for band, score in outcome.groups.items()}
     metrics["visible"] = dict(outcome.visible_result) if outcome.visible_result else None
     return metrics
 
 
-def _float(text: str | None) -> float | None:
-    try:
-        return float(text) if text not in (None, "") else None
-    except ValueError:
-        return None
-
-
-def _int(text: str | None) -> int | None:
-    value = _float(text)
-    return int(value) if value is not None else None
-
-
 @dataclass
 class SimGraded(IntervalGraded):
-    rows: list[dict[str, str]]  # the truth table's rows (band, utilisation...), for the metrics
+    rows: list[TruthRow]  # the truth table's rows (band, utilisation...), for the metrics
     script = SCRIPT
     grade = SimGrade
     shown = shown_command(VISIBLE_CONFIG, VISIBLE_OUTPUT)
@@ -94,7 +75,7 @@ def grade(job: GradeJob) -> SimGraded:
     """One full grading; the results of the visible and hidden runs are kept in outputs_dir/<label>/."""
     job.workspace.scratch()
     rows = truth_table(job.corpus)
-    bands = {row["configuration"]: row["band"] for row in rows}
+    bands = {row.configuration: row.band or "" for row in rows}
     outcome = simulate_in_sandbox(job.sandbox, job.workspace.path, request_for(job), bands=bands, on_stage=job.on_step,
                                   hidden=job.hidden_step)
     return SimGraded(outcome, job.settings.feedback_chars, rows)

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import durable
+from bakeoff.records.codec import decode
 from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from bakeoff.tasks.simulation.analysis import RESULT_KEYS, SimRequest
 from bakeoff.tasks.simulation.cpu_cap import cpu_used, over_budget
+from bakeoff.tasks.simulation.truth import TruthRow
 from generators.simulation.probe import (
     BUDGET_FACTOR,
     SEEDS,
@@ -66,10 +68,20 @@ class ConfigurationProbe:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConfigurationProbe:
-        utilisation = data.get("utilisation")
-        return cls(str(data.get("configuration") or ""),
-                   float(utilisation) if isinstance(utilisation, (int, float)) else None,
-                   data.get("band") if isinstance(data.get("band"), str) else None, BehaviourProbe.from_dict(data))
+        """Back from `to_dict`: its own fields through the records' library, the verdict's by BehaviourProbe's reader."""
+        own = decode(ConfigurationJson, data)
+        return cls(own.configuration or "", own.utilisation, own.band, BehaviourProbe.from_dict(data), own.attempts)
+
+
+@dataclass(frozen=True)
+class ConfigurationJson:
+    """A configuration's part of the probe's record as `ConfigurationProbe.to_dict` writes it, beside the verdict's
+    fields (BehaviourProbe.to_dict)."""
+
+    configuration: str | None = None
+    utilisation: float | None = None
+    band: str | None = None
+    attempts: tuple[Attempt, ...] = ()
 
 
 def overall(found: Sequence[ConfigurationProbe]) -> Behaviour:
@@ -97,9 +109,10 @@ class SimProbeRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SimProbeRecord:
-        """Back from `to_dict`; ValueError when a behaviour is not one of the verdicts."""
-        found = tuple(ConfigurationProbe.from_dict(c) for c in data.get("configurations") or () if isinstance(c, Mapping))
-        return cls(Behaviour(data["behaviour"]), found, str(data.get("message") or ""))
+        """Back from `to_dict`; DamagedRecord (or BehaviourProbe's ValueError) when a behaviour is not a verdict."""
+        found = decode(SimProbeJson, data)
+        return cls(found.behaviour, tuple(ConfigurationProbe.from_dict(c) for c in found.configurations),
+                   found.message or "")
 
     @property
     def spread_ratio(self) -> float | None:
@@ -107,26 +120,35 @@ class SimProbeRecord:
         return self.configurations[0].probe.spread_ratio if self.configurations else None
 
 
+@dataclass(frozen=True)
+class SimProbeJson:
+    """The probe's record as `SimProbeRecord.to_dict` writes it (each configuration read by ConfigurationProbe)."""
+
+    behaviour: Behaviour
+    message: str | None = None
+    configurations: tuple[dict[str, Any], ...] = ()
+
+
 def skipped(reason: str) -> SimProbeRecord:
     return SimProbeRecord(Behaviour.FAILED, (), reason)
 
 
-def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[Mapping[str, str]], *, gate: HiddenInputs,
+def probe_in_sandbox(sandbox: Any, holdout: Path, rows: Sequence[TruthRow], *, gate: HiddenInputs,
                      request: SimRequest, count: int = 1, seeds: int = SEEDS,
                      factor: int = BUDGET_FACTOR) -> SimProbeRecord:
     """Probe the submission in `sandbox` (any sandbox.base.Sandbox) on the chosen configurations of `holdout`,
     each run staged as grading stages that configuration (`gate`, grading's `request`: its command and env)."""
     found = []
-    for row in probe_choice(rows, count):
-        name = row["configuration"]
+    by_name = {row.configuration: row for row in rows}
+    for cells in probe_choice([row.cells for row in rows], count):
+        row = by_name[cells["configuration"]]
+        name = row.configuration
         source = Path(holdout) / f"{name}.json"
         if source.is_symlink() or not source.is_file():
             continue
         config = durable.read_json(source)
         probe, attempts = _probe_one(sandbox, name, config, gate, request, seeds, factor)
-        utilisation = row.get("utilisation")
-        found.append(ConfigurationProbe(name, float(utilisation) if utilisation else None, row.get("band"), probe,
-                                        tuple(attempts)))
+        found.append(ConfigurationProbe(name, row.utilisation, row.band, probe, tuple(attempts)))
     if not found:
         return skipped("the data folder has no hidden configuration to probe on")
     return SimProbeRecord(overall(found), tuple(found))

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bakeoff.records import Rung
-from bakeoff.tasks.simulation.check import truth_table
 from bakeoff.tasks.simulation.layout import HOLDOUT_PART
 from bakeoff.tasks.simulation.probe import PROBE_KEY, SimProbeRecord, probe_in_sandbox, skipped
+from bakeoff.tasks.simulation.truth import truth_table
 
 
 def run_probe(ctx: Any, rung: int) -> SimProbeRecord:

@@ -32,6 +32,7 @@ class AnalysisOptions:
     retrain_seeds: int = 2  # 0 turns the retrains off
     train_timeout_s: float = 600.0
     predict_timeout_s: float = 300.0
+    judge: str | None = None  # `bakeoff analyze`'s model judge of the design (its spec), none by default
 
 
 def skipped_probe(reason: str) -> ProbeResult:

@@ -7,9 +7,11 @@ measurement; the judge is a cross-check whose agreement rate says how far to tru
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bakeoff.records.codec import decode
 from bakeoff.records.enums import CaptureStatus
 from bakeoff.tasks.spam_classifier import design as rules
 
@@ -48,6 +50,11 @@ class JudgeOpinion:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeOpinion:
+        """Back from `to_dict` (analysis.json's design_judge) by the records' library."""
+        return decode(cls, data)
 
 
 def parse_stance(text: str) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 from bakeoff.report.plots import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, model_colours, rows_of
 from bakeoff.report.svg import MUTED, Canvas, Scale, empty_note, legend, x_axis, y_axis
 from bakeoff.tasks.spam_classifier.aggregate import BatchSummary
+from bakeoff.tasks.spam_classifier.corpus_records import references
 
 
 def f1_per_model(summary: BatchSummary) -> str:
@@ -47,11 +48,8 @@ def f1_per_model(summary: BatchSummary) -> str:
 
 def reference_points(calibration: Mapping[str, Any] | None) -> list[tuple[str, float, float, float | None]]:
     """(variant, local F1, holdout F1, predicted rate) of each calibration reference."""
-    points = []
-    for ref in (calibration or {}).get("references", ()):
-        if ref.get("local_f1") is not None and ref.get("holdout_f1") is not None:
-            points.append((ref.get("variant", "?"), ref["local_f1"], ref["holdout_f1"], ref.get("predicted_positive_rate")))
-    return points
+    return [(ref.variant, ref.local_f1, ref.holdout_f1, ref.predicted_positive_rate) for ref in references(calibration)
+            if ref.local_f1 is not None and ref.holdout_f1 is not None]
 
 
 def claimed_vs_real(summary: BatchSummary, calibration: Mapping[str, Any] | None) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import durable
+from bakeoff.records.codec import decode
 from bakeoff.taskapi.hidden_inputs import HiddenInputs
 from bakeoff.taskapi.workspace import SCRATCH_DIR
 from bakeoff.tasks.spam_classifier.design import LEAK_COLUMN
@@ -67,23 +68,18 @@ class ProbeVariant:
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProbeVariant:
-        values: dict[str, Any] = {k: data.get(k) for k in cls.__dataclass_fields__}
-        return cls(**values)
-
 
 @dataclass(frozen=True)
 class ProbeResult:
     """The probe's verdict: uses_leak, does_not_use, or inconclusive (prediction could not run)."""
 
     verdict: str
-    reason: str
-    column: str
-    rows: int
-    threshold: float
-    control_moved_fraction: float | None
-    variants: tuple[ProbeVariant, ...]
+    reason: str = ""
+    column: str = LEAK_COLUMN
+    rows: int = 0
+    threshold: float = MOVED_THRESHOLD
+    control_moved_fraction: float | None = None
+    variants: tuple[ProbeVariant, ...] = ()
 
     @property
     def uses_leak(self) -> bool | None:
@@ -102,15 +98,13 @@ class ProbeResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProbeResult:
-        return cls(
-            verdict=data["verdict"],
-            reason=data.get("reason", ""),
-            column=data.get("column", LEAK_COLUMN),
-            rows=int(data.get("rows", 0)),
-            threshold=float(data.get("threshold", MOVED_THRESHOLD)),
-            control_moved_fraction=data.get("control_moved_fraction"),
-            variants=tuple(ProbeVariant.from_dict(v) for v in data.get("variants", ())),
-        )
+        """Back from `to_dict` by the records' library (a missing or mistyped field is a DamagedRecord)."""
+        return decode(cls, data)
+
+
+def read_probe(data: object) -> ProbeResult | None:
+    """The probe's record where `data` holds one (a hook that failed left {"hook_error": ...}: no verdict)."""
+    return ProbeResult.from_dict(data) if isinstance(data, Mapping) and "verdict" in data else None
 
 
 def probe_submission(

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,9 @@ from bakeoff.records import AnalysisRecord, Plan, RunRecord, RunStatus
 from bakeoff.scaffolds.registry import step_readers
 from bakeoff.taskapi.plugin import AnalyzeSettings, RunAnalysis
 from bakeoff.tasks.spam_classifier.design import analyse_design
-from bakeoff.tasks.spam_classifier.hooks import PROBE_KEY, RETRAIN_KEY, AnalysisOptions, run_probe, run_retrain
-from bakeoff.tasks.spam_classifier.probes import BASELINE
+from bakeoff.tasks.spam_classifier.hooks import AnalysisOptions, run_probe, run_retrain
+from bakeoff.tasks.spam_classifier.probes import BASELINE, ProbeResult
+from bakeoff.tasks.spam_classifier.retrain import read_retrain
 
 __all__ = ["AnalysisCorpusMissing", "AnalyzeSettings", "RunAnalysis", "analysis_options", "analyze_batch", "analyze_run"]
 
@@ -46,7 +48,7 @@ def analyze_batch(
     records = read_batch(batch_dir, step_readers=step_readers)
     plan = records.plan
     kind = settings.sandbox or plan.sandbox or "docker"
-    judge = _open_judge(settings.options.get("judge"))
+    judge = _open_judge(analysis_options(settings).judge)
     try:
         return [_analyze_one(run, plan, kind, settings, judge, progress) for run in records.runs]
     finally:
@@ -76,7 +78,7 @@ def analyze_run(run: RunRecords, plan: Plan, kind: str, settings: AnalyzeSetting
     from bakeoff.tasks.spam_classifier.judge import judge_stance
 
     options = analysis_options(settings)
-    measured: Mapping[str, Any] = {}
+    measured = Measurements()
     if options.probe or options.retrain_seeds > 0:
         if run.run is None:  # analyze_batch hands over finished runs only; a caller with another is told so
             raise AnalysisCorpusMissing(f"run {run.run_id} has not ended: no run.json to take its corpus and seed from")
@@ -85,19 +87,30 @@ def analyze_run(run: RunRecords, plan: Plan, kind: str, settings: AnalyzeSetting
         run_id=run.run_id,
         computed_at=utc_now(),
         design=analyse_design(run.design_text).to_dict(),
-        isolation=measured.get("isolation"),
-        requirements=measured.get("requirements"),
-        probe=measured.get(PROBE_KEY),
-        retrain=measured.get(RETRAIN_KEY),
+        isolation=measured.isolation,
+        requirements=measured.requirements,
+        probe=measured.probe.to_dict() if measured.probe is not None else None,
+        retrain=measured.retrain,
         design_judge=judge_stance(judge, run.design_text).to_dict() if judge is not None else None,
     )
     write_json(RunLayout(run.folder).analysis, record.to_json())
-    probe, retrain = record.probe or {}, record.retrain or {}
-    return RunAnalysis(run.run_id, "analysed", probe.get("verdict"), retrain.get("spread"))
+    retrain = read_retrain(measured.retrain)
+    return RunAnalysis(run.run_id, "analysed", measured.probe.verdict if measured.probe is not None else None,
+                       retrain.spread if retrain is not None else None)
+
+
+@dataclass
+class Measurements:
+    """What `bakeoff analyze` measured of a run in a sandbox (nothing when its probe and retrains are off)."""
+
+    isolation: str | None = None  # the sandbox's kind
+    requirements: dict[str, Any] | None = None  # the offline install's record
+    probe: ProbeResult | None = None
+    retrain: dict[str, Any] | None = None  # the retrains' record, or why there were none ({"skipped": ...})
 
 
 def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: str,
-                          settings: AnalyzeSettings) -> dict[str, Any]:
+                          settings: AnalyzeSettings) -> Measurements:
     """The probe and the retrains, in a sandbox opened on the run's repository."""
     from bakeoff.runner.run import run_sandbox
     from bakeoff.taskapi.corpus import CorpusFiles
@@ -108,7 +121,7 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: 
     rung, f1, seed = record.outcome.rung, record.outcome.headline_value, record.seed
     options = analysis_options(settings)
     files = CorpusFiles.from_folder(corpus, LAYOUT)
-    measured: dict[str, Any] = {"isolation": kind}
+    measured = Measurements(isolation=kind)
     with tempfile.TemporaryDirectory(prefix="bakeoff-analyze-gate-") as private:
         # the probe shows its inputs where grading shows the holdout: through a gate of this sandbox's own
         gate = files.hidden_gate(Path(private) / "hidden_inputs")
@@ -117,17 +130,17 @@ def _sandbox_measurements(run: RunRecords, record: RunRecord, plan: Plan, kind: 
         box = run_sandbox(RunLayout(run.folder).repo, files, seed, kind, settings.wheelhouse, plan.limits,
                           settings.sandbox_options, gate)
         with open_submission_sandbox(box) as sandbox:
-            measured["requirements"] = _install(sandbox, box.workspace, settings.wheelhouse)
+            measured.requirements = _install(sandbox, box.workspace, settings.wheelhouse)
             if options.probe:
                 probe = run_probe(sandbox, corpus, gate, box.env, seed, rung, options)
                 if _model_files_missing(probe):
                     # the repository lost its trained model (e.g. a clean checkout): train once with the run's seed
                     sandbox.exec(["python", "train.py"], timeout_s=options.train_timeout_s, env=dict(box.env))
                     probe = run_probe(sandbox, corpus, gate, box.env, seed, rung, options)
-                measured[PROBE_KEY] = probe.to_dict()
+                measured.probe = probe
             if options.retrain_seeds > 0:
                 with gate.opened(sandbox):
-                    measured[RETRAIN_KEY] = run_retrain(sandbox, corpus, box.env, seed, rung, f1, options)
+                    measured.retrain = run_retrain(sandbox, corpus, box.env, seed, rung, f1, options)
     return measured
 
 

@@ -8,6 +8,7 @@ from bakeoff.batchfolder.read import BatchRecords
 from bakeoff.report.sections import Plot, ReportSection
 from bakeoff.taskapi.plugin import CoreSection
 from bakeoff.tasks.spam_classifier.aggregate import BatchSummary, summarise_batch
+from bakeoff.tasks.spam_classifier.corpus_records import holdout_spam_rate
 from bakeoff.tasks.spam_classifier.findings import findings
 from bakeoff.tasks.spam_classifier.plots import head_plots, tail_plots
 from bakeoff.tasks.spam_classifier.signals import run_signals
@@ -16,12 +17,6 @@ from bakeoff.tasks.spam_classifier.tables import behaviour_table, models_table, 
 
 def summarise(records: BatchRecords, bootstrap_seed: int = 0, core: CoreSummary | None = None) -> BatchSummary:
     return summarise_batch([run_signals(run) for run in records.runs], records.model_labels(), bootstrap_seed, core)
-
-
-def holdout_spam_rate(records: BatchRecords) -> float | None:
-    """The holdout's true spam rate as the generator measured it (the corpus's manifest)."""
-    value = ((records.manifest or {}).get("measured") or {}).get("holdout_spam_rate")
-    return float(value) if isinstance(value, (int, float)) else None
 
 
 def _plots(plots: dict[str, tuple[str, str]]) -> tuple[Plot, ...]:
@@ -37,5 +32,5 @@ def spam_sections(records: BatchRecords, core: CoreSummary) -> list[ReportSectio
         plots=_plots(head_plots(summary)),
     )
     tail = ReportSection("Spam classifier: claims and rates",
-                         plots=_plots(tail_plots(summary, records.calibration, holdout_spam_rate(records))))
+                         plots=_plots(tail_plots(summary, records.calibration, holdout_spam_rate(records.manifest))))
     return [head, CoreSection(findings=False), tail]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bakeoff.records.codec import decode
 from bakeoff.runner.workspace import DATA_DIR, SCRATCH_DIR, real_folder, remove_folder
 from sandbox.base import Sandbox
 
@@ -70,8 +71,13 @@ class RetrainResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrainResult:
-        retrains = tuple(SeedScore(**{k: r.get(k) for k in SeedScore.__dataclass_fields__}) for r in data["retrains"])
-        return cls(int(data["original_seed"]), data.get("original_f1"), retrains)
+        """Back from `to_dict` by the records' library (its spread and stdev are derived again, not read)."""
+        return decode(cls, data)
+
+
+def read_retrain(data: object) -> RetrainResult | None:
+    """The retrains' record where `data` holds one (a skipped or failed hook's holds no retrains)."""
+    return RetrainResult.from_dict(data) if isinstance(data, Mapping) and "retrains" in data else None
 
 
 def other_seeds(seed: int, count: int = 2) -> list[int]:

@@ -5,8 +5,9 @@ F1 and the seed retrains.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import TypeVar
 
 from bakeoff.analysis.core import GRADED, HARNESS_FAILED, UNCAPTURED, UNFINISHED, RunCore, run_core
 from bakeoff.batchfolder.read import RunRecords
@@ -15,9 +16,10 @@ from bakeoff.taskapi.grade import read_grade
 from bakeoff.tasks.spam_classifier import design as design_rules
 from bakeoff.tasks.spam_classifier.design import DesignSignals, analyse_design
 from bakeoff.tasks.spam_classifier.hooks import PROBE_KEY, RETRAIN_KEY
+from bakeoff.tasks.spam_classifier.judge import JudgeOpinion
 from bakeoff.tasks.spam_classifier.outcome import SpamGrade
-from bakeoff.tasks.spam_classifier.probes import DOES_NOT_USE, USES_LEAK, ProbeResult
-from bakeoff.tasks.spam_classifier.retrain import RetrainResult
+from bakeoff.tasks.spam_classifier.probes import DOES_NOT_USE, USES_LEAK, ProbeResult, read_probe
+from bakeoff.tasks.spam_classifier.retrain import RetrainResult, read_retrain
 from bakeoff.tasks.spam_classifier.words import WORDS
 
 __all__ = ["CONSISTENT", "EXCLUDES_BUT_USES", "GRADED", "HARNESS_FAILED", "KEEPS_BUT_IGNORES", "UNCAPTURED",
@@ -30,6 +32,7 @@ UNDECLARED_USE = "undeclared_use"  # the design is silent on the column, the cod
 CONSISTENT = "consistent"
 _KEEP_SIDE = {design_rules.KEPT, design_rules.ASSERTED_AVAILABLE}
 _EXCLUDE_SIDE = {design_rules.EXCLUDED_WITH_REASON, design_rules.EXCLUDED_WITHOUT_REASON}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,7 +94,7 @@ def run_signals(records: RunRecords) -> RunSignals:
     probe, retrain = probe_and_retrain(records)
     design = analyse_design(records.design_text)
     grade = read_grade(SpamGrade, outcome.metrics) if outcome is not None else None
-    judge = (records.analysis.design_judge if records.analysis is not None else None) or {}
+    judge = records.analysis.design_judge if records.analysis is not None else None
     return RunSignals(
         **{f.name: getattr(core, f.name) for f in fields(RunCore)},
         design=design,
@@ -101,7 +104,7 @@ def run_signals(records: RunRecords) -> RunSignals:
         true_rate=grade.true_rate if grade is not None else None,
         claim_source=WORDS.source(core.claim.source),
         retrain=retrain,
-        judge_stance=judge.get("stance"),
+        judge_stance=JudgeOpinion.from_dict(judge).stance if judge else None,
     )
 
 
@@ -110,14 +113,14 @@ def probe_and_retrain(records: RunRecords) -> tuple[ProbeResult | None, RetrainR
     evaluate = records.stages.get(Stage.EVALUATE)
     extras = evaluate.extras if evaluate is not None else {}
     analysis = records.analysis
-    probes = [analysis.probe if analysis is not None else None, extras.get(PROBE_KEY)]
-    retrains = [analysis.retrain if analysis is not None else None, extras.get(RETRAIN_KEY)]
     # a hook that failed leaves {"hook_error": ...} in place of its result: no measurement, not a crash here
-    probe = next((p for p in probes if isinstance(p, Mapping) and "verdict" in p), None)
-    retrain = next((r for r in retrains if isinstance(r, Mapping) and "retrains" in r), None)
-    probe_result = ProbeResult.from_dict(probe) if probe else None
-    retrain_result = RetrainResult.from_dict(retrain) if retrain else None
-    return probe_result, retrain_result
+    return (_first(read_probe, analysis.probe if analysis is not None else None, extras.get(PROBE_KEY)),
+            _first(read_retrain, analysis.retrain if analysis is not None else None, extras.get(RETRAIN_KEY)))
+
+
+def _first(read: Callable[[object], T | None], *sources: object) -> T | None:
+    """The first of `sources` that holds the record `read` reads."""
+    return next((found for found in map(read, sources) if found is not None), None)
 
 
 def divergence_of(stance: str, probe: ProbeResult | None) -> str | None:
