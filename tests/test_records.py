@@ -3,10 +3,12 @@ and records written by the code before the records package read back and write o
 
 from __future__ import annotations
 
+import enum
 import json
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bakeoff.batchfolder.upgrade import upgrade
@@ -331,3 +333,19 @@ def test_every_record_of_the_golden_old_batch_writes_back_the_same_json():
             assert not _differences(data, written), (path, _differences(data, written))
             found[data["schema"]] = found.get(data["schema"], 0) + 1
     assert set(found) == set(READERS) and sum(found.values()) >= 10, found
+
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Shape(msgspec.Struct):
+    colours: list[_Colour]
+
+
+def test_a_lone_surrogate_where_an_enum_is_read_is_a_damaged_record_not_a_unicode_error():
+    from bakeoff.records.codec import decode
+
+    with pytest.raises(DamagedRecordItself, match="not valid Unicode"):
+        decode(_Shape, {"colours": ["\udc80"]})

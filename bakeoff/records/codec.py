@@ -96,6 +96,8 @@ def decode(kind: type[T], data: Any, where: str = "") -> T:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
         raise DamagedRecord(explain(kind, str(exc), where)) from None
+    except UnicodeEncodeError:  # msgspec encodes a text to match it against an enum: a lone surrogate cannot be
+        raise DamagedRecord(f"{where or kind.__name__}: a text that is not valid Unicode (a lone surrogate)") from None
 
 
 def encode(record: Any) -> JsonObject:
