@@ -68,7 +68,13 @@ def test_the_probe_record_reads_back_as_it_was_written():
     assert record.findings == ("post_day_leak", "optimistic") and record.optimism == 3.0
     assert figures_of({"probe": figures(move=None, failed=True).to_dict()}) == figures(move=None, failed=True)
     assert figures_of(None) is None and verdict(None, 0.5, None, LIMITS).behaviour is None
-    assert ForecastProbe.from_dict({"behaviour": 3, "findings": "x"}).findings == ()
+    import pytest
+
+    from bakeoff.records.errors import DamagedRecord
+
+    with pytest.raises(DamagedRecord, match="behaviour"):  # a key of the wrong type is named, never guessed at
+        ForecastProbe.from_dict({**record.to_dict(), "behaviour": 3})
+    assert figures_of({"probe": {**figures().to_dict(), "week_1": "soon"}}) is None
 
 
 def test_the_forecast_tripwire_reaches_careful_mase_with_its_sampling_error_and_headroom():

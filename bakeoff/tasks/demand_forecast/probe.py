@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from bakeoff.records.codec import decode
+from bakeoff.records.errors import DamagedRecord
 from generators.demand_forecast.probe import (
     ProbeFigures,
     Thresholds,
@@ -35,23 +37,15 @@ def probe_figures(outcome: ForecastOutcome) -> dict[str, object]:
                         blind_failed=visible is not None and BLIND not in outcome.scores).to_dict()
 
 
-def _number(data: Mapping[str, Any], key: str) -> float | None:
-    value = data[key] if key in data else None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _text(data: Mapping[str, Any], key: str) -> str | None:
-    value = data[key] if key in data else None
-    return value if isinstance(value, str) else None
-
-
 def figures_of(metrics: Mapping[str, Any] | None) -> ProbeFigures | None:
-    """The probe's figures the check kept in its metrics (None where it kept none)."""
-    probe = metrics["probe"] if isinstance(metrics, Mapping) and "probe" in metrics else None
-    if not isinstance(probe, Mapping):
+    """The probe's figures the check kept in its metrics (None where it kept none, or they cannot be read)."""
+    kept = metrics["probe"] if isinstance(metrics, Mapping) and "probe" in metrics else None
+    if not isinstance(kept, Mapping):
         return None
-    return ProbeFigures(_number(probe, "backtest_mase"), _number(probe, "week_1"), _number(probe, "week_4"),
-                        _number(probe, "blind_move"), "blind_failed" in probe and probe["blind_failed"] is True)
+    try:
+        return decode(ProbeFigures, kept, "metrics.probe")
+    except DamagedRecord:
+        return None
 
 
 @dataclass(frozen=True)
@@ -81,12 +75,8 @@ class ForecastProbe:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ForecastProbe:
-        found = data["findings"] if "findings" in data else ()
-        return cls(_text(data, "behaviour"), tuple(f for f in found if isinstance(f, str)) if isinstance(found, list | tuple) else (),
-                   _number(data, "claimed"), _number(data, "optimism"), _number(data, "backtest_mase"),
-                   _number(data, "week_1"), _number(data, "week_4"), _number(data, "blind_move"),
-                   "blind_failed" in data and data["blind_failed"] is True, _text(data, "stated_validation"),
-                   _text(data, "stated_features"), _text(data, "divergence"), _text(data, "reason"))
+        """Back from `to_dict` (the records' decoder; DamagedRecord naming a key of the wrong type)."""
+        return decode(cls, data, PROBE_KEY)
 
 
 def verdict(figures: ProbeFigures | None, claimed: float | None, design: str | None, limits: Thresholds) -> ForecastProbe:
