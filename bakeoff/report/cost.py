@@ -130,8 +130,8 @@ def cost_plots(runs: Sequence[RunCore], costs: Sequence[RunCost], models: Sequen
 
 
 def headline_ticks(values: Sequence[float], spec: HeadlineSpec) -> list[float]:
-    """Round ticks around the values, a little past them, never past the values the grader can give (an F1 axis
-    starts at 0 at its lowest, not at -0.07)."""
+    """Round ticks around the values, a little past them, never past the values the grader can give (a score of
+    0 to 1 starts at 0 at its lowest, not at -0.07)."""
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.1 or 0.05
     low = lo - pad if spec.lowest is None else max(lo - pad, spec.lowest)
