@@ -213,12 +213,12 @@ def viewer_log_list(tmp_path: Path, logs: Path, wanted: list[str]) -> tuple[str,
     string shows, and a screenshot of it."""
     import sys
 
-    bundle = Path(tempfile.mkdtemp(prefix="bundle-", dir=tmp_path))
+    bundle = Path(tempfile.mkdtemp(prefix="viewer-", dir=tmp_path)) / "bundle"  # the command refuses a folder that exists
     inspect = Path(sys.executable).parent / "inspect"
     done = subprocess.run([str(inspect), "view", "bundle", "--log-dir", str(logs), "--output-dir", str(bundle)],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    shot = bundle.parent / f"{bundle.name}.png"
+    assert done.returncode == 0 and (bundle / "index.html").is_file(), done.stdout[-2000:] + done.stderr[-2000:]
+    shot = bundle.parent / "log-list.png"
     with loopback_server(bundle) as base, DevTools(tmp_path) as browser:
         browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
         browser.open(f"{base}/index.html")

@@ -4,9 +4,9 @@ One line per model whose runs mostly did not score (fewer than half of its ended
 headline's floor counted with those that did not), read from its records: each unscored run is put down to one
 cause, the answer that should have held the code (uncaptured: timed out, empty, a dead engine; unusable: cut off at
 the token limit, no code block) or, where the code came back, how the code ended (its crash class), or the harness;
-a run graded at the floor (0.000 on a 0-1 score) is put down to that. A cause of calls is counted over the model's calls, a
-cause of runs over its runs, the cause that left the most runs unscored first ("5 of 10 calls timed out at 600 s;
-5 cut off at the 6,144-token limit"), then the settings that change them, with their values in the batch.
+a run graded at the floor (0.000 on a 0-1 score) is put down to that. A cause of calls is counted over the model's
+calls, a cause of runs over its runs, the cause that left the most runs unscored first ("5 of 10 calls timed out at
+600 s; 5 cut off at the 6,144-token limit"), then the settings that change them, with their values in the batch.
 
 The live display's end, `bakeoff status` and the report's first screen print these lines (the same words).
 """
@@ -177,9 +177,12 @@ def crash_cause(run: RunRecords, settings: TaskSettings | None) -> Cause:
 
 
 def at_floor(value: float | None, headline: HeadlineSpec | None) -> bool:
-    """Whether a scored run's value prints as the worst one its grader can give (0.000 on a 0-1 score): it scored nothing."""
-    floor = None if headline is None else headline.lowest if headline.higher_is_better else headline.highest
-    return value is not None and floor is not None and headline is not None and headline.show(value) == headline.show(floor)
+    """Whether a scored run's value prints as the worst one its grader can give (0.000 on a 0-1 score): it scored
+    nothing. A headline unbounded on its bad side has no floor."""
+    if value is None or headline is None:
+        return False
+    floor = headline.lowest if headline.higher_is_better else headline.highest
+    return floor is not None and headline.show(value) == headline.show(floor)
 
 
 def floor_cause(headline: HeadlineSpec, value: float) -> Cause:
@@ -197,7 +200,9 @@ def run_cause(run: RunRecords, settings: TaskSettings | None, headline: Headline
         return Cause("harness", "failed in the harness", RUN, CHECK)
     if record.outcome.status == LadderStatus.SCORED:
         value = record.outcome.headline_value
-        return floor_cause(headline, value) if headline is not None and value is not None and at_floor(value, headline) else None
+        if headline is not None and value is not None and at_floor(value, headline):
+            return floor_cause(headline, value)
+        return None
     code = _code_calls(run)
     missed = [c for c in code if c[1].status != CaptureStatus.CAPTURED]
     grading, reason = grading_of(run)
