@@ -10,6 +10,7 @@ import base64
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ IDENTITIES = {"careful": "sha256:aaa", "hasty": "sha256:bbb"}
 # What the page lays out, read in the browser: each element's box and the page's visible text.
 BOXES = """(() => { const box = s => { const e = document.querySelector(s); if (!e) return null;
   const r = e.getBoundingClientRect(); return [r.left, r.top + scrollY, r.width, r.height]; };
-  return {h1: box('header h1'), task: box('section[id^="task-"] h2'), table: box('div[id^="table-leaderboard"] table'),
+  return {ready: document.readyState, h1: box('header h1'), task: box('section[id^="task-"] h2'), table: box('div[id^="table-leaderboard"] table'),
           plot: box('figure[id^="plot-pareto"] svg'), text: document.body.innerText,
           ticks: [...document.querySelectorAll('figure[id^="plot-pareto"] svg text[font-size="10"]')]
             .map(t => [t.getAttribute('text-anchor'), t.textContent]),
@@ -59,9 +60,10 @@ def seen(tmp_path_factory):
         browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
         browser.open(page)
         found = None
-        for _ in range(40):
+        for _ in range(120):  # the page is parsed after navigate returns: until it has loaded whole
+            time.sleep(0.25)
             found = browser.evaluate(BOXES)
-            if found and found["table"]:
+            if found and found["ready"] == "complete" and found["table"]:
                 break
         shot = root / "leaderboard.png"
         shot.write_bytes(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))

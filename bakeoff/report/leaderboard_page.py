@@ -17,9 +17,6 @@ from bakeoff.report.render import CSS, html_table_part, md_table_part
 from bakeoff.report.tables import Table
 from bakeoff.textsafe import markdown_text as _md
 
-# The page's header holds its title only: the report's header height (room for its facts) left an empty block here.
-TITLE_ONLY = "header { height: auto; padding-bottom: 0; }"
-
 
 @dataclass(frozen=True)
 class LeaderboardFiles:
@@ -87,7 +84,7 @@ def write_leaderboard(boards: Sequence[PooledBoard], out_dir: Path, refused: Seq
     parts_md += ["## Words", "", *[f"- {_md(w)}" for w in words], ""]
     glossary = "".join(f"<dt>{escape(w.split(': ', 1)[0])}</dt><dd>{escape(w.split(': ', 1)[-1])}</dd>" for w in words)
     html = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bakeoff leaderboard</title>"
-            f"<style>{CSS}{TITLE_ONLY}</style></head><body><header><h1>bakeoff leaderboard</h1></header>{''.join(parts_html)}"
+            f"<style>{CSS}</style></head><body><header><h1>bakeoff leaderboard</h1></header>{''.join(parts_html)}"
             f'<section id="glossary"><h2>Words</h2><dl class="glossary">{glossary}</dl></section></body></html>\n')
     with durable.staged_folder(out_dir) as staging:
         (staging / "tables").mkdir()
