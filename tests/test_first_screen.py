@@ -85,6 +85,8 @@ def test_the_first_screen_ranks_the_four_rows_with_margins_and_cost(report):
     # screen's height, and a why line under the long vs_next note was off the first screen (seen in Chromium).
     why, note = first.find("Why a model scored nothing or little"), first.find("vs_next: the row's paired")
     assert 0 < why < note and "shaky: scored 0 of 3 runs: 3 of 3 runs crashed on module_not_found" in first
+    # The agent that scored every run at F1 0.000 gets its line too (it had none: its runs were scored).
+    assert "shaky-agent: scored 3 of 3 runs: 3 of 3 runs were graded at the floor (F1 0.000)" in first
 
 
 def test_the_first_screen_is_drawn_and_kept(report):
