@@ -205,3 +205,29 @@ class DevTools:
 
     def evaluate(self, expression: str):
         return self.call("Runtime.evaluate", expression=expression, returnByValue=True).get("result", {}).get("value")
+
+
+def viewer_log_list(tmp_path: Path, logs: Path, wanted: list[str]) -> tuple[str, Path]:
+    """Inspect's viewer (`inspect view bundle`: its static build, served on 127.0.0.1) opened on the folder of logs
+    `logs` at its log list, as headless Chromium shows it at 1280x900: the list's visible text once every wanted
+    string shows, and a screenshot of it."""
+    import sys
+
+    bundle = Path(tempfile.mkdtemp(prefix="viewer-", dir=tmp_path)) / "bundle"  # the command refuses a folder that exists
+    inspect = Path(sys.executable).parent / "inspect"
+    done = subprocess.run([str(inspect), "view", "bundle", "--log-dir", str(logs), "--output-dir", str(bundle)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and (bundle / "index.html").is_file(), done.stdout[-2000:] + done.stderr[-2000:]
+    shot = bundle.parent / "log-list.png"
+    with loopback_server(bundle) as base, DevTools(tmp_path) as browser:
+        browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        browser.open(f"{base}/index.html")
+        text = ""
+        for _ in range(120):
+            text = browser.evaluate("document.body ? document.body.innerText : ''") or ""
+            if all(w in text for w in wanted):
+                break
+            time.sleep(0.5)
+        time.sleep(1.0)  # the rows' icons and scores settle after the text
+        shot.write_bytes(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
+    return text, shot

@@ -11,7 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from export_support import add_scripted_review, loopback_server, make_scripted_batch, rendered_text, tree_digest
+from export_support import (
+    add_scripted_review,
+    loopback_server,
+    make_scripted_batch,
+    rendered_text,
+    tree_digest,
+    viewer_log_list,
+)
 from runner_support import bakeoff_cli
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -146,3 +153,14 @@ def test_inspect_view_renders_a_sample_from_a_loopback_server(exported, tmp_path
         text = rendered_text(tmp_path, url, wanted)
     for expected in wanted:
         assert expected in text, text[:3000]
+
+
+def test_inspect_views_log_list_shows_every_log_of_the_batch(exported, tmp_path):
+    """Issue 38, point 2: the viewer started on the export (its static build on 127.0.0.1) lists every log: each
+    model's and the review's, none taken for a retry of another (the old export listed 1 log of 4)."""
+    _, logs, _ = exported
+    wanted = ["3 items", "bakeoff/rescued", "bakeoff/regressed", "bakeoff/claim_review"]
+    text, _ = viewer_log_list(tmp_path, logs, wanted)
+    for expected in wanted:
+        assert expected in text, text[:3000]
+    assert text.count("bakeoff/spam_classifier") == 2, text[:3000]

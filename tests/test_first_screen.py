@@ -14,8 +14,17 @@ from pathlib import Path
 
 import agent_support as agent
 import pytest
+from export_support import viewer_log_list
 from report_png import read_png, region_stats
-from runner_support import SANDBOX_LIMITS, TRAIN_CRASHING, answers, implementation, make_tiny_corpus, write_script
+from runner_support import (
+    SANDBOX_LIMITS,
+    TRAIN_CRASHING,
+    answers,
+    bakeoff_cli,
+    implementation,
+    make_tiny_corpus,
+    write_script,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -76,6 +85,8 @@ def test_the_first_screen_ranks_the_four_rows_with_margins_and_cost(report):
     # screen's height, and a why line under the long vs_next note was off the first screen (seen in Chromium).
     why, note = first.find("Why a model scored nothing or little"), first.find("vs_next: the row's paired")
     assert 0 < why < note and "shaky: scored 0 of 3 runs: 3 of 3 runs crashed on module_not_found" in first
+    # The agent that scored every run at F1 0.000 gets its line too (it had none: its runs were scored).
+    assert "shaky-agent: scored 3 of 3 runs: 3 of 3 runs were graded at the floor (F1 0.000)" in first
 
 
 def test_the_first_screen_is_drawn_and_kept(report):
@@ -91,3 +102,22 @@ def test_the_first_screen_is_drawn_and_kept(report):
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(keep) / "first-screen.png")
         shutil.copy(files.markdown, Path(keep) / "first-screen.md")
+
+
+def test_the_nights_export_lists_all_four_logs_in_inspect_view(report, tmp_path):
+    """The same night exported to Inspect: one log per (batch, model, scaffold, task), each with its own task_id,
+    and Inspect's viewer (its static build, served on 127.0.0.1, read in headless Chromium) lists all four."""
+    from inspect_ai.log import read_eval_log
+
+    root, _ = report
+    logs = tmp_path / "logs"
+    done = bakeoff_cli("export", str(root / "batch"), "--format", "inspect", "--out", str(logs))
+    assert done.returncode == 0, done.stderr[-3000:]
+    paths = sorted(logs.glob("*.eval"))
+    assert len(paths) == 4 and len({read_eval_log(str(p)).eval.task_id for p in paths}) == 4, paths
+    text, shot = viewer_log_list(tmp_path, logs, ["4 items"])
+    assert "4 items" in text and text.count("bakeoff/spam_classifier") == 4, text[:3000]
+    keep = os.environ.get("BAKEOFF_KEEP_SCREENSHOT")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / "inspect-view-list.png")

@@ -1,11 +1,12 @@
 """Why a model scored nothing or little: the dominant reason, with counts, and the plan setting that changes it.
 
-One line per model whose runs mostly did not score (fewer than half of its ended runs), read from its records:
-each unscored run is put down to one cause, the answer that should have held the code (uncaptured: timed out,
-empty, a dead engine; unusable: cut off at the token limit, no code block) or, where the code came back, how the
-code ended (its crash class), or the harness. A cause of calls is counted over the model's calls, a cause of runs
-over its runs, the cause that left the most runs unscored first ("5 of 10 calls timed out at 600 s; 5 cut off at
-the 6,144-token limit"), then the settings that change them, with their values in the batch.
+One line per model whose runs mostly did not score (fewer than half of its ended runs, a run graded at the
+headline's floor counted with those that did not), read from its records: each unscored run is put down to one
+cause, the answer that should have held the code (uncaptured: timed out, empty, a dead engine; unusable: cut off at
+the token limit, no code block) or, where the code came back, how the code ended (its crash class), or the harness;
+a run graded at the floor (0.000 on a 0-1 score) is put down to that. A cause of calls is counted over the model's
+calls, a cause of runs over its runs, the cause that left the most runs unscored first ("5 of 10 calls timed out at
+600 s; 5 cut off at the 6,144-token limit"), then the settings that change them, with their values in the batch.
 
 The live display's end, `bakeoff status` and the report's first screen print these lines (the same words).
 """
@@ -24,6 +25,7 @@ from bakeoff.batchfolder.read import BatchRecords, RunRecords, read_batch, run_m
 from bakeoff.errors import BakeoffError
 from bakeoff.records import Capture, CaptureReason, CaptureStatus, CrashClass, LadderStatus, RunStatus, Stage
 from bakeoff.scaffolds.registry import scaffold_plugin, step_readers
+from bakeoff.taskapi.headline import HeadlineSpec
 from bakeoff.taskapi.spec import TaskSettings
 from bakeoff.taskapi.task import Task
 
@@ -174,14 +176,32 @@ def crash_cause(run: RunRecords, settings: TaskSettings | None) -> Cause:
     return Cause(key, f"crashed on {key}", RUN, f"[task_settings] repair_turns{turns}")
 
 
-def run_cause(run: RunRecords, settings: TaskSettings | None) -> Cause | None:
-    """Why one ended run did not score (None for a scored or unfinished run)."""
+def at_floor(value: float | None, headline: HeadlineSpec | None) -> bool:
+    """Whether a scored run's value prints as the worst one its grader can give (0.000 on a 0-1 score): it scored
+    nothing. A headline unbounded on its bad side has no floor."""
+    if value is None or headline is None:
+        return False
+    floor = headline.lowest if headline.higher_is_better else headline.highest
+    return floor is not None and headline.show(value) == headline.show(floor)
+
+
+def floor_cause(headline: HeadlineSpec, value: float) -> Cause:
+    """A run whose code ran and was graded, at the floor: no setting of the plan's makes the answers better."""
+    return Cause("floor", f"were graded at the floor ({headline.label} {headline.show(value)}): the code ran and its "
+                 "answers earned nothing (its transcripts show what it did)", RUN, NO_SETTING)
+
+
+def run_cause(run: RunRecords, settings: TaskSettings | None, headline: HeadlineSpec | None = None) -> Cause | None:
+    """Why one ended run did not score, or scored at the floor (None for a run that scored more, or unfinished)."""
     record = run.run
     if record is None:
         return None
     if record.status == RunStatus.HARNESS_FAILED:
         return Cause("harness", "failed in the harness", RUN, CHECK)
     if record.outcome.status == LadderStatus.SCORED:
+        value = record.outcome.headline_value
+        if headline is not None and value is not None and at_floor(value, headline):
+            return floor_cause(headline, value)
         return None
     code = _code_calls(run)
     missed = [c for c in code if c[1].status != CaptureStatus.CAPTURED]
@@ -203,13 +223,15 @@ def run_cause(run: RunRecords, settings: TaskSettings | None) -> Cause | None:
 
 # -- per model -------------------------------------------------------------------------------------
 
-def model_why(model: str, runs: Sequence[RunRecords], settings: TaskSettings | None) -> Why | None:
-    """The model's line, or None where it scored in at least WHY_SHARE of its ended runs (or none ended)."""
+def model_why(model: str, runs: Sequence[RunRecords], settings: TaskSettings | None,
+              headline: HeadlineSpec | None = None) -> Why | None:
+    """The model's line, or None where it scored above the floor in at least WHY_SHARE of its ended runs (or none
+    ended)."""
     ended = [r for r in runs if r.run is not None]
-    causes = [run_cause(r, settings) for r in ended]
+    causes = [run_cause(r, settings, headline) for r in ended]
     scored = sum(r.run is not None and r.run.status != RunStatus.HARNESS_FAILED
                  and r.run.outcome.status == LadderStatus.SCORED for r in ended)
-    if not ended or scored >= WHY_SHARE * len(ended):
+    if not ended or len(ended) - sum(c is not None for c in causes) >= WHY_SHARE * len(ended):
         return None
     explained = Counter(c for c in causes if c is not None)
     calls: Counter[Cause] = Counter()
@@ -225,11 +247,12 @@ def model_why(model: str, runs: Sequence[RunRecords], settings: TaskSettings | N
     return Why(model, len(ended), scored, total_calls, tuple(counts[:MOST_CAUSES]))
 
 
-def batch_why(records: BatchRecords, settings: TaskSettings | None) -> tuple[Why, ...]:
+def batch_why(records: BatchRecords, settings: TaskSettings | None,
+              headline: HeadlineSpec | None = None) -> tuple[Why, ...]:
     """Every row's line, in the batch's row order, for the rows that scored nothing or little."""
     lines = []
     for label in records.model_labels():
-        why = model_why(label, [r for r in records.runs if run_model_label(r) == label], settings)
+        why = model_why(label, [r for r in records.runs if run_model_label(r) == label], settings, headline)
         if why is not None:
             lines.append(why)
     return tuple(lines)
@@ -238,8 +261,8 @@ def batch_why(records: BatchRecords, settings: TaskSettings | None) -> tuple[Why
 WHY_HEADING = "Why a model scored nothing or little:"
 
 
-def why_lines(records: BatchRecords, settings: TaskSettings | None) -> list[str]:
-    return [why.text for why in batch_why(records, settings)]
+def why_lines(records: BatchRecords, settings: TaskSettings | None, headline: HeadlineSpec | None = None) -> list[str]:
+    return [why.text for why in batch_why(records, settings, headline)]
 
 
 def batch_settings(records: BatchRecords, task: Task) -> TaskSettings | None:
@@ -258,4 +281,6 @@ def folder_why_lines(folder: Path, task: Task | None) -> list[str]:
         records = read_batch(folder, refuse_damaged_runs=True, step_readers=step_readers)
     except BakeoffError:
         return []
-    return why_lines(records, batch_settings(records, task) if task is not None else None)
+    if task is None:
+        return why_lines(records, None)
+    return why_lines(records, batch_settings(records, task), task.headline)

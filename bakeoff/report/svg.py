@@ -6,6 +6,8 @@ an SVG string embedded in the page is the simplest thing that does.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -87,9 +89,28 @@ class Canvas:
         return "\n".join([head, background, heading, *self.parts, "</svg>"])
 
 
-def x_axis(canvas: Canvas, scale: Scale, y: float, label: str, fmt="{:.1f}", grid_to: float | None = None) -> None:
+def round_ticks(lo: float, hi: float, most: int = 6) -> list[float]:
+    """Round values (1, 2 or 5 times a power of ten apart) from the last one at or below `lo` to the first at or
+    above `hi`, at most `most` + 1 of them: an axis a reader can read, whatever the data's range."""
+    span = hi - lo if hi > lo else max(abs(hi), 1.0)
+    power = 10.0 ** math.floor(math.log10(span / most))
+    step = next(power * k for k in (1, 2, 5, 10) if span / (power * k) <= most)
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    last = max(last, first + 1)
+    return [round(i * step, 12) for i in range(first, last + 1)]
+
+
+def tick_format(ticks: Sequence[float]) -> str:
+    """The fewest decimals that print every tick differently from its neighbour (never every tick `0`)."""
+    step = min((b - a for a, b in zip(ticks, ticks[1:], strict=False)), default=1.0)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
+    return f"{{:.{decimals}f}}"
+
+
+def x_axis(canvas: Canvas, scale: Scale, y: float, label: str, fmt="{:.1f}", grid_to: float | None = None,
+           ticks: Sequence[float] | None = None) -> None:
     canvas.line(scale.px_lo, y, scale.px_hi, y)
-    for tick in scale.ticks():
+    for tick in scale.ticks() if ticks is None else ticks:
         x = scale(tick)
         if grid_to is not None:
             canvas.line(x, grid_to, x, y, stroke=GRID)
@@ -98,9 +119,10 @@ def x_axis(canvas: Canvas, scale: Scale, y: float, label: str, fmt="{:.1f}", gri
     canvas.text((scale.px_lo + scale.px_hi) / 2, y + 32, label, size=11, anchor="middle")
 
 
-def y_axis(canvas: Canvas, scale: Scale, x: float, label: str, fmt="{:.1f}", grid_to: float | None = None) -> None:
+def y_axis(canvas: Canvas, scale: Scale, x: float, label: str, fmt="{:.1f}", grid_to: float | None = None,
+           ticks: Sequence[float] | None = None) -> None:
     canvas.line(x, scale.px_lo, x, scale.px_hi)
-    for tick in scale.ticks():
+    for tick in scale.ticks() if ticks is None else ticks:
         y = scale(tick)
         if grid_to is not None:
             canvas.line(x, y, grid_to, y, stroke=GRID)
