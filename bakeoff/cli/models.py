@@ -230,9 +230,9 @@ def ask(spec, as_json, system, max_tokens, temperature, seed, timeout_s, n_ctx, 
         _print_record(record, capture)
         if tools:
             click.echo(f"tool syntax: {syntax}", err=True)
-        for call in record.get("tool_calls", []):
-            problem = f"  [{call['problem']}: {call['problem_detail']}]" if call["problem"] else ""
-            click.echo(f"call: {call['name'] or '(no name)'} {call['arguments']}{problem}", err=True)
+        for call, found in zip(completion.tool_calls, problems or [None] * len(completion.tool_calls), strict=True):
+            problem = f"  [{found[0].value}: {found[1]}]" if found else ""
+            click.echo(f"call: {call.name or '(no name)'} {call.to_dict()['arguments']}{problem}", err=True)
     if capture.status == CaptureStatus.UNCAPTURED:
         sys.exit(1)
 
