@@ -14,8 +14,10 @@ cosmic-ray rewrites the file and starts a fresh test command per mutant. Its per
 also maps directly onto "this module against these tests". One worker (`--max-children 1`) by default.
 
     nice -n 10 .venv/bin/python bench/mutation.py [MODULE ...] [--time-box SECONDS] [--out FILE] [--workers 1]
+        [--mutants PATTERN ...]
 
-With no MODULE every module in the table runs, in order. `--out` writes the report (Markdown) to FILE too.
+With no MODULE every module in the table runs, in order. `--mutants` checks only the mutants whose names match
+(mutmut's names, fnmatch patterns): the rest count as not checked. `--out` writes the report (Markdown) to FILE too.
 """
 
 from __future__ import annotations
@@ -212,7 +214,7 @@ def mutmut_bin() -> str:
     return str(Path(sys.executable).with_name("mutmut"))
 
 
-def run_module(name: str, module: Module, time_box_s: float, workers: int) -> Outcome:
+def run_module(name: str, module: Module, time_box_s: float, workers: int, mutants: tuple[str, ...] = ()) -> Outcome:
     outcome = Outcome(name)
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix=f"bakeoff-mutation-{name}-"))
@@ -222,7 +224,7 @@ def run_module(name: str, module: Module, time_box_s: float, workers: int) -> Ou
         env = {**os.environ, "PYTHONPATH": ""}
         # Its own process group, so a time box or Ctrl-C ends mutmut and every pytest it forked.
         process = subprocess.Popen(
-            [mutmut_bin(), "run", "--max-children", str(workers)],
+            [mutmut_bin(), "run", "--max-children", str(workers), *mutants],
             cwd=scratch, env=env, start_new_session=True,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
@@ -277,6 +279,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="mutmut's --max-children (default 1)")
     parser.add_argument("--out", type=Path, help="also write the report (Markdown) here")
     parser.add_argument("--budget", type=float, help="seconds for the whole run: modules past it are skipped")
+    # A pass over the mutants an earlier, stopped pass never reached: the rest are reported as not checked.
+    parser.add_argument("--mutants", nargs="+", default=[], metavar="PATTERN",
+                        help="only the mutants whose mutmut names match (fnmatch), e.g. 'durable.nofollow.x_remove_tree__mutmut_*'")
     args = parser.parse_args()
     unknown = [name for name in args.modules if name not in MODULES]
     if unknown:
@@ -288,7 +293,7 @@ def main() -> int:
         if left < 60:
             outcomes.append(Outcome(name, note="not run: the budget was spent"))
             continue
-        outcome = run_module(name, MODULES[name], min(args.time_box, left), args.workers)
+        outcome = run_module(name, MODULES[name], min(args.time_box, left), args.workers, tuple(args.mutants))
         print(outcome.row(), flush=True)
         outcomes.append(outcome)
         text = report(outcomes)
