@@ -73,7 +73,8 @@ MODULES: dict[str, Module] = {
     ),
     "durable-nofollow": Module(
         sources=("durable/nofollow.py",),
-        tests=("tests/test_durable_nofollow.py", "tests/test_durable_nofollow_exact.py", "tests/test_fuzz_paths.py"),
+        tests=("tests/test_durable_nofollow.py", "tests/test_durable_nofollow_exact.py",
+               "tests/test_durable_nofollow_races.py", "tests/test_fuzz_paths.py"),
         private_cwd=True,
     ),
     "answers": Module(
