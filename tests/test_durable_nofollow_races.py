@@ -1,7 +1,7 @@
 """The folder remover's race branches, made to happen on demand: a folder that keeps being swapped for a link (and
 back) while it is removed, and a moved subfolder that is gone before its turn. A real race reaches them only by
 chance (tests/test_durable_nofollow.py races a thread against them), so the mutation bench saw them survive
-(docs/mutation.md: `_remove_folder` 2, 11, 17-21). Here the other party is a stand-in for `os` inside
+(docs/mutation.md: `_remove_folder` 2, 11, 17-22, 35). Here the other party is a stand-in for `os` inside
 durable.nofollow that does the swap between the remover's own calls, on the real file system."""
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ def test_a_moved_subfolder_gone_before_its_turn_does_not_stop_the_others(scene, 
     (root / "tree" / "a" / "f").write_text("x")
     vanisher = Vanisher()
     monkeypatch.setattr(durable.nofollow, "os", _as_os(vanisher))
+    monkeypatch.chdir(outside)  # a subfolder moved anywhere but beside the tree (here: the working folder) shows
     _remove_folder(fd, "tree")
     # The last one moved is the first one taken up again; it is gone, and the other two are removed all the same.
     assert len(vanisher.moved) == 3 and os.listdir(root) == [] and _untouched(outside)
