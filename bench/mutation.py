@@ -215,6 +215,12 @@ def mutmut_bin() -> str:
     return str(Path(sys.executable).with_name("mutmut"))
 
 
+def remove_scratch(scratch: Path) -> None:
+    """The copy, whatever it holds: `rm -rf` walks a tree of any depth (shutil.rmtree recurses, and a tree a mutant
+    left thousands of levels deep stops it with RecursionError)."""
+    subprocess.run(["rm", "-rf", "--one-file-system", str(scratch)], check=False)
+
+
 def run_module(name: str, module: Module, time_box_s: float, workers: int, mutants: tuple[str, ...] = ()) -> Outcome:
     outcome = Outcome(name)
     started = time.monotonic()
@@ -222,7 +228,11 @@ def run_module(name: str, module: Module, time_box_s: float, workers: int, mutan
     try:
         copy_tree(scratch)
         write_config(scratch, module)
-        env = {**os.environ, "PYTHONPATH": ""}
+        # The tests' temporary folders inside the copy too: a mutant of the folder remover leaves a tree thousands of
+        # levels deep behind, which pytest's own clean-up of /tmp/pytest-of-USER then fails on (RecursionError) in
+        # every later pytest session on the machine, whoever runs it.
+        (scratch / ".tmp").mkdir()
+        env = {**os.environ, "PYTHONPATH": "", "TMPDIR": str(scratch / ".tmp")}
         # Its own process group, so a time box or Ctrl-C ends mutmut and every pytest it forked.
         process = subprocess.Popen(
             [mutmut_bin(), "run", "--max-children", str(workers), *mutants],
@@ -252,7 +262,7 @@ def run_module(name: str, module: Module, time_box_s: float, workers: int, mutan
                 where = f'{verdict["file"]}:{verdict["line"]} `{verdict["mutant"]}` ({verdict["status"]})'
                 outcome.survivors.append((where, verdict["diff"]))
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_scratch(scratch)
         outcome.wall_s = time.monotonic() - started
     return outcome
 
