@@ -1,18 +1,20 @@
 """The folder remover's race branches, made to happen on demand: a folder that keeps being swapped for a link (and
 back) while it is removed, and a moved subfolder that is gone before its turn. A real race reaches them only by
 chance (tests/test_durable_nofollow.py races a thread against them), so the mutation bench saw them survive
-(docs/mutation.md: `_remove_folder` 2, 11, 17-22, 35). Here the other party is a stand-in for `os` inside
+(docs/mutation.md: `_remove_folder` 2, 11, 17-22, 35, 45; `_remove_step` 23, 26, 27, 29-36). Here the other party is a stand-in for `os` inside
 durable.nofollow that does the swap between the remover's own calls, on the real file system."""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 import durable.nofollow
+from durable import LinkInTheWay, TrustedRoot
 from durable.nofollow import _REPLACE_TRIES, _remove_folder
 
 
@@ -40,7 +42,8 @@ class Swapper:
 def _as_os(stand_in: object) -> SimpleNamespace:
     """The real os module's names with the stand-in's methods in place of its own."""
     names = {name: getattr(os, name) for name in dir(os) if not name.startswith("__")}
-    names.update({name: getattr(stand_in, name) for name in ("open", "unlink", "rename") if hasattr(stand_in, name)})
+    names.update({name: getattr(stand_in, name) for name in ("open", "unlink", "rename", "lstat")
+                  if hasattr(stand_in, name)})
     return SimpleNamespace(**names)
 
 
@@ -103,3 +106,92 @@ def test_a_moved_subfolder_gone_before_its_turn_does_not_stop_the_others(scene, 
     _remove_folder(fd, "tree")
     # The last one moved is the first one taken up again; it is gone, and the other two are removed all the same.
     assert len(vanisher.moved) == 3 and os.listdir(root) == [] and _untouched(outside)
+
+
+class Filler:
+    """`os` for durable.nofollow, except that someone writes one more file into the folder being emptied right after
+    the remover's first unlink there."""
+
+    def __init__(self) -> None:
+        self.filled = False
+
+    def unlink(self, path, *, dir_fd=None):
+        os.unlink(path, dir_fd=dir_fd)
+        if not self.filled:
+            self.filled = True
+            os.close(os.open("late", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=dir_fd))
+
+
+def test_a_file_written_into_a_folder_while_it_is_emptied_is_removed_too(scene, monkeypatch):
+    fd, root, outside = scene
+    (root / "tree").mkdir()
+    (root / "tree" / "f").write_text("x")
+    filler = Filler()
+    monkeypatch.setattr(durable.nofollow, "os", _as_os(filler))
+    _remove_folder(fd, "tree")  # the folder is looked at again until a look finds it empty
+    assert filler.filled and os.listdir(root) == [] and _untouched(outside)
+
+
+def test_remove_tree_goes_down_through_real_folders_and_removes_only_the_last(scene, monkeypatch):
+    _, root, outside = scene
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "a" / "b" / "c" / "f").write_text("x")
+    (root / "a" / "keep").write_text("y")
+    monkeypatch.chdir(outside)  # a step that opened its folder anywhere but in the one above would not find it
+    trusted = TrustedRoot(root)
+    assert trusted.remove_tree("a/b") is True
+    assert os.listdir(root / "a") == ["keep"] and _untouched(outside)
+    assert trusted.remove_tree("a/b/c") is False and trusted.remove_tree("a/missing/x") is False
+
+
+class Remover:
+    """`os` for durable.nofollow, except that someone else removes `name` between the remover's look and its unlink."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def unlink(self, path, *, dir_fd=None):
+        if path == self.name:
+            os.unlink(path, dir_fd=dir_fd)
+        return os.unlink(path, dir_fd=dir_fd)
+
+
+def test_an_entry_gone_between_the_look_and_the_removal_was_not_removed_by_remove_tree(scene, monkeypatch):
+    _, root, outside = scene
+    (root / "f").write_text("x")
+    monkeypatch.setattr(durable.nofollow, "os", _as_os(Remover("f")))
+    assert TrustedRoot(root).remove_tree("f") is False
+    assert os.listdir(root) == [] and _untouched(outside)
+
+
+class FolderThenLink:
+    """`os` for durable.nofollow, except that `name` is a folder whenever the remover looks at it and a link to
+    `target` whenever it opens it, for `rounds` opens; after those it stays a link."""
+
+    def __init__(self, name: str, target: Path, rounds: int) -> None:
+        self.name, self.target, self.rounds = name, target, rounds
+
+    def lstat(self, path, *, dir_fd=None, follow_symlinks=False):
+        if path == self.name and self.rounds > 0 and stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode):
+            os.unlink(path, dir_fd=dir_fd)
+            os.mkdir(path, dir_fd=dir_fd)
+        return os.lstat(path, dir_fd=dir_fd)
+
+    def open(self, path, flags, mode=0o777, *, dir_fd=None):
+        if path == self.name and self.rounds > 0:
+            self.rounds -= 1
+            os.rmdir(path, dir_fd=dir_fd)
+            os.symlink(self.target, path, dir_fd=dir_fd)
+        return os.open(path, flags, mode, dir_fd=dir_fd)
+
+
+def test_a_folder_on_the_way_that_keeps_turning_into_a_link_is_given_up_on_by_name(scene, monkeypatch):
+    _, root, outside = scene
+    (root / "a").symlink_to(outside)
+    monkeypatch.setattr(durable.nofollow, "os", _as_os(FolderThenLink("a", outside, rounds=_REPLACE_TRIES)))
+    monkeypatch.chdir(outside)  # the look that names the error must be in the root, not in the working folder
+    with pytest.raises(LinkInTheWay) as refused:
+        TrustedRoot(root).remove_tree("a/secret.txt")
+    assert (refused.value.path, str(refused.value)) == (
+        "a", f"{root}/a is a symbolic link, not a folder: not followed")
+    assert _untouched(outside)
