@@ -1,8 +1,9 @@
 """The folder remover's race branches, made to happen on demand: a folder that keeps being swapped for a link (and
-back) while it is removed, and a moved subfolder that is gone before its turn. A real race reaches them only by
-chance (tests/test_durable_nofollow.py races a thread against them), so the mutation bench saw them survive
-(docs/mutation.md: `_remove_folder` 2, 11, 17-22, 35, 45; `_remove_step` 23, 26, 27, 29-36). Here the other party is a stand-in for `os` inside
-durable.nofollow that does the swap between the remover's own calls, on the real file system."""
+back) while it is removed, a moved subfolder gone before its turn, a file written into a folder being emptied, an
+entry gone between the look and the removal. A real race reaches them only by chance (tests/test_durable_nofollow.py
+races a thread against them), so the mutation bench saw them survive (docs/mutation.md: `_remove_folder` 2, 11,
+17-22, 35, 45; `_remove_step` 23, 26, 27, 29-38; `remove_tree` 4, 5, 8-11, 23). Here the other party is a stand-in
+for `os` inside durable.nofollow that acts between the remover's own calls, on the real file system."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 import durable.nofollow
-from durable import LinkInTheWay, TrustedRoot
+from durable import LinkInTheWay, OutsideTheRoot, TrustedRoot
 from durable.nofollow import _REPLACE_TRIES, _remove_folder
 
 
@@ -195,3 +196,13 @@ def test_a_folder_on_the_way_that_keeps_turning_into_a_link_is_given_up_on_by_na
     assert (refused.value.path, str(refused.value)) == (
         "a", f"{root}/a is a symbolic link, not a folder: not followed")
     assert _untouched(outside)
+
+
+def test_remove_tree_refuses_the_root_itself_by_name(scene):
+    _, root, _ = scene
+    (root / "f").write_text("x")
+    for relative in ("", ".", "./"):
+        with pytest.raises(OutsideTheRoot) as refused:
+            TrustedRoot(root).remove_tree(relative)
+        assert (refused.value.path, str(refused.value)) == (".", "the root itself is not removed through TrustedRoot")
+    assert os.listdir(root) == ["f"]
