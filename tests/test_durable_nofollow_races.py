@@ -2,7 +2,7 @@
 back) while it is removed, a moved subfolder gone before its turn, a file written into a folder being emptied, an
 entry gone between the look and the removal. A real race reaches them only by chance (tests/test_durable_nofollow.py
 races a thread against them), so the mutation bench saw them survive (docs/mutation.md: `_remove_folder` 2, 11,
-17-22, 35, 45; `_remove_step` 23, 26, 27, 29-38; `remove_tree` 4, 5, 8-11, 23). Here the other party is a stand-in
+17-22, 35, 45; `_remove_step` 23, 26, 27, 29-38; `remove_tree` 4, 5, 8-11, 23, 30-32). Here the other party is a stand-in
 for `os` inside durable.nofollow that acts between the remover's own calls, on the real file system."""
 
 from __future__ import annotations
@@ -186,15 +186,17 @@ class FolderThenLink:
         return os.open(path, flags, mode, dir_fd=dir_fd)
 
 
-def test_a_folder_on_the_way_that_keeps_turning_into_a_link_is_given_up_on_by_name(scene, monkeypatch):
+@pytest.mark.parametrize("above", ["", "d/e/"])
+def test_a_folder_on_the_way_that_keeps_turning_into_a_link_is_given_up_on_by_name(scene, monkeypatch, above):
     _, root, outside = scene
-    (root / "a").symlink_to(outside)
+    (root / above).mkdir(parents=True, exist_ok=True)
+    (root / above / "a").symlink_to(outside)
     monkeypatch.setattr(durable.nofollow, "os", _as_os(FolderThenLink("a", outside, rounds=_REPLACE_TRIES)))
     monkeypatch.chdir(outside)  # the look that names the error must be in the root, not in the working folder
     with pytest.raises(LinkInTheWay) as refused:
-        TrustedRoot(root).remove_tree("a/secret.txt")
+        TrustedRoot(root).remove_tree(f"{above}a/secret.txt")
     assert (refused.value.path, str(refused.value)) == (
-        "a", f"{root}/a is a symbolic link, not a folder: not followed")
+        f"{above}a", f"{root}/{above}a is a symbolic link, not a folder: not followed")
     assert _untouched(outside)
 
 
