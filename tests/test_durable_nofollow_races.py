@@ -2,7 +2,7 @@
 back) while it is removed, a moved subfolder gone before its turn, a file written into a folder being emptied, an
 entry gone between the look and the removal. A real race reaches them only by chance (tests/test_durable_nofollow.py
 races a thread against them), so the mutation bench saw them survive (docs/mutation.md: `_remove_folder` 2, 11,
-17-22, 35, 45; `_remove_step` 23, 26, 27, 29-38; `remove_tree` 4, 5, 8-11, 23, 30-32). Here the other party is a stand-in
+17-22, 35, 45; `_remove_step` 23, 26, 27, 29-38; `remove_tree` 4, 5, 8-11, 23, 30-32; `_parts` 7, 8). Here the other party is a stand-in
 for `os` inside durable.nofollow that acts between the remover's own calls, on the real file system."""
 
 from __future__ import annotations
@@ -200,11 +200,15 @@ def test_a_folder_on_the_way_that_keeps_turning_into_a_link_is_given_up_on_by_na
     assert _untouched(outside)
 
 
-def test_remove_tree_refuses_the_root_itself_by_name(scene):
+def test_remove_tree_refuses_the_root_itself_and_a_path_outside_it_by_name(scene):
     _, root, _ = scene
     (root / "f").write_text("x")
     for relative in ("", ".", "./"):
         with pytest.raises(OutsideTheRoot) as refused:
             TrustedRoot(root).remove_tree(relative)
         assert (refused.value.path, str(refused.value)) == (".", "the root itself is not removed through TrustedRoot")
+    for relative in ("../outside", "/etc", "a/../../x"):  # and a path that leaves it, as every method refuses it
+        with pytest.raises(OutsideTheRoot) as refused:
+            TrustedRoot(root).remove_tree(relative)
+        assert (refused.value.path, str(refused.value)) == (relative, f"{relative} is not a plain path under the root")
     assert os.listdir(root) == ["f"]
