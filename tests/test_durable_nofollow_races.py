@@ -1,9 +1,10 @@
-"""The folder remover's race branches, made to happen on demand: a folder that keeps being swapped for a link (and
+"""The no-follow paths' race branches, made to happen on demand: a folder that keeps being swapped for a link (and
 back) while it is removed, a moved subfolder gone before its turn, a file written into a folder being emptied, an
-entry gone between the look and the removal. A real race reaches them only by chance (tests/test_durable_nofollow.py
-races a thread against them), so the mutation bench saw them survive (docs/mutation.md: `_remove_folder` 2, 11,
-17-22, 35, 45; `_remove_step` 23, 26, 27, 29-38; `remove_tree` 4, 5, 8-11, 23, 30-32; `_parts` 7, 8). Here the other party is a stand-in
-for `os` inside durable.nofollow that acts between the remover's own calls, on the real file system."""
+entry gone between the look and the removal, a link put back as often as ensure_folder removes it. A real race
+reaches them only by chance (tests/test_durable_nofollow.py races a thread against them), so the mutation bench saw
+them survive (docs/mutation.md: `_remove_folder` 2, 11, 17-22, 35, 45; `_step` 32-41; `_remove_step` 23, 26, 27,
+29-38; `remove_tree` 4, 5, 8-11, 23, 30-32; `_parts` 7, 8, 11). Here the other party is a stand-in for `os` inside
+durable.nofollow that acts between the code's own calls, on the real file system."""
 
 from __future__ import annotations
 
@@ -212,3 +213,32 @@ def test_remove_tree_refuses_the_root_itself_and_a_path_outside_it_by_name(scene
             TrustedRoot(root).remove_tree(relative)
         assert (refused.value.path, str(refused.value)) == (relative, f"{relative} is not a plain path under the root")
     assert os.listdir(root) == ["f"]
+
+
+class Relinker:
+    """`os` for durable.nofollow, except that a link `name` to `target` is put back right after each of the first
+    `rounds` unlinks of it."""
+
+    def __init__(self, name: str, target: Path, rounds: int) -> None:
+        self.name, self.target, self.rounds = name, target, rounds
+
+    def unlink(self, path, *, dir_fd=None):
+        os.unlink(path, dir_fd=dir_fd)
+        if path == self.name and self.rounds > 0:
+            self.rounds -= 1
+            os.symlink(self.target, path, dir_fd=dir_fd)
+
+
+@pytest.mark.parametrize("above", ["", "d/e/"])
+def test_a_link_put_back_as_often_as_ensure_folder_removes_it_is_given_up_on_by_name(scene, monkeypatch, above):
+    _, root, outside = scene
+    (root / above).mkdir(parents=True, exist_ok=True)
+    (root / above / "a").symlink_to(outside)
+    relinker = Relinker("a", outside, rounds=_REPLACE_TRIES)
+    monkeypatch.setattr(durable.nofollow, "os", _as_os(relinker))
+    monkeypatch.chdir(outside)  # the look that names the error must be in the folder above, not the working folder
+    with pytest.raises(LinkInTheWay) as refused:
+        TrustedRoot(root).ensure_folder(f"{above}a/b")
+    assert relinker.rounds == 0 and (refused.value.path, str(refused.value)) == (
+        f"{above}a", f"{root}/{above}a is a symbolic link, not a folder: not followed")
+    assert _untouched(outside)
