@@ -66,6 +66,7 @@ def _check(saved: dict) -> None:
     assert all(saved["checks"][name] for name in REFERENCE_CHECKS), saved["checks"]
 
 
+@pytest.mark.slow  # about a minute each on the 2-core machine: its file is handed out early
 def test_cli_calibration_orders_the_references_beats_every_cheater_and_writes_the_table(corpus):
     result = CliRunner().invoke(main, ["calibrate", "--task", "ab_test", "--corpus", str(corpus)])
     assert result.exit_code == 0, result.output
@@ -107,6 +108,7 @@ def fresh(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # about a minute each on the 2-core machine: its file is handed out early
 def test_careful_beats_the_degenerate_cheaters_on_a_fresh_secret_through_the_benchs_spread(corpus, fresh):
     """The fresh-secret spread bench/calibrate.py ab_test computes (calibrate_ab's `spread`), and its verdict, on a
     small corpus: the degenerate cheaters lose by an interval above zero on the public and on the fresh secret (the

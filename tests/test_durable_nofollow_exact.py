@@ -85,3 +85,15 @@ def test_the_folder_remover_lets_any_other_error_out(scene):
     finally:
         os.close(fd)
     assert raised.value.errno == errno.ENAMETOOLONG
+
+
+def test_a_file_is_handed_out_blocking_though_it_was_opened_without_blocking(scene):
+    trusted, root, _ = scene
+    (root / "f").write_text("x")
+    # O_NONBLOCK is there so that opening a FIFO cannot hang; the descriptor handed out is an ordinary one again.
+    for flags in (os.O_RDONLY, os.O_RDWR):
+        opened = trusted.open_file("f", flags)
+        try:
+            assert os.get_blocking(opened)
+        finally:
+            os.close(opened)

@@ -55,10 +55,10 @@ predict = 60
 """
 
 
-def write_plan(path: Path, corpus: Path, models: str, runs: int) -> Path:
+def write_plan(path: Path, corpus: Path, models: str, runs: int, settings: str = TASK_SETTINGS) -> Path:
     path.write_text(
         f'runs = {runs}\ncorpus = "{corpus}"\nsandbox = "docker"\nseed = 1\nmodels = [{models}]\n'
-        "[limits]\nmemory_mb = 2048\ncpus = 1.0\n" + TASK_SETTINGS,
+        "[limits]\nmemory_mb = 2048\ncpus = 1.0\n" + settings,
         encoding="utf-8",
     )
     return path

@@ -94,6 +94,7 @@ def _ab_attack(tmp_path: Path, corpus: Path, secret: Secret | None) -> tuple[lis
     return answers, score_results(results, corpus / HOLDOUT_TRUTH_FILE)
 
 
+@pytest.mark.slow  # over half a minute on the 2-core machine: its file is handed out early
 def test_ab_seed_search_recovers_the_truth_only_with_the_secret(tmp_path):
     known = Secret.fresh()
     generate_ab_data(AB, tmp_path / "leaked", secret=known)

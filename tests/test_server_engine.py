@@ -18,7 +18,7 @@ from engine_support import segfault_when_busy
 from executor_support import normalized
 from runner_support import bakeoff_cli, make_tiny_corpus, stage_records
 from server_support import WATCHDOG_MODULE, gone, wait_for_server
-from test_engine_batch import start_batch, write_plan
+from test_engine_batch import TASK_SETTINGS, start_batch, write_plan
 
 from bakeoff.models.base import GenerationSettings, Message
 from bakeoff.models.engine_build import read_build_stamp
@@ -28,6 +28,9 @@ from bakeoff.models.scheduling import usable_cores
 pytestmark = [pytest.mark.llama, pytest.mark.slow]
 
 SHORT = GenerationSettings(max_tokens=16, seed=1)
+# The crash tests' budgets with a short decide: its 300 tokens are room for a signal to land mid-answer, which the
+# comparison of records at one and two runs in flight does not need (half of each run's tokens went there).
+SHORT_DECIDE = TASK_SETTINGS.replace("decide = 300\n", "decide = 64\n")
 HELLO = [Message("user", "Say hello to the reader.")]
 
 
@@ -119,7 +122,7 @@ def test_two_runs_in_flight_on_the_server_give_the_records_of_one_at_a_time(tmp_
     """The acceptance batch: the default model on the batching engine, N = 2 against concurrency 1."""
     corpus = make_tiny_corpus(tmp_path / "corpus")
     plan = write_plan(tmp_path / "plan.toml", corpus, '{ spec = "default", engine = "server", max_concurrent = 2 }',
-                      runs=2)
+                      runs=2, settings=SHORT_DECIDE)
     runs = ("default-r01", "default-r02")
     batches = {}
     for parallel in ("1", "2"):
