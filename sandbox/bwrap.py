@@ -251,6 +251,7 @@ class BwrapSandbox(Sandbox):
             env["PIP_FIND_LINKS"] = WHEELS
         if self.host_env.library_path:
             env["LD_LIBRARY_PATH"] = self.host_env.library_path
+        env.update(self.spec.limits.thread_env())
         env.update(self.spec.env)
         env.update(extra_env)
         return env

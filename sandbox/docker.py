@@ -205,7 +205,7 @@ class DockerSandbox(Sandbox):
             command=command,
             user="0",
             working_dir=paths.WORKSPACE,
-            environment={"USER": "sandbox", "LOGNAME": "sandbox", **self.spec.env, **environment},
+            environment={"USER": "sandbox", "LOGNAME": "sandbox", **limits.thread_env(), **self.spec.env, **environment},
             network_mode="none",
             mem_limit=limits.memory_bytes,
             memswap_limit=limits.memory_bytes,  # equal: no swap

@@ -133,6 +133,7 @@ class UnsafeSandbox(Sandbox):
             "LANG": "C.UTF-8",
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         }
+        env.update(self.spec.limits.thread_env())
         env.update(self.spec.env)
         env.update(extra_env)
         return env

@@ -68,3 +68,20 @@ def test_one_opener_shows_the_inputs_and_the_wheelhouse_at_their_paths(tmp_path)
     assert result.stdout == "['demo-1.0-py3-none-any.whl'] id\n1\n\n"
     with pytest.raises(UnsafeRefused):
         open_submission_sandbox(SubmissionSandbox(kind=UNSAFE, workspace=workspace))  # no consent among the settings
+
+
+THREADS_SEEN = "import os; print([os.environ.get(n) for n in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')])"
+
+
+@pytest.mark.parametrize("kind", [pytest.param(DOCKER, marks=pytest.mark.docker), pytest.param(BWRAP, marks=pytest.mark.bwrap),
+                                  UNSAFE])
+def test_the_numeric_libraries_threads_are_the_cpu_cap_in_every_kind(tmp_path, kind):
+    """A container capped at one CPU still sees every core: OpenMP would start a thread per core and spin."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = consent_settings(UNSAFE, True) if kind == UNSAFE else {}
+    box = SubmissionSandbox(kind=kind, workspace=workspace, limits=Limits(timeout_s=120, cpus=1.0), settings=settings)
+    with open_submission_sandbox(box) as sandbox:
+        result = sandbox.exec(["python", "-c", THREADS_SEEN])
+    assert result.ok, result.stderr
+    assert result.stdout.strip() == "['1', '1', '1']"
