@@ -17,7 +17,8 @@ from bakeoff.scaffolds.registry import UnknownScaffold, scaffold_plugin, scaffol
 from bakeoff.tasks.registry import task_names, task_plugin
 
 MODELS = ["scripted:/x/a.jsonl", {"spec": "gguf:/m/qwen2.5-7b.Q4_K_M.gguf", "label": "qwen", "reasoning": "off"}]
-# The hash this plan had before scaffolds existed (computed by that bakeoff): a staged plan keeps it.
+# The hash this plan had before scaffolds existed (computed by that bakeoff, where a plan that named no task had
+# the default one): a staged plan, its task named as a batch names it, keeps it.
 STAGED_HASH = "36297718b61696ef1764f6c59e06ef8c646ee6a60856945c92704296bde595e3"
 
 
@@ -26,7 +27,7 @@ def plan(**overrides) -> Plan:
 
 
 def test_a_staged_plan_keeps_its_hash_and_its_run_ids():
-    for staged in (plan(), plan(scaffolds=["staged"])):
+    for staged in (plan(task="spam_classifier"), plan(task="spam_classifier", scaffolds=["staged"])):
         assert staged.sha256() == STAGED_HASH
         assert "scaffolds" not in staged.to_dict() and "scaffold_settings" not in staged.to_dict()
         assert [s.run_id for s in run_order(staged)] == ["a-r01", "qwen-r01", "a-r02", "qwen-r02"]

@@ -80,7 +80,8 @@ TaskOfCorpus = Callable[[Path, "str | None"], str]
 def plan_from_mapping(raw: Mapping[str, Any], base_dir: Path, task_of: TaskOfCorpus | None = None,
                       places: ModelPlaces | None = None) -> Plan:
     """The plan of a mapping (a plan file's tables, or the command line's shortcuts). With `task_of`, the task is the
-    corpus's (its manifest), and a `task` key only checks it; without, the `task` key or the default task. `places`
+    corpus's (its manifest), and a `task` key only checks it; without, the `task` key, else "" (the batch then records
+    the task it is handed: the registry's default). `places`
     (resolved from the environment at the CLI's edge) is where hf: and ollama-file: model names are looked up."""
     unknown = sorted(set(raw) - PLAN_KEYS)
     if unknown:
