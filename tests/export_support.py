@@ -206,6 +206,19 @@ class DevTools:
     def evaluate(self, expression: str):
         return self.call("Runtime.evaluate", expression=expression, returnByValue=True).get("result", {}).get("value")
 
+    def measure(self, url: str, script: str, ready: str, width: int = 1280, height: int = 900):
+        """Open `url` at width x height and evaluate `script` (an expression giving an object with `ready`, the
+        document's readyState, and the key `ready`) until the page has loaded whole and `ready` is truthy."""
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+        self.open(url)
+        found = None
+        for _ in range(120):  # the page is parsed after navigate returns: until it has loaded whole
+            time.sleep(0.25)
+            found = self.evaluate(script)
+            if found and found["ready"] == "complete" and found[ready]:
+                break
+        return found
+
 
 def viewer_log_list(tmp_path: Path, logs: Path, wanted: list[str]) -> tuple[str, Path]:
     """Inspect's viewer (`inspect view bundle`: its static build, served on 127.0.0.1) opened on the folder of logs

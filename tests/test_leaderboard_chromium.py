@@ -10,7 +10,6 @@ import base64
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -57,14 +56,7 @@ def seen(tmp_path_factory):
     assert done.exit_code == 0, done.output
     page = (root / "board" / "leaderboard.html").as_uri()
     with DevTools(root) as browser:
-        browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
-        browser.open(page)
-        found = None
-        for _ in range(120):  # the page is parsed after navigate returns: until it has loaded whole
-            time.sleep(0.25)
-            found = browser.evaluate(BOXES)
-            if found and found["ready"] == "complete" and found["table"]:
-                break
+        found = browser.measure(page, BOXES, "table")
         shot = root / "leaderboard.png"
         shot.write_bytes(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
     keep = os.environ.get("BAKEOFF_KEEP_SCREENSHOT")

@@ -5,8 +5,6 @@ batch), while the plots still begin where bakeoff.report.render.plot_box says.""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from analysis_factory import FakeRun, write_batch
 from export_support import DevTools
@@ -32,15 +30,7 @@ def layout(tmp_path_factory):
                                                               for i, f in enumerate((0.70, 0.72, 0.75), 1)]
     report = report_batch(write_batch(root / "batch", runs), root / "report")
     with DevTools(root) as browser:
-        browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
-        browser.open((report.folder / "report.html").as_uri())
-        found = None
-        for _ in range(120):  # the page is parsed after navigate returns: until it has loaded whole
-            time.sleep(0.25)
-            found = browser.evaluate(LAYOUT)
-            if found and found["ready"] == "complete" and found["plot"]:
-                break
-    return found
+        return browser.measure((report.folder / "report.html").as_uri(), LAYOUT, "plot")
 
 
 def test_the_scores_follow_the_header_closely(layout):
