@@ -130,8 +130,10 @@ def test_writer_error_class_is_a_generator_error():
 def test_ctrl_c_during_generate_exits_130_and_leaves_no_corpus(tmp_path):
     """Ctrl-C is 130 in every command; generate used to exit 1 (click's "Aborted!")."""
     out = tmp_path / "corpus"
-    process = subprocess.Popen([str(Path(sys.executable).parent / "bakeoff"), "generate", "--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ten times the default rows: the default corpus takes about 4 s here, and on a loaded machine the signal
+    # landed after it was done (exit 0); this one takes about 30 s, and the signal ends it in its first second.
+    process = subprocess.Popen([str(Path(sys.executable).parent / "bakeoff"), "generate", "--out", str(out),
+                                "--rows", "2080000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not any(p.name != "corpus" for p in tmp_path.iterdir()):  # the staged sibling: generation has begun
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
