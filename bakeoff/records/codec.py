@@ -100,6 +100,16 @@ def decode(kind: type[T], data: Any, where: str = "") -> T:
         raise DamagedRecord(f"{where or kind.__name__}: a text that is not valid Unicode (a lone surrogate)") from None
 
 
+def decode_or_none(kind: type[T], data: Any, where: str = "") -> T | None:
+    """`decode` for a part a reader may go without: None where `data` is not an object, or not of this shape."""
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return decode(kind, data, where)
+    except DamagedRecord:
+        return None
+
+
 def encode(record: Any) -> JsonObject:
     """A record's JSON object: its fields in order (those written only when set left out at their default),
     then its derived values."""

@@ -9,8 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from bakeoff.records.codec import decode
-from bakeoff.records.errors import DamagedRecord
+from bakeoff.records.codec import decode, decode_or_none
 from generators.demand_forecast.probe import (
     ProbeFigures,
     Thresholds,
@@ -40,12 +39,7 @@ def probe_figures(outcome: ForecastOutcome) -> dict[str, object]:
 def figures_of(metrics: Mapping[str, Any] | None) -> ProbeFigures | None:
     """The probe's figures the check kept in its metrics (None where it kept none, or they cannot be read)."""
     kept = metrics["probe"] if isinstance(metrics, Mapping) and "probe" in metrics else None
-    if not isinstance(kept, Mapping):
-        return None
-    try:
-        return decode(ProbeFigures, kept, "metrics.probe")
-    except DamagedRecord:
-        return None
+    return decode_or_none(ProbeFigures, kept, "metrics.probe")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ SIMULATE_SCRIPT = "simulate.py"
 CPU_EXCEEDED_EXIT = 152
 CPU_EXCEEDED_LINE = "[stopped: simulate.py used its CPU-time budget of {n} s]"
 CPU_USED_LINE = "[simulate.py used {c:.3f} CPU seconds]"  # every run's last line on stderr: the tree's CPU time
+CPU_USED_PATTERN = r"\[simulate\.py used ([0-9.]+) CPU seconds\]"  # that line, read back (its number the group)
 WALL_EXCEEDED_EXIT = 153
 WALL_EXCEEDED_LINE = "[stopped: simulate.py passed its wall-clock limit of {w:g} s (time it could have run)]"
 # The supervisor. It becomes a child subreaper (prctl 36), so whatever the submission forks stays below it even
@@ -131,7 +132,7 @@ def cpu_used(stderr: str) -> float | None:
     """The CPU seconds the cap's last line says the run used (None when there is no such line)."""
     import re
 
-    found = re.findall(r"\[simulate\.py used ([0-9.]+) CPU seconds\]", stderr)
+    found = re.findall(CPU_USED_PATTERN, stderr)
     return float(found[-1]) if found else None
 
 
@@ -142,7 +143,7 @@ def without_cpu_line(result: ExecResult) -> ExecResult:
     import dataclasses
     import re
 
-    kept = re.sub(r"(?m)^\[simulate\.py used [0-9.]+ CPU seconds\]\n?", "", result.stderr)
+    kept = re.sub(rf"(?m)^{CPU_USED_PATTERN}\n?", "", result.stderr)
     return result if kept == result.stderr else dataclasses.replace(result, stderr=kept)
 
 

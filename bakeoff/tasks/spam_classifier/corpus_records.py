@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from bakeoff.records import DamagedRecord
-from bakeoff.records.codec import decode
-
-T = TypeVar("T")
+from bakeoff.records.codec import decode_or_none
 
 
 @dataclass(frozen=True)
@@ -44,20 +41,13 @@ class SpamCalibration:
     references: tuple[ReferenceRow, ...] = ()
 
 
-def _lenient(kind: type[T], data: object) -> T | None:
-    try:
-        return decode(kind, data) if isinstance(data, Mapping) else None
-    except DamagedRecord:
-        return None
-
-
 def holdout_spam_rate(manifest: Mapping[str, Any] | None) -> float | None:
     """The holdout's true spam rate as the generator measured it (None where the manifest has none)."""
-    found = _lenient(SpamManifest, manifest)
+    found = decode_or_none(SpamManifest, manifest)
     return found.measured.holdout_spam_rate if found is not None and found.measured is not None else None
 
 
 def references(calibration: Mapping[str, Any] | None) -> tuple[ReferenceRow, ...]:
     """The calibration's reference rows (none without a calibration, or with one of another shape)."""
-    found = _lenient(SpamCalibration, calibration)
+    found = decode_or_none(SpamCalibration, calibration)
     return found.references if found is not None else ()
