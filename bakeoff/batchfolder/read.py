@@ -16,8 +16,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-import msgspec
-
 from bakeoff.batchfolder.files import read_json_object, workspace_text
 from bakeoff.batchfolder.layout import REVIEW_DIRS, BatchLayout, RunLayout
 from bakeoff.batchfolder.records import (
@@ -45,6 +43,7 @@ from bakeoff.records import (
     no_step_readers,
     row_label,
 )
+from bakeoff.records.codec import decode_or_none
 from bakeoff.records.manifest import ManifestHead
 
 __all__ = ["ANALYSIS_FILE", "ANALYSIS_SCHEMA", "JUDGE_FIELD", "BatchFolderError", "BatchRecords", "RefusedRun",
@@ -286,14 +285,13 @@ def _reviews(folder: Path) -> tuple[tuple[str, Mapping[str, Any]], ...]:
     return tuple(found)
 
 
-class _SummaryKind(msgspec.Struct):
+@dataclass(frozen=True)
+class _SummaryKind:
     """The one field of a summary file read here: which kind it is (the review's own records read the rest)."""
 
     kind: str = ""
 
 
 def _summary_kind(summary: Any) -> str:
-    try:
-        return msgspec.convert(summary, _SummaryKind).kind
-    except msgspec.ValidationError:  # not an object, or a kind that is not a name: no review's summary
-        return ""
+    found = decode_or_none(_SummaryKind, summary)  # not an object, or a kind that is no text: no review's summary
+    return found.kind if found is not None else ""
