@@ -197,5 +197,16 @@ def bakeoff_cli(*args: str, env_extra: dict | None = None, timeout: float | None
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=timeout)
 
 
+def run_demo(tmp_path: Path, task: str, answers: list[dict]) -> tuple[subprocess.CompletedProcess, Path, Path, dict]:
+    """`bakeoff demo --task TASK` with a scripted model giving `answers`: (the finished command, the demo's folder,
+    its one run's folder, that run's record); the command must have succeeded."""
+    script = write_script(tmp_path / "script.jsonl", answers)
+    out = tmp_path / "demo"
+    done = bakeoff_cli("demo", "--task", task, "--model", f"scripted:{script}", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = (out / "runs").iterdir()
+    return done, out, run_dir, json.loads((run_dir / "run.json").read_text())
+
+
 def stage_records(run_dir: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted((run_dir / "stages").glob("*.json"))]

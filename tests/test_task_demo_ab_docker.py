@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from runner_support import bakeoff_cli, fenced, write_script
+from runner_support import fenced, run_demo
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,14 +22,9 @@ def test_the_demo_runs_ab_test_end_to_end(tmp_path):
         {"key": "implement#1", "text": fenced("analyze.py", careful) + fenced("requirements.txt", "pandas", language="text")},
         {"key": "docs#1", "text": "# file: README.md\n```markdown\nESTIMATE: 0.01 [0.0, 0.02]\n```\n"},
     ]
-    script = write_script(tmp_path / "script.jsonl", lines)
-    out = tmp_path / "demo"
-    done = bakeoff_cli("demo", "--task", "ab_test", "--model", f"scripted:{script}", "--out", str(out))
-    assert done.returncode == 0, done.stderr
+    done, out, run_dir, record = run_demo(tmp_path, "ab_test", lines)
     assert "2000 users, 8 hidden experiments" in done.stderr
     assert sorted(p.name for p in (out / "corpus" / "holdout").iterdir()) == [f"exp_{i:03d}.csv" for i in range(8)]
-    (run_dir,) = (out / "runs").iterdir()
-    record = json.loads((run_dir / "run.json").read_text())
     assert record["task"] == "ab_test" and record["outcome"]["status"] == "scored"
     assert record["outcome"]["metrics"]["graded"] == 8 and record["outcome"]["headline"]["name"] == "winkler"
     assert record["outcome"]["claim"]["claimed"] == 0.01 and record["outcome"]["claim"]["source"] == "readme"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from forecast_runner_support import CAREFUL, implementation, staged
-from runner_support import bakeoff_cli, write_script
+from runner_support import run_demo
 
 from bakeoff.tasks.demand_forecast.plugin import DEMO_SIZES
 
@@ -15,14 +15,9 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 def test_the_demo_runs_the_forecast_end_to_end(tmp_path):
-    script = write_script(tmp_path / "script.jsonl", staged(implementation(CAREFUL)))
-    out = tmp_path / "demo"
-    done = bakeoff_cli("demo", "--task", "demand_forecast", "--model", f"scripted:{script}", "--out", str(out))
-    assert done.returncode == 0, done.stderr
+    done, out, run_dir, record = run_demo(tmp_path, "demand_forecast", staged(implementation(CAREFUL)))
     assert f"{DEMO_SIZES['series']} series x {DEMO_SIZES['days']} days of history" in done.stderr
     assert (out / "corpus" / "secret.hex").is_file()
-    (run_dir,) = (out / "runs").iterdir()
-    record = json.loads((run_dir / "run.json").read_text())
     assert record["task"] == "demand_forecast" and record["outcome"]["status"] == "scored", record["outcome"]
     assert record["outcome"]["headline"]["name"] == "mase"
     assert 0 < record["outcome"]["headline"]["value"] < 1.0  # careful beats the seasonal naive scale

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from runner_support import bakeoff_cli, write_script
+from runner_support import run_demo
 from sim_runner_support import CAREFUL, implementation, sim_answers
 
 from bakeoff.tasks.simulation.plugin import DEMO_SIZES
@@ -15,16 +15,11 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 def test_the_demo_runs_the_simulation_end_to_end(tmp_path):
-    script = write_script(tmp_path / "script.jsonl", sim_answers(implementation(CAREFUL)))
-    out = tmp_path / "demo"
-    done = bakeoff_cli("demo", "--task", "simulation", "--model", f"scripted:{script}", "--out", str(out))
-    assert done.returncode == 0, done.stderr
+    done, out, run_dir, record = run_demo(tmp_path, "simulation", sim_answers(implementation(CAREFUL)))
     count = DEMO_SIZES["configurations"]
     assert f"{count} hidden configurations of {DEMO_SIZES['cpu_seconds']} CPU seconds" in done.stderr
     assert sorted(p.name for p in (out / "corpus" / "holdout").iterdir()) == [f"cfg_{i:03d}.json" for i in range(count)]
     assert (out / "corpus" / "secret.hex").is_file()
-    (run_dir,) = (out / "runs").iterdir()
-    record = json.loads((run_dir / "run.json").read_text())
     assert record["task"] == "simulation" and record["outcome"]["status"] == "scored"
     assert record["outcome"]["metrics"]["graded"] == count
     assert record["outcome"]["headline"]["name"] == "relative_winkler"
