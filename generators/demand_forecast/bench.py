@@ -36,7 +36,7 @@ def _f(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def markdown(calibration: FcCalibration, spreads: list[FcCalibration], seconds: float) -> str:
+def markdown(calibration: FcCalibration, spreads: list[FcCalibration], seconds: float, ids: list[str]) -> str:
     lines = [f"Seconds: {seconds:.0f}. Public secret, then {len(spreads)} fresh secret(s) for careful's margins.", "",
              "| submission | MASE | smooth | intermittent | week 1 | week 4 | claimed | backtest | probe "
              "| careful better by [95%] | fresh secrets: margin low |",
@@ -48,6 +48,19 @@ def markdown(calibration: FcCalibration, spreads: list[FcCalibration], seconds: 
                      f"{_f(r.weeks.get('week_1'))} | {_f(r.weeks.get('week_4'))} | {_f(r.claimed)} | {_f(r.backtest_mase)} | "
                      f"{' '.join(r.probe) or '-'} | {f'{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]' if m else '-'} | {fresh or '-'} |")
     lines += ["", "Targets: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in calibration.targets.to_dict().items())]
+    return "\n".join(lines + [fresh_table(spreads, ids)] if spreads else lines)
+
+
+def fresh_table(spreads: list[FcCalibration], ids: list[str]) -> str:
+    """Each fresh secret's MASE and careful's margin with its interval, row by row (the spread in full)."""
+    lines = ["", "| submission | " + " | ".join(f"fresh {i[7:15]}: MASE, careful better by [95%]" for i in ids) + " |",
+             "| --- |" + " ---: |" * len(ids)]
+    for variant in (r.variant for r in spreads[0].rows):
+        cells = []
+        for s in spreads:
+            r, m = s.row(variant), s.row(variant).margin
+            cells.append(f"{r.mase:.4f}, " + (f"{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]" if m else "-"))
+        lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -73,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             folder = Path(scratch) / f"fresh_{k}"
             ids.append(generate_forecast_data(params, folder, force=True).secret_id)
             spreads.append(calibrate_forecast(folder, progress=say, jobs=args.jobs))
-    print(markdown(calibration, spreads, time.perf_counter() - started))
+    print(markdown(calibration, spreads, time.perf_counter() - started, ids))
     cheaters = [CheaterSpread(r.variant, r.margin, tuple(s.row(r.variant).margin for s in spreads))
                 for r in calibration.rows if r.kind == "cheater"]
     lines = failures(calibration.targets.to_dict(), cheaters, manifest.secret_id, ids)

@@ -67,7 +67,8 @@ def score_report(folder: ScoredFolder) -> ScoreReport:
 class ForecastReferences:
     """The references and cheaters on the hidden horizon (generators.demand_forecast.calibration)."""
 
-    cheaters: tuple[str, ...] = ("fc_seasonal_naive", "fc_last_value", "fc_series_mean", "fc_last28_mean", "fc_hardcoded")
+    cheaters: tuple[str, ...] = ("fc_seasonal_naive", "fc_last_value", "fc_series_mean", "fc_last28_mean", "fc_weekday_level",
+                                 "fc_hardcoded")
 
     def calibrate(self, corpus: Path, progress: Progress, options: OptionValues) -> Calibrated:
         from bakeoff.tasks.demand_forecast.calibration_tables import calibration_tables
