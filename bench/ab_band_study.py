@@ -11,6 +11,8 @@ bootstrap 95% interval, experiments resampled within each band:
 - z: bands by |effect| over the experiment's standard error (none, 0 < z <= 2.5, z > 2.5);
 - z, standardised: the same bands, every Winkler score divided by that standard error first (a scale-free
   score, on which careful's risk is about the same at every z);
+- z2, standardised: as that, with two bands, z <= 2.5 (no effect included) and above, so that no band is a
+  handful of experiments;
 - mean: the current headline, the mean Winkler score.
 
 The standard error is careful's own on the experiment (fault removed), standing in for the truth's.
@@ -78,9 +80,12 @@ def bands_of(kind: str, truth: np.ndarray, se: np.ndarray) -> list[np.ndarray]:
     if kind == "effect":
         median = float(np.median(size[size > 0])) if (size > 0).any() else 0.0
         masks = [size == 0, (size > 0) & (size <= median), size > median]
-    else:
+    elif kind == "z":
         z = size / se
         masks = [size == 0, (size > 0) & (z <= Z_CUT), z > Z_CUT]
+    else:  # "z2": no effect joined to the small ones, so that no band is a handful of experiments
+        z = size / se
+        masks = [z <= Z_CUT, z > Z_CUT]
     return [np.flatnonzero(m) for m in masks if m.any()]
 
 
@@ -100,7 +105,8 @@ def margin(careful: np.ndarray, other: np.ndarray, bands: list[np.ndarray]) -> t
 
 
 # name: (how the bands are cut, whether each score is divided by the experiment's standard error first)
-HEADLINES = {"mean": ("mean", False), "effect": ("effect", False), "z": ("z", False), "z, standardised": ("z", True)}
+HEADLINES = {"mean": ("mean", False), "effect": ("effect", False), "z": ("z", False), "z, standardised": ("z", True),
+             "z2, standardised": ("z2", True)}
 
 
 def tables(measured: dict[str, dict[str, np.ndarray]]) -> str:
