@@ -1,7 +1,8 @@
 """Calibration of the A/B-test take-home: the reference analyses and the cheaters on the hidden experiments.
 
 Each row's analyze.py runs on the host as a plain subprocess, once per hidden experiment (they are our own
-trusted code; a submission runs the same way in the sandbox), and the interval grader scores the results
+trusted code; a submission runs the same way in the sandbox), or, for the full-size bench, the same scripts in
+this process (generators.ab_test.in_process), and the interval grader scores the results
 against holdout_truth.csv. Rows are the three references (careless, half, careful) and the degenerate
 baselines of generators.ab_test.cheaters. Every row other than careful gets careful's paired margin
 on the mean Winkler score; the task is valid when careful beats every cheater by an interval above zero.
@@ -102,7 +103,7 @@ def check_ab_corpus(corpus: Path) -> None:
 
 
 def _grade(variant: str, submission: Path, corpus: Path, jobs: int, python: str) -> AbReferenceResult:
-    from scorer.intervals import read_truth, score_results
+    from scorer.intervals import read_truth
 
     names = list(read_truth(corpus / HOLDOUT_TRUTH_FILE))
     started = time.perf_counter()
@@ -110,7 +111,14 @@ def _grade(variant: str, submission: Path, corpus: Path, jobs: int, python: str)
         results = Path(scratch)
         run_each(names, lambda name: run_analyze(submission, corpus / HOLDOUT_DIR / f"{name}.csv",
                                                   results / f"{name}.json", python), jobs)
-        score = score_results(results, corpus / HOLDOUT_TRUTH_FILE)
+        return _scored(variant, results, corpus, time.perf_counter() - started)
+
+
+def _scored(variant: str, results: Path, corpus: Path, seconds: float) -> AbReferenceResult:
+    """`variant`'s row from its results folder (one <experiment>.json per hidden experiment of `corpus`)."""
+    from scorer.intervals import score_results
+
+    score = score_results(results, corpus / HOLDOUT_TRUTH_FILE)
     if score.failed:
         raise ReferenceFailed(f"{variant} wrote unusable results: {score.errors}")
     coverage, error, width, winkler = score.coverage, score.mean_abs_error, score.mean_width, score.winkler
@@ -119,8 +127,8 @@ def _grade(variant: str, submission: Path, corpus: Path, jobs: int, python: str)
     low, high = wilson_interval(sum(e.covered for e in score.experiments), len(score.experiments))
     winklers = tuple(float(e.winkler(score.level) or 0.0) for e in score.experiments)
     kind = RowKind.CHEATER if variant in AB_CHEATERS else RowKind.REFERENCE
-    return AbReferenceResult(variant, len(names), score.failed, coverage, error, width, winkler,
-                             round(time.perf_counter() - started, 2), kind, low, high, winklers)
+    return AbReferenceResult(variant, len(score.experiments), score.failed, coverage, error, width, winkler,
+                             round(seconds, 2), kind, low, high, winklers)
 
 
 def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sys.executable,
@@ -132,6 +140,27 @@ def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sy
         result = _grade(variant, submission, corpus, jobs, python)
         others = [_grade(variant, submission, Path(folder), jobs, python) for folder in spread]
     return replace(result, spread=tuple(o.winkler for o in others), spread_winklers=tuple(o.winklers for o in others))
+
+
+def _rows_in_process(variants: Sequence[str], corpus: Path, spread: Sequence[Path], python: str,
+                     progress: Callable[[str], None]) -> list[AbReferenceResult]:
+    """Every row on every hidden experiment of `corpus` and of each `spread` folder, the rows' own analyze.py run
+    in this process (generators.ab_test.in_process), each experiment's log parsed once for all rows."""
+    from generators.ab_test.in_process import run_rows_in_process
+    from scorer.intervals import read_truth
+
+    with tempfile.TemporaryDirectory(prefix="bakeoff-ab-in-process-") as scratch:
+        made = Path(scratch)
+        submissions = {v: materialize_ab(v, made / "submissions" / v, corpus=corpus, python=python) for v in variants}
+        graded = []
+        for index, folder in enumerate((corpus, *(Path(f).absolute() for f in spread))):
+            inputs = [folder / HOLDOUT_DIR / f"{name}.csv" for name in read_truth(folder / HOLDOUT_TRUTH_FILE)]
+            results = made / f"results-{index}"
+            seconds = run_rows_in_process(submissions, inputs, results, progress)
+            graded.append({v: _scored(v, results / v, folder, seconds[v]) for v in variants})
+    main, others = graded[0], graded[1:]
+    return [replace(main[v], spread=tuple(o[v].winkler for o in others),
+                    spread_winklers=tuple(o[v].winklers for o in others)) for v in variants]
 
 
 def _with_margins(rows: list[AbReferenceResult]) -> list[AbReferenceResult]:
@@ -161,19 +190,26 @@ def evaluate_ab(results: Sequence[AbReferenceResult]) -> AbChecks:
 
 
 def calibrate_ab(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = lambda _: None,
-                 spread: Sequence[Path] = (), variants: Sequence[str] = AB_VARIANTS + AB_CHEATERS) -> AbCalibration:
+                 spread: Sequence[Path] = (), variants: Sequence[str] = AB_VARIANTS + AB_CHEATERS,
+                 in_process: bool = False) -> AbCalibration:
     """Run the references and the cheaters on the hidden experiments of the ab_test folder `corpus`.
 
     `spread` names folders with the same parameters drawn with other secrets: each row's mean Winkler score
-    on them is kept as its `spread`."""
+    on them is kept as its `spread`. `in_process`: the same scripts run in this process (the full-size bench),
+    not as one subprocess per experiment."""
     corpus = Path(corpus).absolute()
     check_ab_corpus(corpus)
+    for folder in spread:
+        check_ab_corpus(Path(folder))
     manifest = read_manifest(corpus)
     params = params_of_manifest(manifest["params"])
-    results = []
-    for variant in variants:
-        progress(f"running {variant}")
-        results.append(run_ab_reference(variant, corpus, jobs, spread=spread))
+    if in_process:
+        results = _rows_in_process(variants, corpus, spread, sys.executable, progress)
+    else:
+        results = []
+        for variant in variants:
+            progress(f"running {variant}")
+            results.append(run_ab_reference(variant, corpus, jobs, spread=spread))
     rows = _with_margins(results)
     spread_ids = tuple(str(read_manifest(Path(folder)).get("secret_id")) for folder in spread)
     return AbCalibration(str(corpus), params, tuple(r for r in rows if r.kind is RowKind.REFERENCE), evaluate_ab(rows),
