@@ -6,6 +6,11 @@ careless, half and careful references and the three degenerate baselines on ever
 exactly as `bakeoff calibrate --task simulation` does, and the behavioural probe on the references.
 
     .venv/bin/python bench/calibrate.py simulation [--out DIR] [--seed N] [--configurations N] [--jobs N] [--no-probe]
+
+With `--out DIR` a stopped run resumes: run the same command again. Each line's reference truth and each
+(submission, configuration) result is kept in DIR as it is done (generators.simulation.checkpoint), a fresh
+secret is made once, kept in DIR and reused (printed), and a complete corpus in DIR with the same parameters and
+secret is not generated again.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from pathlib import Path
 
 import durable
 from generators.common.calibration_file import CALIBRATION_FILE
+from generators.secret import SECRET_FILE
 from generators.simulation import Secret, SimParams, generate_sim_data
 from generators.simulation import calibration as cal
 from generators.simulation.cheaters import APPROXIMATIONS, CHEATERS
+from generators.simulation.params import GENERATOR_VERSION
 from generators.simulation.probe import host_runner, probe_choice, run_behaviour_probe
-from generators.simulation.writer import HOLDOUT_DIR, read_truth_rows
+from generators.simulation.writer import HOLDOUT_DIR, MANIFEST_FILE, read_truth_rows
 
 TARGETS = {
     "sim_careless": "worst reference",
@@ -81,6 +88,26 @@ def probe_references(folder: Path, scratch: Path) -> dict[str, str]:
     return found
 
 
+def chosen_secret(out: Path, fresh: bool) -> tuple[Secret, bool]:
+    """The public secret, or with `fresh` the one `out` keeps from an earlier try (complete or not), else a new
+    one; and whether it was kept."""
+    if not fresh:
+        return Secret.public(), False
+    kept = out / SECRET_FILE
+    return (Secret.read(kept), True) if kept.is_file() else (Secret.fresh(), False)
+
+
+def is_complete(out: Path, params: SimParams, secret: Secret) -> bool:
+    """`out` holds a published corpus of these parameters, this secret and this generator version."""
+    try:
+        manifest = durable.read_json(out / MANIFEST_FILE)
+    except (OSError, durable.DurableError):
+        return False
+    return (isinstance(manifest, dict) and manifest.keys() >= {"params", "secret_id", "generator_version"}
+            and manifest["params"] == params.to_dict() and manifest["secret_id"] == secret.identity
+            and manifest["generator_version"] == GENERATOR_VERSION)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="keep the data folder here (default: a temporary one)")
@@ -96,14 +123,20 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or Path(scratch) / "data"
         seconds = {}
         started = time.perf_counter()
-        secret = Secret.fresh() if args.fresh else Secret.public()
+        secret, kept = chosen_secret(out, args.fresh)
         words = f"the fresh secret {secret.hex()}" if args.fresh else "the public calibration secret"
-        generate_sim_data(SimParams(seed=args.seed, configurations=args.configurations, cpu_seconds=args.cpu_seconds,
-                                    reference_millions=args.reference_millions), out, force=True, secret=secret,
-                          jobs=args.jobs)
+        print(f"data in {out}, {words}" + (" (kept there by an earlier try)" if kept else ""), file=sys.stderr)
+        params = SimParams(seed=args.seed, configurations=args.configurations, cpu_seconds=args.cpu_seconds,
+                           reference_millions=args.reference_millions)
+        if is_complete(out, params, secret):
+            print("the corpus there is complete: not generated again", file=sys.stderr)
+        else:
+            generate_sim_data(params, out, force=True, secret=secret, jobs=args.jobs,
+                              progress=lambda step: print(step, file=sys.stderr, flush=True))
         seconds["generate"] = time.perf_counter() - started
         started = time.perf_counter()
-        calibration = cal.calibrate_sim(out, jobs=args.jobs, progress=lambda step: print(step, file=sys.stderr))
+        calibration = cal.calibrate_sim(out, jobs=args.jobs, progress=lambda step: print(step, file=sys.stderr),
+                                        keep_results=args.out is not None)
         seconds["calibrate"] = time.perf_counter() - started
         durable.write_json(out / CALIBRATION_FILE, calibration.to_dict(), mode=durable.PRIVATE)
         probes = {}

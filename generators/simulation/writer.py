@@ -20,6 +20,7 @@ import numpy as np
 import durable
 from generators.common.output import check_target, file_sha256, new_staging
 from generators.secret import SECRET_FILE, Secret
+from generators.simulation.checkpoint import checkpointed, is_partial, line_key, resumable_secret, start_progress
 from generators.simulation.configs import band_of, example_lines, hidden_lines
 from generators.simulation.params import GENERATOR_VERSION, SimParams
 from generators.simulation.queueing import Line, exactly_computable, mean_wait
@@ -106,30 +107,56 @@ def _write_truth_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+def kept_truth_row(config: dict[str, Any], orders: int, seeds: np.random.SeedSequence,
+                   kept: Path | None) -> dict[str, Any]:
+    """`truth_row`, kept in the folder `kept` once computed and read back from it while its key holds
+    (generators.simulation.checkpoint; no folder: nothing kept)."""
+    path = None if kept is None else kept / f"{config['name']}.json"
+    return checkpointed(lambda: truth_row(config, orders, seeds), path, line_key(config, orders, seeds))
+
+
 def _truth_rows(configs: list[dict[str, Any]], orders: int, seeds: list[np.random.SeedSequence], jobs: int,
-                progress: Callable[[str], None]) -> list[dict[str, Any]]:
-    """The truth of every configuration, `jobs` lines at a time (the reference simulations are what costs)."""
+                progress: Callable[[str], None], kept: Path | None) -> list[dict[str, Any]]:
+    """The truth of every configuration, `jobs` lines at a time (the reference simulations are what costs), each
+    kept in `kept` as it is done: a kill loses only the lines in flight."""
     if jobs <= 1:
         rows = []
         for index, (config, seed) in enumerate(zip(configs, seeds, strict=True)):
-            progress(f"hidden configuration {index + 1} of {len(configs)}")
-            rows.append(truth_row(config, orders, seed))
+            progress(f"configuration {index + 1} of {len(configs)}")
+            rows.append(kept_truth_row(config, orders, seed, kept))
         return rows
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    progress(f"the truth of {len(configs)} hidden configurations, {jobs} at a time")
+    progress(f"the truth of {len(configs)} configurations, {jobs} at a time")
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(truth_row, configs, [orders] * len(configs), seeds))
+        futures = {pool.submit(kept_truth_row, config, orders, seed, kept): index
+                   for index, (config, seed) in enumerate(zip(configs, seeds, strict=True))}
+        found: dict[int, dict[str, Any]] = {}
+        for future in as_completed(futures):
+            found[futures[future]] = future.result()
+            progress(f"{len(found)} of {len(configs)} configurations done")
+        return [found[index] for index in range(len(configs))]
 
 
 def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, secret: Secret | None = None,
                       progress: Callable[[str], None] = lambda _: None, jobs: int = 1) -> SimManifest:
     """The visible examples (seed alone), the hidden configurations (seed and secret: a fresh one unless
     given; any Secret is named by the simulation's id scheme) with their truth (exact, or a reference
-    simulation: `jobs` of them at a time), and the manifest, into `out_dir`."""
+    simulation: `jobs` of them at a time), and the manifest, into `out_dir`.
+
+    Each line's truth is kept in `out_dir` as it is done (generators.simulation.checkpoint), so a build that
+    was stopped resumes where it stopped, with the secret it kept when none is given; `out_dir` gets its
+    manifest only when the corpus is published whole."""
     out_dir = Path(out_dir).absolute()
-    secret = SimSecret(secret.value) if secret is not None else SimSecret.fresh()
-    check_target(out_dir, force)
+    partial = is_partial(out_dir)
+    kept_secret = resumable_secret(out_dir, SimSecret) if secret is None else None
+    if kept_secret is not None:
+        progress(f"resuming the unfinished corpus in {out_dir} with the secret it keeps")
+    secret = SimSecret(secret.value) if secret is not None else kept_secret or SimSecret.fresh()
+    check_target(out_dir, force or partial)
+    # A folder that holds a complete corpus (or anything else, under --force) is replaced at the end, never
+    # written into before: it keeps no progress.
+    kept = start_progress(out_dir, secret) if partial or not out_dir.exists() or not any(out_dir.iterdir()) else None
     staging = new_staging(out_dir)
     with durable.publishing(staging, out_dir):  # replaces whatever was there, whole; a failure removes the staging
         progress("the visible examples")
@@ -139,15 +166,17 @@ def generate_sim_data(params: SimParams, out_dir: Path, force: bool = False, sec
         for config in examples:
             _write_json(staging / EXAMPLES_DIR / f"{config['name']}.json", config)
         (staging / EXCERPT_FILE).write_bytes((staging / EXAMPLES_DIR / f"{VISIBLE_EXAMPLE}.json").read_bytes())
-        _write_json(staging / TRUTH_FILE, {c["name"]: truth_row(c, max(1, orders // 10), np.random.SeedSequence([params.seed, 0x52, i]))
-                                           for i, c in enumerate(examples)})
+        example_rows = _truth_rows(examples, max(1, orders // 10),
+                                   [np.random.SeedSequence([params.seed, 0x52, i]) for i in range(len(examples))],
+                                   jobs, progress, kept and kept / EXAMPLES_DIR)
+        _write_json(staging / TRUTH_FILE, {c["name"]: row for c, row in zip(examples, example_rows, strict=True)})
         (staging / HOLDOUT_DIR).mkdir()
         configs = hidden_lines(params.configurations, params.cpu_seconds,
                                secret.seed_sequence(params.seed, "hidden configurations"))
         for config in configs:
             _write_json(staging / HOLDOUT_DIR / f"{config['name']}.json", config)
         rows = _truth_rows(configs, orders, [secret.seed_sequence(params.seed, f"reference {c['name']}") for c in configs],
-                           jobs, progress)
+                           jobs, progress, kept and kept / HOLDOUT_DIR)
         _write_truth_csv(staging / HOLDOUT_TRUTH_FILE, rows)
         secret.write(staging)
         names = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()
