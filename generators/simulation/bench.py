@@ -25,6 +25,7 @@ from pathlib import Path
 import durable
 from generators.common.calibration_file import CALIBRATION_FILE
 from generators.secret import SECRET_FILE
+from generators.secret import Secret as AnySecret
 from generators.simulation import Secret, SimParams, generate_sim_data
 from generators.simulation import calibration as cal
 from generators.simulation.cheaters import APPROXIMATIONS, CHEATERS
@@ -88,7 +89,7 @@ def probe_references(folder: Path, scratch: Path) -> dict[str, str]:
     return found
 
 
-def chosen_secret(out: Path, fresh: bool) -> tuple[Secret, bool]:
+def chosen_secret(out: Path, fresh: bool) -> tuple[AnySecret, bool]:
     """The public secret, or with `fresh` the one `out` keeps from an earlier try (complete or not), else a new
     one; and whether it was kept."""
     if not fresh:
@@ -97,7 +98,7 @@ def chosen_secret(out: Path, fresh: bool) -> tuple[Secret, bool]:
     return (Secret.read(kept), True) if kept.is_file() else (Secret.fresh(), False)
 
 
-def is_complete(out: Path, params: SimParams, secret: Secret) -> bool:
+def is_complete(out: Path, params: SimParams, secret: AnySecret) -> bool:
     """`out` holds a published corpus of these parameters, this secret and this generator version."""
     try:
         manifest = durable.read_json(out / MANIFEST_FILE)

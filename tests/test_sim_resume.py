@@ -1,0 +1,196 @@
+"""A full-size simulation corpus is built over several sessions (issue 34): each line's truth is kept in the output
+folder as it is done, a stopped build resumes with the secret it kept and ends with the same corpus as one that
+never stopped, a kept line whose key no longer holds is simulated again, a partial folder never reads as a corpus,
+and the reference's faster recursion gives the very numbers the plain one gave."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from generators.errors import CorpusNotFound
+from generators.secret import SECRET_FILE
+from generators.simulation import Secret, SimParams, bench, checkpoint, generate_sim_data, writer
+from generators.simulation.calibration import check_sim_corpus
+from generators.simulation.distributions import (
+    deterministic_plus_noise,
+    erlang,
+    exponential,
+    hyperexponential,
+    lognormal,
+)
+from generators.simulation.queueing import Line
+from generators.simulation.reference import relaxation_orders, simulate_wait
+
+TINY = SimParams(configurations=4, cpu_seconds=1, reference_millions=1)
+CORPUS_FILES = ("holdout_truth.csv", "truth.json", "manifest.json", SECRET_FILE)
+TRUTH_ROW = writer.truth_row  # the real one, whatever a test patched in its place
+
+
+class Stopped(Exception):
+    """Stands for a kill: raised by the n-th truth a build computes."""
+
+
+def counting_truth_rows(monkeypatch, stop_after: int | None = None) -> list[str]:
+    """writer.truth_row counted (the names it computed), raising Stopped once `stop_after` were computed."""
+    computed: list[str] = []
+
+    def counted(config, orders, seeds):
+        if stop_after is not None and len(computed) == stop_after:
+            raise Stopped(config["name"])
+        computed.append(config["name"])
+        return TRUTH_ROW(config, orders, seeds)
+
+    monkeypatch.setattr(writer, "truth_row", counted)
+    return computed
+
+
+def test_a_stopped_build_resumes_with_its_kept_secret_and_ends_as_an_unstopped_one(tmp_path, monkeypatch):
+    stopped = tmp_path / "stopped"
+    computed = counting_truth_rows(monkeypatch, stop_after=6)  # the 4 examples and 2 of the 4 hidden lines
+    with pytest.raises(Stopped):
+        generate_sim_data(TINY, stopped)  # a fresh secret, kept in the folder
+    assert checkpoint.is_partial(stopped) and not (stopped / writer.MANIFEST_FILE).exists()
+    with pytest.raises(CorpusNotFound):
+        check_sim_corpus(stopped)  # a partial corpus never reads as a complete one
+    kept_secret = Secret.read(stopped / SECRET_FILE)
+
+    computed = counting_truth_rows(monkeypatch)
+    words: list[str] = []
+    generate_sim_data(TINY, stopped, progress=words.append)  # no --force: resuming is not replacing
+    assert len(computed) == 2, computed  # only the lines not kept
+    assert any("resuming" in w for w in words)
+    assert Secret.read(stopped / SECRET_FILE) == kept_secret
+    assert not (stopped / checkpoint.PROGRESS_DIR).exists()  # the published corpus carries no progress
+
+    whole = tmp_path / "whole"
+    generate_sim_data(TINY, whole, secret=kept_secret)
+    for name in CORPUS_FILES:
+        assert (stopped / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_lines_kept_by_a_serial_build_are_reused_by_a_parallel_one(tmp_path, monkeypatch):
+    folder, secret = tmp_path / "corpus", Secret.fresh()
+    counting_truth_rows(monkeypatch, stop_after=5)
+    with pytest.raises(Stopped):
+        generate_sim_data(TINY, folder, secret=secret)
+    monkeypatch.undo()
+    generate_sim_data(TINY, folder, secret=secret, jobs=2)  # the pool's workers read and keep lines too
+    whole = tmp_path / "whole"
+    generate_sim_data(TINY, whole, secret=secret)
+    assert (folder / "holdout_truth.csv").read_bytes() == (whole / "holdout_truth.csv").read_bytes()
+
+
+def test_a_kept_line_is_not_reused_once_its_order_count_or_secret_changed(tmp_path, monkeypatch):
+    folder, secret = tmp_path / "corpus", Secret.fresh()
+
+    def unpublished(*_):
+        raise Stopped("before the truth file")
+
+    monkeypatch.setattr(writer, "_write_truth_csv", unpublished)  # every line kept, the corpus never published
+    with pytest.raises(Stopped):
+        generate_sim_data(SimParams(configurations=4, cpu_seconds=1, reference_millions=2), folder, secret=secret)
+    computed = counting_truth_rows(monkeypatch)
+    with pytest.raises(Stopped):
+        generate_sim_data(TINY, folder, secret=secret)  # another order count: every line again
+    assert len(computed) == 8
+    monkeypatch.undo()
+    computed = counting_truth_rows(monkeypatch)
+    generate_sim_data(TINY, folder, secret=Secret.fresh())  # another secret: the hidden lines again
+    assert len(computed) == 4 and all(name.startswith("cfg_") for name in computed)
+
+
+def test_the_key_names_everything_a_truth_depends_on_and_a_tampered_row_is_not_read(tmp_path):
+    config = {"name": "cfg_000", "stations": 2, "interarrival": dict(exponential(1.0).spec),
+              "service": dict(lognormal(1.5, 1.0).spec)}
+    seeds = Secret.public().seed_sequence(0, "reference cfg_000")
+    key = checkpoint.line_key(config, 1_000_000, seeds)
+    assert key != checkpoint.line_key(config, 2_000_000, seeds)
+    assert key != checkpoint.line_key({**config, "stations": 3}, 1_000_000, seeds)
+    assert key != checkpoint.line_key(config, 1_000_000, Secret.fresh().seed_sequence(0, "reference cfg_000"))
+    assert key != checkpoint.line_key(config, 1_000_000, Secret.public().seed_sequence(1, "reference cfg_000"))
+    assert Secret.public().hex() not in key
+    path = tmp_path / "cfg_000.json"
+    checkpoint.keep_row(path, key, {"wait": "1.5"})
+    assert checkpoint.kept_row(path, key) == {"wait": "1.5"}
+    assert checkpoint.kept_row(path, "0" * 64) is None
+    path.write_text("{not json", encoding="utf-8")
+    assert checkpoint.kept_row(path, key) is None
+
+
+def test_a_kept_calibration_result_is_copied_not_run_again(tmp_path):
+    runs: list[int] = []
+    output, kept = tmp_path / "out.json", tmp_path / "keep" / "sim_careful" / "cfg_000.abc.json"
+
+    def run() -> None:
+        runs.append(1)
+        output.write_text('{"estimate": 1.0}', encoding="utf-8")
+
+    checkpoint.kept_run(run, output, kept)
+    output.unlink()
+    checkpoint.kept_run(run, output, kept)
+    assert len(runs) == 1 and output.read_text(encoding="utf-8") == '{"estimate": 1.0}'
+
+
+def test_the_bench_keeps_a_fresh_secret_and_knows_a_complete_corpus(tmp_path):
+    out = tmp_path / "data"
+    secret, kept = bench.chosen_secret(out, fresh=True)
+    assert not kept and secret != Secret.public()
+    generate_sim_data(TINY, out, secret=secret)
+    assert bench.chosen_secret(out, fresh=True) == (secret, True)
+    assert bench.chosen_secret(out, fresh=False) == (Secret.public(), False)
+    assert bench.is_complete(out, TINY, secret)
+    assert not bench.is_complete(out, SimParams(configurations=5, cpu_seconds=1, reference_millions=1), secret)
+    assert not bench.is_complete(out, TINY, Secret.public())
+
+
+def plain_reference(line: Line, orders: int, rng: np.random.Generator, replications: int = 1024) -> tuple[float, float]:
+    """The reference as first written (numpy's scaled draws, a compare-and-swap pass): what the faster one must equal."""
+    def draw(time, shape):
+        s = time.spec
+        if time.kind == "exponential":
+            return rng.exponential(float(s["mean"]), shape)
+        if time.kind == "erlang":
+            return rng.gamma(int(s["shape"]), float(s["mean"]) / int(s["shape"]), shape)
+        if time.kind == "hyperexponential":
+            p = np.array([float(b["probability"]) for b in s["branches"]])
+            means = np.array([float(b["mean"]) for b in s["branches"]])
+            branch = np.minimum(np.searchsorted(np.cumsum(p / p.sum()), rng.random(shape)), len(means) - 1)
+            return rng.exponential(1.0, shape) * means[branch]
+        if time.kind == "deterministic_plus_noise":
+            k = float(s["noise_shape"])
+            return float(s["constant"]) + rng.gamma(k, float(s["noise_mean"]) / k, shape)
+        return rng.lognormal(float(s["log_mu"]), float(s["log_sigma"]), shape)
+
+    per = max(256, orders // replications)
+    warmup = int(min(max(2000, 12 * relaxation_orders(line)), per // 2))
+    work, sums = np.zeros((line.stations, replications)), np.zeros(replications)
+    for start in range(0, per, 256):
+        size = min(256, per - start)
+        service, gaps = draw(line.service, (size, replications)), draw(line.interarrival, (size, replications))
+        for i in range(size):
+            if start + i >= warmup:
+                sums += work[0]
+            work[0] += service[i]
+            for j in range(line.stations - 1):
+                low = np.minimum(work[j], work[j + 1])
+                np.maximum(work[j], work[j + 1], out=work[j + 1])
+                work[j] = low
+            work -= gaps[i]
+            np.maximum(work, 0.0, out=work)
+    means = sums / (per - warmup)
+    return float(means.mean()), float(means.std(ddof=1) / math.sqrt(replications))
+
+
+@pytest.mark.parametrize("line", [
+    Line(1, lognormal(1.0, 1.2), lognormal(0.9, 0.8)),
+    Line(2, erlang(0.6, 2), hyperexponential(1.1, 3.0)),
+    Line(3, exponential(0.45), deterministic_plus_noise(0.8, 0.5, 0.6)),
+    Line(4, hyperexponential(0.3, 2.5), lognormal(1.05, 1.5)),
+], ids=["LN/LN/1", "E2/H2/2", "M/D+G/3", "H2/LN/4"])
+def test_the_faster_reference_gives_the_plain_ones_numbers_bit_for_bit(line):
+    orders = 700_000  # its warm-up spans two chunks of 256 orders a replication
+    fast = simulate_wait(line, orders, np.random.default_rng(11))
+    assert (fast.wait, fast.standard_error) == plain_reference(line, orders, np.random.default_rng(11))
