@@ -194,3 +194,12 @@ def test_the_faster_reference_gives_the_plain_ones_numbers_bit_for_bit(line):
     orders = 700_000  # its warm-up spans two chunks of 256 orders a replication
     fast = simulate_wait(line, orders, np.random.default_rng(11))
     assert (fast.wait, fast.standard_error) == plain_reference(line, orders, np.random.default_rng(11))
+
+
+def test_the_branch_of_a_hyperexponential_draw_is_the_clamped_searchsorted_one():
+    from generators.simulation.reference import _branch
+
+    for cumulative in (np.array([0.3, 0.9999999]), np.array([0.2, 0.2, 0.7, 1.0]), np.array([1.0])):
+        uniform = np.concatenate([np.random.default_rng(3).random(10_000), cumulative, [0.0, 0.99999995]])
+        expected = np.minimum(np.searchsorted(cumulative, uniform), len(cumulative) - 1)
+        assert np.array_equal(_branch(uniform, cumulative), expected)

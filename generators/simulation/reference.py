@@ -61,12 +61,22 @@ def draw(time: TimeDistribution, rng: np.random.Generator, shape: tuple[int, int
         probabilities = np.array([float(b["probability"]) for b in s["branches"]])
         means = np.array([float(b["mean"]) for b in s["branches"]])
         cumulative = np.cumsum(probabilities / probabilities.sum())
-        branch = np.minimum(np.searchsorted(cumulative, rng.random(shape)), len(means) - 1)
+        branch = _branch(rng.random(shape), cumulative)  # drawn before the exponentials: the stream's order
         return rng.standard_exponential(shape) * means[branch]
     if time.kind == DETERMINISTIC_PLUS_NOISE:
         noise_shape = float(s["noise_shape"])
         return float(s["constant"]) + rng.standard_gamma(noise_shape, shape) * (float(s["noise_mean"]) / noise_shape)
     return rng.lognormal(float(s["log_mu"]), float(s["log_sigma"]), shape)
+
+
+def _branch(uniform: np.ndarray, cumulative: np.ndarray) -> np.ndarray:
+    """The branch each uniform draw picks: how many cumulative probabilities lie below it, the last one left out
+    (a draw above it, where rounding left the sum under 1, picks the last branch). The very indices a
+    `searchsorted` clamped to the last branch gives, at a third of its cost."""
+    branch = np.zeros(uniform.shape, dtype=np.intp)
+    for edge in cumulative[:-1]:
+        branch += uniform > edge
+    return branch
 
 
 def relaxation_orders(line: Line) -> float:
