@@ -6,6 +6,12 @@ and the reference's faster recursion gives the very numbers the plain one gave."
 from __future__ import annotations
 
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,6 +75,31 @@ def test_a_stopped_build_resumes_with_its_kept_secret_and_ends_as_an_unstopped_o
     generate_sim_data(TINY, whole, secret=kept_secret)
     for name in CORPUS_FILES:
         assert (stopped / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_a_build_killed_mid_line_resumes_to_the_corpus_an_unkilled_one_makes(tmp_path):
+    """SIGKILL, not a polite stop: the lines kept before it are read back, the one in flight is simulated again."""
+    params = SimParams(configurations=5, cpu_seconds=1, reference_millions=20)
+    killed, secret = tmp_path / "killed", Secret.fresh()
+    script = ("import sys; from pathlib import Path; from generators.simulation import Secret, SimParams, "
+              "generate_sim_data as g; g(SimParams(configurations=5, cpu_seconds=1, reference_millions=20), "
+              "Path(sys.argv[1]), secret=Secret.from_hex(sys.argv[2]))")
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen([sys.executable, "-c", script, str(killed), secret.hex()], cwd=root,
+                             env={**os.environ, "PYTHONPATH": str(root)})
+    kept = killed / checkpoint.PROGRESS_DIR / writer.HOLDOUT_DIR
+    deadline = time.monotonic() + 300
+    while not (kept.is_dir() and len(list(kept.glob("cfg_*.json"))) >= 2):
+        assert child.poll() is None and time.monotonic() < deadline, "the build ended before it could be killed"
+        time.sleep(0.02)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert not (killed / writer.MANIFEST_FILE).exists()
+    generate_sim_data(params, killed, secret=secret)
+    whole = tmp_path / "whole"
+    generate_sim_data(params, whole, secret=secret)
+    for name in CORPUS_FILES:
+        assert (killed / name).read_bytes() == (whole / name).read_bytes(), name
 
 
 def test_lines_kept_by_a_serial_build_are_reused_by_a_parallel_one(tmp_path, monkeypatch):
