@@ -93,11 +93,11 @@ def start_progress(out_dir: Path, secret: Secret) -> Path:
     its lines are kept in."""
     out_dir = Path(out_dir)
     out_dir.mkdir(mode=0o700, exist_ok=True)
+    progress = out_dir / PROGRESS_DIR  # first: a folder with it is resumable, with or without its secret yet
+    progress.mkdir(mode=0o700, exist_ok=True)
     path = out_dir / SECRET_FILE
     if not path.is_file() or type(secret).read(path) != secret:
         durable.write_text(path, secret.hex() + "\n", mode=durable.PRIVATE)
-    progress = out_dir / PROGRESS_DIR
-    progress.mkdir(mode=0o700, exist_ok=True)
     return progress
 
 

@@ -3,6 +3,8 @@
 The folder holds what the model gets (examples/, excerpt.txt), what the sandbox sees but the model never
 does (holdout/, one configuration file each), what only the grader reads (holdout_truth.csv, truth.json,
 secret.hex) and manifest.json (every parameter, the secret's id, the files' hashes and what was drawn).
+Until it is published whole the folder holds only its secret and the truths already computed
+(generators.simulation.checkpoint), so a stopped build resumes and never reads as a corpus.
 """
 
 from __future__ import annotations
