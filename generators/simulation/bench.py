@@ -29,6 +29,7 @@ from generators.secret import Secret as AnySecret
 from generators.simulation import Secret, SimParams, generate_sim_data
 from generators.simulation import calibration as cal
 from generators.simulation.cheaters import APPROXIMATIONS, CHEATERS
+from generators.simulation.checkpoint import RESULTS_DIR, is_partial
 from generators.simulation.params import GENERATOR_VERSION
 from generators.simulation.probe import host_runner, probe_choice, run_behaviour_probe
 from generators.simulation.writer import HOLDOUT_DIR, MANIFEST_FILE, read_truth_rows
@@ -50,7 +51,9 @@ def cell(value: float | None, fmt: str = "{:.3f}") -> str:
 
 
 def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], probes: dict[str, str],
-                   secret_words: str = "the public calibration secret") -> str:
+                   secret_words: str = "the public calibration secret", resumed: bool = False) -> str:
+    """The calibration table; `resumed`: the run took up work kept by earlier tries, whose time its figures leave
+    out."""
     p = calibration.params
     careful = calibration.references[-1]
     bands = [b.band for b in careful.bands]
@@ -60,7 +63,8 @@ def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], p
         f"{p.cpu_seconds} CPU seconds each, reference simulation {p.reference_millions} million orders a line "
         f"(its 95% half-width over careful's: largest {calibration.truth_error.get('max', 0):.3f}, median "
         f"{calibration.truth_error.get('median', 0):.3f}). Generation {seconds['generate']:.0f} s, calibration "
-        f"{seconds['calibrate']:.0f} s" + (f", probe {seconds['probe']:.0f} s." if "probe" in seconds else "."),
+        f"{seconds['calibrate']:.0f} s" + (f", probe {seconds['probe']:.0f} s" if "probe" in seconds else "")
+        + (" (this try's only: it resumed work kept by earlier ones)." if resumed else "."),
         "",
         "| submission | coverage | " + " | ".join(f"coverage {b}" for b in bands)
         + " | mean rel. error | relative Winkler (headline) | careful better by [95%] | probe | target |",
@@ -129,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"data in {out}, {words}" + (" (kept there by an earlier try)" if kept else ""), file=sys.stderr)
         params = SimParams(seed=args.seed, configurations=args.configurations, cpu_seconds=args.cpu_seconds,
                            reference_millions=args.reference_millions)
+        resumed = is_partial(out) or (out / RESULTS_DIR).is_dir()
         if is_complete(out, params, secret):
+            resumed = True
             print("the corpus there is complete: not generated again", file=sys.stderr)
         else:
             generate_sim_data(params, out, force=True, secret=secret, jobs=args.jobs,
@@ -145,5 +151,5 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             probes = probe_references(out, Path(scratch))
             seconds["probe"] = time.perf_counter() - started
-        print(markdown_table(calibration, seconds, probes, words))
+        print(markdown_table(calibration, seconds, probes, words, resumed))
     return 0
