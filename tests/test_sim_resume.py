@@ -234,3 +234,22 @@ def test_the_branch_of_a_hyperexponential_draw_is_the_clamped_searchsorted_one()
         uniform = np.concatenate([np.random.default_rng(3).random(10_000), cumulative, [0.0, 0.99999995]])
         expected = np.minimum(np.searchsorted(cumulative, uniform), len(cumulative) - 1)
         assert np.array_equal(_branch(uniform, cumulative), expected)
+
+
+def test_a_calibration_rerun_grades_the_kept_results_without_running_them_again(tmp_path, monkeypatch):
+    from generators.simulation import calibration
+
+    corpus = tmp_path / "corpus"
+    generate_sim_data(TINY, corpus, secret=Secret.fresh())
+    keep = corpus / checkpoint.RESULTS_DIR
+    first = calibration.run_sim_reference("sim_mm1", corpus, jobs=1, keep=keep)
+
+    def not_again(*_):
+        raise AssertionError("a kept result was run again")
+
+    monkeypatch.setattr(calibration, "run_simulate", not_again)
+    again = calibration.run_sim_reference("sim_mm1", corpus, jobs=1, keep=keep)
+    assert again.per_configuration == first.per_configuration
+    with pytest.raises(AssertionError, match="run again"):  # another configuration file: another key, run
+        (corpus / writer.HOLDOUT_DIR / "cfg_000.json").write_text('{"cpu_seconds": 1}', encoding="utf-8")
+        calibration.run_sim_reference("sim_mm1", corpus, jobs=1, keep=keep)
