@@ -253,3 +253,15 @@ def test_a_calibration_rerun_grades_the_kept_results_without_running_them_again(
     with pytest.raises(AssertionError, match="run again"):  # another configuration file: another key, run
         (corpus / writer.HOLDOUT_DIR / "cfg_000.json").write_text('{"cpu_seconds": 1}', encoding="utf-8")
         calibration.run_sim_reference("sim_mm1", corpus, jobs=1, keep=keep)
+
+
+def test_the_key_of_a_kept_full_size_line_stays_what_it_was():
+    """Pinned: the public secret's cfg_000 at the default size, as the full-size runs of 2026-12-07 keep it. A change
+    to the key's material throws away every kept line of every unfinished run (hours of CPU): make it on purpose."""
+    from generators.simulation.configs import hidden_lines
+
+    secret = Secret.public()
+    config = hidden_lines(48, 5, secret.seed_sequence(0, "hidden configurations"))[0]
+    assert config["name"] == "cfg_000"
+    key = checkpoint.line_key(config, SimParams().reference_millions * 1_000_000, secret.seed_sequence(0, "reference cfg_000"))
+    assert key == "01faf1401929015508efbb14cb9bc5d4da235fb300c3d5bca1f503a0913159d4"
