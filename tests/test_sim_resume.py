@@ -69,7 +69,8 @@ def test_a_stopped_build_resumes_with_its_kept_secret_and_ends_as_an_unstopped_o
     assert len(computed) == 2, computed  # only the lines not kept
     assert any("resuming" in w for w in words)
     assert Secret.read(stopped / SECRET_FILE) == kept_secret
-    assert not (stopped / checkpoint.PROGRESS_DIR).exists()  # the published corpus carries no progress
+    manifest = (stopped / writer.MANIFEST_FILE).read_text(encoding="utf-8")
+    assert (stopped / checkpoint.PROGRESS_DIR).is_dir() and checkpoint.PROGRESS_DIR not in manifest  # kept beside it
 
     whole = tmp_path / "whole"
     generate_sim_data(TINY, whole, secret=kept_secret)
@@ -265,3 +266,28 @@ def test_the_key_of_a_kept_full_size_line_stays_what_it_was():
     assert config["name"] == "cfg_000"
     key = checkpoint.line_key(config, SimParams().reference_millions * 1_000_000, secret.seed_sequence(0, "reference cfg_000"))
     assert key == "01faf1401929015508efbb14cb9bc5d4da235fb300c3d5bca1f503a0913159d4"
+
+
+def test_more_reference_batches_keep_the_batch_a_corpus_has_and_pool_the_new_ones(tmp_path, monkeypatch):
+    folder, one, secret = tmp_path / "corpus", tmp_path / "one", Secret.fresh()
+    generate_sim_data(TINY, folder, secret=secret)
+    generate_sim_data(TINY, one, secret=secret)
+    computed = counting_truth_rows(monkeypatch)
+    two = SimParams(configurations=4, cpu_seconds=1, reference_millions=1, reference_batches=2)
+    generate_sim_data(two, folder, force=True, secret=secret)  # the published corpus, given a second batch
+    first = {row["configuration"]: row for row in writer.read_truth_rows(one)}
+    pooled = {row["configuration"]: row for row in writer.read_truth_rows(folder)}
+    simulated = [name for name, row in first.items() if row["method"] == writer.SIMULATION]
+    assert simulated and sorted(computed) == sorted(simulated)  # one new batch a simulated line, nothing else
+    configs = {c["name"]: c for c in writer.hidden_lines(4, 1, secret.seed_sequence(0, "hidden configurations"))}
+    for name, row in pooled.items():
+        if name not in simulated:
+            assert row == first[name]
+            continue
+        extra = writer.truth_row(configs[name], 1_000_000, secret.seed_sequence(0, writer.batch_purpose(name, 1)))
+        assert float(row["wait"]) == (float(first[name]["wait"]) + float(extra["wait"])) / 2
+        assert float(row["truth_se"]) < float(first[name]["truth_se"])
+    assert "2 such batches pooled" in (folder / writer.MANIFEST_FILE).read_text(encoding="utf-8")
+    computed.clear()
+    generate_sim_data(TINY, folder, force=True, secret=Secret.fresh())  # another secret: nothing kept is read
+    assert len(computed) == 8  # the 4 examples and the 4 hidden lines

@@ -61,6 +61,7 @@ def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], p
     lines = [
         f"Data: seed {p.seed}, {secret_words}, {p.configurations} hidden configurations ({counts}), "
         f"{p.cpu_seconds} CPU seconds each, reference simulation {p.reference_millions} million orders a line "
+        + (f"in each of {p.reference_batches} pooled batches " if p.reference_batches > 1 else "") +
         f"(its 95% half-width over careful's: largest {calibration.truth_error.get('max', 0):.3f}, median "
         f"{calibration.truth_error.get('median', 0):.3f}). Generation {seconds['generate']:.0f} s, calibration "
         f"{seconds['calibrate']:.0f} s" + (f", probe {seconds['probe']:.0f} s" if "probe" in seconds else "")
@@ -121,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--cpu-seconds", type=int, default=SimParams().cpu_seconds)
     parser.add_argument("--reference-millions", type=int, default=SimParams().reference_millions)
+    parser.add_argument("--reference-batches", type=int, default=SimParams().reference_batches,
+                        help="independent reference batches pooled a simulated line (kept batches are reused)")
     parser.add_argument("--fresh", action="store_true", help="a fresh secret (printed) instead of the public one")
     parser.add_argument("--no-probe", action="store_true", help="skip the behavioural probe of the references")
     args = parser.parse_args(argv)
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         words = f"the fresh secret {secret.hex()}" if args.fresh else "the public calibration secret"
         print(f"data in {out}, {words}" + (" (kept there by an earlier try)" if kept else ""), file=sys.stderr)
         params = SimParams(seed=args.seed, configurations=args.configurations, cpu_seconds=args.cpu_seconds,
-                           reference_millions=args.reference_millions)
+                           reference_millions=args.reference_millions, reference_batches=args.reference_batches)
         resumed = is_partial(out) or (out / RESULTS_DIR).is_dir()
         if is_complete(out, params, secret):
             resumed = True

@@ -5,7 +5,9 @@ A full-size corpus costs about 85 CPU minutes of reference simulation (48 lines 
 kill or a session's end must not throw away the lines already done. While a corpus is being built its output
 folder holds only the secret it is keyed by (`secret.hex`, so a fresh secret survives to the next try) and
 `reference_progress/`, one file a finished line. The folder has no manifest until the corpus is published whole
-(durable.publishing replaces the folder, progress and all), so a partial corpus never reads as a complete one.
+(durable.publishing replaces the folder), so a partial corpus never reads as a complete one. The published corpus
+carries a copy of `reference_progress/`, so a corpus given more reference batches later (SimParams.reference_batches)
+keeps the ones it has.
 
 A kept line is reused only when its key matches: the hash of everything its truth depends on (the generator's
 version, the reference method's constants, the configuration, the order count and the seed material, which
@@ -99,6 +101,14 @@ def start_progress(out_dir: Path, secret: Secret) -> Path:
     if not path.is_file() or type(secret).read(path) != secret:
         durable.write_text(path, secret.hex() + "\n", mode=durable.PRIVATE)
     return progress
+
+
+def reusable_progress(out_dir: Path, secret: Secret) -> Path | None:
+    """The kept lines of a published corpus in `out_dir` made with `secret` (a corpus carries them, so that more
+    reference batches can be added to it later), or None."""
+    out_dir = Path(out_dir)
+    progress, path = out_dir / PROGRESS_DIR, out_dir / SECRET_FILE
+    return progress if progress.is_dir() and path.is_file() and type(secret).read(path) == secret else None
 
 
 def result_key(submission: Path, config: Path) -> str:
