@@ -39,7 +39,10 @@ class SimParams:
         _whole("reference_batches", self.reference_batches, 1, MAX_REFERENCE_BATCHES)
 
     def to_dict(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Every parameter, but one reference batch (the default) left unsaid: a one-batch corpus's manifest stays
+        byte for byte what it was before batches existed."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if not (f.name == "reference_batches" and self.reference_batches == 1)}
 
 
 def _whole(name: str, value: object, low: int, high: int) -> None:
