@@ -79,14 +79,16 @@ def test_a_stopped_build_resumes_with_its_kept_secret_and_ends_as_an_unstopped_o
 
 
 def test_a_build_killed_mid_line_resumes_to_the_corpus_an_unkilled_one_makes(tmp_path):
-    """SIGKILL, not a polite stop: the lines kept before it are read back, the one in flight is simulated again."""
-    params = SimParams(configurations=5, cpu_seconds=1, reference_millions=20)
-    killed, secret = tmp_path / "killed", Secret.fresh()
+    """SIGKILL, not a polite stop: the lines kept before it are read back, the one in flight is simulated again.
+    The public secret's 8 lines are simulated, exact, exact, simulated, exact, then three simulated: killed once
+    two are kept, the build has four simulated lines (seconds) still to go."""
+    params, secret = SimParams(configurations=8, cpu_seconds=1, reference_millions=10), Secret.public()
+    killed = tmp_path / "killed"
     script = ("import sys; from pathlib import Path; from generators.simulation import Secret, SimParams, "
-              "generate_sim_data as g; g(SimParams(configurations=5, cpu_seconds=1, reference_millions=20), "
-              "Path(sys.argv[1]), secret=Secret.from_hex(sys.argv[2]))")
+              "generate_sim_data as g; g(SimParams(configurations=8, cpu_seconds=1, reference_millions=10), "
+              "Path(sys.argv[1]), secret=Secret.public())")
     root = Path(__file__).resolve().parents[1]
-    child = subprocess.Popen([sys.executable, "-c", script, str(killed), secret.hex()], cwd=root,
+    child = subprocess.Popen([sys.executable, "-c", script, str(killed)], cwd=root,
                              env={**os.environ, "PYTHONPATH": str(root)})
     kept = killed / checkpoint.PROGRESS_DIR / writer.HOLDOUT_DIR
     deadline = time.monotonic() + 300
