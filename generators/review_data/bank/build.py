@@ -35,6 +35,7 @@ from generators.review_data.bank import (
     metric_more,
     target,
     temporal,
+    temporal_more,
     tuning,
     tuning_more,
 )
@@ -50,8 +51,8 @@ KEY_FIELDS = ("verdict", "family", "flaw_lines", "explanation", "pair_id", "orig
 
 
 def all_pairs() -> list[PairSpec]:
-    return [*leakage.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(), *tuning.pairs(),
-            *tuning_more.pairs(), *metric.pairs(), *metric_more.pairs()]
+    return [*leakage.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(), *temporal_more.pairs(),
+            *tuning.pairs(), *tuning_more.pairs(), *metric.pairs(), *metric_more.pairs()]
 
 
 def render(code: str, knob: object) -> str:
