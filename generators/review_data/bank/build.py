@@ -31,6 +31,7 @@ from generators.review_data import DOMAINS, build_fixture
 from generators.review_data.bank import (
     contamination,
     leakage,
+    leakage_more,
     metric,
     metric_more,
     target,
@@ -51,8 +52,8 @@ KEY_FIELDS = ("verdict", "family", "flaw_lines", "explanation", "pair_id", "orig
 
 
 def all_pairs() -> list[PairSpec]:
-    return [*leakage.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(), *temporal_more.pairs(),
-            *tuning.pairs(), *tuning_more.pairs(), *metric.pairs(), *metric_more.pairs()]
+    return [*leakage.pairs(), *leakage_more.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(),
+            *temporal_more.pairs(), *tuning.pairs(), *tuning_more.pairs(), *metric.pairs(), *metric_more.pairs()]
 
 
 def render(code: str, knob: object) -> str:
