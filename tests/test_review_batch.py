@@ -16,7 +16,8 @@ from bakeoff.cli import main
 from bakeoff.review import runner
 from bakeoff.tasks import report_batch as write_report
 
-SUBSET = ITEMS[:6]
+# Three sound and three flawed items (the first six of the file may share one verdict, and J then has no value).
+SUBSET = [item for item in ITEMS if not item.is_problem][:3] + [item for item in ITEMS if item.is_problem][:3]
 
 
 @pytest.fixture

@@ -28,7 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from generators.review_data import DOMAINS, build_fixture
-from generators.review_data.bank import contamination, leakage, metric, target, temporal, tuning
+from generators.review_data.bank import (
+    contamination,
+    leakage,
+    leakage_more,
+    metric,
+    metric_more,
+    target,
+    temporal,
+    temporal_more,
+    tuning,
+    tuning_more,
+)
 from generators.review_data.bank.spec import PairSpec
 from generators.review_data.bank.vary import rename_words, vary, vary_mechanism
 
@@ -41,8 +52,8 @@ KEY_FIELDS = ("verdict", "family", "flaw_lines", "explanation", "pair_id", "orig
 
 
 def all_pairs() -> list[PairSpec]:
-    return [*leakage.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(), *tuning.pairs(),
-            *metric.pairs()]
+    return [*leakage.pairs(), *leakage_more.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(),
+            *temporal_more.pairs(), *tuning.pairs(), *tuning_more.pairs(), *metric.pairs(), *metric_more.pairs()]
 
 
 def render(code: str, knob: object) -> str:
