@@ -27,6 +27,7 @@ import durable
 from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
 from generators.errors import GeneratorError, ReferenceFailed
 from generators.simulation import cheaters
+from generators.simulation.checkpoint import RESULTS_DIR, kept_run, result_key
 from generators.simulation.params import SimParams
 from generators.simulation.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE, read_truth_rows
 
@@ -168,9 +169,10 @@ _BAND_ORDER = {"light": 0, "medium": 1, "heavy": 2}
 
 
 def run_sim_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sys.executable,
-                      configs: Path | None = None) -> SimReferenceResult:
+                      configs: Path | None = None, keep: Path | None = None) -> SimReferenceResult:
     """Run `variant` on every hidden configuration of `corpus` (or on their copies in `configs`) and grade the
-    intervals."""
+    intervals; with `keep`, each result is kept there once run and a kept one is not run again
+    (generators.simulation.checkpoint)."""
     corpus = Path(corpus).absolute()
     configs = configs or corpus / HOLDOUT_DIR
     names = [row["configuration"] for row in read_truth_rows(corpus)]
@@ -179,8 +181,12 @@ def run_sim_reference(variant: str, corpus: Path, jobs: int = 2, python: str = s
         submission = materialize_sim(variant, Path(scratch) / "submission")
         results = Path(scratch) / "results"
         results.mkdir()
-        run_each(names, lambda name: run_simulate(submission, configs / f"{name}.json",
-                                                   results / f"{name}.json", python), jobs)
+        def run_one(name: str) -> None:
+            config, output = configs / f"{name}.json", results / f"{name}.json"
+            kept = None if keep is None else keep / variant / f"{name}.{result_key(submission, config)}.json"
+            kept_run(lambda: run_simulate(submission, config, output, python), output, kept)
+
+        run_each(names, run_one, jobs)
         return graded(variant, results, corpus, time.perf_counter() - started)
 
 
@@ -214,7 +220,8 @@ def paired_margin(variant: SimReferenceResult, careful: SimReferenceResult, seed
     return PairedMargin(variant.variant, float(diffs.mean()), float(low), float(high))
 
 
-def run_cheaters(corpus: Path, jobs: int = 2, python: str = sys.executable) -> tuple[SimReferenceResult, ...]:
+def run_cheaters(corpus: Path, jobs: int = 2, python: str = sys.executable,
+                 keep: Path | None = None) -> tuple[SimReferenceResult, ...]:
     """The cheap methods of generators.simulation.cheaters on every hidden configuration, graded as submissions."""
     rows = read_truth_rows(corpus)
     truth = {row["configuration"]: float(row["wait"]) for row in rows}
@@ -228,7 +235,7 @@ def run_cheaters(corpus: Path, jobs: int = 2, python: str = sys.executable) -> t
         for name, config in configs.items():
             (short_configs / f"{name}.json").write_text(durable.dumps(cheaters.short_config(config)), encoding="utf-8")
         started = time.perf_counter()
-        short = run_sim_reference("sim_careful", corpus, jobs, python, configs=short_configs)
+        short = run_sim_reference("sim_careful", corpus, jobs, python, configs=short_configs, keep=keep)
         short_seconds = time.perf_counter() - started
         short_intervals = _intervals_of(short, truth)
         rows_of.update(cheaters.short_intervals(short_intervals, truth))
@@ -275,17 +282,19 @@ def evaluate_sim(references: Sequence[SimReferenceResult], margins: Sequence[Pai
 
 
 def calibrate_sim(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = lambda _: None,
-                  bootstrap_seed: int = 0) -> SimCalibration:
-    """Run the references and the baselines on the hidden configurations of the simulation folder `corpus`."""
+                  bootstrap_seed: int = 0, keep_results: bool = False) -> SimCalibration:
+    """Run the references and the baselines on the hidden configurations of the simulation folder `corpus`;
+    `keep_results`: each run's result kept in the corpus (checkpoint.RESULTS_DIR), so a re-run resumes."""
     corpus = Path(corpus).absolute()
     check_sim_corpus(corpus)
     params = SimParams(**json.loads((corpus / MANIFEST_FILE).read_text(encoding="utf-8"))["params"])
+    keep = corpus / RESULTS_DIR if keep_results else None
     results = {}
     for variant in SIM_REFERENCES + SIM_BASELINES:
         progress(f"running {variant}")
-        results[variant] = run_sim_reference(variant, corpus, jobs)
+        results[variant] = run_sim_reference(variant, corpus, jobs, keep=keep)
     progress("running the cheap methods")
-    cheater_rows = run_cheaters(corpus, jobs)
+    cheater_rows = run_cheaters(corpus, jobs, keep=keep)
     careful = results["sim_careful"]
     margins = tuple(paired_margin(r, careful, bootstrap_seed)
                     for r in (*(results[v] for v in SIM_REFERENCES + SIM_BASELINES), *cheater_rows)
