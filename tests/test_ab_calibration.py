@@ -15,7 +15,14 @@ from click.testing import CliRunner
 
 from bakeoff.cli import main
 from generators.ab_test import AbParams, generate_ab_data
-from generators.ab_test.calibration import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, calibrate_ab, materialize_ab
+from generators.ab_test.calibration import (
+    AB_CHEATERS,
+    AB_VARIANTS,
+    AB_WITH_PRIOR,
+    UnknownAbReference,
+    calibrate_ab,
+    materialize_ab,
+)
 from generators.ab_test.cheaters import constant_interval
 from generators.common.verdict import failures
 from generators.errors import CorpusNotFound
@@ -45,9 +52,9 @@ def corpus(tmp_path_factory):
 
 
 def _check(saved: dict) -> None:
-    rows = saved["references"] + saved["cheaters"]
+    rows = saved["references"] + saved["cheaters"] + saved["with_prior"]
     by = {r["variant"]: r for r in rows}
-    assert set(by) == {"ab_careless", "ab_half", "ab_careful", *AB_CHEATERS}
+    assert set(by) == {"ab_careless", "ab_half", "ab_careful", *AB_CHEATERS, *AB_WITH_PRIOR}
     assert all(r["failed"] == 0 for r in rows)
     assert by["ab_careless"]["mean_width"] < min(by["ab_half"]["mean_width"], by["ab_careful"]["mean_width"])
     assert by["ab_careless"]["coverage"] <= 0.5
@@ -59,6 +66,8 @@ def _check(saved: dict) -> None:
     assert by["ab_careful"]["margin"] is None
     for name in AB_CHEATERS:
         assert by[name]["kind"] == "cheater" and len(by[name]["winklers"]) == by[name]["experiments"]
+    for name in AB_WITH_PRIOR:
+        assert by[name]["kind"] == "with_prior" and by[name]["margin"] is not None
     for name in BEATEN_AT_SMALL:  # each loses to careful by more than chance
         margin = by[name]["margin"]
         assert margin["careful_better"] and margin["low"] > 0, (name, margin)

@@ -38,7 +38,9 @@ TARGETS = {
     "ab_per_user": "mean of per-user rates + Welch: right unit, wrong estimand",
     "ab_size_width": "careful estimate, half-width K / sqrt(users) fitted on the visible experiment",
     "ab_fixed_inflation": "visit-level interval times the visible experiment's design effect",
-    "ab_shrink": "careful shrunk toward zero under the public distribution of effects",
+    "ab_size_width_shrunk": "ab_size_width's interval shrunk toward zero under the public distribution of effects",
+    "ab_fixed_inflation_shrunk": "ab_fixed_inflation's interval shrunk under the public distribution of effects",
+    "ab_shrink": "careful shrunk toward zero under the public distribution of effects: with a prior, reported",
 }
 
 

@@ -18,7 +18,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from generators.ab_test import AbParams
-from generators.ab_test.cheaters import AB_CHEATERS, AB_VARIANTS, UnknownAbReference, materialize_ab
+from generators.ab_test.cheaters import (
+    AB_CHEATERS,
+    AB_ROWS,
+    AB_VARIANTS,
+    AB_WITH_PRIOR,
+    UnknownAbReference,
+    materialize_ab,
+)
 from generators.ab_test.params import params_of_manifest
 from generators.ab_test.writer import HOLDOUT_DIR, HOLDOUT_TRUTH_FILE, MANIFEST_FILE
 from generators.common.intervals import PassFail, check_data_folder, run_each, run_script
@@ -26,7 +33,7 @@ from generators.common.paired import PairedInterval, RowKind, paired_mean_margin
 from generators.errors import ReferenceFailed
 from generators.spam_classifier.writer import read_manifest
 
-__all__ = ["AB_CHEATERS", "AB_VARIANTS", "AbCalibration", "AbChecks", "AbReferenceResult", "UnknownAbReference",
+__all__ = ["AB_CHEATERS", "AB_ROWS", "AB_VARIANTS", "AB_WITH_PRIOR", "AbCalibration", "AbChecks", "AbReferenceResult", "UnknownAbReference",
            "calibrate_ab", "evaluate_ab", "materialize_ab", "run_ab_reference", "run_analyze"]
 
 CARELESS_MAX_COVERAGE = 0.80  # "well below 95%"
@@ -67,7 +74,7 @@ class AbChecks(PassFail):
     careless_narrowest: bool  # among the references
     careless_coverage_well_below_95: bool  # at most CARELESS_MAX_COVERAGE
     careful_coverage_near_95: bool  # within CAREFUL_COVERAGE_BAND
-    careful_best_winkler: bool  # better than every other row, references and cheaters
+    careful_best_winkler: bool  # better than every other row, references and cheaters (not the rows with a prior)
     references_ordered: bool  # Winkler: careless worst, then half, then careful
     careful_beats_every_cheater: bool  # by a paired 95% interval above zero: the task is valid
 
@@ -81,15 +88,17 @@ class AbCalibration:
     cheaters: tuple[AbReferenceResult, ...] = ()
     secret_id: str | None = None  # the secret the hidden experiments were drawn with (the manifest's)
     spread_secret_ids: tuple[str, ...] = ()
+    with_prior: tuple[AbReferenceResult, ...] = ()  # careful's analysis with a public prior: reported, not held
 
     @property
     def rows(self) -> tuple[AbReferenceResult, ...]:
-        return self.references + self.cheaters
+        return self.references + self.cheaters + self.with_prior
 
     def to_dict(self) -> dict[str, object]:
         return {"task": "ab_test", "corpus": self.corpus, "params": self.params.to_dict(), "secret_id": self.secret_id,
                 "references": [r.to_dict() for r in self.references],
-                "cheaters": [r.to_dict() for r in self.cheaters], "checks": self.checks.to_dict(),
+                "cheaters": [r.to_dict() for r in self.cheaters],
+                "with_prior": [r.to_dict() for r in self.with_prior], "checks": self.checks.to_dict(),
                 "spread_secret_ids": list(self.spread_secret_ids)}
 
 
@@ -126,7 +135,8 @@ def _scored(variant: str, results: Path, corpus: Path, seconds: float) -> AbRefe
         raise ReferenceFailed(f"{variant} was graded on no experiment")
     low, high = wilson_interval(sum(e.covered for e in score.experiments), len(score.experiments))
     winklers = tuple(float(e.winkler(score.level) or 0.0) for e in score.experiments)
-    kind = RowKind.CHEATER if variant in AB_CHEATERS else RowKind.REFERENCE
+    kind = (RowKind.CHEATER if variant in AB_CHEATERS else RowKind.WITH_PRIOR if variant in AB_WITH_PRIOR
+            else RowKind.REFERENCE)
     return AbReferenceResult(variant, len(score.experiments), score.failed, coverage, error, width, winkler,
                              round(seconds, 2), kind, low, high, winklers)
 
@@ -182,7 +192,7 @@ def evaluate_ab(results: Sequence[AbReferenceResult]) -> AbChecks:
         careless_narrowest=all(careless.mean_width < r.mean_width for r in references if r is not careless),
         careless_coverage_well_below_95=careless.coverage <= CARELESS_MAX_COVERAGE,
         careful_coverage_near_95=low <= careful.coverage <= high,
-        careful_best_winkler=all(careful.winkler < r.winkler for r in results if r is not careful),
+        careful_best_winkler=all(careful.winkler < r.winkler for r in references + cheaters if r is not careful),
         references_ordered=careless.winkler > half.winkler > careful.winkler,
         careful_beats_every_cheater=bool(cheaters) and all(r.margin is not None and r.margin.careful_better
                                                            for r in cheaters),
@@ -190,7 +200,7 @@ def evaluate_ab(results: Sequence[AbReferenceResult]) -> AbChecks:
 
 
 def calibrate_ab(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = lambda _: None,
-                 spread: Sequence[Path] = (), variants: Sequence[str] = AB_VARIANTS + AB_CHEATERS,
+                 spread: Sequence[Path] = (), variants: Sequence[str] = AB_ROWS,
                  in_process: bool = False) -> AbCalibration:
     """Run the references and the cheaters on the hidden experiments of the ab_test folder `corpus`.
 
@@ -213,4 +223,5 @@ def calibrate_ab(corpus: Path, jobs: int = 2, progress: Callable[[str], None] = 
     rows = _with_margins(results)
     spread_ids = tuple(str(read_manifest(Path(folder)).get("secret_id")) for folder in spread)
     return AbCalibration(str(corpus), params, tuple(r for r in rows if r.kind is RowKind.REFERENCE), evaluate_ab(rows),
-                         tuple(r for r in rows if r.kind is RowKind.CHEATER), manifest.get("secret_id"), spread_ids)
+                         tuple(r for r in rows if r.kind is RowKind.CHEATER), manifest.get("secret_id"), spread_ids,
+                         tuple(r for r in rows if r.kind is RowKind.WITH_PRIOR))

@@ -27,6 +27,10 @@ class RowKind(StrEnum):
 
     REFERENCE = "reference"  # careless, half, careful ...: an analysis, right or wrong
     CHEATER = "cheater"  # a degenerate baseline that does no real analysis: a constant, a hard-coded answer ...
+    # Careful's own analysis with a public prior on top: it needs every step the task measures, so careful ties
+    # it and is not asked to beat it (a posterior under what the public code implies is the Bayes rule for an
+    # averaged score, so in expectation nothing beats it; docs/tasks.md, ab_test's "Calibration").
+    WITH_PRIOR = "with_prior"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ def calibration_tables(calibration: AbCalibration) -> list[RenderableType]:
     from rich.table import Table
 
     tables: list[RenderableType] = []
-    for kind, rows in (("references", calibration.references), ("cheaters", calibration.cheaters)):
+    groups = (("references", calibration.references), ("cheaters", calibration.cheaters),
+              ("with priors", calibration.with_prior))
+    for kind, rows in (group for group in groups if group[1]):
         table = Table(title=f"{kind} on {calibration.references[0].experiments} hidden experiments of {calibration.corpus}")
         table.add_column(kind[:-1], no_wrap=True)
         for column in ("coverage [95%]", "Winkler", "careful's margin [95%]"):
