@@ -149,6 +149,11 @@ def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sy
         submission = materialize_ab(variant, Path(scratch) / "submission", corpus=corpus, python=python)
         result = _grade(variant, submission, corpus, jobs, python)
         others = [_grade(variant, submission, Path(folder), jobs, python) for folder in spread]
+    return _with_spread(result, others)
+
+
+def _with_spread(result: AbReferenceResult, others: Sequence[AbReferenceResult]) -> AbReferenceResult:
+    """`result` with the same row's scores on the fresh-secret folders (`others`, in order) as its spread."""
     return replace(result, spread=tuple(o.winkler for o in others), spread_winklers=tuple(o.winklers for o in others))
 
 
@@ -169,8 +174,7 @@ def _rows_in_process(variants: Sequence[str], corpus: Path, spread: Sequence[Pat
             seconds = run_rows_in_process(submissions, inputs, results, progress)
             graded.append({v: _scored(v, results / v, folder, seconds[v]) for v in variants})
     main, others = graded[0], graded[1:]
-    return [replace(main[v], spread=tuple(o[v].winkler for o in others),
-                    spread_winklers=tuple(o[v].winklers for o in others)) for v in variants]
+    return [_with_spread(main[v], [o[v] for o in others]) for v in variants]
 
 
 def _with_margins(rows: list[AbReferenceResult]) -> list[AbReferenceResult]:

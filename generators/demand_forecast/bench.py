@@ -36,6 +36,11 @@ def _f(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _margin(m: PairedInterval | None) -> str:
+    """Careful's margin over a row with its interval, or '-' for careful itself."""
+    return "-" if m is None else f"{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]"
+
+
 def markdown(calibration: FcCalibration, spreads: list[FcCalibration], seconds: float, ids: list[str]) -> str:
     lines = [f"Seconds: {seconds:.0f}. Public secret, then {len(spreads)} fresh secret(s) for careful's margins.", "",
              "| submission | MASE | smooth | intermittent | week 1 | week 4 | claimed | backtest | probe "
@@ -46,7 +51,7 @@ def markdown(calibration: FcCalibration, spreads: list[FcCalibration], seconds: 
         fresh = ", ".join(_f(s.row(r.variant).margin.low) if s.row(r.variant).margin else "-" for s in spreads)  # type: ignore[union-attr]
         lines.append(f"| {r.variant} | {r.mase:.4f} | {_f(r.kinds.get('smooth'))} | {_f(r.kinds.get('intermittent'))} | "
                      f"{_f(r.weeks.get('week_1'))} | {_f(r.weeks.get('week_4'))} | {_f(r.claimed)} | {_f(r.backtest_mase)} | "
-                     f"{' '.join(r.probe) or '-'} | {f'{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]' if m else '-'} | {fresh or '-'} |")
+                     f"{' '.join(r.probe) or '-'} | {_margin(m)} | {fresh or '-'} |")
     lines += ["", "Targets: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in calibration.targets.to_dict().items())]
     return "\n".join(lines + [fresh_table(spreads, ids)] if spreads else lines)
 
@@ -59,7 +64,7 @@ def fresh_table(spreads: list[FcCalibration], ids: list[str]) -> str:
         cells = []
         for s in spreads:
             r, m = s.row(variant), s.row(variant).margin
-            cells.append(f"{r.mase:.4f}, " + (f"{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]" if m else "-"))
+            cells.append(f"{r.mase:.4f}, " + _margin(m))
         lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
