@@ -19,6 +19,13 @@ Each corpus also draws its centre: base rate, cluster sizes and engagement moved
 visible experiment's (lighter), so that a width per user or a design effect measured on the visible experiment
 is off for the hidden ones by a factor the secret decides.
 
+Since 3.1 each experiment with an effect also draws a tilt (generators.ab_test.population): the new page moves
+one-visit people and frequent visitors by different amounts, with the visit-weighted effect still the one
+drawn. The per-user and the visit-weighted effects then part by an amount and a sign the data tell and the
+size does not, so an analysis of the mean of per-user rates (the right unit, the wrong estimand) misses on most
+experiments instead of by a share of the effect; an experiment without an effect has no tilt (B does nothing).
+The tilts are drawn after everything else, so 3.1's experiments are 3.0's with the tilt added.
+
 `condition_spread` scales every range (0: the parameters' own conditions in every experiment, with effects
 drawn as before 3.0: a share `zero_effect_share` at zero, the rest uniform in [-max_effect, max_effect]).
 """
@@ -60,6 +67,10 @@ REFIRE_REACH = 0.25  # refire_share +- this
 NULL_SHARE_REACH = 0.8
 EFFECT_REACH_RANGE = (0.7, 2.5)
 LARGEST_RELATIVE_LIFT = MAX_LIFT - 0.1  # relative lifts are clipped here: arm B's propensity stays below 1
+# The tilt: each corpus draws its reach log-uniform in this range; an experiment with an effect draws a sign
+# and a size uniform in [TILT_LEAST_SHARE, 1] of the reach, capped so that |lift| + |tilt| <= MAX_LIFT.
+TILT_REACH_RANGE = (0.4, 0.8)
+TILT_LEAST_SHARE = 1 / 3
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,26 @@ def hidden_effects(rng: np.random.Generator, params: AbParams, conditions: list[
     rates = np.array([population_rates(c.population).visit_weighted for c in conditions])
     lifts = draw_effect_prior(rng, params).draw(rng, rates)
     return [round(float(lift * rate), 5) for lift, rate in zip(lifts, rates, strict=True)]
+
+
+def hidden_tilts(rng: np.random.Generator, params: AbParams, conditions: list[Conditions],
+                 effects: list[float]) -> list[float]:
+    """Each experiment's tilt (rounded to 5 decimals; 0 where B does nothing): a sign, a size from the corpus's
+    reach, and a cap that keeps B's propensities inside [0, 1]."""
+    reach = _log_uniform(rng, TILT_REACH_RANGE, 1.0) * params.condition_spread
+    signs = rng.choice((-1.0, 1.0), len(effects))
+    shares = rng.uniform(TILT_LEAST_SHARE, 1.0, len(effects))
+    tilts = []
+    for condition, effect, sign, share in zip(conditions, effects, signs, shares, strict=True):
+        rates = population_rates(condition.population)
+        # |lift| <= |effect| / R + |tilt| * |c| with c = the unit tilt's visit-weighted effect over R, so this
+        # cap keeps |lift| + |tilt| <= MAX_LIFT whatever the sign.
+        # The 0.001 keeps rounding the effect and the tilt to 5 decimals from pushing the sum past the cap.
+        room = ((MAX_LIFT - 0.001 - abs(effect) / rates.visit_weighted)
+                / (1.0 + abs(rates.visit_weighted_tilt) / rates.visit_weighted))
+        size = min(share * reach, max(0.0, room))
+        tilts.append(0.0 if effect == 0 else round(float(sign * size), 5))
+    return tilts
 
 
 def public_effect_draws(params: AbParams, corpora: int = 400, per_corpus: int = 96, seed: int = 0) -> np.ndarray:

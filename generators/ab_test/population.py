@@ -12,6 +12,13 @@ makes the true effect exactly `effect`. Because propensity grows with visits, th
 moves by lift * E[propensity] instead, a different number (`per_user_effect`): right unit, wrong estimand.
 R is computed here exactly (the visit counts are a finite distribution, the Beta cap an incomplete Beta
 function), never estimated from a sample.
+
+Since 3.1 the new page need not move every visitor alike: B may add a tilt that helps one-visit people and
+hinders people who come back often, or the reverse (`tilt_of_visits`: +1 at one visit, -1 from
+TILT_PIVOT_VISITS visits on). B's propensities are then A's times (1 + lift + tilt * s(visits)), and the
+generator solves lift so that the visit-weighted effect is still exactly `effect`; the per-user average moves
+by a number the tilt pulls away from it, in either direction, so an analysis of the wrong estimand misses
+by more than its interval on most experiments instead of by a share of the effect.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ DEVICE_SHARES = (0.45, 0.45, 0.10)
 DEVICE_LIFT = (1.2, 0.8, 1.0)  # propensity multipliers: desktop users buy more often (their mean is 1)
 BOT_DEVICE = 0  # bots report a desktop browser
 MAX_PROPENSITY = 0.5  # arm A's propensity is capped here ...
-MAX_LIFT = 0.9  # ... and |lift| stays below this, so arm B's propensity stays inside [0, 0.95]
+MAX_LIFT = 0.9  # ... and |lift| + |tilt| stays below this, so arm B's propensity stays inside [0, 0.95]
+# A tilt's direction per visit count: +1 at one visit, 0 at two, -1 from this many visits on (log-linear between).
+TILT_PIVOT_VISITS = 4
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,12 @@ def engagement_factor(visits: np.ndarray, population: Population) -> np.ndarray:
     return np.asarray(visits, dtype=float) ** population.engagement / typical
 
 
+def tilt_of_visits(visits: np.ndarray) -> np.ndarray:
+    """The direction a tilt moves a visitor with this many visits: +1 at one visit, -1 from TILT_PIVOT_VISITS on."""
+    logs = np.log(np.asarray(visits, dtype=float))
+    return 1.0 - 2.0 * np.minimum(1.0, logs / np.log(TILT_PIVOT_VISITS))
+
+
 def _capped_beta_mean(scale: np.ndarray, a: float, b: float, cap: float) -> np.ndarray:
     """E[min(cap, scale * B)] for B ~ Beta(a, b), elementwise over `scale` (> 0)."""
     threshold = np.minimum(1.0, cap / scale)
@@ -76,6 +91,8 @@ class Rates:
 
     visit_weighted: float  # R = E[visits * propensity] / E[visits]: the stated estimand's base
     per_user: float  # E[propensity]: what an average of per-user rates estimates
+    visit_weighted_tilt: float  # E[visits * propensity * tilt_of_visits] / E[visits]: a unit tilt's visit-weighted effect
+    per_user_tilt: float  # E[propensity * tilt_of_visits]: a unit tilt's effect on the mean of per-user rates
     bot_visit_share: float  # share of all visits made by bots
 
 
@@ -93,8 +110,11 @@ def population_rates(population: Population) -> Rates:
     people, bots = 1.0 - p.bot_share, p.bot_share
     visits = people * person_visits + bots * bot_visits
     converted = people * float(np.sum(pmf * k * person_mean_propensity))
+    tilted = person_mean_propensity * tilt_of_visits(k)  # bots never buy: a tilt does not reach them
     return Rates(
         visit_weighted=converted / visits,
         per_user=people * float(np.sum(pmf * person_mean_propensity)),
+        visit_weighted_tilt=people * float(np.sum(pmf * k * tilted)) / visits,
+        per_user_tilt=people * float(np.sum(pmf * tilted)),
         bot_visit_share=bots * bot_visits / visits,
     )

@@ -4,7 +4,9 @@ Each visitor gets an arm once (a fair coin), a device, a country, a number of vi
 propensity (generators.ab_test.population: people who come back often buy more often; a few bots visit
 many times and never buy). A visitor's visits fall uniformly over the test's days, so traffic is flat;
 the first one is the visit that assigned the arm. B multiplies every propensity by (1 + lift), with the
-lift chosen so that the effect on the population's visit-weighted conversion rate is exactly `effect`.
+lift chosen so that the effect on the population's visit-weighted conversion rate is exactly `effect`;
+a hidden experiment may also carry a tilt (generators.ab_test.population: B moves one-visit people and
+frequent visitors differently), the lift then solved so that the visit-weighted effect stays `effect`.
 
 Then, on `fault_days` consecutive days, one arm's logger misbehaves: it writes purchases twice (some as an
 exact repeat of the row, some re-fired a few seconds later with a new timestamp and the same amount) and
@@ -25,11 +27,14 @@ from generators.ab_test.population import (
     DEVICE_LIFT,
     DEVICE_SHARES,
     DEVICES,
+    MAX_LIFT,
     MAX_PROPENSITY,
     Population,
     engagement_factor,
     population_rates,
+    tilt_of_visits,
 )
+from generators.errors import InvalidParameter
 
 START = np.datetime64("2026-03-02T00:00:00", "s")
 DAY_SECONDS = 86_400
@@ -64,12 +69,13 @@ def conditions_of(params: AbParams) -> Conditions:
 @dataclass(frozen=True)
 class ExperimentSpec:
     """What one experiment is drawn from: its own seed (128 bits for a hidden one), size, effect and, for a hidden
-    experiment, its own conditions (None: the parameters')."""
+    experiment, its own conditions (None: the parameters') and tilt (0: B moves every visitor alike)."""
 
     seed: int
     users: int
     effect: float
     conditions: Conditions | None = field(default=None, compare=True)
+    tilt: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,8 @@ class ExperimentTruth:
 
     effect: float  # on the visit-weighted conversion rate: the estimand
     per_user_effect: float  # on the mean of per-user rates: what a per-user average estimates instead
-    lift: float  # B's propensities are A's times (1 + lift)
+    lift: float  # B's propensities are A's times (1 + lift + tilt * tilt_of_visits(visits))
+    tilt: float
     users: int
     bots: int
     fault_arm: str
@@ -104,6 +111,12 @@ def _propensities(rng: np.random.Generator, device: np.ndarray, visits: np.ndarr
     a, b = population.beta_shape
     raw = rng.beta(a, b, device.size) * np.asarray(DEVICE_LIFT)[device] * engagement_factor(visits, population)
     return np.where(bots, 0.0, np.minimum(raw, MAX_PROPENSITY))
+
+
+def _relative_change(lift: float, tilt: float, visits: np.ndarray) -> np.ndarray | float:
+    """B's propensity over A's, minus 1, per visitor (a plain number when the experiment has no tilt, so that an
+    untilted experiment draws exactly what it drew before 3.1)."""
+    return lift + tilt * tilt_of_visits(visits) if tilt else lift
 
 
 def _strictly_increasing(user: np.ndarray, seconds: np.ndarray) -> np.ndarray:
@@ -150,13 +163,16 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     conditions = spec.conditions or conditions_of(params)
     population = conditions.population
     rates = population_rates(population)
-    lift = spec.effect / rates.visit_weighted
+    lift = (spec.effect - spec.tilt * rates.visit_weighted_tilt) / rates.visit_weighted
+    if abs(lift) + abs(spec.tilt) > MAX_LIFT:  # arm B's propensity would leave [0, 1] for some visitor
+        raise InvalidParameter(f"an effect of {spec.effect} with a tilt of {spec.tilt} needs |lift| + |tilt| = "
+                               f"{abs(lift) + abs(spec.tilt):.3f}, more than {MAX_LIFT}: lower the tilt or the effect")
     arm = rng.integers(0, 2, spec.users)
     bots = rng.random(spec.users) < population.bot_share
     device = np.where(bots, BOT_DEVICE, rng.choice(len(DEVICES), spec.users, p=DEVICE_SHARES))
     country = rng.choice(len(COUNTRIES), spec.users, p=COUNTRY_SHARES)
     visits = _visits_per_user(rng, bots, population)
-    propensity = _propensities(rng, device, visits, bots, population) * (1.0 + lift * arm)
+    propensity = _propensities(rng, device, visits, bots, population) * (1.0 + _relative_change(lift, spec.tilt, visits) * arm)
     user, seconds = _visit_times(rng, params, visits)
     converted = rng.random(user.size) < propensity[user]
     revenue = np.where(converted, np.round(rng.lognormal(3.4, 0.8, user.size), 2), 0.0)
@@ -185,7 +201,8 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     frame = frame.sort_values(["visit_time", "user_id"], kind="stable").reset_index(drop=True)
     day = str((START + np.timedelta64(fault_day * DAY_SECONDS, "s")).astype("datetime64[D]"))
     truth = ExperimentTruth(
-        effect=float(spec.effect), per_user_effect=round(float(lift * rates.per_user), 6), lift=round(float(lift), 6),
+        effect=float(spec.effect), per_user_effect=round(float(lift * rates.per_user + spec.tilt * rates.per_user_tilt), 6),
+        lift=round(float(lift), 6), tilt=round(float(spec.tilt), 6),
         users=spec.users, bots=int(bots.sum()), fault_arm=ARMS[fault_arm], fault_day=day,
         fault_days=conditions.fault_days, duplicated_rows=int(twice.sum()), refired_rows=int(refired.sum()),
     )

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import durable
-from generators.ab_test.hidden import draw_centre, draw_conditions, hidden_effects
+from generators.ab_test.hidden import draw_centre, draw_conditions, hidden_effects, hidden_tilts
 from generators.ab_test.measure import MeasuredSessions, measure_file
 from generators.ab_test.params import GENERATOR_VERSION, AbParams
 from generators.ab_test.population import Population
@@ -72,7 +72,7 @@ def _wide_seed(sequence: np.random.SeedSequence) -> int:
 
 def holdout_specs(params: AbParams, secret: Secret) -> list[ExperimentSpec]:
     """The hidden experiments, all from the seed and the secret: own seeds, sizes log-uniform from
-    holdout_users to holdout_users * holdout_size_spread, own conditions and effects (generators.ab_test.hidden;
+    holdout_users to holdout_users * holdout_size_spread, own conditions, effects and tilts (generators.ab_test.hidden;
     with condition_spread 0 the parameters' conditions and the effects of 2.0, byte for byte)."""
     plan, *children = secret.seed_sequence(params.seed, HIDDEN_PURPOSE).spawn(1 + params.experiments)
     rng = np.random.default_rng(plan)
@@ -81,9 +81,10 @@ def holdout_specs(params: AbParams, secret: Secret) -> list[ExperimentSpec]:
     conditions = [draw_conditions(rng, params, centre) for _ in range(params.experiments)] if centre else []
     effects = hidden_effects(rng, params, conditions or [conditions_of(params)] * params.experiments)
     sizes = params.holdout_users * params.holdout_size_spread ** rng.random(params.experiments)
+    tilts = hidden_tilts(rng, params, conditions, effects) if varied else [0.0] * params.experiments
     return [
         ExperimentSpec(_wide_seed(child), int(round(sizes[index])), effects[index],
-                       conditions[index] if varied else None)
+                       conditions[index] if varied else None, tilts[index])
         for index, child in enumerate(children)
     ]
 

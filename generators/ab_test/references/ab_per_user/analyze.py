@@ -3,7 +3,8 @@
 The unit is right (users were randomized, so users are the independent units) and the fault is removed,
 but the estimand is not the one asked for: the statement's conversion rate is converted visits over
 visits, which weights a user by their visits; the mean of per-user rates weights every user alike. When
-users who visit often also buy more often per visit, the two effects differ.
+users who visit often also buy more often per visit, or the new page moves them differently from people
+who come once, the two effects differ.
 """
 
 import argparse
