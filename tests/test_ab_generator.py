@@ -329,11 +329,12 @@ def _per_user_effects(specs) -> np.ndarray:
 
 
 def test_3_1_draws_3_0s_experiments_and_adds_a_tilt_where_b_does_something():
-    """The tilts are drawn last: seeds, sizes, effects and conditions are 3.0's (its code's first draws below)."""
+    """The tilts are drawn last: seeds, sizes, base rates and which effects are nulls are 3.0's (its code's first
+    draws below; 3.1's wider visits-tail and bot-share ranges move the other effects a little, through the rates)."""
     specs = holdout_specs(AbParams(experiments=5, holdout_users=300), Secret.public())
-    assert [(s.seed % 1000, s.users, s.effect, round(s.conditions.population.base_rate, 5)) for s in specs] == [
-        (347, 1788, -0.02584, 0.06216), (799, 1611, -0.01656, 0.02219), (422, 4210, -0.00747, 0.03062),
-        (529, 3714, -0.00665, 0.01672), (106, 3893, 0.0, 0.01875)]
+    assert [(s.seed % 1000, s.users, round(s.conditions.population.base_rate, 5)) for s in specs] == [
+        (347, 1788, 0.06216), (799, 1611, 0.02219), (422, 4210, 0.03062), (529, 3714, 0.01672), (106, 3893, 0.01875)]
+    assert [s.effect == 0.0 for s in specs] == [False, False, False, False, True]  # 3.0: -0.02584 ... 0.0
     assert [s.tilt == 0.0 for s in specs] == [False, False, False, False, True]
     assert all(s.tilt == 0.0 for s in holdout_specs(AbParams(condition_spread=0.0), Secret.public()))
 
@@ -355,8 +356,8 @@ def test_a_tilt_parts_the_per_user_effect_from_the_visit_weighted_one_which_stay
 
 def test_hidden_tilts_keep_b_inside_its_bounds_and_part_the_estimands_on_most_experiments():
     """On every secret the per-user effect misses the stated one by more than half of the per-user interval's
-    typical half-width (0.0055 on 3.0's full-size table) on most experiments with an effect, where 3.0's (the
-    same experiments without their tilt) missed by a tenth of that; nulls stay exact nulls."""
+    typical half-width (0.0055 on 3.0's full-size table) on most experiments with an effect, where the same
+    experiments without their tilt (as in 3.0) miss by a fifth of that or less; nulls stay exact nulls."""
     for index in range(4):  # fixed secrets: the figures are the same on every run
         specs = holdout_specs(AbParams(), Secret(hashlib.sha256(f"ab tilt {index}".encode()).digest()))
         tilts = np.array([s.tilt for s in specs])
@@ -368,5 +369,5 @@ def test_hidden_tilts_keep_b_inside_its_bounds_and_part_the_estimands_on_most_ex
             assert abs(lift) + abs(spec.tilt) <= 0.9
         gaps = np.abs(_per_user_effects(specs) - effects)[effects != 0]
         untilted = np.abs(_per_user_effects([replace(s, tilt=0.0) for s in specs]) - effects)[effects != 0]
-        assert np.mean(gaps > 0.003) > 0.55 and np.mean(untilted > 0.003) < 0.05, index
-        assert np.median(gaps) > 10 * np.median(untilted), index
+        assert np.mean(gaps > 0.003) > 0.5 and np.mean(untilted > 0.003) < 0.15, index
+        assert np.median(gaps) > 5 * np.median(untilted), index

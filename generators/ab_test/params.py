@@ -14,8 +14,8 @@ from generators.errors import InvalidParameter
 # distribution drawn per corpus (generators.ab_test.hidden), all from the seed and the secret; the visible
 # experiment is byte-identical to 2.0's, and condition_spread 0 makes the hidden part 2.0's too.
 # 3.1: B may move one-visit people and frequent visitors differently (a tilt), the visit-weighted effect
-# unchanged, so the per-user and the visit-weighted effects part (generators.ab_test.hidden); the tilts are drawn
-# last, so each 3.1 experiment is its 3.0 self with a tilt, and the visible experiment is still 2.0's.
+# unchanged, so the per-user and the visit-weighted effects part, and the visits tail and bot share of hidden
+# experiments range wider (generators.ab_test.hidden); the visible experiment is still 2.0's.
 GENERATOR_VERSION = "ab_test-3.1"
 
 # Below this many users per experiment an arm may hold too few converters for any interval to mean much.
