@@ -39,11 +39,13 @@ def rows():
 
 
 # (reader, protocol, family) cells of the shipped bank whose J is above 0.3, each within what chance allows at its
-# family's pair count. The list is exact, so a new cell is seen even where chance still covers it. The one cell is
-# the contrastive compression reader on half-splits, whose pooled J on the 14 temporal_leakage pairs a reader blind
-# to the flaw reaches 145 times in 4096. See docs/review.md, "The self-audit's figures".
+# family's pair count. The list is exact, so a new cell is seen even where chance still covers it. Both cells are
+# the 12 data_leakage pairs, whose templates did not change when the bank grew to 90 pairs: the regression with one
+# template held out reads them at J +0.33 (a reader blind to the flaw reaches it 256 times in 4096), the contrastive
+# compression reader on half-splits at +0.33 too (207 in 4096). See docs/review.md, "The self-audit's figures".
 ABOVE_J_BOUND_BY_CHANCE = {
-    ("compression distance (zlib, twins contrasted)", "halves (5 splits, both ways)", "temporal_leakage"): 145 / 4096}
+    ("logistic regression on code features", "leave-one-template-out", "data_leakage"): 256 / 4096,
+    ("compression distance (zlib, twins contrasted)", "halves (5 splits, both ways)", "data_leakage"): 207 / 4096}
 
 
 def test_no_reader_reads_the_shipped_bank_past_the_bounds(rows):
@@ -191,22 +193,22 @@ def _cue_in(family: str, cue: str) -> tuple:
 
 
 def test_check_fails_past_the_per_family_bound_naming_the_family_and_the_reader(tmp_path):
-    # target_leakage holds 10 pairs: a giveaway in all of them moves overall accuracy little (the larger
-    # test_set_tuning, 17 pairs, now lifts it past the accuracy bound as well).
-    planted = _cue_in("target_leakage", "print(len(df), 'rows')\n")
+    # data_leakage holds 12 pairs (the fewest): a giveaway in all of them moves overall accuracy little (planted in
+    # the 18 target_leakage pairs it now lifts the mined rules past the accuracy bound as well).
+    planted = _cue_in("data_leakage", "print(len(df), 'rows')\n")
     bank = tmp_path / "planted.jsonl"
     bank.write_text("".join(json.dumps(i.to_dict()) + "\n" for i in planted))
     rows = {(r.reader, r.protocol): r for r in audit_bank(planted, seeds=(0,))}
     mined = rows[("mined n-gram rules", "halves (1 splits, both ways)")]
-    assert mined.families_over == ("target_leakage",) and not mined.within_bounds
+    assert mined.families_over == ("data_leakage",) and not mined.within_bounds
     assert mined.metrics.accuracy <= ACCURACY_BOUND  # the overall bound alone would let it through
-    assert mined.chance["target_leakage"] < FAMILY_CHANCE  # (10 pairs: all told apart, chance's 1 in 1024, or near)
-    assert {f for r in rows.values() for f in r.families_over} == {"target_leakage"}  # that family, no other
+    assert mined.chance["data_leakage"] < FAMILY_CHANCE  # (12 pairs: all told apart, chance's 1 in 4096, or near)
+    assert {f for r in rows.values() for f in r.families_over} == {"data_leakage"}  # that family, no other
     checked = CliRunner().invoke(main, ["review", "audit", "--items", str(bank), "--real", str(bank), "--check"])
     assert checked.exit_code == 2, checked.output
     assert "error: AuditOverBounds" in checked.output
     assert "mined n-gram rules (leave-one-template-out): " in checked.output
-    assert "target_leakage J +1.00 (chance 0.0010)" in checked.output
+    assert "data_leakage J +1.00 (chance 0.0002)" in checked.output
 
 
 def test_a_row_without_its_chance_is_held_to_the_j_bound_alone():

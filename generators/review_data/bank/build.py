@@ -30,11 +30,13 @@ from typing import Any
 from generators.review_data import DOMAINS, build_fixture
 from generators.review_data.bank import (
     contamination,
+    contamination_more,
     leakage,
     leakage_more,
     metric,
     metric_more,
     target,
+    target_more,
     temporal,
     temporal_more,
     tuning,
@@ -52,7 +54,8 @@ KEY_FIELDS = ("verdict", "family", "flaw_lines", "explanation", "pair_id", "orig
 
 
 def all_pairs() -> list[PairSpec]:
-    return [*leakage.pairs(), *leakage_more.pairs(), *contamination.pairs(), *target.pairs(), *temporal.pairs(),
+    return [*leakage.pairs(), *leakage_more.pairs(), *contamination.pairs(), *contamination_more.pairs(),
+            *target.pairs(), *target_more.pairs(), *temporal.pairs(),
             *temporal_more.pairs(), *tuning.pairs(), *tuning_more.pairs(), *metric.pairs(), *metric_more.pairs()]
 
 
