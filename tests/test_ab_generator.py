@@ -204,10 +204,10 @@ def test_hidden_experiments_have_their_own_files_seeds_and_truth(folder):
     assert "effect" not in pd.read_csv(folder / "holdout" / "exp_000.csv").columns
 
 
-def test_default_holdout_has_96_experiments_of_many_sizes_and_signed_effects_from_unseen_seeds():
+def test_default_holdout_has_144_experiments_of_many_sizes_and_signed_effects_from_unseen_seeds():
     params = AbParams()
     specs = holdout_specs(params, Secret.public())
-    assert len(specs) >= 96
+    assert len(specs) == 144
     effects = [spec.effect for spec in specs]
     assert min(effects) < 0 < max(effects)
     sizes = [spec.users for spec in specs]
@@ -262,7 +262,7 @@ def test_invalid_parameters_are_named():
 def test_without_spread_the_hidden_part_is_drawn_as_in_2_0():
     """condition_spread 0: the parameters' conditions everywhere, a quarter of the effects at zero and the rest
     uniform in [-max_effect, max_effect] (the first draws below are 2.0's, checked against its code)."""
-    params = AbParams(condition_spread=0.0)
+    params = AbParams(condition_spread=0.0, experiments=96)  # 2.0's default count
     specs = holdout_specs(params, Secret.public())
     assert all(spec.conditions is None for spec in specs)
     assert sum(spec.effect == 0.0 for spec in specs) == 24
@@ -293,7 +293,8 @@ def test_hidden_experiments_draw_their_own_population_fault_and_effects_with_the
         drawn = holdout_specs(params, Secret(hashlib.sha256(f"ab secret {index}".encode()).digest()))
         null_shares.append(np.mean([s.effect == 0.0 for s in drawn]))
         centres.append(np.median([s.conditions.population.base_rate for s in drawn]))
-        reaches.append(np.quantile(np.abs(_relative_lifts(drawn)), 0.9))
+        lifts = np.abs(_relative_lifts(drawn))
+        reaches.append(np.median(lifts[lifts > 0]))  # 3.1's 144 experiments clip the upper quantiles alike
     assert max(null_shares) - min(null_shares) > 0.08, null_shares
     assert max(centres) / min(centres) > 1.3 and max(reaches) / min(reaches) > 1.5, (centres, reaches)
 
@@ -355,9 +356,10 @@ def test_a_tilt_parts_the_per_user_effect_from_the_visit_weighted_one_which_stay
 
 
 def test_hidden_tilts_keep_b_inside_its_bounds_and_part_the_estimands_on_most_experiments():
-    """On every secret the per-user effect misses the stated one by more than half of the per-user interval's
-    typical half-width (0.0055 on 3.0's full-size table) on most experiments with an effect, where the same
-    experiments without their tilt (as in 3.0) miss by a fifth of that or less; nulls stay exact nulls."""
+    """On every secret the per-user effect misses the stated one by more than 0.002 (over a third of the per-user
+    interval's typical half-width, 0.0055 on 3.0's full-size table) on most experiments with an effect, where the
+    same experiments without their tilt (as in 3.0) miss by that on a quarter or fewer, by a third as much on
+    average; nulls stay exact nulls."""
     for index in range(4):  # fixed secrets: the figures are the same on every run
         specs = holdout_specs(AbParams(), Secret(hashlib.sha256(f"ab tilt {index}".encode()).digest()))
         tilts = np.array([s.tilt for s in specs])
@@ -369,5 +371,5 @@ def test_hidden_tilts_keep_b_inside_its_bounds_and_part_the_estimands_on_most_ex
             assert abs(lift) + abs(spec.tilt) <= 0.9
         gaps = np.abs(_per_user_effects(specs) - effects)[effects != 0]
         untilted = np.abs(_per_user_effects([replace(s, tilt=0.0) for s in specs]) - effects)[effects != 0]
-        assert np.mean(gaps > 0.003) > 0.5 and np.mean(untilted > 0.003) < 0.15, index
-        assert np.median(gaps) > 5 * np.median(untilted), index
+        assert np.mean(gaps > 0.002) > 0.6 and np.mean(untilted > 0.002) < 0.25, index
+        assert np.mean(gaps) > 2.5 * np.mean(untilted), index

@@ -1,6 +1,6 @@
 """Full-size calibration of the A/B-test take-home, printed as the Markdown table docs/calibration.md carries.
 
-Generates the default data (a visible experiment of 20,000 users and 96 hidden experiments of 4,000 to
+Generates the default data (a visible experiment of 20,000 users and 144 hidden experiments of 4,000 to
 80,000 users) with the public secret (generators.secret.PUBLIC_SECRET_HEX, so anyone can reproduce the
 figures) and the same data with several fresh secrets, runs the references and the cheaters on every
 hidden experiment exactly as `bakeoff calibrate --task ab_test` does, and prints each row's coverage (with

@@ -14,8 +14,9 @@ from generators.errors import InvalidParameter
 # distribution drawn per corpus (generators.ab_test.hidden), all from the seed and the secret; the visible
 # experiment is byte-identical to 2.0's, and condition_spread 0 makes the hidden part 2.0's too.
 # 3.1: B may move one-visit people and frequent visitors differently (a tilt), the visit-weighted effect
-# unchanged, so the per-user and the visit-weighted effects part, and the visits tail and bot share of hidden
-# experiments range wider (generators.ab_test.hidden); the visible experiment is still 2.0's.
+# unchanged, so the per-user and the visit-weighted effects part; the concentration, visits tail and bot share of
+# hidden experiments range wider, and there are 144 of them (generators.ab_test.hidden); the visible experiment
+# is still 2.0's.
 GENERATOR_VERSION = "ab_test-3.1"
 
 # Below this many users per experiment an arm may hold too few converters for any interval to mean much.
@@ -30,7 +31,7 @@ class AbParams:
     seed: int = 0
     users: int = 20_000  # the visible experiment, the one the model analyses
     effect: float = 0.01  # its true effect of B on the visit-weighted conversion rate (absolute)
-    experiments: int = 96  # hidden experiments
+    experiments: int = 144  # hidden experiments (3.1; 96 before: too few to tell careful from a fixed design effect)
     holdout_users: int = 4_000  # users in the smallest hidden experiment ...
     holdout_size_spread: float = 20.0  # ... and the largest has this many times more (log-uniform between)
     zero_effect_share: float = 0.25  # share of hidden experiments where B does nothing

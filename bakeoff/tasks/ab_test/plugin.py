@@ -123,7 +123,7 @@ def report_sections(batch: BatchRecords, core: CoreFigures, bootstrap_seed: int)
 OPTIONS = TaskOptions(
     generate=(
         TaskOption("users", int, "ab_test: users in the visible experiment (default: 20,000)."),
-        TaskOption("experiments", int, "ab_test: hidden experiments (default: 96)."),
+        TaskOption("experiments", int, "ab_test: hidden experiments (default: 144)."),
         TaskOption("holdout_users", int, "ab_test: users in the smallest hidden experiment (default: 4,000)."),
     ),
     demo={**DEMO_SIZES, "holdout_size_spread": DEMO_SIZE_SPREAD},
