@@ -136,9 +136,9 @@ def test_careful_beats_the_degenerate_cheaters_on_a_fresh_secret_through_the_ben
 
 # 3.1's own hidden part (conditions, effects and tilts drawn with the secret), two thirds of the full size's
 # experiments at its smallest sizes (4,000 to 16,000 users): what makes the per-user average lose (the tilt) is a
-# property of every experiment, not of the size, so its margin clears chance here (lower ends +0.007 to +0.09 on
-# six fresh secrets; 32 experiments of 2,000 to 8,000 users cleared it on five of eight); full size: +0.045 to
-# +0.16 on eight secrets.
+# property of every experiment, not of the size, so its margin clears chance here (lower ends +0.015 to +0.13 on
+# six fresh secrets; 32 experiments of 2,000 to 8,000 users cleared it on five of eight); full size: +0.078 to
+# +0.216 on six secrets.
 TILTED = AbParams(seed=5, users=4000, experiments=64, holdout_users=4000, holdout_size_spread=4.0)
 
 
