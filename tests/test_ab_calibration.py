@@ -30,7 +30,7 @@ from generators.secret import SECRET_FILE, Secret
 
 # Small experiments with large effects, a long fault and people whose purchase rate grows strongly with their
 # visits (short visit tails, so that 1,200 users already show the population's moments): every ordering and
-# every margin is several standard errors on 16 experiments, not only on the full 96.
+# every margin is several standard errors on 16 experiments, not only at full size.
 # The hidden experiments share the visible one's conditions (condition_spread 0, as in 2.0): on 16 experiments the
 # 3.0 spread of conditions and effects makes every margin too noisy to assert (full size: the bench).
 SMALL = AbParams(seed=3, users=2000, experiments=16, holdout_users=1200, holdout_size_spread=2.0, base_rate=0.2,
@@ -134,7 +134,7 @@ def test_careful_beats_the_degenerate_cheaters_on_a_fresh_secret_through_the_ben
     assert not lines, f"fresh secret {secret} (replay: bakeoff generate --secret-file): " + "; ".join(lines)
 
 
-# 3.1's own hidden part (conditions, effects and tilts drawn with the secret), two thirds of the full size's
+# 3.1's own hidden part (conditions, effects and tilts drawn with the secret), 64 of the full size's 144
 # experiments at its smallest sizes (4,000 to 16,000 users): what makes the per-user average lose (the tilt) is a
 # property of every experiment, not of the size, so its margin clears chance here (lower ends +0.015 to +0.13 on
 # six fresh secrets; 32 experiments of 2,000 to 8,000 users cleared it on five of eight); full size: +0.078 to

@@ -1,4 +1,4 @@
-"""How the hidden experiments differ from the visible one and from each other (generator 3.0).
+"""How the hidden experiments differ from the visible one and from each other (generators 3.0 and 3.1).
 
 Before 3.0 every hidden experiment shared the visible one's population and fault, and differed only in size,
 effect and the fault's place: the per-user variance was a constant, so a width fitted to the number of users
@@ -19,11 +19,12 @@ Each corpus also draws its centre: base rate, cluster sizes and engagement moved
 visible experiment's (lighter), so that a width per user or a design effect measured on the visible experiment
 is off for the hidden ones by a factor the secret decides.
 
-Since 3.1 each experiment with an effect also draws a tilt (generators.ab_test.population): the new page moves
-one-visit people and frequent visitors by different amounts, with the visit-weighted effect still the one
-drawn. The per-user and the visit-weighted effects then part by an amount and a sign the data tell and the
-size does not, so an analysis of the mean of per-user rates (the right unit, the wrong estimand) misses on most
-experiments instead of by a share of the effect; an experiment without an effect has no tilt (B does nothing).
+Since 3.1 each experiment also draws a tilt (generators.ab_test.population): the new page moves one-visit
+people and frequent visitors by different amounts, with the visit-weighted effect still the one drawn (zero
+for a null experiment, whose tilt helps one kind of visitor as much as it hinders the other: a log without a
+tilt would otherwise tell its effect is exactly zero). The per-user and the visit-weighted effects then part
+by an amount and a sign the data tell and the size does not, so an analysis of the mean of per-user rates (the
+right unit, the wrong estimand) misses on most experiments instead of by a share of the effect.
 The tilts are drawn after everything else, so each 3.1 experiment has its 3.0 seed, size and base rate.
 3.1 also widens the ranges of the concentration (x1/3 to x3 in 3.0), the visits tail (x0.8 to x1.25) and the bot
 share (x1/4 to x4), so that a design effect fixed on the visible experiment misses more hidden ones, too wide or
@@ -169,7 +170,7 @@ def hidden_effects(rng: np.random.Generator, params: AbParams, conditions: list[
 
 def hidden_tilts(rng: np.random.Generator, params: AbParams, conditions: list[Conditions],
                  effects: list[float]) -> list[float]:
-    """Each experiment's tilt (rounded to 5 decimals; 0 where B does nothing): a sign, a size from the corpus's
+    """Each experiment's tilt (rounded to 5 decimals): a sign, a size from the corpus's
     reach, and a cap that keeps B's propensities inside [0, 1]."""
     reach = _log_uniform(rng, TILT_REACH_RANGE, 1.0) * params.condition_spread
     signs = rng.choice((-1.0, 1.0), len(effects))
@@ -183,7 +184,9 @@ def hidden_tilts(rng: np.random.Generator, params: AbParams, conditions: list[Co
         room = ((MAX_LIFT - 0.001 - abs(effect) / rates.visit_weighted)
                 / (1.0 + abs(rates.visit_weighted_tilt) / rates.visit_weighted))
         size = min(share * reach, max(0.0, room))
-        tilts.append(0.0 if effect == 0 else round(float(sign * size), 5))
+        # A null experiment is tilted too (B helps one kind of visitor as much as it hinders the other): were it
+        # not, finding no tilt in a log would tell a submission that its effect is exactly zero.
+        tilts.append(round(float(sign * size), 5))
     return tilts
 
 

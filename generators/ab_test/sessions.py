@@ -164,7 +164,9 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     population = conditions.population
     rates = population_rates(population)
     lift = (spec.effect - spec.tilt * rates.visit_weighted_tilt) / rates.visit_weighted
-    if abs(lift) + abs(spec.tilt) > MAX_LIFT:  # arm B's propensity would leave [0, 1] for some visitor
+    # Without a tilt the parameters' own validation bounds the lift (as before 3.1); with one, B's propensity
+    # would leave [0, 1] for some visitor past this.
+    if spec.tilt and abs(lift) + abs(spec.tilt) > MAX_LIFT:
         raise InvalidParameter(f"an effect of {spec.effect} with a tilt of {spec.tilt} needs |lift| + |tilt| = "
                                f"{abs(lift) + abs(spec.tilt):.3f}, more than {MAX_LIFT}: lower the tilt or the effect")
     arm = rng.integers(0, 2, spec.users)
