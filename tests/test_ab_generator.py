@@ -320,23 +320,19 @@ def test_a_2_0_manifest_reads_as_the_2_0_hidden_part():
 
 
 def _lift(spec) -> float:
-    """The lift that makes a hidden experiment's visit-weighted effect its drawn one, given its tilt."""
-    rates = population_rates(spec.conditions.population)
-    return (spec.effect - spec.tilt * rates.visit_weighted_tilt) / rates.visit_weighted
+    return population_rates(spec.conditions.population).lift_for(spec.effect, spec.tilt)
 
 
 def _per_user_effects(specs) -> np.ndarray:
-    """Each hidden experiment's effect on the mean of per-user rates, from the exact population moments."""
-    out = []
-    for spec in specs:
-        rates = population_rates(spec.conditions.population)
-        out.append(_lift(spec) * rates.per_user + spec.tilt * rates.per_user_tilt)
-    return np.array(out)
+    """Each hidden experiment's effect on the mean of per-user rates, from the exact population moments (their
+    exactness is held by the log test below on the visible population)."""
+    return np.array([population_rates(s.conditions.population).per_user_effect(_lift(s), s.tilt) for s in specs])
 
 
 def test_3_1_draws_3_0s_experiments_and_adds_a_tilt_to_each():
     """The tilts are drawn last: seeds, sizes, base rates and which effects are nulls are 3.0's (its code's first
-    draws below; 3.1's wider visits-tail and bot-share ranges move the other effects a little, through the rates)."""
+    draws below; 3.1's wider concentration, visits-tail and bot-share ranges move the other effects a little,
+    through the rates)."""
     specs = holdout_specs(AbParams(experiments=5, holdout_users=300), Secret.public())
     assert [(s.seed % 1000, s.users, round(s.conditions.population.base_rate, 5)) for s in specs] == [
         (347, 1788, 0.06216), (799, 1611, 0.02219), (422, 4210, 0.03062), (529, 3714, 0.01672), (106, 3893, 0.01875)]

@@ -95,6 +95,14 @@ class Rates:
     per_user_tilt: float  # E[propensity * tilt_of_visits]: a unit tilt's effect on the mean of per-user rates
     bot_visit_share: float  # share of all visits made by bots
 
+    def lift_for(self, effect: float, tilt: float) -> float:
+        """The lift that makes B's visit-weighted effect exactly `effect` when B also carries `tilt`."""
+        return (effect - tilt * self.visit_weighted_tilt) / self.visit_weighted
+
+    def per_user_effect(self, lift: float, tilt: float) -> float:
+        """What B with this lift and tilt moves the mean of per-user rates by."""
+        return lift * self.per_user + tilt * self.per_user_tilt
+
 
 def population_rates(population: Population) -> Rates:
     p = population

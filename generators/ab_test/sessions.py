@@ -113,12 +113,6 @@ def _propensities(rng: np.random.Generator, device: np.ndarray, visits: np.ndarr
     return np.where(bots, 0.0, np.minimum(raw, MAX_PROPENSITY))
 
 
-def _relative_change(lift: float, tilt: float, visits: np.ndarray) -> np.ndarray | float:
-    """B's propensity over A's, minus 1, per visitor (a plain number when the experiment has no tilt, so that an
-    untilted experiment draws exactly what it drew before 3.1)."""
-    return lift + tilt * tilt_of_visits(visits) if tilt else lift
-
-
 def _strictly_increasing(user: np.ndarray, seconds: np.ndarray) -> np.ndarray:
     """Nudge times so one user never has two visits in the same second (rows sorted by user, time):
     a repeated (user, time) pair then only ever comes from the logging fault."""
@@ -163,7 +157,7 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     conditions = spec.conditions or conditions_of(params)
     population = conditions.population
     rates = population_rates(population)
-    lift = (spec.effect - spec.tilt * rates.visit_weighted_tilt) / rates.visit_weighted
+    lift = rates.lift_for(spec.effect, spec.tilt)
     # Without a tilt the parameters' own validation bounds the lift (as before 3.1); with one, B's propensity
     # would leave [0, 1] for some visitor past this.
     if spec.tilt and abs(lift) + abs(spec.tilt) > MAX_LIFT:
@@ -174,7 +168,9 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     device = np.where(bots, BOT_DEVICE, rng.choice(len(DEVICES), spec.users, p=DEVICE_SHARES))
     country = rng.choice(len(COUNTRIES), spec.users, p=COUNTRY_SHARES)
     visits = _visits_per_user(rng, bots, population)
-    propensity = _propensities(rng, device, visits, bots, population) * (1.0 + _relative_change(lift, spec.tilt, visits) * arm)
+    # Without a tilt, lift + 0 * s is lift exactly: an untilted experiment draws what it drew before 3.1.
+    relative_change = lift + spec.tilt * tilt_of_visits(visits)
+    propensity = _propensities(rng, device, visits, bots, population) * (1.0 + relative_change * arm)
     user, seconds = _visit_times(rng, params, visits)
     converted = rng.random(user.size) < propensity[user]
     revenue = np.where(converted, np.round(rng.lognormal(3.4, 0.8, user.size), 2), 0.0)
@@ -203,7 +199,7 @@ def build_experiment(spec: ExperimentSpec, params: AbParams) -> tuple[pd.DataFra
     frame = frame.sort_values(["visit_time", "user_id"], kind="stable").reset_index(drop=True)
     day = str((START + np.timedelta64(fault_day * DAY_SECONDS, "s")).astype("datetime64[D]"))
     truth = ExperimentTruth(
-        effect=float(spec.effect), per_user_effect=round(float(lift * rates.per_user + spec.tilt * rates.per_user_tilt), 6),
+        effect=float(spec.effect), per_user_effect=round(rates.per_user_effect(lift, spec.tilt), 6),
         lift=round(float(lift), 6), tilt=round(float(spec.tilt), 6),
         users=spec.users, bots=int(bots.sum()), fault_arm=ARMS[fault_arm], fault_day=day,
         fault_days=conditions.fault_days, duplicated_rows=int(twice.sum()), refired_rows=int(refired.sum()),
