@@ -20,6 +20,12 @@ def test_statement_says_users_were_randomized_once_not_visits():
     assert "Visits themselves were not randomized" in text
 
 
+def test_statement_says_hidden_experiments_may_move_visitors_unalike():
+    """3.1's hidden experiments carry a tilt: the statement says so, so the estimand's definition decides."""
+    text = _statement()
+    assert "may not move every visitor alike" in text and "Every visit counts" in text
+
+
 def test_statement_names_every_column_of_the_log_and_the_script_interface():
     text = _statement()
     for column in ("user_id", "arm", "visit_time", "device", "country", "converted", "revenue"):
