@@ -143,7 +143,7 @@ TILTED = AbParams(seed=5, users=4000, experiments=64, holdout_users=4000, holdou
 
 
 @pytest.mark.slow  # about 30 s on the 2-core machine
-def test_careful_beats_the_per_user_average_on_3_1_data_with_a_fresh_secret(tmp_path):
+def test_careful_beats_the_per_user_average_on_tilted_data_with_a_fresh_secret(tmp_path):
     """The issue's claim on a fresh secret, where the margin allows: the mean of per-user rates (right unit, wrong
     estimand) loses to careful by an interval above zero; on failure the secret is printed to replay."""
     out = tmp_path / "data"

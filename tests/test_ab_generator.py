@@ -277,11 +277,13 @@ def _relative_lifts(specs) -> np.ndarray:
 
 
 def test_hidden_experiments_draw_their_own_population_fault_and_effects_with_the_secret():
-    """3.0: the variance of an estimate is not a function of the size, and the effect distribution is the secret's."""
+    """3.0: the variance of an estimate is not a function of the size, and the effect distribution is the secret's.
+    3.2: the visits tail (the cluster sizes, which move the design effect most) ranges past 3.1's x0.6 to x1.8
+    (a ratio of 3 at most), so a design effect measured once on the visible experiment misses more hidden ones."""
     params = AbParams()
     specs = holdout_specs(params, Secret.public())
     populations = [s.conditions.population for s in specs]
-    for knob, least_ratio in (("base_rate", 3.0), ("concentration", 4.0), ("visits_tail", 1.3), ("bot_share", 4.0)):
+    for knob, least_ratio in (("base_rate", 3.0), ("concentration", 4.0), ("visits_tail", 3.5), ("bot_share", 4.0)):
         values = [getattr(p, knob) for p in populations]
         assert max(values) / min(values) > least_ratio, knob
     assert len({s.conditions.fault_days for s in specs}) >= 3
@@ -358,9 +360,10 @@ def test_a_tilt_parts_the_per_user_effect_from_the_visit_weighted_one_which_stay
 
 def test_hidden_tilts_keep_b_inside_its_bounds_and_part_the_estimands_on_most_experiments():
     """On every secret the per-user effect misses the stated one by more than 0.002 (over a third of the per-user
-    interval's typical half-width, 0.0055 on 3.0's full-size table) on most experiments with an effect, where the
-    same experiments without their tilt (as in 3.0) miss by that on a quarter or fewer, by a third as much on
-    average; every experiment is tilted, nulls included."""
+    interval's typical half-width, 0.0055 on 3.0's full-size table) on most experiments with an effect (0.57 to 0.67
+    on these secrets), where the same experiments without their tilt (as in 3.0) miss by that on a third or fewer
+    (0.11 to 0.31: 3.2's heavier-tailed experiments let engagement alone part the two on more of them), by well
+    under half as much on average; every experiment is tilted, nulls included."""
     for index in range(4):  # fixed secrets: the figures are the same on every run
         specs = holdout_specs(AbParams(), Secret(hashlib.sha256(f"ab tilt {index}".encode()).digest()))
         tilts = np.array([s.tilt for s in specs])
@@ -369,5 +372,6 @@ def test_hidden_tilts_keep_b_inside_its_bounds_and_part_the_estimands_on_most_ex
         assert all(abs(_lift(spec)) + abs(spec.tilt) <= 0.9 for spec in specs)
         gaps = np.abs(_per_user_effects(specs) - effects)[effects != 0]
         untilted = np.abs(_per_user_effects([replace(s, tilt=0.0) for s in specs]) - effects)[effects != 0]
-        assert np.mean(gaps > 0.002) > 0.6 and np.mean(untilted > 0.002) < 0.25, index
-        assert np.mean(gaps) > 2.5 * np.mean(untilted), index
+        assert np.mean(gaps > 0.002) > 0.55 and np.mean(untilted > 0.002) < 0.35, index
+        assert np.mean(gaps > 0.002) - np.mean(untilted > 0.002) > 0.25, index
+        assert np.mean(gaps) > 2.2 * np.mean(untilted), index

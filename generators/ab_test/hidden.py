@@ -60,7 +60,7 @@ CENTRE_ENGAGEMENT_POWER = 0.9
 # Multiplicative ranges (log-uniform between) of each experiment's knobs around the centre at condition_spread 1.
 BASE_RATE_RANGE = (0.5, 2.0)
 CONCENTRATION_RANGE = (1 / 5, 5.0)
-VISITS_TAIL_RANGE = (0.6, 1.8)
+VISITS_TAIL_RANGE = (0.45, 2.4)  # 3.2 (3.1: x0.6 to x1.8, 3.0: x0.8 to x1.25)
 ENGAGEMENT_RANGE = (0.5, 1.5)  # uniform: a multiple of the centre's engagement
 BOT_SHARE_RANGE = (0.125, 8.0)
 FAULT_OTHER_RANGE = (0.0, 2.0)  # uniform: a multiple of fault_other_share
