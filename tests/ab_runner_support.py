@@ -11,7 +11,11 @@ from pathlib import Path
 from interval_runner_support import implementation_answer, reference_script, stage_answers
 from runner_support import fenced
 
-TINY_AB = {"seed": 3, "users": 1500, "experiments": 6, "holdout_users": 1500}
+# The hidden experiments share the visible one's conditions (condition_spread 0, as in 2.0): these tests are about the
+# harness (graded, probed, repaired, reported), and on six small experiments drawn with 3.2's spread of cluster
+# sizes the by-visit run's luck decides whether it out-scores the by-user one (it did, 0.018 against 0.032, on the
+# spread data at seed 3: every by-visit interval happened to cover). Shared conditions: 0.159 against 0.052.
+TINY_AB = {"seed": 3, "users": 1500, "experiments": 6, "holdout_users": 1500, "condition_spread": 0.0}
 
 
 def make_tiny_ab_data(folder: Path) -> Path:
