@@ -7,7 +7,6 @@ is the part no single constant can follow, the reason careful beats a fixed desi
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import numpy as np
 from generators.ab_test.cheaters import materialize_ab
 from generators.ab_test.in_process import run_rows_in_process
 from generators.ab_test.writer import HOLDOUT_DIR, read_holdout_truth
+from scorer.interval_reading import read_result
 
 KNOBS = ("drawn_visits_tail", "drawn_concentration", "drawn_bot_share", "drawn_engagement", "drawn_base_rate")
 ROWS = ("ab_careful", "ab_fixed_inflation")
@@ -37,5 +37,5 @@ def log_width_ratios(corpus: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
 
 
 def _width(result: Path) -> float:
-    interval = json.loads(result.read_text(encoding="utf-8"))
-    return float(interval["ci_high"]) - float(interval["ci_low"])
+    interval = read_result(result)  # the graders' reader: capped, links not followed, defects named
+    return interval.ci_high - interval.ci_low

@@ -19,7 +19,7 @@ from generators.errors import InvalidParameter
 # is still 2.0's.
 # 3.2: the visits tail of hidden experiments ranges wider still (x0.45 to x2.4): the design effect of a visit-level
 # analysis moves more from experiment to experiment (its log's spread 0.29-0.38 -> 0.38-0.46 on four secrets), so
-# one measured on the visible experiment misses more of them (docs/calibration.md, "How 3.2 was chosen").
+# one measured on the visible experiment misses more of them (docs/calibration.md, "How 3.1 and 3.2 were chosen").
 GENERATOR_VERSION = "ab_test-3.2"
 
 # Below this many users per experiment an arm may hold too few converters for any interval to mean much.
