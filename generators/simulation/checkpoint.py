@@ -42,7 +42,9 @@ def line_key(config: Mapping[str, Any], orders: int, seeds: np.random.SeedSequen
     """The hash of everything a line's truth depends on."""
     material = {
         "generator_version": GENERATOR_VERSION,
-        "reference": [reference.REPLICATIONS, reference.CHUNK, reference.WARMUP_RELAXATIONS, reference.MIN_WARMUP],
+        "reference": [reference.REPLICATIONS, reference.CHUNK, reference.WARMUP_RELAXATIONS, reference.MIN_WARMUP,
+                      reference.ESTIMATOR, [list(pair) for pair in reference.ORDERS_BY_STATIONS],
+                      reference.OTHER_STATIONS_SHARE],
         "configuration": config,
         "orders": orders,
         "seed_material": [str(seeds.entropy), list(seeds.spawn_key)],

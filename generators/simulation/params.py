@@ -8,7 +8,10 @@ from generators.errors import InvalidParameter
 
 # 2.0 (issue 34): families mostly without an exact method, their truth a secret-seeded reference simulation.
 # A 1.0 folder still reads: its configurations and truth file have the same fields (truth_se is new, optional).
-GENERATOR_VERSION = "simulation-2.0"
+# 2.1: the reference's replication means combined with two control variates, and its orders sized by the line's
+# stations (generators/simulation/reference.py): the same CPU gives a truth with about half the variance, spent
+# where careful is narrowest; every simulated truth is computed anew.
+GENERATOR_VERSION = "simulation-2.1"
 MAX_CONFIGURATIONS = 1000
 MAX_CPU_SECONDS = 600
 MAX_REFERENCE_MILLIONS = 100_000
@@ -22,10 +25,11 @@ class SimParams:
     seed: int = 0
     configurations: int = 48  # hidden configurations
     cpu_seconds: int = 5  # the CPU-time budget of one simulate.py run, written into every configuration
-    # Orders (millions) of the reference simulation that gives the truth of a line with no exact method: about
-    # 30 ns an order, so 5000 is about 150 CPU seconds a line, its 95% half-width a tenth of careful's at a
-    # 5-second budget (measured: 0.49 at 200 millions, so 0.098 at 5000; docs/tasks.md); its standard error is
-    # written beside the truth. Small test corpora pass a few millions (all their tests need).
+    # Orders (millions) of the reference simulation that gives the truth of a line with no exact method, before
+    # its share by stations (reference.ORDERS_BY_STATIONS: x1.5 at one station, x1.15 at two, x0.85 above):
+    # about 35 ns an order, so about 175 CPU seconds a line; with the control variates its 95% half-width is at
+    # most about 0.09 of careful's at a 5-second budget (docs/tasks.md); its standard error is written beside the
+    # truth. Small test corpora pass a few millions (all their tests need).
     reference_millions: int = 5000
     # Independent batches of `reference_millions` each, pooled (their mean): more orders for a line's truth without
     # throwing away the batch a corpus already has (batch 0 is a one-batch corpus's, seeded as before).

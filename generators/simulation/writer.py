@@ -37,7 +37,7 @@ from generators.simulation.checkpoint import (
 from generators.simulation.configs import band_of, example_lines, hidden_lines
 from generators.simulation.params import GENERATOR_VERSION, SimParams
 from generators.simulation.queueing import Line, exactly_computable, mean_wait
-from generators.simulation.reference import simulate_wait
+from generators.simulation.reference import simulate_wait, sized_orders
 from generators.simulation.secret import SimSecret
 
 EXAMPLES_DIR, HOLDOUT_DIR = "examples", "holdout"
@@ -98,7 +98,8 @@ def family_of(config: Mapping[str, Any]) -> str:
 
 def truth_row(config: Mapping[str, Any], reference_orders: int, seeds: np.random.SeedSequence) -> dict[str, Any]:
     """The line's long-run mean wait: exact where a method computes it, else a reference simulation of
-    `reference_orders` orders from `seeds` (the secret's: nothing public reproduces its noise)."""
+    `reference_orders` orders a line, sized by its stations (reference.sized_orders), from `seeds` (the
+    secret's: nothing public reproduces its noise)."""
     line = Line.of(config)
     row = {"configuration": config["name"], "utilisation": round(line.utilisation, 6),
            "band": band_of(line.utilisation), "stations": config["stations"], "family": family_of(config)}
@@ -106,7 +107,7 @@ def truth_row(config: Mapping[str, Any], reference_orders: int, seeds: np.random
         exact = mean_wait(config)
         return {**row, "wait": repr(exact.wait), "method": exact.method,
                 "levels": exact.levels if exact.levels is not None else "", "truth_se": 0.0}
-    simulated = simulate_wait(line, reference_orders, np.random.default_rng(seeds))
+    simulated = simulate_wait(line, sized_orders(line, reference_orders), np.random.default_rng(seeds))
     return {**row, "wait": repr(simulated.wait), "method": SIMULATION, "levels": "",
             "truth_se": repr(simulated.standard_error)}
 
