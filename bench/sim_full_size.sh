@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The four full-size simulation corpora of issue 34 (the public secret, then three fresh ones), one after another,
+# each resumable (bench/calibrate.py simulation --out: every line's truth and every run's result kept as it is
+# done). Their folders live in bench/full_size/simulation/ and are committed as they grow, so a run that does not
+# fit one session (about two CPU hours a corpus) goes on in the next from what was kept. A finished corpus leaves
+# its table in NAME.md (written whole at the end: a NAME.md is never partial); NAME.log is its progress.
+#
+#   bench/sim_full_size.sh            (JOBS=2 by default; PYTHON and OUT may be set)
+#
+# The fresh corpora's secrets are kept beside them (secret.hex): fresh to every submission and cheater calibrated
+# on them, and public from the commit on, like the calibration secret; never a real bake-off's secret.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-$here/.venv/bin/python}
+out=${OUT:-$here/bench/full_size/simulation}
+mkdir -p "$out"
+for name in public fresh1 fresh2 fresh3; do
+  [ -s "$out/$name.md" ] && continue
+  fresh=()
+  [ "$name" != public ] && fresh=(--fresh)
+  if nice -n 19 "$python" "$here/bench/calibrate.py" simulation --out "$out/$name" --jobs "${JOBS:-2}" "${fresh[@]}" \
+      > "$out/$name.md.part" 2>> "$out/$name.log"; then
+    mv "$out/$name.md.part" "$out/$name.md"
+  else
+    echo "$name: bench/calibrate.py failed (see $name.log); run this script again to resume" >&2
+    exit 1
+  fi
+done
