@@ -18,11 +18,13 @@ for name in public fresh1 fresh2 fresh3; do
   [ -s "$out/$name.md" ] && continue
   fresh=()
   [ "$name" != public ] && fresh=(--fresh)
-  if nice -n 19 "$python" "$here/bench/calibrate.py" simulation --out "$out/$name" --jobs "${JOBS:-2}" "${fresh[@]}" \
-      > "$out/$name.md.part" 2>> "$out/$name.log"; then
-    mv "$out/$name.md.part" "$out/$name.md"
-  else
-    echo "$name: bench/calibrate.py failed (see $name.log); run this script again to resume" >&2
-    exit 1
-  fi
+  for attempt in 1 2 3; do  # a resumed try runs only what is not kept yet
+    if nice -n 19 "$python" "$here/bench/calibrate.py" simulation --out "$out/$name" --jobs "${JOBS:-2}" "${fresh[@]}" \
+        > "$out/$name.md.part" 2>> "$out/$name.log"; then
+      mv "$out/$name.md.part" "$out/$name.md"
+      break
+    fi
+    echo "$name: try $attempt of bench/calibrate.py failed (see $name.log)" >&2
+    [ "$attempt" = 3 ] && exit 1
+  done
 done
