@@ -61,6 +61,7 @@ def markdown_table(calibration: cal.SimCalibration, seconds: dict[str, float], p
     lines = [
         f"Data: seed {p.seed}, {secret_words}, {p.configurations} hidden configurations ({counts}), "
         f"{p.cpu_seconds} CPU seconds each, reference simulation {p.reference_millions} million orders a line "
+        "before its share by stations, with control variates "
         + (f"in each of {p.reference_batches} pooled batches " if p.reference_batches > 1 else "") +
         f"(its 95% half-width over careful's: largest {calibration.truth_error.get('max', 0):.3f}, median "
         f"{calibration.truth_error.get('median', 0):.3f}). Generation {seconds['generate']:.0f} s, calibration "

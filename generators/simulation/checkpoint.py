@@ -1,7 +1,8 @@
 """What lets a full-size simulation corpus be built over several sessions: each line's truth, once computed,
 kept in the output folder, and each calibration run's result likewise.
 
-A full-size corpus costs about 85 CPU minutes of reference simulation (48 lines of 5,000 million orders); a
+A full-size corpus costs about 100 CPU minutes of reference simulation (33 of 48 lines simulated, 5,000 million
+orders a line before its share by stations); a
 kill or a session's end must not throw away the lines already done. While a corpus is being built its output
 folder holds only the secret it is keyed by (`secret.hex`, so a fresh secret survives to the next try) and
 `reference_progress/`, one file a finished line. The folder has no manifest until the corpus is published whole

@@ -12,11 +12,11 @@ means the configuration states. A replication that drew long services and short 
 reason alone; regressing the replication means on those two deviations and taking the intercept (the
 estimate at zero deviation: Lavenberg and Welch's control-variate estimator) removes that part of the noise.
 In heavy traffic the wait is a reflected random walk and its drift explains half the variance of a long
-run's mean, so the gain tends to 2; measured on the 33 simulated lines of the public corpus, 1.5 to 2.0 (the
-same orders as worth 1.5 to 2 times as many). The standard error is the intercept's, from the residuals
+run's mean, so the gain tends to 2; measured on the 33 simulated lines of the public corpus, 1.45 to 2.08, median 1.81 (the same orders worth
+that many times as many; bench/sim_control_variates.py). The standard error is the intercept's, from the residuals
 (REPLICATIONS - 3 degrees of freedom); the calibration checks it against a tenth of careful's half-width.
 
-Why this is fair: the reference spends about 30 ns an order (a thousand replications a numpy step), far more
+Why this is fair: the reference spends about 30 to 45 ns an order (a thousand replications a numpy step), far more
 orders than a submission's budget allows, so its error is small next to any submission's interval; the seed
 comes from the secret, so nothing public reproduces the reference's own noise.
 """

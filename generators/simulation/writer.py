@@ -80,8 +80,9 @@ class SimManifest:
                            "mounted); the examples from the seed alone",
             "truth": "erlang_c (M/M/c), pollaczek_khinchine (M/G/1), ctmc: the queue's Markov chain truncated at "
                      "`levels` orders, raised until Wq moved by under 1e-9 and the last levels held under 1e-13; "
-                     f"{SIMULATION}: {self.params.reference_millions} million orders in replications seeded from "
-                     "the secret (generators.simulation.reference)" + (
+                     f"{SIMULATION}: {self.params.reference_millions} million orders a line before its share by stations, "
+                     "in replications seeded from the secret, combined with two control variates "
+                     "(generators.simulation.reference)" + (
                          f", {self.params.reference_batches} such batches pooled (their mean)"
                          if self.params.reference_batches > 1 else "") + ", its standard error in truth_se",
             "sha256": dict(self.sha256),

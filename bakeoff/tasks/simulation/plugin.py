@@ -110,7 +110,7 @@ OPTIONS = TaskOptions(
         TaskOption("configurations", int, "simulation: hidden line configurations (default: 48)."),
         TaskOption("cpu_seconds", int, "simulation: CPU-time budget of one simulate.py run, seconds (default: 5)."),
         TaskOption("reference_millions", int, "simulation: orders (millions) of the reference simulation giving the "
-                   "truth of a line with no exact method (default: 5000, about 150 CPU seconds a line)."),
+                   "truth of a line with no exact method (default: 5000, about 200 CPU seconds a line)."),
         TaskOption("reference_batches", int, "simulation: independent reference batches of that size pooled for "
                    "such a line (default: 1; more keep the batches a stopped corpus already has)."),
     ),
