@@ -22,10 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main(argv: list[str] | None = None) -> int:
+    from generators.simulation.params import SimParams
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--secret", default=None, help="a corpus's secret (hex); default: the public one")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--configurations", type=int, default=48)
+    parser.add_argument("--configurations", type=int, default=SimParams().configurations)
     parser.add_argument("--millions", type=float, default=30.0)
     args = parser.parse_args(argv)
     from generators.simulation.configs import hidden_lines
@@ -34,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     from generators.simulation.secret import SimSecret
 
     secret = SimSecret(bytes.fromhex(args.secret or SimSecret.PUBLIC_HEX))
-    configs = hidden_lines(args.configurations, 5, secret.seed_sequence(args.seed, "hidden configurations"))
+    configs = hidden_lines(args.configurations, SimParams().cpu_seconds,
+                           secret.seed_sequence(args.seed, "hidden configurations"))
     ratios = []
     for index, config in enumerate(configs):
         line = Line.of(config)
@@ -42,13 +45,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         started = time.perf_counter()
         run = replicate(line, int(args.millions * 1e6), np.random.default_rng([index, 0xC7]))
-        wait, error, ratio = controlled_mean(run.waits, [run.services - line.service.mean,
-                                                         run.gaps - line.interarrival.mean])
-        plain_error = run.waits.std(ddof=1) / np.sqrt(len(run.waits))
+        wait, error, ratio = controlled_mean(run.waits, run.controls(line))
+        plain, plain_error, _ = controlled_mean(run.waits, [])
         ratios.append(ratio)
         print(f"{config['name']} {line.stations} station(s), load {line.utilisation:.3f}, "
               f"{config['interarrival']['distribution']}/{config['service']['distribution']}: variance ratio "
-              f"{ratio:.2f}, relative error {error / wait:.5f} (plain {plain_error / run.waits.mean():.5f}), "
+              f"{ratio:.2f}, relative error {error / wait:.5f} (plain {plain_error / plain:.5f}), "
               f"{time.perf_counter() - started:.1f} s", flush=True)
     print(f"{len(ratios)} simulated lines: variance ratio min {min(ratios):.2f}, median {np.median(ratios):.2f}, "
           f"max {max(ratios):.2f}")

@@ -72,6 +72,10 @@ class Replications:
     orders: int
     warmup: int
 
+    def controls(self, line: Line) -> list[np.ndarray]:
+        """Each replication's mean service time and mean gap less their true means: deviations of mean zero."""
+        return [self.services - line.service.mean, self.gaps - line.interarrival.mean]
+
 
 def draw(time: TimeDistribution, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     """`shape` independent draws of one time distribution.
@@ -122,8 +126,7 @@ def sized_orders(line: Line, orders: int) -> int:
 def simulate_wait(line: Line, orders: int, rng: np.random.Generator, replications: int = REPLICATIONS) -> SimulatedWait:
     """The reference estimate of a line's mean wait in queue from `orders` simulated orders."""
     run = replicate(line, orders, rng, replications)
-    wait, standard_error, variance_ratio = controlled_mean(
-        run.waits, [run.services - line.service.mean, run.gaps - line.interarrival.mean])
+    wait, standard_error, variance_ratio = controlled_mean(run.waits, run.controls(line))
     return SimulatedWait(wait, standard_error, run.orders, run.warmup, variance_ratio)
 
 
