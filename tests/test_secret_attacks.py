@@ -8,6 +8,7 @@ perfect, which shows it is real. On a corpus drawn with a fresh secret it scores
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -77,7 +78,10 @@ def test_spam_seed_search_reproduces_the_answers_only_with_the_secret(tmp_path):
     generate_corpus(SPAM, tmp_path / "fresh")  # a fresh secret the attacker does not have
     f1, output = _spam_attack_f1(tmp_path / "without-secret", tmp_path / "fresh", None)
     assert "seed found: 4" in output, "the visible data still gives the seed away, by design"
-    assert "matched 0 of 3000" in output
+    # A row or two may match by chance: both holdouts copied the same training row with the same small edit (one
+    # match on 3 of 800 fresh secrets, never two); the attack without the secret reproduces nothing more.
+    matched = re.search(r"matched (\d+) of 3000", output)
+    assert matched is not None and int(matched.group(1)) <= 5, output
     # Chance: labels at the 18% spam rate, independent of the truth, score F1 0.18 +- 0.017 (all spam: 0.305).
     assert f1 < 0.27
 
