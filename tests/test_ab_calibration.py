@@ -115,7 +115,7 @@ def test_materialize_names_an_unknown_reference_and_a_cheater_without_its_data(t
 # The same setting on 48 experiments for the fresh-secret spread: on 16, one experiment careful misses (a 5% event
 # that costs it about 1.2 of Winkler, against the constant's flat 0.28) pulls the paired interval over the constant
 # below zero: its lower end was at or under zero on 9 of 60 fresh secrets (CI caught one). On 48, over 40 fresh
-# secrets: none, lowest lower end +0.067, 5% quantile +0.09 (bench/ab_fresh_margins.py spread).
+# secrets: none, lowest lower end +0.067, 5% quantile +0.09 (bench/fresh_margins.py ab-spread).
 SPREAD = replace(SMALL, experiments=48)
 
 
@@ -152,7 +152,7 @@ def test_careful_beats_the_degenerate_cheaters_on_a_fresh_secret_through_the_ben
 # shrinks with the size, so its margin grows with the users more than with the experiments. Each corpus draws its
 # tilt's reach with the secret, and on a weak one the margin is thin: at 4,000 to 16,000 users the lower end went
 # down to +0.004 (16 fresh secrets, median +0.045), on 192 such experiments to +0.019 (12, median +0.075); here
-# +0.051 to +0.181 (12, median +0.078): bench/ab_fresh_margins.py tilted. Full size: +0.078 to +0.216 on six.
+# +0.051 to +0.181 (12, median +0.078): bench/fresh_margins.py ab-tilted. Full size: +0.078 to +0.216 on six.
 TILTED = AbParams(seed=5, users=4000, experiments=64, holdout_users=12000, holdout_size_spread=4.0)
 
 

@@ -19,13 +19,13 @@ EXACT_OR_FIT = "cheat_exact_or_fit"
 # (exact-or-fit +0.054). Two CPU seconds a line: at one, careful overran its budget on one line of 20 (SIGXCPU after
 # its estimate) in a whole-suite run on a busy machine. About a minute on the 2-core machine.
 LINES = 20
+SETTING = SimParams(seed=1, configurations=LINES, cpu_seconds=2, reference_millions=20)
 
 
 def test_careful_beats_every_formula_cheater_on_a_fresh_secret(tmp_path):
     secret = Secret.fresh()
     folder = tmp_path / "data"
-    generate_sim_data(SimParams(seed=1, configurations=LINES, cpu_seconds=2, reference_millions=20), folder,
-                      secret=secret)
+    generate_sim_data(SETTING, folder, secret=secret)
     careful = run_sim_reference("sim_careful", folder)
     rows = {r.variant: r for r in run_cheaters(folder)}
     for name in FORMULA_CHEATERS:
