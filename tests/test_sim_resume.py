@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from generators.common.verdict import report
 from generators.errors import CorpusNotFound
 from generators.secret import SECRET_FILE
 from generators.simulation import Secret, SimParams, bench, checkpoint, generate_sim_data, writer
@@ -177,6 +178,24 @@ def test_the_bench_keeps_a_fresh_secret_and_knows_a_complete_corpus(tmp_path):
     assert bench.is_complete(out, TINY, secret)
     assert not bench.is_complete(out, SimParams(configurations=5, cpu_seconds=1, reference_millions=1), secret)
     assert not bench.is_complete(out, TINY, Secret.public())
+
+
+def test_the_benchs_verdict_names_each_failed_check_and_each_row_careful_did_not_beat(capsys):
+    from generators.simulation.calibration import PairedMargin, SimCalibration, SimChecks
+
+    held = SimChecks(True, True, True, True, True, True, True)
+    beaten = (PairedMargin("sim_half", 0.05, 0.02, 0.09), PairedMargin("cheat_kingman", 0.5, 0.4, 0.7))
+    passed = SimCalibration("corpus", TINY, (), (), beaten, held)
+    assert bench.verdict_lines(passed, "sha256:ab") == []
+    assert report(bench.verdict_lines(passed, "sha256:ab")) == 0
+    close = PairedMargin("cheat_short_wide", 0.01, -0.002, 0.02)  # careful better on average, not by the interval
+    failed = SimCalibration("corpus", TINY, (), (), (*beaten, close),
+                            SimChecks(True, True, True, True, False, True, False))
+    lines = bench.verdict_lines(failed, "sha256:ab")
+    assert lines == ["target not met: careful_beats_every_cheater", "target not met: truth_error_within_a_tenth",
+                     f"careful does not beat cheat_short_wide on secret sha256:ab: {close}"]
+    capsys.readouterr()
+    assert report(lines) == 1 and "verdict: FAILED" in capsys.readouterr().out
 
 
 def plain_reference(line: Line, orders: int, rng: np.random.Generator,
