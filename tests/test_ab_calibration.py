@@ -152,7 +152,7 @@ def test_careful_beats_the_degenerate_cheaters_on_a_fresh_secret_through_the_ben
 # shrinks with the size, so its margin grows with the users more than with the experiments. Each corpus draws its
 # tilt's reach with the secret, and on a weak one the margin is thin: at 4,000 to 16,000 users the lower end went
 # down to +0.004 (16 fresh secrets, median +0.045), on 192 such experiments to +0.019 (12, median +0.075); here
-# +0.049 to +0.189 (24, median +0.08): bench/fresh_margins.py ab-tilted. Full size: +0.078 to +0.216 on six.
+# +0.049 to +0.189 (24, median +0.09): bench/fresh_margins.py ab-tilted. Full size: +0.078 to +0.216 on six.
 TILTED = AbParams(seed=5, users=4000, experiments=64, holdout_users=12000, holdout_size_spread=4.0)
 
 
