@@ -20,7 +20,11 @@ def calibrated(tmp_path_factory):
     from bakeoff.cli import main
 
     folder = tmp_path_factory.mktemp("sim-cal") / "data"
-    generate_sim_data(SimParams(seed=2, configurations=12, cpu_seconds=1, reference_millions=60), folder, secret=Secret.from_hex("33" * 32))
+    # Two CPU seconds a line, not one: careful and half stop at 0.8 of the budget, and at one second the 0.2 left
+    # is two or three of their chunks; on a loaded machine (a whole-suite run beside two full-size benches) a chunk
+    # cost more than its predecessor and careful met SIGXCPU on cfg_005 (tests/test_sim_fresh_secret.py: the same).
+    generate_sim_data(SimParams(seed=2, configurations=12, cpu_seconds=2, reference_millions=60), folder,
+                      secret=Secret.from_hex("33" * 32))
     done = CliRunner().invoke(main, ["calibrate", "--task", "simulation", "--corpus", str(folder)])
     assert done.exit_code == 0, done.output
     return folder, json.loads((folder / "calibration.json").read_text()), done.output

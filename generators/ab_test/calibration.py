@@ -146,7 +146,7 @@ def run_ab_reference(variant: str, corpus: Path, jobs: int = 2, python: str = sy
     """Run `variant` on every hidden experiment of `corpus` (and of each `spread` folder) and grade the intervals."""
     corpus = Path(corpus).absolute()
     with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-") as scratch:
-        submission = materialize_ab(variant, Path(scratch) / "submission", corpus=corpus, python=python)
+        submission = materialize_ab(variant, Path(scratch) / variant, corpus=corpus, python=python)
         result = _grade(variant, submission, corpus, jobs, python)
         others = [_grade(variant, submission, Path(folder), jobs, python) for folder in spread]
     return _with_spread(result, others)

@@ -178,7 +178,7 @@ def run_sim_reference(variant: str, corpus: Path, jobs: int = 2, python: str = s
     names = [row["configuration"] for row in read_truth_rows(corpus)]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"bakeoff-{variant}-") as scratch:
-        submission = materialize_sim(variant, Path(scratch) / "submission")
+        submission = materialize_sim(variant, Path(scratch) / variant)  # named: a failure names the row
         results = Path(scratch) / "results"
         results.mkdir()
         def run_one(name: str) -> None:
