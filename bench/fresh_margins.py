@@ -44,8 +44,9 @@ def resized(params, sizes: dict[str, int | None]):
 
 
 def ab_spread(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
-    """Per fresh secret, {cheater: lower end of careful's margin over it on the fresh corpus}."""
-    from test_ab_calibration import SPREAD, SPREAD_ROWS
+    """Per fresh secret, {cheater: lower end of careful's margin over it on the fresh corpus}, and the same on the
+    public corpus with the reference checks the test holds there."""
+    from test_ab_calibration import REFERENCE_CHECKS, SPREAD, SPREAD_ROWS
 
     from generators.ab_test import generate_ab_data
     from generators.ab_test.calibration import calibrate_ab
@@ -57,7 +58,11 @@ def ab_spread(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
         shutil.rmtree(base / "fresh", ignore_errors=True)
         generate_ab_data(params, base / "fresh", secret=Secret.fresh())
         calibration = calibrate_ab(base / "public", spread=[base / "fresh"], variants=SPREAD_ROWS, in_process=True)
-        yield {row.variant: row.spread_margins[0].low for row in calibration.cheaters}
+        lows = {row.variant: row.spread_margins[0].low for row in calibration.cheaters}
+        # the public corpus's margins and checks are asserted too (the same on every draw; a failed check is -1)
+        lows |= {f"{row.variant} (public)": row.margin.low for row in calibration.cheaters if row.margin}
+        lows |= {f"{name} (public)": -1.0 for name in REFERENCE_CHECKS if not calibration.checks.to_dict()[name]}
+        yield lows
 
 
 def ab_tilted(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
@@ -98,13 +103,20 @@ def sim(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
         yield {name: m.mean if name == EXACT_OR_FIT else m.low for name, m in margins.items()}
 
 
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive count")
+    return value
+
+
 MEASURES = {"ab-spread": ab_spread, "ab-tilted": ab_tilted, "sim": sim}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("test", choices=sorted(MEASURES))
-    parser.add_argument("--secrets", type=int, default=20)
+    parser.add_argument("--secrets", type=positive, default=20, help="how many fresh secrets (at least 1)")
     parser.add_argument("--experiments", type=int, default=None, help="ab-*: another number of hidden experiments")
     parser.add_argument("--holdout-users", type=int, default=None, help="ab-*: another smallest hidden experiment")
     args = parser.parse_args(argv)

@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-$here/.venv/bin/python}
 out=${OUT:-$here/bench/full_size/simulation}
 mkdir -p "$out"
+failed=0
 for name in public fresh1 fresh2 fresh3; do
   [ -s "$out/$name.md" ] && continue
   fresh=()
@@ -24,6 +25,7 @@ for name in public fresh1 fresh2 fresh3; do
     # A table ends with the verdict, which exits 1 when a check fails: that table is complete and kept; no verdict
     # is a crash, tried again.
     if grep -q '^verdict: ' "$out/$name.md.part"; then
+      grep -q '^verdict: FAILED' "$out/$name.md.part" && { echo "$name: a check failed (see $name.md)" >&2; failed=1; }
       mv "$out/$name.md.part" "$out/$name.md"
       break
     fi
@@ -31,3 +33,4 @@ for name in public fresh1 fresh2 fresh3; do
     [ "$attempt" = 3 ] && exit 1
   done
 done
+exit $failed

@@ -162,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def verdict_lines(calibration: cal.SimCalibration, secret_id: str) -> list[str]:
     """Every check that did not hold and every row careful did not beat by an interval above zero, one line each
-    (the sim's margins are over baselines and cheaters alike, against careful; its spread over secrets is one
-    corpus a run: bench/sim_full_size.sh)."""
+    (the sim's margins are over every other row, references included: careful must beat careless and half by an
+    interval too, as its table's column says; its spread over secrets is one corpus a run: bench/sim_full_size.sh)."""
     lines = [f"target not met: {name}" for name, held in calibration.checks.to_dict().items() if not held]
     lines += [f"careful does not beat {m.variant} on secret {secret_id}: {m}" for m in calibration.margins
               if m.low <= 0]
