@@ -16,8 +16,10 @@ EXACT_OR_FIT = "cheat_exact_or_fit"
 # 20 lines, not 9: over 9 the formula rows' paired intervals straddled zero on 2 of 10 fresh secrets (Allen-Cunneen
 # +0.041 [-0.026], +0.077 [-0.256]; Kingman on 1), a test failing by chance one run in four or five (a whole-suite
 # run caught it); over 20, on 6 fresh secrets, the lowest lower ends were Allen-Cunneen +0.220, Kingman +0.315
-# (exact-or-fit +0.054). Two CPU seconds a line: at one, careful overran its budget on one line of 20 (SIGXCPU after
-# its estimate) in a whole-suite run on a busy machine. About a minute on the 2-core machine.
+# (exact-or-fit +0.054); over 26 more (bench/fresh_margins.py sim): none under zero, lowest exact-or-fit mean
+# +0.143, Allen-Cunneen +0.226, Kingman +0.287. Two CPU seconds a line: at one, careful overran its budget on one
+# line of 20 (SIGXCPU after its estimate) in a whole-suite run on a busy machine. About a minute on the 2-core
+# machine.
 LINES = 20
 SETTING = SimParams(seed=1, configurations=LINES, cpu_seconds=2, reference_millions=20)
 
