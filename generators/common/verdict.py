@@ -15,13 +15,23 @@ from typing import Any
 def failures(targets: Mapping[str, bool], cheaters: Sequence[Any], secret_id: str,
              spread_secret_ids: Sequence[str]) -> list[str]:
     """Every target that did not hold and every (cheater, secret) careful did not beat, one line each."""
-    lines = [f"target not met: {name}" for name, held in targets.items() if not held]
+    lines = unmet(targets)
     for row in cheaters:
         pairs = [(secret_id, row.margin), *zip(spread_secret_ids, row.spread_margins, strict=True)]
         for secret, margin in pairs:
             if margin is None or not margin.careful_better:
-                lines.append(f"careful does not beat {row.variant} on secret {secret}: {margin}")
+                lines.append(not_beaten(row.variant, secret, margin))
     return lines
+
+
+def unmet(targets: Mapping[str, bool]) -> list[str]:
+    """A line for each target that did not hold."""
+    return [f"target not met: {name}" for name, held in targets.items() if not held]
+
+
+def not_beaten(variant: str, secret_id: str, margin: object) -> str:
+    """The line for a row careful did not beat on a secret."""
+    return f"careful does not beat {variant} on secret {secret_id}: {margin}"
 
 
 def report(lines: Sequence[str]) -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import durable
 from generators.common.calibration_file import CALIBRATION_FILE
-from generators.common.verdict import report
+from generators.common.verdict import not_beaten, report, unmet
 from generators.secret import SECRET_FILE
 from generators.secret import Secret as AnySecret
 from generators.simulation import Secret, SimParams, generate_sim_data
@@ -164,7 +164,5 @@ def verdict_lines(calibration: cal.SimCalibration, secret_id: str) -> list[str]:
     """Every check that did not hold and every row careful did not beat by an interval above zero, one line each
     (the sim's margins are over every other row, references included: careful must beat careless and half by an
     interval too, as its table's column says; its spread over secrets is one corpus a run: bench/sim_full_size.sh)."""
-    lines = [f"target not met: {name}" for name, held in calibration.checks.to_dict().items() if not held]
-    lines += [f"careful does not beat {m.variant} on secret {secret_id}: {m}" for m in calibration.margins
-              if m.low <= 0]
-    return lines
+    return unmet(calibration.checks.to_dict()) + [not_beaten(m.variant, secret_id, m) for m in calibration.margins
+                                                  if m.low <= 0]
