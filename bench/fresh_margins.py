@@ -85,22 +85,17 @@ def ab_tilted(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
 
 def sim(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
     """Per fresh secret, careful's margin over each formula cheater as tests/test_sim_fresh_secret.py holds it."""
-    from test_sim_fresh_secret import EXACT_OR_FIT, SETTING
+    from test_sim_fresh_secret import SETTING, held_margins
 
     from generators.secret import Secret
     from generators.simulation import generate_sim_data
-    from generators.simulation.calibration import paired_margin, run_cheaters, run_sim_reference
-    from generators.simulation.cheaters import FORMULA_CHEATERS
 
     if any(value is not None for value in sizes.values()):
         raise SystemExit("sim takes no sizes: change LINES in tests/test_sim_fresh_secret.py")
     while True:
         shutil.rmtree(base / "fresh", ignore_errors=True)
         generate_sim_data(SETTING, base / "fresh", secret=Secret.fresh())
-        careful = run_sim_reference("sim_careful", base / "fresh")
-        rows = {r.variant: r for r in run_cheaters(base / "fresh")}
-        margins = {name: paired_margin(rows[name], careful) for name in FORMULA_CHEATERS}
-        yield {name: m.mean if name == EXACT_OR_FIT else m.low for name, m in margins.items()}
+        yield held_margins(base / "fresh")[0]
 
 
 def positive(text: str) -> int:
