@@ -67,20 +67,18 @@ def ab_spread(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
 
 def ab_tilted(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:
     """Per fresh secret, {"ab_per_user": lower end of careful's margin over it on TILTED}."""
-    from test_ab_calibration import TILTED
+    from test_ab_calibration import TILTED, per_user_margin
 
     from generators.ab_test import generate_ab_data
-    from generators.ab_test.calibration import AB_VARIANTS, calibrate_ab
     from generators.secret import Secret
 
     params = resized(TILTED, sizes)
     while True:
         shutil.rmtree(base / "fresh", ignore_errors=True)
         generate_ab_data(params, base / "fresh", secret=Secret.fresh())
-        calibration = calibrate_ab(base / "fresh", variants=(*AB_VARIANTS, "ab_per_user"), in_process=True)
-        per_user = next(r for r in calibration.cheaters if r.variant == "ab_per_user")
-        assert per_user.margin is not None
-        yield {"ab_per_user": per_user.margin.low}
+        margin = per_user_margin(base / "fresh")
+        assert margin is not None
+        yield {"ab_per_user": margin.low}
 
 
 def sim(sizes: dict[str, int | None], base: Path) -> Iterator[Margins]:

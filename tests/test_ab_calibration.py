@@ -164,7 +164,12 @@ def test_careful_beats_the_per_user_average_on_tilted_data_with_a_fresh_secret(t
     out = tmp_path / "data"
     generate_ab_data(TILTED, out, secret=Secret.fresh())
     secret = Secret.read(out / SECRET_FILE).hex()
-    calibration = calibrate_ab(out, variants=(*AB_VARIANTS, "ab_per_user"), in_process=True)
-    per_user = next(r for r in calibration.cheaters if r.variant == "ab_per_user")
-    assert per_user.margin is not None and per_user.margin.low > 0, (
-        f"fresh secret {secret} (replay: bakeoff generate --task ab_test --secret-file): {per_user.margin}")
+    margin = per_user_margin(out)
+    assert margin is not None and margin.low > 0, (
+        f"fresh secret {secret} (replay: bakeoff generate --task ab_test --secret-file): {margin}")
+
+
+def per_user_margin(folder):
+    """Careful's paired margin over the per-user average on `folder` (bench/fresh_margins.py ab-tilted: the same)."""
+    calibration = calibrate_ab(folder, variants=(*AB_VARIANTS, "ab_per_user"), in_process=True)
+    return next(r for r in calibration.cheaters if r.variant == "ab_per_user").margin
